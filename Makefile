@@ -1,0 +1,33 @@
+# Developer entry points for Coffer. The test suite needs PostgreSQL; `make test`
+# starts or creates a local server first, so it works on a fresh machine.
+
+# Overriding PGPORT moves both the server ensure-postgres.sh manages and the URL the
+# tests use, so they cannot drift apart.
+PGPORT ?= 5432
+
+.PHONY: dev build test lint fmt bench clean-data
+
+dev:
+	cargo run --release -p coffer -- dev
+
+build:
+	cargo build --workspace
+
+test: export COFFER_TEST_POSTGRES_URL ?= postgres://coffer_test@127.0.0.1:$(PGPORT)/coffer_test
+test:
+	scripts/ensure-postgres.sh
+	scripts/test.sh
+
+lint:
+	cargo fmt --all -- --check
+	cargo clippy --workspace --all-targets -- -D warnings
+
+fmt:
+	cargo fmt --all
+
+# The bench subcommand is still being written; this target fails until it lands.
+bench:
+	cargo run --release -p coffer -- bench
+
+clean-data:
+	rm -rf ./data

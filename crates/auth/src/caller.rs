@@ -1,0 +1,101 @@
+use std::future::Future;
+use std::pin::Pin;
+
+use actix_web::{FromRequest, HttpRequest, dev::Payload, http::header, web};
+use coffer_error::ApiError;
+use uuid::Uuid;
+
+use crate::{Claims, Verifier, scopes};
+
+/// The authenticated client of a request. Extracting it answers 401 (shape C) when the
+/// bearer token is missing, malformed, forged or expired.
+#[derive(Debug, Clone)]
+pub struct Caller {
+    claims: Claims,
+}
+
+impl Caller {
+    pub fn new(claims: Claims) -> Self {
+        Self { claims }
+    }
+
+    pub fn client_id(&self) -> &str {
+        &self.claims.client_id
+    }
+
+    pub fn claims(&self) -> &Claims {
+        &self.claims
+    }
+
+    pub fn is_platform(&self) -> bool {
+        self.claims.has_scope(scopes::PLATFORM)
+    }
+
+    /// The organisations this caller is limited to; `None` for a platform caller, who is
+    /// limited to none.
+    pub fn organisation_filter(&self) -> Option<&[Uuid]> {
+        (!self.is_platform()).then_some(self.claims.organisations.as_slice())
+    }
+
+    /// Accounts granted one by one, beyond whole organisations.
+    pub fn account_grants(&self) -> &[Uuid] {
+        &self.claims.accounts
+    }
+
+    pub fn can_access_organisation(&self, organisation: Uuid) -> bool {
+        self.is_platform() || self.claims.organisations.contains(&organisation)
+    }
+
+    pub fn can_access_account(&self, account: Uuid, organisation: Uuid) -> bool {
+        self.can_access_organisation(organisation) || self.claims.accounts.contains(&account)
+    }
+
+    /// 403 unless the caller may touch `organisation`.
+    pub fn require_organisation(&self, organisation: Uuid) -> Result<(), ApiError> {
+        if self.can_access_organisation(organisation) {
+            Ok(())
+        } else {
+            Err(ApiError::forbidden())
+        }
+    }
+
+    /// 403 unless the caller may touch `account` (directly or through its organisation).
+    pub fn require_account(&self, account: Uuid, organisation: Uuid) -> Result<(), ApiError> {
+        if self.can_access_account(account, organisation) {
+            Ok(())
+        } else {
+            Err(ApiError::forbidden())
+        }
+    }
+}
+
+fn bearer(req: &HttpRequest) -> Option<String> {
+    let value = req.headers().get(header::AUTHORIZATION)?.to_str().ok()?;
+    let (scheme, token) = value.split_once(' ')?;
+    scheme
+        .eq_ignore_ascii_case("bearer")
+        .then(|| token.trim().to_owned())
+}
+
+impl FromRequest for Caller {
+    type Error = ApiError;
+    type Future = Pin<Box<dyn Future<Output = Result<Self, Self::Error>>>>;
+
+    fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
+        let token = bearer(req);
+        let verifier = req.app_data::<web::Data<Verifier>>().cloned();
+        Box::pin(async move {
+            let Some(verifier) = verifier else {
+                return Err(ApiError::internal("no token verifier is registered"));
+            };
+            let token = token.ok_or_else(ApiError::unauthorized)?;
+            match verifier.verify(&token).await {
+                Ok(claims) => Ok(Caller { claims }),
+                Err(reason) => {
+                    tracing::debug!(%reason, "rejected access token");
+                    Err(ApiError::unauthorized())
+                }
+            }
+        })
+    }
+}

@@ -1,0 +1,137 @@
+use std::sync::Arc;
+
+use coffer_model::clock::Clock;
+use jsonwebtoken::{Algorithm, Validation};
+
+use crate::{Claims, KeySource};
+
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum AuthError {
+    #[error("no bearer token")]
+    Missing,
+    #[error("token is malformed")]
+    Malformed,
+    #[error("token is signed by an unknown key")]
+    UnknownKey,
+    #[error("token signature or claims are invalid")]
+    Invalid,
+    #[error("token has expired")]
+    Expired,
+}
+
+/// Checks access tokens: RS256 only, a known `kid`, the expected issuer, and expiry against
+/// the injected clock (so tests can move time).
+#[derive(Clone, Debug)]
+pub struct Verifier {
+    keys: KeySource,
+    issuer: String,
+    clock: Arc<dyn Clock>,
+}
+
+impl Verifier {
+    pub fn new(keys: KeySource, issuer: impl Into<String>, clock: Arc<dyn Clock>) -> Self {
+        Self {
+            keys,
+            issuer: issuer.into(),
+            clock,
+        }
+    }
+
+    pub fn issuer(&self) -> &str {
+        &self.issuer
+    }
+
+    pub async fn verify(&self, token: &str) -> Result<Claims, AuthError> {
+        let header = jsonwebtoken::decode_header(token).map_err(|_| AuthError::Malformed)?;
+        if header.alg != Algorithm::RS256 {
+            return Err(AuthError::Invalid);
+        }
+        let kid = header.kid.ok_or(AuthError::Malformed)?;
+        let key = self.keys.key(&kid).await.ok_or(AuthError::UnknownKey)?;
+
+        let mut validation = Validation::new(Algorithm::RS256);
+        validation.set_issuer(&[&self.issuer]);
+        validation.set_required_spec_claims(&["exp", "iat", "iss", "sub"]);
+        // Expiry is checked below against Coffer's clock, not the system's.
+        validation.validate_exp = false;
+        let claims = jsonwebtoken::decode::<Claims>(token, &key, &validation)
+            .map_err(|_| AuthError::Invalid)?
+            .claims;
+        if claims.exp <= self.clock.unix() {
+            return Err(AuthError::Expired);
+        }
+        Ok(claims)
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+    use crate::{Jwks, SharedKeys, SigningKey};
+    use coffer_model::clock::ManualClock;
+
+    fn setup() -> (SigningKey, Verifier, ManualClock) {
+        let key = SigningKey::generate("k1").unwrap();
+        let shared = SharedKeys::default();
+        shared.replace(
+            "test",
+            &Jwks {
+                keys: vec![key.jwk().clone()],
+            },
+        );
+        let clock = ManualClock::at_unix(1_700_000_000);
+        let verifier = Verifier::new(KeySource::Shared(shared), "coffer", Arc::new(clock.clone()));
+        (key, verifier, clock)
+    }
+
+    fn claims(iat: i64) -> Claims {
+        Claims {
+            iss: "coffer".into(),
+            sub: "client".into(),
+            client_id: "client".into(),
+            organisations: vec![uuid::Uuid::new_v4()],
+            accounts: vec![],
+            scope: "coffer:api".into(),
+            iat,
+            exp: iat + 3600,
+        }
+    }
+
+    #[tokio::test]
+    async fn round_trip_then_expiry() {
+        let (key, verifier, clock) = setup();
+        let c = claims(1_700_000_000);
+        let token = key.sign(&c).unwrap();
+        assert_eq!(verifier.verify(&token).await.unwrap(), c);
+        clock.advance(time::Duration::seconds(3600));
+        assert_eq!(verifier.verify(&token).await, Err(AuthError::Expired));
+    }
+
+    #[tokio::test]
+    async fn tampered_payload_is_rejected() {
+        let (key, verifier, _) = setup();
+        let token = key.sign(&claims(1_700_000_000)).unwrap();
+        let mut parts: Vec<String> = token.split('.').map(str::to_owned).collect();
+        let mut other = claims(1_700_000_000);
+        other.organisations = vec![uuid::Uuid::new_v4()];
+        parts[1] = base64::Engine::encode(
+            &base64::engine::general_purpose::URL_SAFE_NO_PAD,
+            serde_json::to_vec(&other).unwrap(),
+        );
+        assert_eq!(
+            verifier.verify(&parts.join(".")).await,
+            Err(AuthError::Invalid)
+        );
+    }
+
+    #[tokio::test]
+    async fn unknown_kid_and_pkcs8_round_trip() {
+        let (key, verifier, _) = setup();
+        let stored = key.to_pkcs8().unwrap();
+        let reloaded = SigningKey::from_pkcs8("other", &stored).unwrap();
+        let token = reloaded.sign(&claims(1_700_000_000)).unwrap();
+        assert_eq!(verifier.verify(&token).await, Err(AuthError::UnknownKey));
+        assert_eq!(reloaded.jwk().n, key.jwk().n);
+    }
+}

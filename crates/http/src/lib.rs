@@ -1,0 +1,19 @@
+//! What every Coffer service shares at the HTTP edge: configuration, logging, request ids,
+//! error shapes, health, metrics and body parsing. A service only brings its routes.
+
+pub mod body;
+pub mod config;
+mod error_shape;
+mod health;
+mod metrics;
+mod module;
+mod request_id;
+mod server;
+pub mod telemetry;
+
+pub use body::{Form, Json, JsonOrForm};
+pub use coffer_error::{ApiError, Shape};
+pub use metrics::Metrics;
+pub use module::{Module, ReadyFuture};
+pub use request_id::RequestId;
+pub use server::{AppContext, build_app, serve};

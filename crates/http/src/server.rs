@@ -1,0 +1,72 @@
+use std::sync::Arc;
+
+use actix_web::body::MessageBody;
+use actix_web::dev::{Server, ServiceFactory, ServiceRequest, ServiceResponse};
+use actix_web::middleware::from_fn;
+use actix_web::{App, HttpResponse, HttpServer, web};
+use coffer_auth::Verifier;
+use coffer_error::ApiError;
+
+use crate::body::BodyLimit;
+use crate::{Metrics, Module, error_shape, health, metrics, request_id};
+
+/// Everything one HTTP server shares between its workers.
+#[derive(Clone)]
+pub struct AppContext {
+    pub modules: Vec<Arc<dyn Module>>,
+    pub verifier: Verifier,
+    pub metrics: Metrics,
+    pub body_limit: usize,
+}
+
+async fn no_route() -> Result<HttpResponse, ApiError> {
+    Err(ApiError::route_not_found())
+}
+
+/// The app: common endpoints and middleware around every module's routes.
+pub fn build_app(
+    ctx: AppContext,
+) -> App<
+    impl ServiceFactory<
+        ServiceRequest,
+        Config = (),
+        Response = ServiceResponse<impl MessageBody>,
+        Error = actix_web::Error,
+        InitError = (),
+    >,
+> {
+    let mut app = App::new()
+        .app_data(web::Data::new(ctx.verifier.clone()))
+        .app_data(web::Data::new(ctx.metrics.clone()))
+        .app_data(web::Data::new(ctx.modules.clone()))
+        .app_data(BodyLimit(ctx.body_limit))
+        .app_data(web::QueryConfig::default().error_handler(|e, _| {
+            ApiError::bad_request(format!("The query string is not valid: {e}")).into()
+        }))
+        .app_data(web::PathConfig::default().error_handler(|e, _| {
+            ApiError::bad_request(format!("The path is not valid: {e}")).into()
+        }))
+        .route("/health/live", web::get().to(health::live))
+        .route("/health/ready", web::get().to(health::ready))
+        .route("/metrics", web::get().to(metrics::endpoint));
+    for module in &ctx.modules {
+        let module = Arc::clone(module);
+        app = app.configure(move |cfg| module.configure(cfg));
+    }
+    app.default_service(web::to(no_route))
+        .wrap(from_fn(error_shape::middleware))
+        .wrap(from_fn(metrics::middleware))
+        .wrap(from_fn(request_id::middleware))
+}
+
+/// Starts serving on an already bound listener, so tests can bind port 0 first.
+pub fn serve(
+    listener: std::net::TcpListener,
+    ctx: AppContext,
+    workers: usize,
+) -> std::io::Result<Server> {
+    Ok(HttpServer::new(move || build_app(ctx.clone()))
+        .workers(workers.max(1))
+        .listen(listener)?
+        .run())
+}

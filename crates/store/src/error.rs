@@ -1,0 +1,31 @@
+use diesel::result::{DatabaseErrorKind, Error as DieselError};
+
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error("database query failed: {0}")]
+    Query(#[from] DieselError),
+    #[error("no database connection available: {0}")]
+    Pool(#[from] r2d2::Error),
+    #[error("database migration failed: {0}")]
+    Migration(String),
+    #[error("invalid database url: {0}")]
+    Url(String),
+    #[error("database task was cancelled")]
+    Cancelled,
+}
+
+impl StoreError {
+    pub fn is_not_found(&self) -> bool {
+        matches!(self, StoreError::Query(DieselError::NotFound))
+    }
+
+    pub fn is_unique_violation(&self) -> bool {
+        matches!(
+            self,
+            StoreError::Query(DieselError::DatabaseError(
+                DatabaseErrorKind::UniqueViolation,
+                _
+            ))
+        )
+    }
+}

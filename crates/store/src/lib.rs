@@ -1,0 +1,43 @@
+//! Diesel on PostgreSQL or SQLite behind one [`Store`].
+//!
+//! `#[derive(MultiConnection)]` cannot express `ON CONFLICT`, so Coffer keeps an enum of the
+//! two pooled connections ([`Conn`]) and the [`db_run!`] macro, which expands the same diesel
+//! block once per backend. Queries are written once; backend-only clauses go in a
+//! `match` on [`Conn`] instead.
+
+mod conn;
+mod error;
+mod migrate;
+mod sqlite;
+mod store;
+mod url;
+mod write_tx;
+
+pub use conn::Conn;
+pub use diesel;
+pub use error::StoreError;
+pub use migrate::Migrations;
+pub use store::{PoolOptions, Store};
+pub use url::Backend;
+pub use write_tx::WriteTx;
+
+/// Runs `$body` with `$conn` rebound to the concrete diesel connection of each backend.
+///
+/// ```ignore
+/// store.run(move |conn| db_run!(conn: { organisations::table.find(id).first::<Row>(conn) }))
+/// ```
+#[macro_export]
+macro_rules! db_run {
+    ($conn:ident: $body:block) => {
+        match $conn {
+            $crate::Conn::Pg($conn) => {
+                let $conn: &mut $crate::diesel::PgConnection = &mut *$conn;
+                $body
+            }
+            $crate::Conn::Sqlite($conn) => {
+                let $conn: &mut $crate::diesel::SqliteConnection = &mut *$conn;
+                $body
+            }
+        }
+    };
+}

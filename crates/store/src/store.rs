@@ -1,0 +1,132 @@
+use std::time::Duration;
+
+use diesel::connection::SimpleConnection;
+use diesel::r2d2::{ConnectionManager, Pool};
+use diesel::{PgConnection, SqliteConnection};
+
+use crate::url::{self, Target};
+use crate::{Backend, Conn, Migrations, StoreError};
+
+#[derive(Debug, Clone)]
+pub struct PoolOptions {
+    pub max_connections: u32,
+    pub connect_timeout: Duration,
+}
+
+impl Default for PoolOptions {
+    fn default() -> Self {
+        Self {
+            max_connections: 10,
+            connect_timeout: Duration::from_secs(5),
+        }
+    }
+}
+
+#[derive(Clone)]
+enum Pools {
+    Pg(Pool<ConnectionManager<PgConnection>>),
+    Sqlite(Pool<ConnectionManager<SqliteConnection>>),
+}
+
+/// A service's database: a connection pool of one backend. Cheap to clone.
+#[derive(Clone)]
+pub struct Store {
+    pools: Pools,
+}
+
+impl std::fmt::Debug for Store {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Store")
+            .field("backend", &self.backend())
+            .finish()
+    }
+}
+
+impl Store {
+    /// Opens a pool for `url`. The pool connects lazily, so a service can start (and report
+    /// not-ready) while its database is still coming up.
+    pub fn connect(url: &str, options: &PoolOptions) -> Result<Self, StoreError> {
+        let pools = match url::parse(url)? {
+            Target::Postgres(url) => Pools::Pg(
+                Pool::builder()
+                    .max_size(options.max_connections)
+                    .min_idle(Some(0))
+                    .connection_timeout(options.connect_timeout)
+                    .build_unchecked(ConnectionManager::new(url)),
+            ),
+            Target::Sqlite(path) => {
+                if let Some(parent) = std::path::Path::new(&path).parent() {
+                    if !parent.as_os_str().is_empty() {
+                        std::fs::create_dir_all(parent)
+                            .map_err(|e| StoreError::Url(format!("{path}: {e}")))?;
+                    }
+                }
+                Pools::Sqlite(
+                    Pool::builder()
+                        .max_size(options.max_connections)
+                        .min_idle(Some(0))
+                        .connection_timeout(options.connect_timeout)
+                        .connection_customizer(Box::new(crate::sqlite::SqlitePragmas))
+                        .build_unchecked(ConnectionManager::new(path)),
+                )
+            }
+        };
+        Ok(Self { pools })
+    }
+
+    pub fn backend(&self) -> Backend {
+        match self.pools {
+            Pools::Pg(_) => Backend::Postgres,
+            Pools::Sqlite(_) => Backend::Sqlite,
+        }
+    }
+
+    /// Checks out a connection on the current thread. Only for blocking contexts (the
+    /// admin CLI, migrations, tests); request paths use [`Store::run`].
+    pub fn get(&self) -> Result<Conn, StoreError> {
+        Ok(match &self.pools {
+            Pools::Pg(pool) => Conn::Pg(pool.get()?),
+            Pools::Sqlite(pool) => Conn::Sqlite(pool.get()?),
+        })
+    }
+
+    /// Runs blocking diesel work on tokio's blocking pool, never on an actix worker thread.
+    pub async fn run<T, E, F>(&self, f: F) -> Result<T, E>
+    where
+        F: FnOnce(&mut Conn) -> Result<T, E> + Send + 'static,
+        T: Send + 'static,
+        E: From<StoreError> + Send + 'static,
+    {
+        let store = self.clone();
+        tokio::task::spawn_blocking(move || {
+            let mut conn = store.get()?;
+            f(&mut conn)
+        })
+        .await
+        .map_err(|_| StoreError::Cancelled)?
+    }
+
+    /// [`Store::run`] for store functions, which return diesel's `QueryResult`.
+    pub async fn query<T, F>(&self, f: F) -> Result<T, StoreError>
+    where
+        F: FnOnce(&mut Conn) -> diesel::QueryResult<T> + Send + 'static,
+        T: Send + 'static,
+    {
+        self.run(move |conn| f(conn).map_err(StoreError::from))
+            .await
+    }
+
+    /// Applies pending migrations; returns how many ran.
+    pub fn migrate(&self, migrations: &Migrations) -> Result<usize, StoreError> {
+        let mut conn = self.get()?;
+        crate::migrate::run(&mut conn, migrations)
+    }
+
+    /// A round trip to the database, for readiness checks.
+    pub async fn ping(&self) -> Result<(), StoreError> {
+        self.run(|conn| {
+            crate::db_run!(conn: { conn.batch_execute("SELECT 1").map_err(StoreError::from) })
+        })
+        .await
+    }
+}

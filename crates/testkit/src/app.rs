@@ -1,0 +1,183 @@
+use std::net::TcpListener;
+use std::sync::Arc;
+
+use actix_web::dev::ServerHandle;
+use coffer_auth::{Claims, Jwks, KeySource, SharedKeys, SigningKey, Verifier, scopes};
+use coffer_http::{AppContext, Metrics, Module};
+use coffer_model::clock::{Clock, ManualClock};
+use coffer_store::{Migrations, PoolOptions, Store};
+use uuid::Uuid;
+
+use crate::{Backend, TestDb};
+
+pub const ISSUER: &str = "coffer";
+/// The test clock starts here (2026-01-01T00:00:00Z), so results never depend on the day.
+pub const START_UNIX: i64 = 1_767_225_600;
+
+/// What a service under test is built from.
+pub struct Harness {
+    pub store: Store,
+    pub clock: ManualClock,
+    pub keys: SharedKeys,
+    pub issuer: String,
+}
+
+impl Harness {
+    pub fn clock_arc(&self) -> Arc<dyn Clock> {
+        Arc::new(self.clock.clone())
+    }
+}
+
+/// A running service with its own database.
+pub struct TestApp {
+    pub base_url: String,
+    pub http: reqwest::Client,
+    pub store: Store,
+    pub clock: ManualClock,
+    pub keys: SharedKeys,
+    pub backend: Backend,
+    signer: SigningKey,
+    server: ServerHandle,
+    workers: Vec<tokio::task::JoinHandle<()>>,
+    _db: TestDb,
+}
+
+impl TestApp {
+    /// Creates a fresh database, migrates it, lets `build` make the service's modules, and
+    /// serves them on a free loopback port.
+    pub async fn spawn<F, Fut>(backend: Backend, migrations: &[Migrations], build: F) -> TestApp
+    where
+        F: FnOnce(Harness) -> Fut,
+        Fut: std::future::Future<Output = Vec<Arc<dyn Module>>>,
+    {
+        let db = TestDb::create(backend);
+        let store = Store::connect(
+            &db.url,
+            &PoolOptions {
+                max_connections: 4,
+                ..PoolOptions::default()
+            },
+        )
+        .expect("test database url");
+        for set in migrations {
+            let store = store.clone();
+            let set = *set;
+            tokio::task::spawn_blocking(move || store.migrate(&set))
+                .await
+                .expect("migration task")
+                .expect("migrations apply");
+        }
+        let clock = ManualClock::at_unix(START_UNIX);
+        let keys = SharedKeys::default();
+        let signer = SigningKey::generate("testkit").expect("test signing key");
+        keys.replace(
+            "testkit",
+            &Jwks {
+                keys: vec![signer.jwk().clone()],
+            },
+        );
+
+        let harness = Harness {
+            store: store.clone(),
+            clock: clock.clone(),
+            keys: keys.clone(),
+            issuer: ISSUER.to_owned(),
+        };
+        let modules = build(harness).await;
+        let workers = modules.iter().flat_map(|m| m.spawn_workers()).collect();
+        let verifier = Verifier::new(
+            KeySource::Shared(keys.clone()),
+            ISSUER,
+            Arc::new(clock.clone()),
+        );
+        let ctx = AppContext {
+            modules,
+            verifier,
+            metrics: Metrics::new().expect("metrics registry"),
+            body_limit: coffer_http::body::DEFAULT_LIMIT,
+        };
+        let listener = TcpListener::bind("127.0.0.1:0").expect("bind a loopback port");
+        let port = listener.local_addr().expect("bound address").port();
+        let server = coffer_http::serve(listener, ctx, 2).expect("server starts");
+        let handle = server.handle();
+        tokio::spawn(server);
+        TestApp {
+            base_url: format!("http://127.0.0.1:{port}"),
+            http: reqwest::Client::new(),
+            store,
+            clock,
+            keys,
+            backend,
+            signer,
+            server: handle,
+            workers,
+            _db: db,
+        }
+    }
+
+    pub fn url(&self, path: &str) -> String {
+        format!("{}{path}", self.base_url)
+    }
+
+    /// Claims of an ordinary client of `organisations`, valid for an hour from now.
+    pub fn claims_for(&self, organisations: &[Uuid]) -> Claims {
+        let now = self.clock.unix();
+        Claims {
+            iss: ISSUER.to_owned(),
+            sub: "testkit-client".to_owned(),
+            client_id: "testkit-client".to_owned(),
+            organisations: organisations.to_vec(),
+            accounts: Vec::new(),
+            scope: scopes::API.to_owned(),
+            iat: now,
+            exp: now + 3600,
+        }
+    }
+
+    pub fn sign(&self, claims: &Claims) -> String {
+        self.signer.sign(claims).expect("sign test token")
+    }
+
+    /// A bearer token for a client of `organisations`.
+    pub fn token_for(&self, organisations: &[Uuid]) -> String {
+        self.sign(&self.claims_for(organisations))
+    }
+
+    /// A bearer token that touches every tenant.
+    pub fn platform_token(&self) -> String {
+        let mut claims = self.claims_for(&[]);
+        claims.scope = format!("{} {}", scopes::API, scopes::PLATFORM);
+        self.sign(&claims)
+    }
+
+    pub async fn get(&self, path: &str, token: &str) -> reqwest::Response {
+        self.http
+            .get(self.url(path))
+            .bearer_auth(token)
+            .send()
+            .await
+            .expect("request sent")
+    }
+
+    pub async fn get_anonymous(&self, path: &str) -> reqwest::Response {
+        self.http
+            .get(self.url(path))
+            .send()
+            .await
+            .expect("request sent")
+    }
+}
+
+impl Drop for TestApp {
+    fn drop(&mut self) {
+        // Workers go first: one still polling when the database is dropped would hold the
+        // runtime's shutdown until its connection attempt times out.
+        for worker in &self.workers {
+            worker.abort();
+        }
+        let handle = self.server.clone();
+        if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+            runtime.spawn(async move { handle.stop(false).await });
+        }
+    }
+}

@@ -1,0 +1,67 @@
+use coffer_http::config::{
+    AuthSettings, ConfigError, HttpSettings, LogSettings, Validate, validate_database_url,
+};
+use serde::{Deserialize, Serialize};
+
+/// `coffer-identity`'s settings (see coffer_http::config for how they are layered).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(default)]
+pub struct IdentityConfig {
+    pub database_url: String,
+    pub http: HttpSettings,
+    pub log: LogSettings,
+    pub auth: AuthSettings,
+    pub token: TokenSettings,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(default)]
+pub struct TokenSettings {
+    /// Access token lifetime in seconds (`expires_in`).
+    pub lifetime_secs: i64,
+    /// How often the signing keys are reread, so a rotation elsewhere reaches this replica.
+    pub key_reload_secs: u64,
+}
+
+impl Default for TokenSettings {
+    fn default() -> Self {
+        Self {
+            lifetime_secs: 3600,
+            key_reload_secs: 60,
+        }
+    }
+}
+
+impl Default for IdentityConfig {
+    fn default() -> Self {
+        Self {
+            database_url: String::new(),
+            http: HttpSettings::default(),
+            log: LogSettings::default(),
+            auth: AuthSettings::default(),
+            token: TokenSettings::default(),
+        }
+    }
+}
+
+impl Validate for IdentityConfig {
+    fn validate(&self) -> Result<(), ConfigError> {
+        validate_database_url("database_url", &self.database_url)?;
+        self.http.validate()?;
+        self.log.validate()?;
+        self.auth.validate()?;
+        if !(60..=86_400).contains(&self.token.lifetime_secs) {
+            return Err(ConfigError::invalid(
+                "token.lifetime_secs",
+                "must be between 60 and 86400",
+            ));
+        }
+        if self.token.key_reload_secs == 0 {
+            return Err(ConfigError::invalid(
+                "token.key_reload_secs",
+                "must be above 0",
+            ));
+        }
+        Ok(())
+    }
+}

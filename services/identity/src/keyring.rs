@@ -1,0 +1,167 @@
+//! Identity's signing keys at run time: the one that signs, and the set it publishes.
+
+use std::collections::HashMap;
+use std::sync::{Arc, RwLock};
+
+use base64::Engine;
+use base64::engine::general_purpose::STANDARD;
+use coffer_auth::{Jwks, SharedKeys, SigningError, SigningKey};
+use coffer_model::clock::Clock;
+use coffer_store::{Store, StoreError};
+
+use crate::domain::key_policy::{self, KeyRecord};
+use crate::store::{keys, rows::KeyRow};
+
+/// Identity's part in a process's [`SharedKeys`].
+const SOURCE: &str = "identity";
+
+#[derive(Debug, thiserror::Error)]
+pub enum KeyringError {
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error(transparent)]
+    Signing(#[from] SigningError),
+    #[error("stored signing key {kid} is not valid base64")]
+    Encoding { kid: String },
+}
+
+#[derive(Default)]
+struct Loaded {
+    parsed: HashMap<String, Arc<SigningKey>>,
+    signer: Option<Arc<SigningKey>>,
+    jwks: Jwks,
+}
+
+pub struct Keyring {
+    store: Store,
+    clock: Arc<dyn Clock>,
+    token_lifetime: i64,
+    shared: SharedKeys,
+    loaded: RwLock<Loaded>,
+}
+
+impl std::fmt::Debug for Keyring {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Keyring").finish_non_exhaustive()
+    }
+}
+
+impl Keyring {
+    pub fn new(
+        store: Store,
+        clock: Arc<dyn Clock>,
+        token_lifetime: i64,
+        shared: SharedKeys,
+    ) -> Self {
+        Self {
+            store,
+            clock,
+            token_lifetime,
+            shared,
+            loaded: RwLock::default(),
+        }
+    }
+
+    /// Makes sure a signing key exists (creating the first one) and loads the set.
+    pub async fn start(&self) -> Result<(), KeyringError> {
+        let rows = self.store.query(keys::all).await?;
+        if key_policy::active(&records(&rows)).is_none() {
+            rotate(&self.store, self.clock.as_ref()).await?;
+        }
+        self.reload().await
+    }
+
+    /// Rereads the keys, so a rotation made elsewhere (another replica, the admin CLI)
+    /// takes effect here.
+    pub async fn reload(&self) -> Result<(), KeyringError> {
+        let rows = self.store.query(keys::all).await?;
+        let records = records(&rows);
+        let now = self.clock.unix();
+        let published: Vec<String> = key_policy::published(&records, now, self.token_lifetime)
+            .into_iter()
+            .map(|k| k.kid.clone())
+            .collect();
+        let active = key_policy::active(&records).map(|k| k.kid.clone());
+
+        let known = self
+            .loaded
+            .read()
+            .map(|l| l.parsed.clone())
+            .unwrap_or_default();
+        let mut parsed = HashMap::new();
+        for row in rows.iter().filter(|r| published.contains(&r.kid)) {
+            let key = match known.get(&row.kid) {
+                Some(key) => Arc::clone(key),
+                None => Arc::new(parse(row)?),
+            };
+            parsed.insert(row.kid.clone(), key);
+        }
+        let jwks = Jwks {
+            keys: published
+                .iter()
+                .filter_map(|kid| parsed.get(kid))
+                .map(|k| k.jwk().clone())
+                .collect(),
+        };
+        let signer = active.and_then(|kid| parsed.get(&kid).cloned());
+        self.shared.replace(SOURCE, &jwks);
+        if let Ok(mut loaded) = self.loaded.write() {
+            *loaded = Loaded {
+                parsed,
+                signer,
+                jwks,
+            };
+        }
+        Ok(())
+    }
+
+    pub fn signer(&self) -> Option<Arc<SigningKey>> {
+        self.loaded.read().ok()?.signer.clone()
+    }
+
+    pub fn jwks(&self) -> Jwks {
+        self.loaded
+            .read()
+            .map(|l| l.jwks.clone())
+            .unwrap_or_default()
+    }
+}
+
+fn records(rows: &[KeyRow]) -> Vec<KeyRecord> {
+    rows.iter()
+        .map(|r| KeyRecord {
+            kid: r.kid.clone(),
+            created: r.created,
+            retired_at: r.retired_at,
+        })
+        .collect()
+}
+
+fn parse(row: &KeyRow) -> Result<SigningKey, KeyringError> {
+    let der = STANDARD
+        .decode(&row.private_key_pkcs8)
+        .map_err(|_| KeyringError::Encoding {
+            kid: row.kid.clone(),
+        })?;
+    Ok(SigningKey::from_pkcs8(row.kid.clone(), &der)?)
+}
+
+/// Creates a new signing key and retires the current one, which keeps verifying until its
+/// tokens have expired. Returns the new key's id.
+pub async fn rotate(store: &Store, clock: &dyn Clock) -> Result<String, KeyringError> {
+    let kid = uuid::Uuid::new_v4().simple().to_string();
+    let key = tokio::task::spawn_blocking({
+        let kid = kid.clone();
+        move || SigningKey::generate(kid)
+    })
+    .await
+    .map_err(|_| KeyringError::Store(StoreError::Cancelled))??;
+    let row = KeyRow {
+        kid: kid.clone(),
+        private_key_pkcs8: STANDARD.encode(key.to_pkcs8()?),
+        created: clock.unix(),
+        retired_at: None,
+    };
+    store.query(move |conn| keys::rotate_to(conn, &row)).await?;
+    Ok(kid)
+}

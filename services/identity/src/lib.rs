@@ -1,0 +1,135 @@
+//! The identity service: API clients and the OAuth 2.0 token endpoint, signing keys and
+//! their JWKS, and the directory of organisations and accounts.
+
+pub mod admin;
+pub mod config;
+pub mod domain;
+pub mod keyring;
+pub(crate) mod routes;
+mod schema;
+pub mod store;
+pub mod token_grant;
+
+use std::sync::Arc;
+
+use actix_web::web;
+use coffer_auth::SharedKeys;
+use coffer_http::{Module, ReadyFuture};
+use coffer_model::clock::Clock;
+use coffer_store::{Migrations, Store};
+use diesel_migrations::{EmbeddedMigrations, embed_migrations};
+
+use crate::keyring::{Keyring, KeyringError};
+use crate::token_grant::TokenIssuer;
+
+const POSTGRES: EmbeddedMigrations = embed_migrations!("../../migrations/identity/postgres");
+const SQLITE: EmbeddedMigrations = embed_migrations!("../../migrations/identity/sqlite");
+
+pub const MIGRATIONS: Migrations = Migrations {
+    service: "identity",
+    postgres: || POSTGRES,
+    sqlite: || SQLITE,
+};
+
+/// What identity needs from the process that hosts it.
+#[derive(Clone)]
+pub struct IdentitySettings {
+    pub issuer: String,
+    pub token_lifetime_secs: i64,
+    /// How often signing keys are reread, so a rotation made elsewhere reaches this process.
+    pub key_reload: std::time::Duration,
+}
+
+impl Default for IdentitySettings {
+    fn default() -> Self {
+        Self {
+            issuer: "coffer".into(),
+            token_lifetime_secs: 3600,
+            key_reload: std::time::Duration::from_secs(60),
+        }
+    }
+}
+
+/// Shared by identity's handlers.
+pub(crate) struct IdentityState {
+    pub store: Store,
+    pub key_reload: std::time::Duration,
+    pub keyring: Arc<Keyring>,
+    pub issuer: TokenIssuer,
+}
+
+/// The identity service as an HTTP module.
+pub struct Identity {
+    state: web::Data<IdentityState>,
+}
+
+impl Identity {
+    /// Loads (or creates) the signing keys and publishes them into `keys`. The store must
+    /// be migrated already.
+    pub async fn start(
+        store: Store,
+        clock: Arc<dyn Clock>,
+        keys: SharedKeys,
+        settings: IdentitySettings,
+    ) -> Result<Self, KeyringError> {
+        let keyring = Arc::new(Keyring::new(
+            store.clone(),
+            Arc::clone(&clock),
+            settings.token_lifetime_secs,
+            keys,
+        ));
+        keyring.start().await?;
+        let key_reload = settings.key_reload;
+        let issuer = TokenIssuer::new(
+            store.clone(),
+            Arc::clone(&keyring),
+            clock,
+            settings.issuer,
+            settings.token_lifetime_secs,
+        );
+        Ok(Self {
+            state: web::Data::new(IdentityState {
+                store,
+                key_reload,
+                keyring,
+                issuer,
+            }),
+        })
+    }
+}
+
+impl Module for Identity {
+    fn name(&self) -> &'static str {
+        "identity"
+    }
+
+    fn configure(&self, cfg: &mut web::ServiceConfig) {
+        cfg.app_data(self.state.clone());
+        routes::configure(cfg);
+    }
+
+    fn ready(&self) -> ReadyFuture<'_> {
+        Box::pin(async move {
+            self.state.store.ping().await.map_err(|e| {
+                tracing::warn!(error = %e, "identity database not ready");
+                "database unreachable".to_owned()
+            })
+        })
+    }
+
+    fn spawn_workers(&self) -> Vec<tokio::task::JoinHandle<()>> {
+        let keyring = Arc::clone(&self.state.keyring);
+        let every = self.state.key_reload;
+        vec![tokio::spawn(async move {
+            let mut tick = tokio::time::interval(every);
+            tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+            tick.tick().await;
+            loop {
+                tick.tick().await;
+                if let Err(e) = keyring.reload().await {
+                    tracing::warn!(error = %e, "could not reload signing keys");
+                }
+            }
+        })]
+    }
+}

@@ -1,0 +1,56 @@
+//! Loading a path's object with the tenancy rule every identity read shares: 404 when it
+//! does not exist, 403 when it belongs to someone else.
+
+use coffer_auth::Caller;
+use coffer_http::ApiError;
+use coffer_model::ids::parse_uuid;
+
+use crate::IdentityState;
+use crate::store::rows::{AccountRow, OrganisationRow};
+use crate::store::{accounts, organisations};
+
+pub(super) fn uuid(property: &str, raw: &str) -> Result<String, ApiError> {
+    parse_uuid(property, raw)
+        .map(|u| u.to_string())
+        .map_err(|e| ApiError::validation(vec![e]))
+}
+
+pub(super) async fn organisation(
+    state: &IdentityState,
+    caller: &Caller,
+    raw_uuid: &str,
+) -> Result<OrganisationRow, ApiError> {
+    let uuid = uuid("organisation_uuid", raw_uuid)?;
+    let row = state
+        .store
+        .query(move |c| organisations::find(c, &uuid))
+        .await?
+        .ok_or_else(|| ApiError::not_found("Organisation"))?;
+    let id = row.uuid.parse().map_err(ApiError::internal)?;
+    caller.require_organisation(id)?;
+    Ok(row)
+}
+
+pub(super) async fn account(
+    state: &IdentityState,
+    caller: &Caller,
+    raw_uuid: &str,
+) -> Result<(AccountRow, OrganisationRow), ApiError> {
+    let uuid = uuid("account_uuid", raw_uuid)?;
+    let (account, organisation) = state
+        .store
+        .query(move |c| accounts::find_with_organisation(c, &uuid))
+        .await?
+        .ok_or_else(|| ApiError::not_found("Account"))?;
+    let account_id = account.uuid.parse().map_err(ApiError::internal)?;
+    let organisation_id = organisation.uuid.parse().map_err(ApiError::internal)?;
+    caller.require_account(account_id, organisation_id)?;
+    Ok((account, organisation))
+}
+
+/// The caller's organisations as stored text; `None` for a platform caller.
+pub(super) fn visible_organisations(caller: &Caller) -> Option<Vec<String>> {
+    caller
+        .organisation_filter()
+        .map(|ids| ids.iter().map(ToString::to_string).collect())
+}

@@ -1,1 +1,43 @@
-fn main() {}
+//! `coffer`: every Coffer service in one process on embedded defaults (SQLite files under a
+//! data directory, an in-process event bus), plus the operator CLI and the load benchmark.
+
+mod admin;
+mod bench;
+mod cli;
+mod credentials;
+mod dev;
+mod services;
+
+use clap::Parser;
+
+use crate::cli::{Cli, Command};
+
+fn main() -> std::process::ExitCode {
+    let cli = Cli::parse();
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("coffer: cannot start the async runtime: {e}");
+            return std::process::ExitCode::FAILURE;
+        }
+    };
+    let result = runtime.block_on(async move {
+        match cli.command {
+            Command::Dev(args) => dev::run(args).await,
+            Command::Migrate(args) => services::migrate(&args.data_dir).await.map(|_| ()),
+            Command::Admin(args) => admin::run(args).await,
+            Command::Bench(args) => bench::run(args).await,
+        }
+    });
+    match result {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(e) => {
+            // The whole cause chain: the last link usually says what to fix.
+            eprintln!("coffer: {e:#}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}

@@ -1,0 +1,104 @@
+//! `coffer admin`: operator commands against identity's database. They print JSON.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use coffer_identity::admin::{Admin, ClientAccess};
+use coffer_identity::domain::directory::{AddressInput, BillingInput, OrganisationInput};
+use coffer_model::clock::SystemClock;
+use serde_json::json;
+
+use crate::cli::*;
+use crate::services;
+
+pub async fn run(args: AdminArgs) -> anyhow::Result<()> {
+    let store = match &args.identity_database_url {
+        Some(url) => services::open_url(url, coffer_identity::MIGRATIONS).await?,
+        None => services::open(&args.data_dir, coffer_identity::MIGRATIONS).await?,
+    };
+    let admin = Admin::new(store, Arc::new(SystemClock));
+    let out = match args.command {
+        AdminCommand::Organisation(OrganisationCommand::Create {
+            name,
+            merchant_category_code,
+            locale,
+            approval_status,
+        }) => {
+            admin
+                .create_organisation(OrganisationInput {
+                    name,
+                    approval_status,
+                    merchant_category_code,
+                    locale,
+                })
+                .await?
+        }
+        AdminCommand::Account(AccountCommand::Create { organisation, name }) => {
+            admin.create_account(organisation, &name).await?
+        }
+        AdminCommand::Client(ClientCommand::Create {
+            organisation,
+            platform,
+        }) => {
+            let access = if platform {
+                ClientAccess::Platform
+            } else {
+                ClientAccess::Organisations(organisation)
+            };
+            serde_json::to_value(admin.create_client(access).await?)?
+        }
+        AdminCommand::Address(AddressCommand::Add {
+            owner,
+            address,
+            kind,
+        }) => {
+            let input = address_input(address, kind);
+            match (owner.organisation, owner.account) {
+                (Some(o), _) => admin.add_organisation_address(o, input).await?,
+                (None, Some(a)) => admin.add_account_address(a, input).await?,
+                (None, None) => anyhow::bail!("give --organisation or --account"),
+            }
+        }
+        AdminCommand::Metadata(MetadataCommand::Set { owner, entries }) => {
+            let Some(uuid) = owner.organisation.or(owner.account) else {
+                anyhow::bail!("give --organisation or --account");
+            };
+            let entries: BTreeMap<String, String> = entries.into_iter().collect();
+            serde_json::to_value(admin.set_metadata(uuid, entries).await?)?
+        }
+        AdminCommand::BillingData(BillingCommand::Set {
+            account,
+            account_holder,
+            iban,
+            vat_number,
+            recipient_emails,
+            address,
+        }) => {
+            let input = BillingInput {
+                account_holder,
+                iban,
+                vat_number,
+                recipient_emails,
+                address: address_input(address, "billing".into()),
+            };
+            admin.set_billing_data(account, input).await?;
+            json!({ "account_uuid": account, "updated": true })
+        }
+        AdminCommand::Keys(KeysCommand::Rotate) => {
+            json!({ "kid": admin.rotate_signing_key().await? })
+        }
+    };
+    println!("{}", serde_json::to_string_pretty(&out)?);
+    Ok(())
+}
+
+fn address_input(a: AddressFields, kind: String) -> AddressInput {
+    AddressInput {
+        address_line1: a.line1,
+        address_line2: a.line2,
+        postal_code: a.postal_code,
+        city: a.city,
+        country_code: a.country,
+        kind,
+    }
+}

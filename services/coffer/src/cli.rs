@@ -1,0 +1,198 @@
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand};
+use uuid::Uuid;
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "coffer",
+    version,
+    about = "Coffer: fundraising payments, all services in one process"
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Serve every service on one port from SQLite files under the data directory.
+    Dev(DevArgs),
+    /// Apply pending migrations to every service's database in the data directory.
+    Migrate(DataDirArgs),
+    /// Operator commands; safe to run while `coffer dev` is serving the same data directory.
+    Admin(AdminArgs),
+    /// Load a running Coffer over loopback and report throughput, latency and memory.
+    Bench(crate::bench::BenchArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct DataDirArgs {
+    #[arg(long, default_value = "./data", env = "COFFER_DATA_DIR")]
+    pub data_dir: PathBuf,
+}
+
+#[derive(Debug, Args)]
+pub struct DevArgs {
+    #[arg(long, default_value = "127.0.0.1:8080", env = "COFFER_LISTEN")]
+    pub listen: String,
+    #[arg(long, default_value = "./data", env = "COFFER_DATA_DIR")]
+    pub data_dir: PathBuf,
+    /// HTTP worker threads; 0 means one per core.
+    #[arg(long, default_value_t = 0)]
+    pub workers: usize,
+    /// Log format: json (for log shippers) or text.
+    #[arg(long, default_value = "text")]
+    pub log_format: String,
+}
+
+#[derive(Debug, Args)]
+pub struct AdminArgs {
+    #[arg(long, default_value = "./data", env = "COFFER_DATA_DIR")]
+    pub data_dir: PathBuf,
+    /// Identity's database, when it is not the SQLite file in the data directory
+    /// (a distributed install on PostgreSQL).
+    #[arg(long, env = "COFFER_IDENTITY_DATABASE_URL")]
+    pub identity_database_url: Option<String>,
+    #[command(subcommand)]
+    pub command: AdminCommand,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum AdminCommand {
+    #[command(subcommand)]
+    Organisation(OrganisationCommand),
+    #[command(subcommand)]
+    Account(AccountCommand),
+    #[command(subcommand)]
+    Client(ClientCommand),
+    #[command(subcommand)]
+    Address(AddressCommand),
+    #[command(subcommand)]
+    Metadata(MetadataCommand),
+    #[command(subcommand)]
+    BillingData(BillingCommand),
+    #[command(subcommand)]
+    Keys(KeysCommand),
+}
+
+#[derive(Debug, Subcommand)]
+pub enum OrganisationCommand {
+    /// Create an organisation; prints it in the single form.
+    Create {
+        #[arg(long)]
+        name: String,
+        #[arg(long)]
+        merchant_category_code: Option<String>,
+        /// language_TERRITORY, e.g. de_CH.
+        #[arg(long)]
+        locale: Option<String>,
+        /// approved (default), approval_pending or rejected.
+        #[arg(long)]
+        approval_status: Option<String>,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum AccountCommand {
+    /// Create an account of an organisation; prints it in the single form.
+    Create {
+        #[arg(long)]
+        organisation: Uuid,
+        #[arg(long)]
+        name: String,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ClientCommand {
+    /// Create an API client; prints {client_id, client_secret}. The secret is shown once.
+    Create {
+        /// An organisation the client may touch (repeatable).
+        #[arg(long, required_unless_present = "platform")]
+        organisation: Vec<Uuid>,
+        /// A client that touches every tenant (operator tooling, service-to-service).
+        #[arg(long, conflicts_with = "organisation")]
+        platform: bool,
+    },
+}
+
+#[derive(Debug, Args)]
+pub struct Owner {
+    #[arg(long, required_unless_present = "account", conflicts_with = "account")]
+    pub organisation: Option<Uuid>,
+    #[arg(long)]
+    pub account: Option<Uuid>,
+}
+
+#[derive(Debug, Args)]
+pub struct AddressFields {
+    #[arg(long)]
+    pub line1: String,
+    #[arg(long, default_value = "")]
+    pub line2: String,
+    #[arg(long)]
+    pub postal_code: String,
+    #[arg(long)]
+    pub city: String,
+    /// ISO 3166-1 alpha-2.
+    #[arg(long)]
+    pub country: String,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum AddressCommand {
+    /// Add an address to an organisation or an account; prints it.
+    Add {
+        #[command(flatten)]
+        owner: Owner,
+        #[command(flatten)]
+        address: AddressFields,
+        /// billing, main or postal.
+        #[arg(long = "type", default_value = "billing")]
+        kind: String,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum MetadataCommand {
+    /// Set metadata keys (key=value ...); prints the whole metadata object.
+    Set {
+        #[command(flatten)]
+        owner: Owner,
+        #[arg(required = true, value_parser = parse_pair)]
+        entries: Vec<(String, String)>,
+    },
+}
+
+fn parse_pair(raw: &str) -> Result<(String, String), String> {
+    raw.split_once('=')
+        .map(|(k, v)| (k.to_owned(), v.to_owned()))
+        .ok_or_else(|| format!("{raw:?} is not key=value"))
+}
+
+#[derive(Debug, Subcommand)]
+pub enum BillingCommand {
+    /// Set an account's billing data; prints it.
+    Set {
+        #[arg(long)]
+        account: Uuid,
+        #[arg(long)]
+        account_holder: String,
+        #[arg(long)]
+        iban: String,
+        #[arg(long, default_value = "")]
+        vat_number: String,
+        /// A recipient e-mail address (repeatable).
+        #[arg(long = "email")]
+        recipient_emails: Vec<String>,
+        #[command(flatten)]
+        address: AddressFields,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum KeysCommand {
+    /// Sign new tokens with a new key; the old one verifies until its tokens expire.
+    Rotate,
+}

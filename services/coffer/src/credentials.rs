@@ -1,0 +1,57 @@
+//! `<data-dir>/credentials.json`: what a new user needs to make a first call.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::Context;
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Credentials {
+    pub base_url: String,
+    pub client_id: String,
+    pub client_secret: String,
+    pub organisation_uuid: String,
+    pub account_uuids: Vec<String>,
+}
+
+pub fn path(data_dir: &Path) -> PathBuf {
+    data_dir.join("credentials.json")
+}
+
+pub fn read(data_dir: &Path) -> anyhow::Result<Option<Credentials>> {
+    let path = path(data_dir);
+    match std::fs::read(&path) {
+        Ok(bytes) => serde_json::from_slice(&bytes).map(Some).with_context(|| {
+            format!(
+                "{} is not valid; delete it to have a new client made",
+                path.display()
+            )
+        }),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(e).with_context(|| format!("cannot read {}", path.display())),
+    }
+}
+
+/// Written owner-only: it holds a client secret.
+pub fn write(data_dir: &Path, credentials: &Credentials) -> anyhow::Result<()> {
+    let path = path(data_dir);
+    let body = serde_json::to_vec_pretty(credentials)?;
+    let tmp = path.with_extension("json.tmp");
+    {
+        use std::io::Write;
+        let mut options = std::fs::OpenOptions::new();
+        options.write(true).create(true).truncate(true);
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::OpenOptionsExt;
+            options.mode(0o600);
+        }
+        let mut file = options
+            .open(&tmp)
+            .with_context(|| format!("cannot write {}", tmp.display()))?;
+        file.write_all(&body)?;
+        file.write_all(b"\n")?;
+    }
+    std::fs::rename(&tmp, &path).with_context(|| format!("cannot write {}", path.display()))?;
+    Ok(())
+}

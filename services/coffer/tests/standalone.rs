@@ -1,0 +1,215 @@
+//! The `coffer` binary as a new user meets it: `coffer dev` on a fresh data directory, the
+//! README walk-through, `coffer admin` beside the running server, and a restart.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+use serde_json::Value;
+
+const COFFER: &str = env!("CARGO_BIN_EXE_coffer");
+
+/// Kills the server when the test ends, pass or fail.
+struct Server(Child);
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn start(data_dir: &Path) -> Server {
+    let child = Command::new(COFFER)
+        .args(["dev", "--listen", "127.0.0.1:0", "--data-dir"])
+        .arg(data_dir)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("coffer dev starts");
+    Server(child)
+}
+
+/// Waits (bounded) until the server answers on the address it wrote to credentials.json.
+async fn credentials(data_dir: &Path, server: &mut Server) -> Value {
+    let http = reqwest::Client::new();
+    for _ in 0..200 {
+        if let Some(status) = server.0.try_wait().unwrap() {
+            panic!("coffer dev exited early: {status}");
+        }
+        if let Ok(bytes) = std::fs::read(data_dir.join("credentials.json")) {
+            if let Ok(c) = serde_json::from_slice::<Value>(&bytes) {
+                let base = c["base_url"].as_str().unwrap().to_owned();
+                let live = http.get(format!("{base}/health/ready")).send().await;
+                if live.is_ok_and(|r| r.status() == 200) {
+                    return c;
+                }
+            }
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    panic!("coffer dev did not become ready");
+}
+
+fn admin(data_dir: &Path, args: &[&str]) -> Value {
+    let out = Command::new(COFFER)
+        .arg("admin")
+        .arg("--data-dir")
+        .arg(data_dir)
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "coffer admin {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+async fn token(base: &str, id: &str, secret: &str) -> String {
+    let res = reqwest::Client::new()
+        .post(format!("{base}/oauth2/token"))
+        .form(&[
+            ("grant_type", "client_credentials"),
+            ("client_id", id),
+            ("client_secret", secret),
+        ])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 200);
+    res.json::<Value>().await.unwrap()["access_token"]
+        .as_str()
+        .unwrap()
+        .to_owned()
+}
+
+async fn get(base: &str, path: &str, token: &str) -> (u16, Value) {
+    let res = reqwest::Client::new()
+        .get(format!("{base}{path}"))
+        .bearer_auth(token)
+        .send()
+        .await
+        .unwrap();
+    (res.status().as_u16(), res.json().await.unwrap())
+}
+
+#[tokio::test]
+async fn dev_serves_the_walkthrough_and_admin_adds_a_second_tenant() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let mut server = start(&data);
+    let c = credentials(&data, &mut server).await;
+    let base = c["base_url"].as_str().unwrap();
+    let org = c["organisation_uuid"].as_str().unwrap();
+    assert_eq!(c["account_uuids"].as_array().unwrap().len(), 2);
+
+    // README walk-through: a token, then the organisation.
+    let t = token(
+        base,
+        c["client_id"].as_str().unwrap(),
+        c["client_secret"].as_str().unwrap(),
+    )
+    .await;
+    let (status, body) = get(base, &format!("/organisations/{org}"), &t).await;
+    assert_eq!(status, 200);
+    assert_eq!(body["name"], "Coffer Demo Foundation");
+    assert_eq!(body["accounts"].as_array().unwrap().len(), 2);
+    let account = c["account_uuids"][0].as_str().unwrap();
+    let (status, billing) = get(base, &format!("/accounts/{account}/billing-data"), &t).await;
+    assert_eq!(status, 200);
+    assert_eq!(billing["organisation_name"], "Coffer Demo Foundation");
+    let (status, addresses) = get(base, &format!("/organisations/{org}/addresses"), &t).await;
+    assert_eq!(status, 200);
+    assert_eq!(addresses.as_array().unwrap().len(), 1);
+
+    // A second tenant, made while the server runs.
+    let second = admin(
+        &data,
+        &[
+            "organisation",
+            "create",
+            "--name",
+            "Second Org",
+            "--locale",
+            "fr_CH",
+        ],
+    );
+    let second_uuid = second["uuid"].as_str().unwrap();
+    assert_eq!(second["locale"], "fr_CH");
+    let account2 = admin(
+        &data,
+        &[
+            "account",
+            "create",
+            "--organisation",
+            second_uuid,
+            "--name",
+            "Main",
+        ],
+    );
+    assert_eq!(account2["organisation"]["uuid"], second_uuid);
+    let client = admin(&data, &["client", "create", "--organisation", second_uuid]);
+    let t2 = token(
+        base,
+        client["client_id"].as_str().unwrap(),
+        client["client_secret"].as_str().unwrap(),
+    )
+    .await;
+    let (status, own) = get(base, &format!("/organisations/{second_uuid}"), &t2).await;
+    assert_eq!(status, 200);
+    assert_eq!(own["accounts"][0]["uuid"], account2["uuid"]);
+    for path in [
+        format!("/organisations/{org}"),
+        format!("/accounts/{account}"),
+        format!("/accounts/{account}/billing-data"),
+    ] {
+        let (status, body) = get(base, &path, &t2).await;
+        assert_eq!(status, 403, "{path}");
+        assert!(body.get("name").is_none(), "no data on 403");
+    }
+}
+
+#[tokio::test]
+async fn a_restart_keeps_data_and_credentials() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let first = {
+        let mut server = start(&data);
+        credentials(&data, &mut server).await
+    };
+    let mut server = start(&data);
+    let again = credentials(&data, &mut server).await;
+    assert_eq!(first["client_id"], again["client_id"]);
+    assert_eq!(first["organisation_uuid"], again["organisation_uuid"]);
+    let base = again["base_url"].as_str().unwrap();
+    let t = token(
+        base,
+        again["client_id"].as_str().unwrap(),
+        again["client_secret"].as_str().unwrap(),
+    )
+    .await;
+    let (status, list) = get(base, "/organisations", &t).await;
+    assert_eq!(status, 200);
+    assert_eq!(
+        list.as_array().unwrap().len(),
+        1,
+        "no second demo organisation"
+    );
+}
+
+#[test]
+fn admin_reports_invalid_input_by_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = Command::new(COFFER)
+        .args(["admin", "--data-dir"])
+        .arg(dir.path())
+        .args(["organisation", "create", "--name", "X", "--locale", "de-CH"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("locale"), "{err}");
+}

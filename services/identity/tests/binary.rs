@@ -1,0 +1,85 @@
+//! `coffer-identity` as a deployment starts it: settings from the environment, checked
+//! before anything else happens.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::process::Command;
+
+const BIN: &str = env!("CARGO_BIN_EXE_coffer-identity");
+
+fn run(env: &[(&str, &str)]) -> (i32, String) {
+    let mut cmd = Command::new(BIN);
+    cmd.arg("migrate")
+        .env_clear()
+        .env("PATH", std::env::var("PATH").unwrap_or_default());
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let out = cmd.output().unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn an_invalid_setting_stops_the_binary_and_is_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = format!("sqlite://{}/identity.db", dir.path().display());
+    let cases = [
+        (vec![], "database_url"),
+        (vec![("COFFER_DATABASE_URL", "mysql://x")], "database_url"),
+        (
+            vec![
+                ("COFFER_DATABASE_URL", db.as_str()),
+                ("COFFER_HTTP__LISTEN", "nope"),
+            ],
+            "http.listen",
+        ),
+        (
+            vec![
+                ("COFFER_DATABASE_URL", db.as_str()),
+                ("COFFER_HTTP__WORKERS", "many"),
+            ],
+            "HTTP.WORKERS",
+        ),
+        (
+            vec![
+                ("COFFER_DATABASE_URL", db.as_str()),
+                ("COFFER_TOKEN__LIFETIME_SECS", "5"),
+            ],
+            "token.lifetime_secs",
+        ),
+        (
+            vec![
+                ("COFFER_DATABASE_URL", db.as_str()),
+                ("COFFER_CONFIG", "/nonexistent.toml"),
+            ],
+            "COFFER_CONFIG",
+        ),
+    ];
+    for (env, setting) in cases {
+        let (code, stderr) = run(&env);
+        assert_eq!(code, 2, "{env:?}: {stderr}");
+        assert!(
+            stderr.contains(setting),
+            "{env:?} should name {setting}: {stderr}"
+        );
+    }
+}
+
+#[test]
+fn migrate_succeeds_with_a_valid_configuration_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let toml = dir.path().join("identity.toml");
+    std::fs::write(
+        &toml,
+        format!(
+            "database_url = \"sqlite://{}/identity.db\"\n[http]\nlisten = \"127.0.0.1:0\"\n",
+            dir.path().display()
+        ),
+    )
+    .unwrap();
+    let (code, stderr) = run(&[("COFFER_CONFIG", toml.to_str().unwrap())]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(dir.path().join("identity.db").exists());
+}

@@ -21,12 +21,29 @@ pub enum AuthError {
 
 /// Checks access tokens: RS256 only, a known `kid`, the expected issuer, and expiry against
 /// the injected clock (so tests can move time).
-#[derive(Clone, Debug)]
+///
+/// A token that verified once is remembered (bounded), so a client sending the same token
+/// on every call pays for the RSA check once. A remembered token still has its expiry
+/// checked and its key looked up on every use, so neither expiry nor a withdrawn key is
+/// ever bypassed.
+#[derive(Clone)]
 pub struct Verifier {
     keys: KeySource,
     issuer: String,
     clock: Arc<dyn Clock>,
+    verified: Arc<quick_cache::sync::Cache<String, (String, Claims)>>,
 }
+
+impl std::fmt::Debug for Verifier {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Verifier")
+            .field("issuer", &self.issuer)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Distinct live tokens remembered at once.
+const REMEMBERED_TOKENS: usize = 10_000;
 
 impl Verifier {
     pub fn new(keys: KeySource, issuer: impl Into<String>, clock: Arc<dyn Clock>) -> Self {
@@ -34,6 +51,7 @@ impl Verifier {
             keys,
             issuer: issuer.into(),
             clock,
+            verified: Arc::new(quick_cache::sync::Cache::new(REMEMBERED_TOKENS)),
         }
     }
 
@@ -42,6 +60,29 @@ impl Verifier {
     }
 
     pub async fn verify(&self, token: &str) -> Result<Claims, AuthError> {
+        if let Some((kid, claims)) = self.verified.get(token) {
+            if self.keys.key(&kid).await.is_none() {
+                self.verified.remove(token);
+                return Err(AuthError::UnknownKey);
+            }
+            return self.unexpired(claims);
+        }
+        let (kid, claims) = self.verify_signature(token).await?;
+        let claims = self.unexpired(claims)?;
+        self.verified
+            .insert(token.to_owned(), (kid, claims.clone()));
+        Ok(claims)
+    }
+
+    fn unexpired(&self, claims: Claims) -> Result<Claims, AuthError> {
+        if claims.exp <= self.clock.unix() {
+            Err(AuthError::Expired)
+        } else {
+            Ok(claims)
+        }
+    }
+
+    async fn verify_signature(&self, token: &str) -> Result<(String, Claims), AuthError> {
         let header = jsonwebtoken::decode_header(token).map_err(|_| AuthError::Malformed)?;
         if header.alg != Algorithm::RS256 {
             return Err(AuthError::Invalid);
@@ -57,10 +98,7 @@ impl Verifier {
         let claims = jsonwebtoken::decode::<Claims>(token, &key, &validation)
             .map_err(|_| AuthError::Invalid)?
             .claims;
-        if claims.exp <= self.clock.unix() {
-            return Err(AuthError::Expired);
-        }
-        Ok(claims)
+        Ok((kid, claims))
     }
 }
 
@@ -104,6 +142,8 @@ mod tests {
         let c = claims(1_700_000_000);
         let token = key.sign(&c).unwrap();
         assert_eq!(verifier.verify(&token).await.unwrap(), c);
+        // The second call is answered from memory, and still sees the clock move.
+        assert_eq!(verifier.verify(&token).await.unwrap(), c);
         clock.advance(time::Duration::seconds(3600));
         assert_eq!(verifier.verify(&token).await, Err(AuthError::Expired));
     }
@@ -123,6 +163,24 @@ mod tests {
             verifier.verify(&parts.join(".")).await,
             Err(AuthError::Invalid)
         );
+    }
+
+    #[tokio::test]
+    async fn a_withdrawn_key_stops_remembered_tokens() {
+        let key = SigningKey::generate("k1").unwrap();
+        let shared = SharedKeys::default();
+        shared.replace(
+            "test",
+            &Jwks {
+                keys: vec![key.jwk().clone()],
+            },
+        );
+        let clock = ManualClock::at_unix(1_700_000_000);
+        let verifier = Verifier::new(KeySource::Shared(shared.clone()), "coffer", Arc::new(clock));
+        let token = key.sign(&claims(1_700_000_000)).unwrap();
+        assert!(verifier.verify(&token).await.is_ok());
+        shared.replace("test", &Jwks::default());
+        assert_eq!(verifier.verify(&token).await, Err(AuthError::UnknownKey));
     }
 
     #[tokio::test]

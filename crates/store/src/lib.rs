@@ -10,6 +10,7 @@ mod error;
 mod migrate;
 mod sqlite;
 mod store;
+mod ttl_cache;
 mod url;
 mod write_tx;
 
@@ -18,6 +19,7 @@ pub use diesel;
 pub use error::StoreError;
 pub use migrate::Migrations;
 pub use store::{PoolOptions, Store};
+pub use ttl_cache::TtlCache;
 pub use url::Backend;
 pub use write_tx::WriteTx;
 

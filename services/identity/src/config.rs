@@ -12,6 +12,21 @@ pub struct IdentityConfig {
     pub log: LogSettings,
     pub auth: AuthSettings,
     pub token: TokenSettings,
+    pub cache: CacheSettings,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(default)]
+pub struct CacheSettings {
+    /// How long, in milliseconds, a read of a client or an organisation may be served
+    /// from memory; 0 turns the cache off.
+    pub read_ttl_ms: u64,
+}
+
+impl Default for CacheSettings {
+    fn default() -> Self {
+        Self { read_ttl_ms: 2000 }
+    }
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -40,6 +55,7 @@ impl Default for IdentityConfig {
             log: LogSettings::default(),
             auth: AuthSettings::default(),
             token: TokenSettings::default(),
+            cache: CacheSettings::default(),
         }
     }
 }
@@ -54,6 +70,12 @@ impl Validate for IdentityConfig {
             return Err(ConfigError::invalid(
                 "token.lifetime_secs",
                 "must be between 60 and 86400",
+            ));
+        }
+        if self.cache.read_ttl_ms > 60_000 {
+            return Err(ConfigError::invalid(
+                "cache.read_ttl_ms",
+                "must be at most 60000",
             ));
         }
         if self.token.key_reload_secs == 0 {

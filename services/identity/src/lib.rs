@@ -3,6 +3,7 @@
 
 pub mod admin;
 pub mod config;
+mod directory_cache;
 pub mod domain;
 pub mod keyring;
 pub(crate) mod routes;
@@ -19,6 +20,7 @@ use coffer_model::clock::Clock;
 use coffer_store::{Migrations, Store};
 use diesel_migrations::{EmbeddedMigrations, embed_migrations};
 
+use crate::directory_cache::DirectoryCache;
 use crate::keyring::{Keyring, KeyringError};
 use crate::token_grant::TokenIssuer;
 
@@ -38,6 +40,9 @@ pub struct IdentitySettings {
     pub token_lifetime_secs: i64,
     /// How often signing keys are reread, so a rotation made elsewhere reaches this process.
     pub key_reload: std::time::Duration,
+    /// How long a read of a client or an organisation may be served from memory; bounds
+    /// how long a change made elsewhere (another replica, the admin CLI) takes to show.
+    pub read_cache_ttl: std::time::Duration,
 }
 
 impl Default for IdentitySettings {
@@ -46,6 +51,7 @@ impl Default for IdentitySettings {
             issuer: "coffer".into(),
             token_lifetime_secs: 3600,
             key_reload: std::time::Duration::from_secs(60),
+            read_cache_ttl: std::time::Duration::from_secs(2),
         }
     }
 }
@@ -56,6 +62,7 @@ pub(crate) struct IdentityState {
     pub key_reload: std::time::Duration,
     pub keyring: Arc<Keyring>,
     pub issuer: TokenIssuer,
+    pub directory: DirectoryCache,
 }
 
 /// The identity service as an HTTP module.
@@ -86,13 +93,16 @@ impl Identity {
             clock,
             settings.issuer,
             settings.token_lifetime_secs,
+            settings.read_cache_ttl,
         );
+        let directory = DirectoryCache::new(settings.read_cache_ttl);
         Ok(Self {
             state: web::Data::new(IdentityState {
                 store,
                 key_reload,
                 keyring,
                 issuer,
+                directory,
             }),
         })
     }

@@ -79,6 +79,7 @@ async fn run(command: Command, config: IdentityConfig) -> anyhow::Result<()> {
         issuer: config.auth.issuer.clone(),
         token_lifetime_secs: config.token.lifetime_secs,
         key_reload: std::time::Duration::from_secs(config.token.key_reload_secs),
+        read_cache_ttl: std::time::Duration::from_millis(config.cache.read_ttl_ms),
     };
     let identity = Identity::start(store, Arc::clone(&clock), keys.clone(), settings).await?;
     let workers = identity.spawn_workers();

@@ -5,12 +5,21 @@ use std::sync::{Arc, Mutex};
 
 use coffer_auth::{Claims, SigningError};
 use coffer_model::clock::Clock;
-use coffer_store::{Store, StoreError};
+use coffer_store::{Store, StoreError, TtlCache};
 
 use crate::domain::client_secret;
 use crate::domain::grants::{ClientGrants, access_claims};
 use crate::keyring::Keyring;
+use crate::store::rows::ClientRow;
 use crate::store::{accounts, clients};
+
+/// A client as a grant needs it: its row and what it may touch.
+#[derive(Debug, Clone)]
+struct ClientRecord {
+    row: ClientRow,
+    organisations: Vec<String>,
+    accounts: Vec<String>,
+}
 
 #[derive(Debug, thiserror::Error)]
 pub enum GrantError {
@@ -41,6 +50,9 @@ pub struct TokenIssuer {
     issuer: String,
     lifetime_secs: i64,
     recent: Mutex<(i64, HashMap<(String, String), (Claims, String)>)>,
+    /// Clients read within the last `client_cache_ttl`: a disabled client or a changed grant
+    /// takes effect within that time on every replica.
+    clients: TtlCache<String, ClientRecord>,
 }
 
 impl TokenIssuer {
@@ -50,6 +62,7 @@ impl TokenIssuer {
         clock: Arc<dyn Clock>,
         issuer: String,
         lifetime_secs: i64,
+        client_cache_ttl: std::time::Duration,
     ) -> Self {
         Self {
             store,
@@ -58,6 +71,7 @@ impl TokenIssuer {
             issuer,
             lifetime_secs,
             recent: Mutex::new((0, HashMap::new())),
+            clients: TtlCache::new(10_000, client_cache_ttl),
         }
     }
 
@@ -95,32 +109,39 @@ impl TokenIssuer {
         client_id: String,
         secret: String,
     ) -> Result<ClientGrants, GrantError> {
-        self.store
-            .run(move |conn| {
-                let client = clients::find(conn, &client_id).map_err(StoreError::from)?;
-                let stored = client
-                    .as_ref()
-                    .map_or(client_secret::UNKNOWN_CLIENT_DIGEST, |c| &c.secret_sha256);
-                let secret_ok = client_secret::matches(&secret, stored);
-                let client = match client {
-                    Some(c) if secret_ok && c.disabled_at.is_none() => c,
-                    _ => return Err(GrantError::InvalidClient),
-                };
-                let organisations =
-                    clients::organisations(conn, &client_id).map_err(StoreError::from)?;
-                let accounts = accounts::uuids_of_organisations(conn, &organisations)
-                    .map_err(StoreError::from)?;
-                Ok(ClientGrants {
-                    client_id: client.client_id,
-                    scope: client.scope,
-                    organisations: organisations
-                        .iter()
-                        .filter_map(|u| u.parse().ok())
-                        .collect(),
-                    accounts: accounts.iter().filter_map(|u| u.parse().ok()).collect(),
-                })
-            })
-            .await
+        let record = match self.clients.get(&client_id) {
+            Some(record) => Some(record),
+            None => {
+                let id = client_id.clone();
+                let record = self
+                    .store
+                    .query(move |conn| fetch_client(conn, &id))
+                    .await?;
+                if let Some(record) = &record {
+                    self.clients.insert(client_id, record.clone());
+                }
+                record
+            }
+        };
+        let stored = record
+            .as_ref()
+            .map_or(client_secret::UNKNOWN_CLIENT_DIGEST, |r| {
+                &r.row.secret_sha256
+            });
+        let secret_ok = client_secret::matches(&secret, stored);
+        match record {
+            Some(r) if secret_ok && r.row.disabled_at.is_none() => Ok(ClientGrants {
+                client_id: r.row.client_id,
+                scope: r.row.scope,
+                organisations: r
+                    .organisations
+                    .iter()
+                    .filter_map(|u| u.parse().ok())
+                    .collect(),
+                accounts: r.accounts.iter().filter_map(|u| u.parse().ok()).collect(),
+            }),
+            _ => Err(GrantError::InvalidClient),
+        }
     }
 
     fn recently_signed(&self, key: &(String, String), claims: &Claims) -> Option<String> {
@@ -142,6 +163,22 @@ impl TokenIssuer {
             recent.1.insert(key, (claims, token));
         }
     }
+}
+
+fn fetch_client(
+    conn: &mut coffer_store::Conn,
+    client_id: &str,
+) -> diesel::QueryResult<Option<ClientRecord>> {
+    let Some(row) = clients::find(conn, client_id)? else {
+        return Ok(None);
+    };
+    let organisations = clients::organisations(conn, client_id)?;
+    let accounts = accounts::uuids_of_organisations(conn, &organisations)?;
+    Ok(Some(ClientRecord {
+        row,
+        organisations,
+        accounts,
+    }))
 }
 
 impl From<GrantError> for coffer_error::ApiError {

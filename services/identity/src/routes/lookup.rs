@@ -31,6 +31,37 @@ pub(super) async fn organisation(
     Ok(row)
 }
 
+/// An organisation with its accounts, served from the directory cache when fresh.
+pub(super) async fn organisation_with_accounts(
+    state: &IdentityState,
+    caller: &Caller,
+    raw_uuid: &str,
+) -> Result<(OrganisationRow, Vec<AccountRow>), ApiError> {
+    let uuid = uuid("organisation_uuid", raw_uuid)?;
+    let cached = state.directory.organisations.get(&uuid);
+    let (organisation, accounts) = match cached {
+        Some(found) => found,
+        None => {
+            let key = uuid.clone();
+            let found = state
+                .store
+                .query(move |c| {
+                    let Some(organisation) = organisations::find(c, &key)? else {
+                        return Ok(None);
+                    };
+                    let accounts = accounts::of_organisation(c, &key)?;
+                    Ok(Some((organisation, accounts)))
+                })
+                .await?
+                .ok_or_else(|| ApiError::not_found("Organisation"))?;
+            state.directory.organisations.insert(uuid, found.clone());
+            found
+        }
+    };
+    caller.require_organisation(organisation.uuid.parse().map_err(ApiError::internal)?)?;
+    Ok((organisation, accounts))
+}
+
 pub(super) async fn account(
     state: &IdentityState,
     caller: &Caller,

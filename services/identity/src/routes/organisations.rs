@@ -9,7 +9,7 @@ use super::lookup::{self, visible_organisations};
 use super::views::{AddressView, OrganisationDetail, OrganisationItem};
 use crate::IdentityState;
 use crate::store::addresses::Owner;
-use crate::store::{accounts, addresses, metadata as meta, organisations};
+use crate::store::{addresses, metadata as meta, organisations};
 
 /// SPEC.md caps List Organisations at 500 records; search pages beyond that.
 const LIST_CAP: i64 = 500;
@@ -67,12 +67,8 @@ pub(super) async fn get(
     caller: Caller,
     path: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
-    let organisation = lookup::organisation(&state, &caller, &path).await?;
-    let uuid = organisation.uuid.clone();
-    let accounts = state
-        .store
-        .query(move |c| accounts::of_organisation(c, &uuid))
-        .await?;
+    let (organisation, accounts) =
+        lookup::organisation_with_accounts(&state, &caller, &path).await?;
     Ok(HttpResponse::Ok().json(OrganisationDetail::new(&organisation, &accounts)))
 }
 

@@ -32,15 +32,11 @@ impl FieldError {
     }
 
     pub fn not_blank(property: impl Into<String>) -> Self {
-        Self::new(
-            codes::NOT_BLANK,
-            property,
-            "This value should not be blank.",
-        )
+        Self::new(codes::NOT_BLANK, property, "must not be blank")
     }
 
     pub fn not_null(property: impl Into<String>) -> Self {
-        Self::new(codes::NOT_NULL, property, "This value should not be null.")
+        Self::new(codes::NOT_NULL, property, "is required")
     }
 
     pub fn invalid_choice(property: impl Into<String>, message: impl Into<String>) -> Self {

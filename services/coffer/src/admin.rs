@@ -81,8 +81,7 @@ pub async fn run(args: AdminArgs) -> anyhow::Result<()> {
                 recipient_emails,
                 address: address_input(address, "billing".into()),
             };
-            admin.set_billing_data(account, input).await?;
-            json!({ "account_uuid": account, "updated": true })
+            admin.set_billing_data(account, input).await?
         }
         AdminCommand::Keys(KeysCommand::Rotate) => {
             json!({ "kid": admin.rotate_signing_key().await? })

@@ -151,6 +151,31 @@ async fn dev_serves_the_walkthrough_and_admin_adds_a_second_tenant() {
         ],
     );
     assert_eq!(account2["organisation"]["uuid"], second_uuid);
+    let billing = admin(
+        &data,
+        &[
+            "billing-data",
+            "set",
+            "--account",
+            account2["uuid"].as_str().unwrap(),
+            "--account-holder",
+            "Second Org",
+            "--iban",
+            "CH93 0076 2011 6238 5295 7",
+            "--email",
+            "books@second.example",
+            "--line1",
+            "Rue 1",
+            "--postal-code",
+            "1003",
+            "--city",
+            "Lausanne",
+            "--country",
+            "CH",
+        ],
+    );
+    assert_eq!(billing["iban"], "CH9300762011623852957");
+    assert_eq!(billing["organisation_name"], "Second Org");
     let client = admin(&data, &["client", "create", "--organisation", second_uuid]);
     let t2 = token(
         base,
@@ -159,6 +184,16 @@ async fn dev_serves_the_walkthrough_and_admin_adds_a_second_tenant() {
     )
     .await;
     let (status, own) = get(base, &format!("/organisations/{second_uuid}"), &t2).await;
+    let (_, served) = get(
+        base,
+        &format!(
+            "/accounts/{}/billing-data",
+            account2["uuid"].as_str().unwrap()
+        ),
+        &t2,
+    )
+    .await;
+    assert_eq!(served, billing);
     assert_eq!(status, 200);
     assert_eq!(own["accounts"][0]["uuid"], account2["uuid"]);
     for path in [

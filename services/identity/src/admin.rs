@@ -14,7 +14,7 @@ use uuid::Uuid;
 use crate::domain::client_secret;
 use crate::domain::directory::{AddressInput, BillingInput, OrganisationInput, validate_metadata};
 use crate::keyring::{self, KeyringError};
-use crate::routes::views::{AccountDetail, AddressView, OrganisationDetail};
+use crate::routes::views::{AccountDetail, AddressView, BillingDataView, OrganisationDetail};
 use crate::store::rows::{AccountRow, AddressRow, BillingRow, ClientRow, OrganisationRow};
 use crate::store::{accounts, addresses, billing, clients, metadata, organisations};
 
@@ -204,15 +204,21 @@ impl Admin {
             .map_err(AdminError::from)
     }
 
+    /// Sets an account's billing data; returns it as the API shows it.
     pub async fn set_billing_data(
         &self,
         account: Uuid,
         input: BillingInput,
-    ) -> Result<(), AdminError> {
+    ) -> Result<serde_json::Value, AdminError> {
         let valid = input.validate().map_err(AdminError::Invalid)?;
         let acc = self.account(account).await?;
+        let organisation = acc
+            .organisation_uuid
+            .parse()
+            .map_err(|_| AdminError::NotFound("organisation"))?;
+        let org = self.organisation(organisation).await?;
         let row = BillingRow {
-            account_uuid: acc.uuid,
+            account_uuid: acc.uuid.clone(),
             account_holder: valid.account_holder,
             iban: valid.iban,
             vat_number: valid.vat_number,
@@ -224,8 +230,11 @@ impl Admin {
             city: valid.address.city,
             country_code: valid.address.country_code,
         };
-        self.store.query(move |c| billing::upsert(c, &row)).await?;
-        Ok(())
+        let stored = row.clone();
+        self.store
+            .query(move |c| billing::upsert(c, &stored))
+            .await?;
+        json(&BillingDataView::new(&row, &acc, &org))
     }
 
     /// Signs new tokens with a fresh key; the old one keeps verifying until its tokens expire.

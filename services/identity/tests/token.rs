@@ -210,3 +210,34 @@ fn base64_url_encode(b: &[u8]) -> String {
     use base64::Engine;
     base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(b)
 }
+
+mod remote_jwks {
+    use super::*;
+    use coffer_auth::{KeySource, RemoteJwks, Verifier};
+
+    coffer_testkit::backend_tests! {
+        async fn a_distributed_service_verifies_through_the_published_jwks(backend) {
+            let w = world(backend).await;
+            let token = w.token(&w.a.client).await;
+            // What another service does in distributed mode: fetch identity's JWKS over HTTP.
+            let remote = RemoteJwks::new(w.app.url("/.well-known/jwks.json"));
+            let verifier = Verifier::new(
+                KeySource::Remote(std::sync::Arc::new(remote)),
+                coffer_testkit::ISSUER,
+                std::sync::Arc::new(w.app.clock.clone()),
+            );
+            let claims = verifier.verify(&token).await.unwrap();
+            assert_eq!(claims.client_id, w.a.client.client_id);
+            assert_eq!(claims.organisations, vec![w.a.organisation]);
+            let mut accounts = claims.accounts.clone();
+            let mut expected = w.a.accounts.clone();
+            accounts.sort();
+            expected.sort();
+            assert_eq!(accounts, expected);
+            assert_eq!(claims.exp - claims.iat, 3600);
+            // A token signed by a key identity never published is refused.
+            let foreign = w.app.token_for(&[w.a.organisation]);
+            assert!(verifier.verify(&foreign).await.is_err());
+        }
+    }
+}

@@ -1,0 +1,190 @@
+//! The three SPEC.md error shapes as a client receives them, from routes that declare them.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::sync::Arc;
+
+use actix_web::{HttpResponse, web};
+use coffer_auth::Caller;
+use coffer_error::{ApiError, FieldError, Shape};
+use coffer_http::{Json, Module, ReadyFuture};
+use coffer_testkit::{Backend, TestApp};
+use serde_json::{Value, json};
+
+struct Probe;
+
+async fn invalid() -> Result<HttpResponse, ApiError> {
+    Err(ApiError::validation(vec![
+        FieldError::not_valid("email", "is not an e-mail address"),
+        FieldError::not_blank("name"),
+    ]))
+}
+
+async fn guarded(_caller: Caller) -> Result<HttpResponse, ApiError> {
+    Err(ApiError::conflict("already active"))
+}
+
+async fn boom() -> Result<HttpResponse, ApiError> {
+    Err(ApiError::internal("password=hunter2 at db.internal:5432"))
+}
+
+#[derive(serde::Deserialize)]
+#[allow(dead_code)]
+struct Body {
+    amount: coffer_model::money::Money,
+}
+
+async fn echo(body: Json<Body>) -> HttpResponse {
+    HttpResponse::Ok().json(json!({ "value": body.0.amount.value }))
+}
+
+impl Module for Probe {
+    fn name(&self) -> &'static str {
+        "probe"
+    }
+
+    fn configure(&self, cfg: &mut web::ServiceConfig) {
+        cfg.service(
+            web::resource("/a")
+                .app_data(Shape::A)
+                .route(web::post().to(invalid)),
+        )
+        .service(
+            web::resource("/b")
+                .app_data(Shape::B)
+                .route(web::post().to(invalid)),
+        )
+        .service(
+            web::resource("/c")
+                .app_data(Shape::C)
+                .route(web::post().to(guarded)),
+        )
+        .service(
+            web::resource("/a-guarded")
+                .app_data(Shape::A)
+                .route(web::post().to(guarded)),
+        )
+        .service(web::resource("/boom").route(web::get().to(boom)))
+        .service(
+            web::resource("/json")
+                .app_data(Shape::A)
+                .route(web::post().to(echo)),
+        );
+    }
+
+    fn ready(&self) -> ReadyFuture<'_> {
+        Box::pin(async { Ok(()) })
+    }
+}
+
+async fn spawn() -> TestApp {
+    TestApp::spawn(Backend::Sqlite, &[], |_| async {
+        vec![Arc::new(Probe) as Arc<dyn Module>]
+    })
+    .await
+}
+
+async fn send(app: &TestApp, req: reqwest::RequestBuilder) -> (u16, Value) {
+    let res = req.header("x-request-id", "req-1").send().await.unwrap();
+    assert_eq!(res.headers()["content-type"], "application/json");
+    assert_eq!(res.headers()["x-request-id"], "req-1");
+    let _ = app;
+    (res.status().as_u16(), res.json().await.unwrap())
+}
+
+#[tokio::test]
+async fn shape_a_and_b_list_each_property_with_the_request_id() {
+    let app = spawn().await;
+    let (status, a) = send(&app, app.http.post(app.url("/a"))).await;
+    assert_eq!(status, 400);
+    assert_eq!(
+        a,
+        json!({"request_id": "req-1", "error": {"http_code": 400, "code": "bad_request", "message": [
+            {"code": "error.validation.not_valid", "property": "email", "message": "is not an e-mail address"},
+            {"code": "error.validation.not_blank", "property": "name", "message": "must not be blank"},
+        ]}})
+    );
+    let (_, b) = send(&app, app.http.post(app.url("/b"))).await;
+    assert_eq!(b["request_id"], "req-1");
+    assert_eq!(b["http_code"], 400);
+    assert_eq!(b["code"], "bad_request");
+    assert_eq!(b["errors"], a["error"]["message"]);
+}
+
+#[tokio::test]
+async fn unauthenticated_is_shape_c_everywhere_and_conflict_follows_the_route() {
+    let app = spawn().await;
+    for path in ["/c", "/a-guarded"] {
+        let (status, body) = send(&app, app.http.post(app.url(path))).await;
+        assert_eq!(status, 401);
+        assert_eq!(body, json!({"message": "Authentication Required"}));
+    }
+    let token = app.token_for(&[]);
+    let (status, c) = send(&app, app.http.post(app.url("/c")).bearer_auth(&token)).await;
+    assert_eq!((status, c), (409, json!({"message": "already active"})));
+    let (status, a) = send(
+        &app,
+        app.http.post(app.url("/a-guarded")).bearer_auth(&token),
+    )
+    .await;
+    assert_eq!(status, 409);
+    assert_eq!(a["error"]["code"], "conflict");
+    assert_eq!(a["error"]["message"][0]["message"], "already active");
+}
+
+#[tokio::test]
+async fn a_500_says_nothing_internal() {
+    let app = spawn().await;
+    let (status, body) = send(&app, app.http.get(app.url("/boom"))).await;
+    assert_eq!(status, 500);
+    assert!(!body.to_string().contains("hunter2"));
+    assert!(!body.to_string().contains("db.internal"));
+    assert_eq!(body["errors"][0]["message"], "Internal Server Error");
+}
+
+#[tokio::test]
+async fn json_bodies_fail_by_property_in_the_route_shape() {
+    let app = spawn().await;
+    let (status, ok) = send(
+        &app,
+        app.http
+            .post(app.url("/json"))
+            .json(&json!({"amount": {"value": 1050, "currency": "CHF"}})),
+    )
+    .await;
+    assert_eq!((status, ok), (200, json!({"value": 1050})));
+    let cases = [
+        (
+            json!({"amount": {"value": "10.50", "currency": "CHF"}}),
+            "amount.value",
+        ),
+        (
+            json!({"amount": {"value": "1050", "currency": "XYZ"}}),
+            "amount.currency",
+        ),
+        (json!({"amount": {"value": "1050"}}), "amount.currency"),
+        (json!({}), "amount"),
+    ];
+    for (body, property) in cases {
+        let (status, err) = send(&app, app.http.post(app.url("/json")).json(&body)).await;
+        assert_eq!(status, 400, "{body}");
+        assert_eq!(
+            err["error"]["message"][0]["property"], property,
+            "{body}: {err}"
+        );
+    }
+    let (status, err) = send(
+        &app,
+        app.http
+            .post(app.url("/json"))
+            .header("content-type", "text/plain")
+            .body("{}"),
+    )
+    .await;
+    assert_eq!(status, 400);
+    assert!(
+        err["error"]["message"][0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("application/json")
+    );
+}

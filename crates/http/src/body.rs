@@ -25,6 +25,15 @@ enum Kind {
     Form,
 }
 
+impl Kind {
+    fn media_type(self) -> &'static str {
+        match self {
+            Kind::Json => "application/json",
+            Kind::Form => "application/x-www-form-urlencoded",
+        }
+    }
+}
+
 fn kind_of(req: &HttpRequest) -> Option<Kind> {
     let value = req.headers().get(header::CONTENT_TYPE)?.to_str().ok()?;
     let essence = value.split(';').next()?.trim().to_ascii_lowercase();
@@ -120,11 +129,38 @@ pub fn parse_form<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
     })
 }
 
-fn wrong_type(expected: &str) -> ApiError {
-    ApiError::bad_request(format!("The request body must be sent as {expected}"))
-}
-
 type Extracting<T> = Pin<Box<dyn Future<Output = Result<T, ApiError>>>>;
+
+/// Reads and parses a body of one of the `accepted` kinds, then `wrap`s it.
+fn extract<T, W>(
+    req: &HttpRequest,
+    payload: &mut Payload,
+    accepted: &'static [Kind],
+    wrap: fn(T) -> W,
+) -> Extracting<W>
+where
+    T: DeserializeOwned + 'static,
+    W: 'static,
+{
+    let req = req.clone();
+    let mut payload = payload.take();
+    Box::pin(async move {
+        let kind = kind_of(&req)
+            .filter(|k| accepted.contains(k))
+            .ok_or_else(|| {
+                let names: Vec<&str> = accepted.iter().map(|k| k.media_type()).collect();
+                ApiError::bad_request(format!(
+                    "The request body must be sent as {}",
+                    names.join(" or ")
+                ))
+            })?;
+        let bytes = read(&req, &mut payload).await?;
+        match kind {
+            Kind::Json => parse_json(&bytes).map(wrap),
+            Kind::Form => parse_form(&bytes).map(wrap),
+        }
+    })
+}
 
 /// A JSON body (`application/json`, or any `application/*+json`).
 #[derive(Debug)]
@@ -135,15 +171,7 @@ impl<T: DeserializeOwned + 'static> FromRequest for Json<T> {
     type Future = Extracting<Self>;
 
     fn from_request(req: &HttpRequest, payload: &mut Payload) -> Self::Future {
-        let req = req.clone();
-        let mut payload = payload.take();
-        Box::pin(async move {
-            if kind_of(&req) != Some(Kind::Json) {
-                return Err(wrong_type("application/json"));
-            }
-            let bytes = read(&req, &mut payload).await?;
-            parse_json(&bytes).map(Json)
-        })
+        extract(req, payload, &[Kind::Json], Json)
     }
 }
 
@@ -156,15 +184,7 @@ impl<T: DeserializeOwned + 'static> FromRequest for Form<T> {
     type Future = Extracting<Self>;
 
     fn from_request(req: &HttpRequest, payload: &mut Payload) -> Self::Future {
-        let req = req.clone();
-        let mut payload = payload.take();
-        Box::pin(async move {
-            if kind_of(&req) != Some(Kind::Form) {
-                return Err(wrong_type("application/x-www-form-urlencoded"));
-            }
-            let bytes = read(&req, &mut payload).await?;
-            parse_form(&bytes).map(Form)
-        })
+        extract(req, payload, &[Kind::Form], Form)
     }
 }
 
@@ -177,18 +197,7 @@ impl<T: DeserializeOwned + 'static> FromRequest for JsonOrForm<T> {
     type Future = Extracting<Self>;
 
     fn from_request(req: &HttpRequest, payload: &mut Payload) -> Self::Future {
-        let req = req.clone();
-        let mut payload = payload.take();
-        Box::pin(async move {
-            let kind = kind_of(&req).ok_or_else(|| {
-                wrong_type("application/json or application/x-www-form-urlencoded")
-            })?;
-            let bytes = read(&req, &mut payload).await?;
-            match kind {
-                Kind::Json => parse_json(&bytes).map(JsonOrForm),
-                Kind::Form => parse_form(&bytes).map(JsonOrForm),
-            }
-        })
+        extract(req, payload, &[Kind::Json, Kind::Form], JsonOrForm)
     }
 }
 

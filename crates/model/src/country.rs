@@ -1,9 +1,6 @@
 //! ISO 3166-1 alpha-2 country codes, checked against `isocountry`.
 
-use crate::serde_str::deserialize_parsed;
 use crate::validation::FieldError;
-use serde::{Deserialize, Deserializer, Serialize, Serializer};
-use std::fmt;
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum CountryError {
@@ -37,23 +34,7 @@ impl CountryCode {
     }
 }
 
-impl fmt::Display for CountryCode {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl Serialize for CountryCode {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_str(&self.0)
-    }
-}
-
-impl<'de> Deserialize<'de> for CountryCode {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        deserialize_parsed(deserializer, Self::parse)
-    }
-}
+crate::serde_str::validated_string!(CountryCode);
 
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]

@@ -1,10 +1,7 @@
 //! E-mail addresses of donors and users, checked with the `email_address` crate.
 
-use crate::serde_str::deserialize_parsed;
 use crate::validation::FieldError;
 use email_address::{EmailAddress, Options};
-use serde::{Deserialize, Deserializer, Serialize, Serializer};
-use std::fmt;
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum EmailError {
@@ -53,23 +50,7 @@ impl Email {
     }
 }
 
-impl fmt::Display for Email {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl Serialize for Email {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_str(&self.0)
-    }
-}
-
-impl<'de> Deserialize<'de> for Email {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        deserialize_parsed(deserializer, Self::parse)
-    }
-}
+crate::serde_str::validated_string!(Email);
 
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]

@@ -1,11 +1,8 @@
 //! International bank account numbers, checked with `iban_validate` (country format and
 //! checksum).
 
-use crate::serde_str::deserialize_parsed;
 use crate::validation::FieldError;
 use ::iban::IbanLike;
-use serde::{Deserialize, Deserializer, Serialize, Serializer};
-use std::fmt;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
 pub enum IbanError {
@@ -76,23 +73,7 @@ impl Iban {
     }
 }
 
-impl fmt::Display for Iban {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl Serialize for Iban {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_str(&self.0)
-    }
-}
-
-impl<'de> Deserialize<'de> for Iban {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        deserialize_parsed(deserializer, Self::parse)
-    }
-}
+crate::serde_str::validated_string!(Iban);
 
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]

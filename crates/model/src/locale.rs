@@ -1,10 +1,7 @@
 //! Locales in the one form SPEC.md allows: `language_TERRITORY`, such as `de_CH`.
 
 use crate::country::CountryCode;
-use crate::serde_str::deserialize_parsed;
 use crate::validation::FieldError;
-use serde::{Deserialize, Deserializer, Serialize, Serializer};
-use std::fmt;
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum LocaleError {
@@ -56,23 +53,7 @@ impl Locale {
     }
 }
 
-impl fmt::Display for Locale {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl Serialize for Locale {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_str(&self.0)
-    }
-}
-
-impl<'de> Deserialize<'de> for Locale {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        deserialize_parsed(deserializer, Self::parse)
-    }
-}
+crate::serde_str::validated_string!(Locale);
 
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]

@@ -55,11 +55,11 @@ impl Store {
                     .build_unchecked(ConnectionManager::new(url)),
             ),
             Target::Sqlite(path) => {
-                if let Some(parent) = std::path::Path::new(&path).parent() {
-                    if !parent.as_os_str().is_empty() {
-                        std::fs::create_dir_all(parent)
-                            .map_err(|e| StoreError::Url(format!("{path}: {e}")))?;
-                    }
+                if let Some(parent) = std::path::Path::new(&path).parent()
+                    && !parent.as_os_str().is_empty()
+                {
+                    std::fs::create_dir_all(parent)
+                        .map_err(|e| StoreError::Url(format!("{path}: {e}")))?;
                 }
                 Pools::Sqlite(
                     Pool::builder()

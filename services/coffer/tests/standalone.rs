@@ -38,13 +38,13 @@ async fn credentials(data_dir: &Path, server: &mut Server) -> Value {
         if let Some(status) = server.0.try_wait().unwrap() {
             panic!("coffer dev exited early: {status}");
         }
-        if let Ok(bytes) = std::fs::read(data_dir.join("credentials.json")) {
-            if let Ok(c) = serde_json::from_slice::<Value>(&bytes) {
-                let base = c["base_url"].as_str().unwrap().to_owned();
-                let live = http.get(format!("{base}/health/ready")).send().await;
-                if live.is_ok_and(|r| r.status() == 200) {
-                    return c;
-                }
+        if let Ok(bytes) = std::fs::read(data_dir.join("credentials.json"))
+            && let Ok(c) = serde_json::from_slice::<Value>(&bytes)
+        {
+            let base = c["base_url"].as_str().unwrap().to_owned();
+            let live = http.get(format!("{base}/health/ready")).send().await;
+            if live.is_ok_and(|r| r.status() == 200) {
+                return c;
             }
         }
         tokio::time::sleep(Duration::from_millis(50)).await;

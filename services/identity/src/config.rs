@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 /// `coffer-identity`'s settings (see coffer_http::config for how they are layered).
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(default)]
+#[derive(Default)]
 pub struct IdentityConfig {
     pub database_url: String,
     pub http: HttpSettings,
@@ -43,19 +44,6 @@ impl Default for TokenSettings {
         Self {
             lifetime_secs: 3600,
             key_reload_secs: 60,
-        }
-    }
-}
-
-impl Default for IdentityConfig {
-    fn default() -> Self {
-        Self {
-            database_url: String::new(),
-            http: HttpSettings::default(),
-            log: LogSettings::default(),
-            auth: AuthSettings::default(),
-            token: TokenSettings::default(),
-            cache: CacheSettings::default(),
         }
     }
 }

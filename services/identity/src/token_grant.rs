@@ -13,6 +13,9 @@ use crate::keyring::Keyring;
 use crate::store::rows::ClientRow;
 use crate::store::{accounts, clients};
 
+/// Tokens signed in the current second (the `i64`), by client id and key id.
+type RecentTokens = (i64, HashMap<(String, String), (Claims, String)>);
+
 /// A client as a grant needs it: its row and what it may touch.
 #[derive(Debug, Clone)]
 struct ClientRecord {
@@ -49,7 +52,7 @@ pub struct TokenIssuer {
     clock: Arc<dyn Clock>,
     issuer: String,
     lifetime_secs: i64,
-    recent: Mutex<(i64, HashMap<(String, String), (Claims, String)>)>,
+    recent: Mutex<RecentTokens>,
     /// Clients read within the last `client_cache_ttl`: a disabled client or a changed grant
     /// takes effect within that time on every replica.
     clients: TtlCache<String, ClientRecord>,

@@ -48,13 +48,13 @@ impl OrganisationInput {
             ));
         }
         // ISO 18245 merchant category codes are four digits.
-        if let Some(mcc) = &self.merchant_category_code {
-            if mcc.len() != 4 || !mcc.bytes().all(|b| b.is_ascii_digit()) {
-                v.push(FieldError::not_valid(
-                    "merchant_category_code",
-                    "must be four digits",
-                ));
-            }
+        if let Some(mcc) = &self.merchant_category_code
+            && (mcc.len() != 4 || !mcc.bytes().all(|b| b.is_ascii_digit()))
+        {
+            v.push(FieldError::not_valid(
+                "merchant_category_code",
+                "must be four digits",
+            ));
         }
         let locale = match self.locale {
             Some(raw) => v

@@ -2,11 +2,11 @@ use actix_web::{HttpResponse, web};
 use coffer_auth::Caller;
 use coffer_http::ApiError;
 
+use super::attachments::{self, OwnerKind};
 use super::lookup::{self, visible_organisations};
-use super::views::{AccountDetail, AccountItem, AddressView, BillingDataView};
+use super::views::{AccountDetail, AccountItem, BillingDataView};
 use crate::IdentityState;
-use crate::store::addresses::Owner;
-use crate::store::{accounts, addresses, billing, metadata as meta};
+use crate::store::{accounts, billing};
 
 /// The same cap as List Organisations: a plain array has no paging.
 const LIST_CAP: i64 = 500;
@@ -60,12 +60,7 @@ pub(super) async fn addresses(
     caller: Caller,
     path: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
-    let (account, _) = lookup::account(&state, &caller, &path).await?;
-    let rows = state
-        .store
-        .query(move |c| addresses::list(c, Owner::Account(&account.uuid)))
-        .await?;
-    Ok(HttpResponse::Ok().json(rows.iter().map(AddressView::from).collect::<Vec<_>>()))
+    attachments::list_addresses(&state, &caller, OwnerKind::Account, &path).await
 }
 
 pub(super) async fn address(
@@ -73,15 +68,8 @@ pub(super) async fn address(
     caller: Caller,
     path: web::Path<(String, String)>,
 ) -> Result<HttpResponse, ApiError> {
-    let (account_uuid, address_uuid) = path.into_inner();
-    let (account, _) = lookup::account(&state, &caller, &account_uuid).await?;
-    let address_uuid = lookup::uuid("address_uuid", &address_uuid)?;
-    let row = state
-        .store
-        .query(move |c| addresses::find(c, Owner::Account(&account.uuid), &address_uuid))
-        .await?
-        .ok_or_else(|| ApiError::not_found("Address"))?;
-    Ok(HttpResponse::Ok().json(AddressView::from(&row)))
+    let (owner, address) = path.into_inner();
+    attachments::get_address(&state, &caller, OwnerKind::Account, &owner, &address).await
 }
 
 pub(super) async fn metadata(
@@ -89,10 +77,5 @@ pub(super) async fn metadata(
     caller: Caller,
     path: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
-    let (account, _) = lookup::account(&state, &caller, &path).await?;
-    let entries = state
-        .store
-        .query(move |c| meta::get(c, &account.uuid))
-        .await?;
-    Ok(HttpResponse::Ok().json(entries))
+    attachments::get_metadata(&state, &caller, OwnerKind::Account, &path).await
 }

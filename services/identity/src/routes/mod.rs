@@ -1,6 +1,7 @@
 //! Identity's HTTP surface (API.md, "Token", "Organisations" and "Accounts").
 
 mod accounts;
+mod attachments;
 mod jwks;
 mod lookup;
 mod organisations;

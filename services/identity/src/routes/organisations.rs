@@ -5,11 +5,11 @@ use coffer_model::paging::{PagingLimits, PagingQuery};
 use serde::Deserialize;
 use serde_json::json;
 
+use super::attachments::{self, OwnerKind};
 use super::lookup::{self, visible_organisations};
-use super::views::{AddressView, OrganisationDetail, OrganisationItem};
+use super::views::{OrganisationDetail, OrganisationItem};
 use crate::IdentityState;
-use crate::store::addresses::Owner;
-use crate::store::{addresses, metadata as meta, organisations};
+use crate::store::organisations;
 
 /// SPEC.md caps List Organisations at 500 records; search pages beyond that.
 const LIST_CAP: i64 = 500;
@@ -77,12 +77,7 @@ pub(super) async fn addresses(
     caller: Caller,
     path: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
-    let organisation = lookup::organisation(&state, &caller, &path).await?;
-    let rows = state
-        .store
-        .query(move |c| addresses::list(c, Owner::Organisation(&organisation.uuid)))
-        .await?;
-    Ok(HttpResponse::Ok().json(rows.iter().map(AddressView::from).collect::<Vec<_>>()))
+    attachments::list_addresses(&state, &caller, OwnerKind::Organisation, &path).await
 }
 
 pub(super) async fn address(
@@ -90,15 +85,8 @@ pub(super) async fn address(
     caller: Caller,
     path: web::Path<(String, String)>,
 ) -> Result<HttpResponse, ApiError> {
-    let (organisation_uuid, address_uuid) = path.into_inner();
-    let organisation = lookup::organisation(&state, &caller, &organisation_uuid).await?;
-    let address_uuid = lookup::uuid("address_uuid", &address_uuid)?;
-    let row = state
-        .store
-        .query(move |c| addresses::find(c, Owner::Organisation(&organisation.uuid), &address_uuid))
-        .await?
-        .ok_or_else(|| ApiError::not_found("Address"))?;
-    Ok(HttpResponse::Ok().json(AddressView::from(&row)))
+    let (owner, address) = path.into_inner();
+    attachments::get_address(&state, &caller, OwnerKind::Organisation, &owner, &address).await
 }
 
 pub(super) async fn metadata(
@@ -106,10 +94,5 @@ pub(super) async fn metadata(
     caller: Caller,
     path: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
-    let organisation = lookup::organisation(&state, &caller, &path).await?;
-    let entries = state
-        .store
-        .query(move |c| meta::get(c, &organisation.uuid))
-        .await?;
-    Ok(HttpResponse::Ok().json(entries))
+    attachments::get_metadata(&state, &caller, OwnerKind::Organisation, &path).await
 }

@@ -1,7 +1,10 @@
 use diesel::r2d2::{ConnectionManager, PooledConnection};
+use diesel::result::Error as DieselError;
 use diesel::{PgConnection, SqliteConnection};
 
-/// One pooled connection of either backend; open it with [`crate::db_run!`].
+use crate::WriteTx;
+
+/// One pooled connection of either backend.
 pub enum Conn {
     Pg(PooledConnection<ConnectionManager<PgConnection>>),
     Sqlite(PooledConnection<ConnectionManager<SqliteConnection>>),
@@ -12,6 +15,42 @@ impl Conn {
         match self {
             Conn::Pg(_) => crate::Backend::Postgres,
             Conn::Sqlite(_) => crate::Backend::Sqlite,
+        }
+    }
+
+    pub fn db(&mut self) -> Db<'_> {
+        match self {
+            Conn::Pg(c) => Db::Pg(c),
+            Conn::Sqlite(c) => Db::Sqlite(c),
+        }
+    }
+}
+
+/// A borrowed connection of either backend, in or out of a transaction. Store functions
+/// take this, so that one transaction can span several of them; open it with
+/// [`crate::db_run!`].
+pub enum Db<'a> {
+    Pg(&'a mut PgConnection),
+    Sqlite(&'a mut SqliteConnection),
+}
+
+impl Db<'_> {
+    pub fn backend(&self) -> crate::Backend {
+        match self {
+            Db::Pg(_) => crate::Backend::Postgres,
+            Db::Sqlite(_) => crate::Backend::Sqlite,
+        }
+    }
+
+    /// Runs `f` in a write transaction (see [`WriteTx`]); nested calls become savepoints.
+    pub fn write_tx<T, E, F>(&mut self, f: F) -> Result<T, E>
+    where
+        F: FnOnce(&mut Db<'_>) -> Result<T, E>,
+        E: From<DieselError>,
+    {
+        match self {
+            Db::Pg(c) => c.write_tx(|c| f(&mut Db::Pg(c))),
+            Db::Sqlite(c) => c.write_tx(|c| f(&mut Db::Sqlite(c))),
         }
     }
 }

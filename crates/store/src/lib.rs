@@ -1,9 +1,9 @@
 //! Diesel on PostgreSQL or SQLite behind one [`Store`].
 //!
 //! `#[derive(MultiConnection)]` cannot express `ON CONFLICT`, so Coffer keeps an enum of the
-//! two pooled connections ([`Conn`]) and the [`db_run!`] macro, which expands the same diesel
+//! two connections ([`Db`]) and the [`db_run!`] macro, which expands the same diesel
 //! block once per backend. Queries are written once; backend-only clauses go in a
-//! `match` on [`Conn`] instead.
+//! `match` on [`Db`] instead.
 
 mod conn;
 mod error;
@@ -14,7 +14,7 @@ mod ttl_cache;
 mod url;
 mod write_tx;
 
-pub use conn::Conn;
+pub use conn::{Conn, Db};
 pub use diesel;
 pub use error::StoreError;
 pub use migrate::Migrations;
@@ -32,12 +32,12 @@ pub use write_tx::WriteTx;
 macro_rules! db_run {
     ($conn:ident: $body:block) => {
         match $conn {
-            $crate::Conn::Pg($conn) => {
-                let $conn: &mut $crate::diesel::PgConnection = &mut *$conn;
+            $crate::Db::Pg($conn) => {
+                let $conn: &mut $crate::diesel::PgConnection = &mut **$conn;
                 $body
             }
-            $crate::Conn::Sqlite($conn) => {
-                let $conn: &mut $crate::diesel::SqliteConnection = &mut *$conn;
+            $crate::Db::Sqlite($conn) => {
+                let $conn: &mut $crate::diesel::SqliteConnection = &mut **$conn;
                 $body
             }
         }

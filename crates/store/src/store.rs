@@ -5,7 +5,7 @@ use diesel::r2d2::{ConnectionManager, Pool};
 use diesel::{PgConnection, SqliteConnection};
 
 use crate::url::{self, Target};
-use crate::{Backend, Conn, Migrations, StoreError};
+use crate::{Backend, Conn, Db, Migrations, StoreError};
 
 #[derive(Debug, Clone)]
 pub struct PoolOptions {
@@ -93,14 +93,14 @@ impl Store {
     /// Runs blocking diesel work on tokio's blocking pool, never on an actix worker thread.
     pub async fn run<T, E, F>(&self, f: F) -> Result<T, E>
     where
-        F: FnOnce(&mut Conn) -> Result<T, E> + Send + 'static,
+        F: FnOnce(&mut Db<'_>) -> Result<T, E> + Send + 'static,
         T: Send + 'static,
         E: From<StoreError> + Send + 'static,
     {
         let store = self.clone();
         tokio::task::spawn_blocking(move || {
             let mut conn = store.get()?;
-            f(&mut conn)
+            f(&mut conn.db())
         })
         .await
         .map_err(|_| StoreError::Cancelled)?
@@ -109,7 +109,7 @@ impl Store {
     /// [`Store::run`] for store functions, which return diesel's `QueryResult`.
     pub async fn query<T, F>(&self, f: F) -> Result<T, StoreError>
     where
-        F: FnOnce(&mut Conn) -> diesel::QueryResult<T> + Send + 'static,
+        F: FnOnce(&mut Db<'_>) -> diesel::QueryResult<T> + Send + 'static,
         T: Send + 'static,
     {
         self.run(move |conn| f(conn).map_err(StoreError::from))

@@ -169,7 +169,7 @@ impl TokenIssuer {
 }
 
 fn fetch_client(
-    conn: &mut coffer_store::Conn,
+    conn: &mut coffer_store::Db<'_>,
     client_id: &str,
 ) -> diesel::QueryResult<Option<ClientRecord>> {
     let Some(row) = clients::find(conn, client_id)? else {

@@ -1,19 +1,19 @@
-use coffer_store::{Conn, db_run};
+use coffer_store::{Db, db_run};
 use diesel::prelude::*;
 
 use super::rows::{AccountRow, OrganisationRow};
 use crate::schema::{accounts::dsl as a, organisations::dsl as o};
 
-pub fn insert(conn: &mut Conn, row: &AccountRow) -> QueryResult<()> {
+pub fn insert(conn: &mut Db<'_>, row: &AccountRow) -> QueryResult<()> {
     db_run!(conn: { diesel::insert_into(a::accounts).values(row).execute(conn).map(drop) })
 }
 
-pub fn find(conn: &mut Conn, uuid: &str) -> QueryResult<Option<AccountRow>> {
+pub fn find(conn: &mut Db<'_>, uuid: &str) -> QueryResult<Option<AccountRow>> {
     db_run!(conn: { a::accounts.find(uuid).select(AccountRow::as_select()).first(conn).optional() })
 }
 
 pub fn find_with_organisation(
-    conn: &mut Conn,
+    conn: &mut Db<'_>,
     uuid: &str,
 ) -> QueryResult<Option<(AccountRow, OrganisationRow)>> {
     db_run!(conn: {
@@ -26,7 +26,7 @@ pub fn find_with_organisation(
     })
 }
 
-pub fn of_organisation(conn: &mut Conn, organisation: &str) -> QueryResult<Vec<AccountRow>> {
+pub fn of_organisation(conn: &mut Db<'_>, organisation: &str) -> QueryResult<Vec<AccountRow>> {
     db_run!(conn: {
         a::accounts
             .filter(a::organisation_uuid.eq(organisation))
@@ -37,7 +37,7 @@ pub fn of_organisation(conn: &mut Conn, organisation: &str) -> QueryResult<Vec<A
 }
 
 pub fn uuids_of_organisations(
-    conn: &mut Conn,
+    conn: &mut Db<'_>,
     organisations: &[String],
 ) -> QueryResult<Vec<String>> {
     db_run!(conn: {
@@ -52,7 +52,7 @@ pub fn uuids_of_organisations(
 /// Accounts of the organisations in `organisations` plus those in `accounts`; every
 /// account when `visible` is `None`.
 pub fn list(
-    conn: &mut Conn,
+    conn: &mut Db<'_>,
     visible: Option<(&[String], &[String])>,
     limit: i64,
 ) -> QueryResult<Vec<AccountRow>> {

@@ -1,4 +1,4 @@
-use coffer_store::{Conn, db_run};
+use coffer_store::{Db, db_run};
 use diesel::prelude::*;
 
 use super::rows::AddressRow;
@@ -11,11 +11,11 @@ pub enum Owner<'a> {
     Account(&'a str),
 }
 
-pub fn insert(conn: &mut Conn, row: &AddressRow) -> QueryResult<()> {
+pub fn insert(conn: &mut Db<'_>, row: &AddressRow) -> QueryResult<()> {
     db_run!(conn: { diesel::insert_into(ad::addresses).values(row).execute(conn).map(drop) })
 }
 
-pub fn list(conn: &mut Conn, owner: Owner<'_>) -> QueryResult<Vec<AddressRow>> {
+pub fn list(conn: &mut Db<'_>, owner: Owner<'_>) -> QueryResult<Vec<AddressRow>> {
     db_run!(conn: {
         let q = ad::addresses.select(AddressRow::as_select()).into_boxed();
         let q = match owner {
@@ -26,7 +26,7 @@ pub fn list(conn: &mut Conn, owner: Owner<'_>) -> QueryResult<Vec<AddressRow>> {
     })
 }
 
-pub fn find(conn: &mut Conn, owner: Owner<'_>, uuid: &str) -> QueryResult<Option<AddressRow>> {
+pub fn find(conn: &mut Db<'_>, owner: Owner<'_>, uuid: &str) -> QueryResult<Option<AddressRow>> {
     db_run!(conn: {
         let q = ad::addresses.filter(ad::uuid.eq(uuid)).select(AddressRow::as_select()).into_boxed();
         let q = match owner {

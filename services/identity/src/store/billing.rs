@@ -1,10 +1,10 @@
-use coffer_store::{Conn, db_run};
+use coffer_store::{Db, db_run};
 use diesel::prelude::*;
 
 use super::rows::BillingRow;
 use crate::schema::billing_data::dsl as b;
 
-pub fn upsert(conn: &mut Conn, row: &BillingRow) -> QueryResult<()> {
+pub fn upsert(conn: &mut Db<'_>, row: &BillingRow) -> QueryResult<()> {
     db_run!(conn: {
         diesel::insert_into(b::billing_data)
             .values(row)
@@ -16,7 +16,7 @@ pub fn upsert(conn: &mut Conn, row: &BillingRow) -> QueryResult<()> {
     })
 }
 
-pub fn find(conn: &mut Conn, account: &str) -> QueryResult<Option<BillingRow>> {
+pub fn find(conn: &mut Db<'_>, account: &str) -> QueryResult<Option<BillingRow>> {
     db_run!(conn: {
         b::billing_data.find(account).select(BillingRow::as_select()).first(conn).optional()
     })

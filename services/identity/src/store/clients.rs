@@ -1,11 +1,11 @@
-use coffer_store::{Conn, WriteTx, db_run};
+use coffer_store::{Db, WriteTx, db_run};
 use diesel::prelude::*;
 
 use super::rows::ClientRow;
 use crate::schema::{api_client_organisations::dsl as g, api_clients::dsl as c};
 
 /// Stores a client with the organisations it may touch, in one transaction.
-pub fn insert(conn: &mut Conn, row: &ClientRow, organisations: &[String]) -> QueryResult<()> {
+pub fn insert(conn: &mut Db<'_>, row: &ClientRow, organisations: &[String]) -> QueryResult<()> {
     db_run!(conn: {
         conn.write_tx(|conn| {
             diesel::insert_into(c::api_clients).values(row).execute(conn)?;
@@ -19,11 +19,11 @@ pub fn insert(conn: &mut Conn, row: &ClientRow, organisations: &[String]) -> Que
     })
 }
 
-pub fn find(conn: &mut Conn, client_id: &str) -> QueryResult<Option<ClientRow>> {
+pub fn find(conn: &mut Db<'_>, client_id: &str) -> QueryResult<Option<ClientRow>> {
     db_run!(conn: { c::api_clients.find(client_id).select(ClientRow::as_select()).first(conn).optional() })
 }
 
-pub fn organisations(conn: &mut Conn, client_id: &str) -> QueryResult<Vec<String>> {
+pub fn organisations(conn: &mut Db<'_>, client_id: &str) -> QueryResult<Vec<String>> {
     db_run!(conn: {
         g::api_client_organisations
             .filter(g::client_id.eq(client_id))

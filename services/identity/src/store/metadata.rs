@@ -1,11 +1,11 @@
 use std::collections::BTreeMap;
 
-use coffer_store::{Conn, WriteTx, db_run};
+use coffer_store::{Db, WriteTx, db_run};
 use diesel::prelude::*;
 
 use crate::schema::metadata::dsl as m;
 
-pub fn get(conn: &mut Conn, owner: &str) -> QueryResult<BTreeMap<String, String>> {
+pub fn get(conn: &mut Db<'_>, owner: &str) -> QueryResult<BTreeMap<String, String>> {
     db_run!(conn: {
         let pairs: Vec<(String, String)> =
             m::metadata.filter(m::owner_uuid.eq(owner)).select((m::key, m::value)).load(conn)?;
@@ -14,7 +14,11 @@ pub fn get(conn: &mut Conn, owner: &str) -> QueryResult<BTreeMap<String, String>
 }
 
 /// Sets the given keys, leaving others as they are.
-pub fn upsert(conn: &mut Conn, owner: &str, entries: &BTreeMap<String, String>) -> QueryResult<()> {
+pub fn upsert(
+    conn: &mut Db<'_>,
+    owner: &str,
+    entries: &BTreeMap<String, String>,
+) -> QueryResult<()> {
     db_run!(conn: {
         conn.write_tx(|conn| {
             for (key, value) in entries {

@@ -1,4 +1,4 @@
-use coffer_store::{Conn, db_run};
+use coffer_store::{Db, db_run};
 use diesel::prelude::*;
 
 use super::rows::OrganisationRow;
@@ -6,11 +6,11 @@ use crate::schema::organisations::dsl as o;
 
 diesel::define_sql_function!(fn lower(x: diesel::sql_types::Text) -> diesel::sql_types::Text);
 
-pub fn insert(conn: &mut Conn, row: &OrganisationRow) -> QueryResult<()> {
+pub fn insert(conn: &mut Db<'_>, row: &OrganisationRow) -> QueryResult<()> {
     db_run!(conn: { diesel::insert_into(o::organisations).values(row).execute(conn).map(drop) })
 }
 
-pub fn find(conn: &mut Conn, uuid: &str) -> QueryResult<Option<OrganisationRow>> {
+pub fn find(conn: &mut Db<'_>, uuid: &str) -> QueryResult<Option<OrganisationRow>> {
     db_run!(conn: {
         o::organisations.find(uuid).select(OrganisationRow::as_select()).first(conn).optional()
     })
@@ -18,7 +18,7 @@ pub fn find(conn: &mut Conn, uuid: &str) -> QueryResult<Option<OrganisationRow>>
 
 /// Organisations visible through `only` (every one when `None`), oldest first.
 pub fn list(
-    conn: &mut Conn,
+    conn: &mut Db<'_>,
     only: Option<&[String]>,
     limit: i64,
 ) -> QueryResult<Vec<OrganisationRow>> {
@@ -46,7 +46,7 @@ fn contains_pattern(name: &str) -> String {
 
 /// A page of organisations whose name contains `name` (any case), and the total count.
 pub fn search(
-    conn: &mut Conn,
+    conn: &mut Db<'_>,
     only: Option<&[String]>,
     name: Option<&str>,
     offset: i64,

@@ -1,0 +1,134 @@
+//! Every event Coffer emits, in one typed list. docs/events.md is generated from it (a test
+//! keeps the two equal; `COFFER_UPDATE_DOCS=1 cargo test -p coffer-events` rewrites it).
+
+/// One kind of event: `<prefix>.event.<domain>.<object>.<action>`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct EventType {
+    /// The emitting domain; also names the bus topic.
+    pub domain: &'static str,
+    pub object: &'static str,
+    pub action: &'static str,
+    /// What happened, and what `data` holds.
+    pub description: &'static str,
+}
+
+impl EventType {
+    pub fn name(&self, prefix: &str) -> String {
+        format!(
+            "{prefix}.event.{}.{}.{}",
+            self.domain, self.object, self.action
+        )
+    }
+
+    /// The topic of the domain: one per domain, so a consumer subscribes to what it needs.
+    pub fn topic(&self, prefix: &str) -> String {
+        topic(prefix, self.domain)
+    }
+}
+
+pub fn topic(prefix: &str, domain: &str) -> String {
+    format!("{prefix}.events.{domain}")
+}
+
+pub const ORGANISATION_CREATED: EventType = EventType {
+    domain: "identity",
+    object: "organisation",
+    action: "created",
+    description: "An organisation was created. `data` is the organisation in its single form.",
+};
+
+pub const ORGANISATION_UPDATED: EventType = EventType {
+    domain: "identity",
+    object: "organisation",
+    action: "updated",
+    description: "An organisation, its addresses or its metadata changed. `data` is the \
+                  organisation in its single form.",
+};
+
+pub const ACCOUNT_CREATED: EventType = EventType {
+    domain: "identity",
+    object: "account",
+    action: "created",
+    description: "An account was created. `data` is the account in its single form.",
+};
+
+pub const ACCOUNT_UPDATED: EventType = EventType {
+    domain: "identity",
+    object: "account",
+    action: "updated",
+    description: "An account, its addresses, metadata or billing data changed. `data` is the \
+                  account in its single form.",
+};
+
+/// The whole catalogue, in the order docs/events.md lists it.
+pub const CATALOGUE: &[EventType] = &[
+    ORGANISATION_CREATED,
+    ORGANISATION_UPDATED,
+    ACCOUNT_CREATED,
+    ACCOUNT_UPDATED,
+];
+
+/// docs/events.md, as generated from the catalogue.
+pub fn markdown() -> String {
+    let mut out = String::from(
+        "# Domain events\n\n\
+         Generated from `crates/events/src/catalogue.rs`; a test keeps this file equal to it.\n\n\
+         Every event travels in the envelope\n\
+         `{\"event\": {\"id\", \"name\", \"timestamp\", \"object\", \"object_uuid\", \
+         \"organisation_uuid\", \"account_uuid\", \"data\"}}`, where `timestamp` is in Unix \
+         milliseconds. Names are `<prefix>.event.<domain>.<object>.<action>`; the prefix is \
+         `coffer` unless configured (`events.prefix`). Each domain has one topic, \
+         `<prefix>.events.<domain>`, and messages are keyed by `object_uuid`, so the events of \
+         one object arrive in order.\n\n\
+         | name (prefix `coffer`) | topic | description |\n|---|---|---|\n",
+    );
+    for kind in CATALOGUE {
+        out.push_str(&format!(
+            "| `{}` | `{}` | {} |\n",
+            kind.name("coffer"),
+            kind.topic("coffer"),
+            kind.description
+                .split_whitespace()
+                .collect::<Vec<_>>()
+                .join(" ")
+        ));
+    }
+    out
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::panic)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_follow_the_pattern() {
+        assert_eq!(
+            ACCOUNT_UPDATED.name("svc"),
+            "svc.event.identity.account.updated"
+        );
+        assert_eq!(ACCOUNT_UPDATED.topic("svc"), "svc.events.identity");
+    }
+
+    #[test]
+    fn names_are_unique() {
+        let mut names: Vec<String> = CATALOGUE.iter().map(|k| k.name("coffer")).collect();
+        names.sort();
+        names.dedup();
+        assert_eq!(names.len(), CATALOGUE.len());
+    }
+
+    #[test]
+    fn docs_events_md_matches_the_catalogue() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/events.md");
+        let on_disk = std::fs::read_to_string(path).unwrap_or_default();
+        let expected = markdown();
+        if std::env::var_os("COFFER_UPDATE_DOCS").is_some() {
+            std::fs::write(path, &expected).unwrap();
+        } else if on_disk != expected {
+            panic!(
+                "docs/events.md is out of date: run COFFER_UPDATE_DOCS=1 cargo test -p coffer-events"
+            );
+        }
+    }
+}

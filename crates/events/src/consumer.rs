@@ -1,0 +1,199 @@
+//! Consumers: apply each event once, in order, and set aside what cannot be applied.
+//!
+//! Every delivery is handled in one transaction that first records `(consumer, event id)`
+//! in the inbox. A redelivered event finds its id there and is skipped; a failed handler
+//! rolls the inbox row back with its effects. The bus position is acknowledged only after
+//! that transaction commits. A delivery that still fails after `max_attempts` goes to the
+//! dead letters and the consumer moves on.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use coffer_model::clock::Clock;
+use coffer_store::{Db, Store, StoreError, db_run};
+use diesel::prelude::*;
+use tracing::Instrument;
+
+use crate::bus::{Bus, BusError, Delivery, Subscription};
+use crate::schema::inbox::dsl as i;
+use crate::{Event, TraceContext};
+
+#[derive(Debug, thiserror::Error)]
+pub enum HandlerError {
+    /// Worth another try (a conflict, a timeout).
+    #[error("{0}")]
+    Transient(String),
+    /// Will never succeed (a payload the handler cannot read).
+    #[error("{0}")]
+    Permanent(String),
+    #[error(transparent)]
+    Query(#[from] diesel::result::Error),
+}
+
+impl From<StoreError> for HandlerError {
+    fn from(e: StoreError) -> Self {
+        HandlerError::Transient(e.to_string())
+    }
+}
+
+/// What a service does with an event, inside the consumer's transaction.
+pub trait Handler: Send + Sync + 'static {
+    fn handle(&self, db: &mut Db<'_>, event: &Event) -> Result<(), HandlerError>;
+}
+
+#[derive(Debug, Clone)]
+pub struct ConsumerSettings {
+    /// Names the consumer group and the inbox rows; stable across releases.
+    pub name: String,
+    pub topics: Vec<String>,
+    pub max_attempts: u32,
+    /// Wait before the second attempt; doubles for each one after.
+    pub retry_backoff: Duration,
+}
+
+pub struct Consumer {
+    store: Store,
+    bus: Arc<dyn Bus>,
+    clock: Arc<dyn Clock>,
+    handler: Arc<dyn Handler>,
+    settings: ConsumerSettings,
+}
+
+enum Outcome {
+    Applied,
+    Duplicate,
+}
+
+impl Consumer {
+    pub fn new(
+        store: Store,
+        bus: Arc<dyn Bus>,
+        clock: Arc<dyn Clock>,
+        handler: Arc<dyn Handler>,
+        settings: ConsumerSettings,
+    ) -> Self {
+        Self {
+            store,
+            bus,
+            clock,
+            handler,
+            settings,
+        }
+    }
+
+    /// Consumes until the subscription fails; the caller restarts it.
+    pub async fn run(&self) -> Result<(), BusError> {
+        let mut subscription = self
+            .bus
+            .subscribe(&self.settings.name, &self.settings.topics)
+            .await?;
+        loop {
+            let delivery = subscription.next().await?;
+            self.process(&mut *subscription, &delivery).await?;
+        }
+    }
+
+    /// Runs forever, resubscribing after bus errors.
+    pub async fn run_forever(self: Arc<Self>) {
+        loop {
+            if let Err(e) = self.run().await {
+                tracing::warn!(consumer = %self.settings.name, error = %e, "consumer stopped; resubscribing");
+                tokio::time::sleep(Duration::from_secs(1)).await;
+            }
+        }
+    }
+
+    async fn process(
+        &self,
+        subscription: &mut dyn Subscription,
+        delivery: &Delivery,
+    ) -> Result<(), BusError> {
+        let trace = delivery
+            .message
+            .header("traceparent")
+            .and_then(TraceContext::parse)
+            .unwrap_or_else(TraceContext::new_root);
+        let span = tracing::info_span!(
+            "event",
+            consumer = %self.settings.name,
+            trace_id = %trace.trace_id,
+            topic = %delivery.message.topic,
+            offset = delivery.offset,
+        );
+        async {
+            let event = match Event::from_json(&delivery.message.payload) {
+                Ok(event) => event,
+                Err(e) => return self.give_up(subscription, delivery, &format!("unreadable event: {e}")).await,
+            };
+            let mut attempt = 0;
+            loop {
+                attempt += 1;
+                match self.apply(&event).await {
+                    Ok(Outcome::Applied) => {
+                        tracing::debug!(event_id = %event.id, name = %event.name, "event applied");
+                        break;
+                    }
+                    Ok(Outcome::Duplicate) => {
+                        tracing::debug!(event_id = %event.id, "event already applied; skipped");
+                        break;
+                    }
+                    Err(HandlerError::Permanent(reason)) => {
+                        return self.give_up(subscription, delivery, &reason).await;
+                    }
+                    Err(e) if attempt >= self.settings.max_attempts => {
+                        return self.give_up(subscription, delivery, &e.to_string()).await;
+                    }
+                    Err(e) => {
+                        tracing::warn!(event_id = %event.id, attempt, error = %e, "event failed; retrying");
+                        tokio::time::sleep(self.settings.retry_backoff * 2u32.pow(attempt - 1)).await;
+                    }
+                }
+            }
+            subscription.ack(delivery).await
+        }
+        .instrument(span)
+        .await
+    }
+
+    async fn give_up(
+        &self,
+        subscription: &mut dyn Subscription,
+        delivery: &Delivery,
+        reason: &str,
+    ) -> Result<(), BusError> {
+        tracing::error!(reason, key = %delivery.message.key, "event dead-lettered");
+        self.bus
+            .dead_letter(&self.settings.name, &delivery.message, reason)
+            .await?;
+        subscription.ack(delivery).await
+    }
+
+    async fn apply(&self, event: &Event) -> Result<Outcome, HandlerError> {
+        let handler = Arc::clone(&self.handler);
+        let consumer = self.settings.name.clone();
+        let now = self.clock.unix_ms();
+        let event = event.clone();
+        self.store
+            .run(move |db| {
+                db.write_tx(|tx| {
+                    if !record(tx, &consumer, &event.id.to_string(), now)? {
+                        return Ok(Outcome::Duplicate);
+                    }
+                    handler.handle(tx, &event)?;
+                    Ok(Outcome::Applied)
+                })
+            })
+            .await
+    }
+}
+
+/// Records the event in the inbox; false when it was there already.
+fn record(db: &mut Db<'_>, consumer: &str, event_id: &str, now: i64) -> QueryResult<bool> {
+    let inserted = db_run!(db: {
+        diesel::insert_into(i::inbox)
+            .values((i::consumer.eq(consumer), i::event_id.eq(event_id), i::handled_ms.eq(now)))
+            .on_conflict_do_nothing()
+            .execute(db)
+    })?;
+    Ok(inserted == 1)
+}

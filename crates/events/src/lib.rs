@@ -1,0 +1,25 @@
+//! Coffer's domain events: the envelope and catalogue, the transactional outbox and its
+//! relay, the bus (in-process or Kafka), and consumers that apply each event once.
+//!
+//! The path of an event: a service writes it to its outbox in the same transaction as the
+//! change it announces; the relay publishes committed rows to the bus and marks them; a
+//! consumer applies each delivery in a transaction that also records the event id in its
+//! inbox, so a redelivery is recognised and skipped.
+
+pub mod bus;
+pub mod catalogue;
+pub mod consumer;
+mod envelope;
+pub mod local_bus;
+pub mod outbox;
+pub mod relay;
+mod schema;
+pub mod trace;
+
+pub use bus::{Bus, BusError, Delivery, Message, Subscription};
+pub use catalogue::EventType;
+pub use consumer::{Consumer, ConsumerSettings, Handler, HandlerError};
+pub use envelope::{Envelope, Event};
+pub use outbox::{Outbox, append};
+pub use relay::{Relay, RelaySettings};
+pub use trace::TraceContext;

@@ -1,0 +1,229 @@
+//! The relay: moves committed outbox rows to the bus, in order, and marks them published.
+//!
+//! A batch is claimed, published and marked inside one database transaction. If the
+//! process dies before the commit, the rows are still unpublished and go out again (the
+//! bus may then carry a message twice; consumers' inboxes absorb that). On PostgreSQL
+//! several relays may run: each locks a set of partitions (transaction-scoped advisory
+//! locks) before claiming rows of those partitions with `FOR UPDATE SKIP LOCKED`, so one
+//! object's events are only ever published by one relay at a time, oldest first.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use coffer_model::clock::Clock;
+use coffer_store::{Db, Store, StoreError, WriteTx, db_run};
+use diesel::prelude::*;
+use diesel::result::Error as DieselError;
+use tokio::sync::Notify;
+
+use crate::bus::{Bus, BusError, Message};
+use crate::outbox::PARTITIONS;
+use crate::schema::outbox::dsl as o;
+
+diesel::define_sql_function!(fn pg_try_advisory_xact_lock(key1: diesel::sql_types::Integer, key2: diesel::sql_types::Integer) -> diesel::sql_types::Bool);
+
+#[derive(Debug, Clone)]
+pub struct RelaySettings {
+    /// Rows claimed and published per transaction.
+    pub batch_size: i64,
+    /// How often to look for rows when nothing wakes the relay (rows written by another
+    /// process, e.g. `coffer admin`).
+    pub poll_interval: Duration,
+    /// How long published rows are kept before they are purged.
+    pub retention: Duration,
+    /// Partitions one relay claims at a time on PostgreSQL; with fewer than
+    /// `PARTITIONS / partitions_per_claim` replicas every partition has a taker.
+    pub partitions_per_claim: i32,
+    /// Names this service's advisory locks (first key of the two-key form).
+    pub lock_space: i32,
+}
+
+impl Default for RelaySettings {
+    fn default() -> Self {
+        Self {
+            batch_size: 500,
+            poll_interval: Duration::from_millis(500),
+            retention: Duration::from_secs(24 * 3600),
+            partitions_per_claim: 16,
+            lock_space: 0x00c0_ffe0,
+        }
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum RelayError {
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error("outbox query failed: {0}")]
+    Query(#[from] DieselError),
+    #[error(transparent)]
+    Bus(#[from] BusError),
+}
+
+type Claimed = (i64, String, String, String, Option<String>);
+
+pub struct Relay {
+    store: Store,
+    bus: Arc<dyn Bus>,
+    clock: Arc<dyn Clock>,
+    signal: Arc<Notify>,
+    settings: RelaySettings,
+}
+
+impl Relay {
+    pub fn new(
+        store: Store,
+        bus: Arc<dyn Bus>,
+        clock: Arc<dyn Clock>,
+        signal: Arc<Notify>,
+        settings: RelaySettings,
+    ) -> Self {
+        Self {
+            store,
+            bus,
+            clock,
+            signal,
+            settings,
+        }
+    }
+
+    /// Publishes one batch; returns how many events went out.
+    pub async fn run_once(&self) -> Result<usize, RelayError> {
+        let bus = Arc::clone(&self.bus);
+        let runtime = tokio::runtime::Handle::current();
+        let now = self.clock.unix_ms();
+        let settings = self.settings.clone();
+        // A first partition chosen at random, so replicas start on different ones.
+        let start = (uuid::Uuid::new_v4().as_u128() % PARTITIONS as u128) as i32;
+        self.store
+            .run(move |db| {
+                let publish = |rows: &[Claimed]| -> Result<(), RelayError> {
+                    let messages: Vec<Message> = rows.iter().map(to_message).collect();
+                    runtime
+                        .block_on(bus.publish(&messages))
+                        .map_err(RelayError::from)
+                };
+                match db {
+                    Db::Pg(conn) => conn.write_tx(|conn| {
+                        // Only partitions with work are worth a lock; walk them from a random
+                        // point so replicas tend to take different ones.
+                        let mut pending: Vec<i32> = o::outbox
+                            .filter(o::published_ms.is_null())
+                            .select(o::partition_no)
+                            .distinct()
+                            .load(conn)?;
+                        pending.sort_unstable_by_key(|p| (p - start).rem_euclid(PARTITIONS));
+                        let mut mine = Vec::new();
+                        for partition in pending {
+                            if mine.len() as i32 >= settings.partitions_per_claim {
+                                break;
+                            }
+                            let locked: bool = diesel::select(pg_try_advisory_xact_lock(
+                                settings.lock_space,
+                                partition,
+                            ))
+                            .get_result(conn)?;
+                            if locked {
+                                mine.push(partition);
+                            }
+                        }
+                        let rows: Vec<Claimed> = o::outbox
+                            .filter(o::published_ms.is_null().and(o::partition_no.eq_any(&mine)))
+                            .order(o::seq.asc())
+                            .limit(settings.batch_size)
+                            .select((o::seq, o::topic, o::message_key, o::payload, o::traceparent))
+                            .for_update()
+                            .skip_locked()
+                            .load(conn)?;
+                        publish(&rows)?;
+                        mark(&mut Db::Pg(conn), &rows, now)?;
+                        Ok(rows.len())
+                    }),
+                    // SQLite has one writer: the immediate transaction is the claim.
+                    Db::Sqlite(conn) => conn.write_tx(|conn| {
+                        let rows: Vec<Claimed> = o::outbox
+                            .filter(o::published_ms.is_null())
+                            .order(o::seq.asc())
+                            .limit(settings.batch_size)
+                            .select((o::seq, o::topic, o::message_key, o::payload, o::traceparent))
+                            .load(conn)?;
+                        publish(&rows)?;
+                        mark(&mut Db::Sqlite(conn), &rows, now)?;
+                        Ok(rows.len())
+                    }),
+                }
+            })
+            .await
+    }
+
+    /// Deletes rows published longer ago than the retention.
+    pub async fn purge(&self) -> Result<usize, RelayError> {
+        let before = self.clock.unix_ms()
+            - i64::try_from(self.settings.retention.as_millis()).unwrap_or(i64::MAX);
+        let purged = self
+            .store
+            .query(move |db| {
+                db_run!(db: {
+                    diesel::delete(o::outbox.filter(o::published_ms.lt(before))).execute(db)
+                })
+            })
+            .await?;
+        Ok(purged)
+    }
+
+    /// Publishes until the outbox is empty, then waits for a commit signal or the poll
+    /// interval; purges now and then. Never returns; errors are logged and retried.
+    pub async fn run(self: Arc<Self>) {
+        let mut last_purge = std::time::Instant::now();
+        let mut backoff = Duration::from_millis(100);
+        loop {
+            match self.run_once().await {
+                Ok(n) if n > 0 => {
+                    backoff = Duration::from_millis(100);
+                    continue;
+                }
+                Ok(_) => backoff = Duration::from_millis(100),
+                Err(e) => {
+                    tracing::warn!(error = %e, "outbox relay failed; retrying");
+                    tokio::time::sleep(backoff).await;
+                    backoff = (backoff * 2).min(Duration::from_secs(10));
+                    continue;
+                }
+            }
+            if last_purge.elapsed() > Duration::from_secs(300) {
+                last_purge = std::time::Instant::now();
+                match self.purge().await {
+                    Ok(n) if n > 0 => tracing::info!(purged = n, "purged published outbox rows"),
+                    Ok(_) => {}
+                    Err(e) => tracing::warn!(error = %e, "could not purge the outbox"),
+                }
+            }
+            let _ = tokio::time::timeout(self.settings.poll_interval, self.signal.notified()).await;
+        }
+    }
+}
+
+fn to_message((_, topic, key, payload, traceparent): &Claimed) -> Message {
+    let mut headers = Vec::new();
+    if let Some(t) = traceparent {
+        headers.push(("traceparent".to_owned(), t.clone()));
+    }
+    // The id and name ride in headers too, so tools can route without parsing the body.
+    if let Ok(event) = crate::Event::from_json(payload.as_bytes()) {
+        headers.push(("event_id".to_owned(), event.id.to_string()));
+        headers.push(("event_name".to_owned(), event.name));
+    }
+    Message {
+        topic: topic.clone(),
+        key: key.clone(),
+        payload: payload.clone().into_bytes(),
+        headers,
+    }
+}
+
+fn mark(db: &mut Db<'_>, rows: &[Claimed], now: i64) -> QueryResult<()> {
+    let seqs: Vec<i64> = rows.iter().map(|r| r.0).collect();
+    db_run!(db: {
+        diesel::update(o::outbox.filter(o::seq.eq_any(&seqs))).set(o::published_ms.eq(now)).execute(db).map(drop)
+    })
+}

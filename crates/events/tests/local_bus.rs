@@ -1,0 +1,189 @@
+//! The outbox, relay, in-process bus and consumer together, on each database backend.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod common;
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use coffer_events::local_bus::{self, LocalBus};
+use coffer_events::{Bus, Message, append, outbox};
+use coffer_store::{Store, StoreError};
+use common::*;
+use uuid::Uuid;
+
+struct World {
+    store: Store,
+    bus: Arc<LocalBus>,
+    _dbs: (coffer_testkit::TestDb, coffer_testkit::TestDb),
+}
+
+async fn world(backend: coffer_testkit::Backend) -> World {
+    let (service_db, bus_db) = (backend_db(backend), backend_db(backend));
+    let store = store(&service_db, PROBE).await;
+    let bus = Arc::new(LocalBus::new(
+        common::store(&bus_db, local_bus::MIGRATIONS).await,
+        clock(),
+    ));
+    World {
+        store,
+        bus,
+        _dbs: (service_db, bus_db),
+    }
+}
+
+async fn commit(store: &Store, events: Vec<coffer_events::outbox::OutboxEvent>) {
+    store
+        .query(move |db| db.write_tx(|tx| append(tx, &events, None)))
+        .await
+        .unwrap();
+}
+
+coffer_testkit::backend_tests! {
+    async fn committed_events_arrive_and_rolled_back_ones_never_exist(backend) {
+        let w = world(backend).await;
+        let outbox = outbox();
+        let kept = event(&outbox, Uuid::new_v4(), 1);
+        let dropped = event(&outbox, Uuid::new_v4(), 2);
+        let kept_id = kept.event.id.to_string();
+
+        let rolled_back: Result<(), StoreError> = w
+            .store
+            .run(move |db| {
+                db.write_tx(|tx| {
+                    append(tx, &[dropped], None)?;
+                    Err(diesel::result::Error::RollbackTransaction)
+                })
+                .map_err(StoreError::from)
+            })
+            .await;
+        assert!(rolled_back.is_err());
+        commit(&w.store, vec![kept]).await;
+        let pending = w.store.query(|db| outbox::pending_count(db)).await.unwrap();
+        assert_eq!(pending, 1, "only the committed event is in the outbox");
+
+        let bus: Arc<dyn Bus> = w.bus.clone();
+        let relay = relay(&w.store, Arc::clone(&bus), &outbox);
+        assert_eq!(relay.run_once().await.unwrap(), 1);
+        assert_eq!(relay.run_once().await.unwrap(), 0, "published rows are not sent again");
+        let consumer = consumer(&w.store, bus, "probe");
+        let task = tokio::spawn(async move { consumer.run().await });
+        let rows = wait_for_effects(&w.store, |rows| !rows.is_empty()).await;
+        tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+        task.abort();
+        assert_eq!(effects(&w.store).await.len(), 1);
+        assert_eq!(rows[0].0, kept_id);
+    }
+
+    async fn a_message_delivered_twice_is_applied_once(backend) {
+        let w = world(backend).await;
+        let outbox = outbox();
+        let e = event(&outbox, Uuid::new_v4(), 7);
+        let message = Message {
+            topic: e.topic.clone(),
+            key: e.event.object_uuid.to_string(),
+            payload: e.event.to_json().unwrap(),
+            headers: vec![],
+        };
+        w.bus.publish(&[message.clone(), message.clone()]).await.unwrap();
+        let marker = event(&outbox, Uuid::new_v4(), 8);
+        commit(&w.store, vec![marker]).await;
+        let bus: Arc<dyn Bus> = w.bus.clone();
+        relay(&w.store, Arc::clone(&bus), &outbox).run_once().await.unwrap();
+        let consumer = consumer(&w.store, bus, "probe");
+        let task = tokio::spawn(async move { consumer.run().await });
+        let rows = wait_for_effects(&w.store, |rows| rows.iter().any(|r| r.2 == 8)).await;
+        task.abort();
+        assert_eq!(rows.iter().filter(|r| r.2 == 7).count(), 1, "{rows:?}");
+    }
+
+    async fn a_poison_event_is_dead_lettered_and_the_rest_flow(backend) {
+        let w = world(backend).await;
+        let outbox = outbox();
+        let object = Uuid::new_v4();
+        let poison = outbox.event(&PROBED, object, None, None, serde_json::json!({ "poison": true }));
+        commit(&w.store, vec![event(&outbox, object, 1), poison, event(&outbox, object, 3)]).await;
+        let bus: Arc<dyn Bus> = w.bus.clone();
+        relay(&w.store, Arc::clone(&bus), &outbox).run_once().await.unwrap();
+        // Something that is not an event at all is set aside too.
+        w.bus.publish(&[Message { topic: PROBED.topic("coffer"), key: "x".into(), payload: b"not json".to_vec(), headers: vec![] }]).await.unwrap();
+        commit(&w.store, vec![event(&outbox, object, 5)]).await;
+        relay(&w.store, Arc::clone(&bus), &outbox).run_once().await.unwrap();
+
+        let consumer = consumer(&w.store, bus, "probe");
+        let task = tokio::spawn(async move { consumer.run().await });
+        let rows = wait_for_effects(&w.store, |rows| rows.iter().any(|r| r.2 == 5)).await;
+        task.abort();
+        let sequences: Vec<i64> = rows.iter().map(|r| r.2).collect();
+        assert_eq!(sequences, [1, 3, 5]);
+        let dead = w.bus.dead_letters("probe").await.unwrap();
+        assert_eq!(dead.len(), 2, "{dead:?}");
+        assert_eq!(dead[0].1, object.to_string());
+        assert!(dead[0].2.contains("poison"));
+        assert!(dead[1].2.contains("unreadable"));
+    }
+
+    async fn a_restarted_consumer_resumes_after_its_last_acknowledgement(backend) {
+        let w = world(backend).await;
+        let outbox = outbox();
+        commit(&w.store, (0..5).map(|i| event(&outbox, Uuid::new_v4(), i)).collect()).await;
+        let bus: Arc<dyn Bus> = w.bus.clone();
+        relay(&w.store, Arc::clone(&bus), &outbox).run_once().await.unwrap();
+        let first = consumer(&w.store, Arc::clone(&bus), "probe");
+        let task = tokio::spawn(async move { first.run().await });
+        wait_for_effects(&w.store, |rows| rows.len() == 5).await;
+        task.abort();
+        commit(&w.store, (5..8).map(|i| event(&outbox, Uuid::new_v4(), i)).collect()).await;
+        relay(&w.store, Arc::clone(&bus), &outbox).run_once().await.unwrap();
+        let second = consumer(&w.store, bus, "probe");
+        let task = tokio::spawn(async move { second.run().await });
+        let rows = wait_for_effects(&w.store, |rows| rows.len() >= 8).await;
+        tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+        task.abort();
+        assert_eq!(effects(&w.store).await.len(), 8);
+        assert_eq!(rows.iter().map(|r| r.2).collect::<Vec<_>>(), (0..8).collect::<Vec<_>>());
+    }
+
+    async fn two_relays_keep_each_objects_order(backend) {
+        let w = world(backend).await;
+        let outbox = outbox();
+        let objects: Vec<Uuid> = (0..20).map(|_| Uuid::new_v4()).collect();
+        // Interleaved, so every batch holds many objects' events.
+        for round in 0..10 {
+            let batch = (0..100).map(|i| event(&outbox, objects[i % 20], round * 100 + i as i64)).collect();
+            commit(&w.store, batch).await;
+        }
+        let bus: Arc<dyn Bus> = w.bus.clone();
+        // Each relay with its own connection pool, as two replicas would have.
+        let second_store = Store::connect(&w._dbs.0.url, &Default::default()).unwrap();
+        let mut relays = Vec::new();
+        for store in [w.store.clone(), second_store] {
+            let r = relay(&store, Arc::clone(&bus), &outbox);
+            relays.push(tokio::spawn(async move {
+                let mut n = 0;
+                loop {
+                    let published = r.run_once().await.unwrap();
+                    if published == 0 {
+                        break n;
+                    }
+                    n += published;
+                    tokio::task::yield_now().await;
+                }
+            }));
+        }
+        let mut total = 0;
+        for r in relays {
+            total += r.await.unwrap();
+        }
+        assert_eq!(total, 1000, "every event published exactly once by the relays");
+        let consumer = consumer(&w.store, bus, "probe");
+        let task = tokio::spawn(async move { consumer.run().await });
+        let rows = wait_for_effects(&w.store, |rows| rows.len() == 1000).await;
+        task.abort();
+        let mut last: HashMap<String, i64> = HashMap::new();
+        for (_, object, sequence) in rows {
+            let previous = last.insert(object.clone(), sequence).unwrap_or(-1);
+            assert!(sequence > previous, "object {object}: {sequence} after {previous}");
+        }
+    }
+}

@@ -1,0 +1,3 @@
+DROP TABLE effects;
+DROP TABLE inbox;
+DROP TABLE outbox;

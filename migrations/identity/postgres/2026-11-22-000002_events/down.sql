@@ -1,0 +1,2 @@
+DROP TABLE inbox;
+DROP TABLE outbox;

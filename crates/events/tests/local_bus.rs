@@ -59,7 +59,7 @@ coffer_testkit::backend_tests! {
             .await;
         assert!(rolled_back.is_err());
         commit(&w.store, vec![kept]).await;
-        let pending = w.store.query(|db| outbox::pending_count(db)).await.unwrap();
+        let pending = w.store.query(outbox::pending_count).await.unwrap();
         assert_eq!(pending, 1, "only the committed event is in the outbox");
 
         let bus: Arc<dyn Bus> = w.bus.clone();

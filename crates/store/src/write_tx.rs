@@ -1,4 +1,4 @@
-use diesel::connection::Connection;
+use diesel::connection::{AnsiTransactionManager, Connection, TransactionManager};
 use diesel::result::Error as DieselError;
 use diesel::{PgConnection, SqliteConnection};
 
@@ -28,6 +28,14 @@ impl WriteTx for SqliteConnection {
         F: FnOnce(&mut Self) -> Result<T, E>,
         E: From<DieselError>,
     {
-        self.immediate_transaction(f)
+        // IMMEDIATE only opens a transaction; inside one (a store function called from a
+        // larger transaction) the write lock is already held and a savepoint is what fits.
+        let depth = <AnsiTransactionManager as TransactionManager<SqliteConnection>>::transaction_manager_status_mut(self)
+            .transaction_depth();
+        if matches!(depth, Ok(Some(_))) {
+            self.transaction(f)
+        } else {
+            self.immediate_transaction(f)
+        }
     }
 }

@@ -3,6 +3,7 @@ use std::sync::Arc;
 
 use actix_web::dev::ServerHandle;
 use coffer_auth::{Claims, Jwks, KeySource, SharedKeys, SigningKey, Verifier, scopes};
+use coffer_events::local_bus::{self, LocalBus};
 use coffer_http::{AppContext, Metrics, Module};
 use coffer_model::clock::{Clock, ManualClock};
 use coffer_store::{Migrations, PoolOptions, Store};
@@ -17,6 +18,8 @@ pub const START_UNIX: i64 = 1_767_225_600;
 /// What a service under test is built from.
 pub struct Harness {
     pub store: Store,
+    /// The in-process bus, on its own database; what the service publishes lands here.
+    pub bus: Arc<LocalBus>,
     pub clock: ManualClock,
     pub keys: SharedKeys,
     pub issuer: String,
@@ -33,6 +36,7 @@ pub struct TestApp {
     pub base_url: String,
     pub http: reqwest::Client,
     pub store: Store,
+    pub bus: Arc<LocalBus>,
     pub clock: ManualClock,
     pub keys: SharedKeys,
     pub backend: Backend,
@@ -40,6 +44,27 @@ pub struct TestApp {
     server: ServerHandle,
     workers: Vec<tokio::task::JoinHandle<()>>,
     _db: TestDb,
+    _bus_db: TestDb,
+}
+
+async fn migrated(db: &TestDb, migrations: &[Migrations]) -> Store {
+    let store = Store::connect(
+        &db.url,
+        &PoolOptions {
+            max_connections: 4,
+            ..PoolOptions::default()
+        },
+    )
+    .expect("test database url");
+    for set in migrations {
+        let store = store.clone();
+        let set = *set;
+        tokio::task::spawn_blocking(move || store.migrate(&set))
+            .await
+            .expect("migration task")
+            .expect("migrations apply");
+    }
+    store
 }
 
 impl TestApp {
@@ -51,23 +76,13 @@ impl TestApp {
         Fut: std::future::Future<Output = Vec<Arc<dyn Module>>>,
     {
         let db = TestDb::create(backend);
-        let store = Store::connect(
-            &db.url,
-            &PoolOptions {
-                max_connections: 4,
-                ..PoolOptions::default()
-            },
-        )
-        .expect("test database url");
-        for set in migrations {
-            let store = store.clone();
-            let set = *set;
-            tokio::task::spawn_blocking(move || store.migrate(&set))
-                .await
-                .expect("migration task")
-                .expect("migrations apply");
-        }
+        let store = migrated(&db, migrations).await;
+        let bus_db = TestDb::create(Backend::Sqlite);
         let clock = ManualClock::at_unix(START_UNIX);
+        let bus = Arc::new(LocalBus::new(
+            migrated(&bus_db, &[local_bus::MIGRATIONS]).await,
+            Arc::new(clock.clone()),
+        ));
         let keys = SharedKeys::default();
         let signer = SigningKey::generate("testkit").expect("test signing key");
         keys.replace(
@@ -79,6 +94,7 @@ impl TestApp {
 
         let harness = Harness {
             store: store.clone(),
+            bus: Arc::clone(&bus),
             clock: clock.clone(),
             keys: keys.clone(),
             issuer: ISSUER.to_owned(),
@@ -105,6 +121,7 @@ impl TestApp {
             base_url: format!("http://127.0.0.1:{port}"),
             http: reqwest::Client::new(),
             store,
+            bus,
             clock,
             keys,
             backend,
@@ -112,6 +129,7 @@ impl TestApp {
             server: handle,
             workers,
             _db: db,
+            _bus_db: bus_db,
         }
     }
 

@@ -3,6 +3,7 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
+use coffer_events::Outbox;
 use coffer_identity::admin::{Admin, ClientAccess};
 use coffer_identity::domain::directory::{AddressInput, BillingInput, OrganisationInput};
 use coffer_model::clock::SystemClock;
@@ -16,7 +17,9 @@ pub async fn run(args: AdminArgs) -> anyhow::Result<()> {
         Some(url) => services::open_url(url, coffer_identity::MIGRATIONS).await?,
         None => services::open(&args.data_dir, coffer_identity::MIGRATIONS).await?,
     };
-    let admin = Admin::new(store, Arc::new(SystemClock));
+    let clock: Arc<dyn coffer_model::clock::Clock> = Arc::new(SystemClock);
+    // The events go to identity's outbox; the relay of the running service publishes them.
+    let admin = Admin::new(store, Arc::clone(&clock), Outbox::new("coffer", clock));
     let out = match args.command {
         AdminCommand::Organisation(OrganisationCommand::Create {
             name,

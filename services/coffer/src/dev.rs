@@ -37,13 +37,12 @@ pub async fn run(args: DevArgs) -> anyhow::Result<()> {
 
     let clock: Arc<dyn Clock> = Arc::new(SystemClock);
     let keys = SharedKeys::default();
-    let modules = services::start_all(&args.data_dir, Arc::clone(&clock), keys.clone()).await?;
+    let standalone = services::start_all(&args.data_dir, Arc::clone(&clock), keys.clone()).await?;
+    let (modules, admin) = (standalone.modules, standalone.identity_admin);
 
     let listener =
         TcpListener::bind(listen).with_context(|| format!("cannot listen on {listen}"))?;
     let base_url = format!("http://{}", listener.local_addr()?);
-    let identity_store = services::open(&args.data_dir, coffer_identity::MIGRATIONS).await?;
-    let admin = Admin::new(identity_store, Arc::clone(&clock));
     let credentials = ensure_demo(&admin, &args.data_dir, &base_url).await?;
     announce(&credentials, &args.data_dir);
 

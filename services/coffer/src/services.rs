@@ -6,12 +6,21 @@ use std::sync::Arc;
 
 use anyhow::Context;
 use coffer_auth::SharedKeys;
+use coffer_events::Bus;
+use coffer_events::local_bus::{self, LocalBus};
 use coffer_http::Module;
 use coffer_model::clock::Clock;
 use coffer_store::{Migrations, PoolOptions, Store};
 
-/// Every hosted service's migrations, by service name.
-pub const MIGRATIONS: &[Migrations] = &[coffer_identity::MIGRATIONS];
+/// Every hosted service's migrations, and the bus's.
+pub const MIGRATIONS: &[Migrations] = &[local_bus::MIGRATIONS, coffer_identity::MIGRATIONS];
+
+/// The services of one `coffer dev` process.
+pub struct Standalone {
+    pub modules: Vec<Arc<dyn Module>>,
+    /// Identity's operator actions, sharing its outbox.
+    pub identity_admin: coffer_identity::admin::Admin,
+}
 
 pub fn database_path(data_dir: &Path, service: &str) -> anyhow::Result<PathBuf> {
     std::fs::create_dir_all(data_dir)
@@ -48,20 +57,29 @@ pub async fn migrate(data_dir: &Path) -> anyhow::Result<Vec<Store>> {
     Ok(stores)
 }
 
-/// Starts every service against its file in `data_dir`.
+/// Starts every service against its file in `data_dir`, all on one in-process bus.
 pub async fn start_all(
     data_dir: &Path,
     clock: Arc<dyn Clock>,
     keys: SharedKeys,
-) -> anyhow::Result<Vec<Arc<dyn Module>>> {
+) -> anyhow::Result<Standalone> {
+    let bus: Arc<dyn Bus> = Arc::new(LocalBus::new(
+        open(data_dir, local_bus::MIGRATIONS).await?,
+        Arc::clone(&clock),
+    ));
     let identity_store = open(data_dir, coffer_identity::MIGRATIONS).await?;
     let identity = coffer_identity::Identity::start(
         identity_store,
         Arc::clone(&clock),
         keys.clone(),
+        Arc::clone(&bus),
         coffer_identity::IdentitySettings::default(),
     )
     .await
     .context("identity could not load its signing keys")?;
-    Ok(vec![Arc::new(identity)])
+    let identity_admin = identity.admin();
+    Ok(Standalone {
+        modules: vec![Arc::new(identity)],
+        identity_admin,
+    })
 }

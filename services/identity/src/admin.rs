@@ -5,12 +5,19 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use coffer_auth::scopes;
+use coffer_events::catalogue::{
+    ACCOUNT_CREATED, ACCOUNT_UPDATED, ORGANISATION_CREATED, ORGANISATION_UPDATED,
+};
+use coffer_events::outbox::OutboxEvent;
+use coffer_events::{Outbox, TraceContext, append};
 use coffer_model::clock::Clock;
 use coffer_model::validation::FieldError;
-use coffer_store::{Store, StoreError};
+use coffer_store::{Db, Store, StoreError};
+use diesel::QueryResult;
 use serde::Serialize;
 use uuid::Uuid;
 
+use crate::announce;
 use crate::domain::client_secret;
 use crate::domain::directory::{AddressInput, BillingInput, OrganisationInput, validate_metadata};
 use crate::keyring::{self, KeyringError};
@@ -57,15 +64,48 @@ pub enum ClientAccess {
     Platform,
 }
 
+/// An organisation or an account, as the owner of addresses and metadata.
+enum Owner {
+    Organisation(String),
+    Account(String),
+}
+
 #[derive(Clone)]
 pub struct Admin {
     store: Store,
     clock: Arc<dyn Clock>,
+    outbox: Outbox,
 }
 
 impl Admin {
-    pub fn new(store: Store, clock: Arc<dyn Clock>) -> Self {
-        Self { store, clock }
+    /// `outbox` carries the events of every change (the relay of the running service
+    /// publishes them, also when the change was made by another process).
+    pub fn new(store: Store, clock: Arc<dyn Clock>, outbox: Outbox) -> Self {
+        Self {
+            store,
+            clock,
+            outbox,
+        }
+    }
+
+    /// Makes `change` and appends the events it returns, in one transaction.
+    async fn write_announcing<F>(&self, change: F) -> Result<(), AdminError>
+    where
+        F: FnOnce(&mut Db<'_>, &Outbox) -> QueryResult<Vec<OutboxEvent>> + Send + 'static,
+    {
+        let outbox = self.outbox.clone();
+        // Operator changes start their own trace; it follows the events to every consumer.
+        let trace = TraceContext::new_root();
+        self.store
+            .query(move |db| {
+                db.write_tx(|tx| {
+                    let events = change(tx, &outbox)?;
+                    append(tx, &events, Some(&trace))
+                })
+            })
+            .await?;
+        self.outbox.committed();
+        Ok(())
     }
 
     pub async fn create_organisation(
@@ -83,9 +123,16 @@ impl Admin {
             locale: valid.locale,
         };
         let stored = row.clone();
-        self.store
-            .query(move |c| organisations::insert(c, &stored))
-            .await?;
+        self.write_announcing(move |tx, outbox| {
+            organisations::insert(tx, &stored)?;
+            Ok(vec![announce::organisation(
+                tx,
+                outbox,
+                &ORGANISATION_CREATED,
+                &stored.uuid,
+            )?])
+        })
+        .await?;
         json(&OrganisationDetail::new(&row, &[]))
     }
 
@@ -106,9 +153,20 @@ impl Admin {
             active: true,
         };
         let stored = row.clone();
-        self.store
-            .query(move |c| accounts::insert(c, &stored))
-            .await?;
+        self.write_announcing(move |tx, outbox| {
+            accounts::insert(tx, &stored)?;
+            // The organisation's single form lists its accounts, so it changed too.
+            Ok(vec![
+                announce::account(tx, outbox, &ACCOUNT_CREATED, &stored.uuid)?,
+                announce::organisation(
+                    tx,
+                    outbox,
+                    &ORGANISATION_UPDATED,
+                    &stored.organisation_uuid,
+                )?,
+            ])
+        })
+        .await?;
         json(&AccountDetail::new(&row, &org))
     }
 
@@ -149,7 +207,7 @@ impl Admin {
         input: AddressInput,
     ) -> Result<serde_json::Value, AdminError> {
         let org = self.organisation(organisation).await?;
-        self.add_address(Some(org.uuid), None, input).await
+        self.add_address(Owner::Organisation(org.uuid), input).await
     }
 
     pub async fn add_account_address(
@@ -158,16 +216,19 @@ impl Admin {
         input: AddressInput,
     ) -> Result<serde_json::Value, AdminError> {
         let acc = self.account(account).await?;
-        self.add_address(None, Some(acc.uuid), input).await
+        self.add_address(Owner::Account(acc.uuid), input).await
     }
 
     async fn add_address(
         &self,
-        organisation_uuid: Option<String>,
-        account_uuid: Option<String>,
+        owner: Owner,
         input: AddressInput,
     ) -> Result<serde_json::Value, AdminError> {
         let valid = input.validate().map_err(AdminError::Invalid)?;
+        let (organisation_uuid, account_uuid) = match &owner {
+            Owner::Organisation(o) => (Some(o.clone()), None),
+            Owner::Account(a) => (None, Some(a.clone())),
+        };
         let row = AddressRow {
             uuid: Uuid::new_v4().to_string(),
             organisation_uuid,
@@ -181,9 +242,11 @@ impl Admin {
             kind: valid.kind,
         };
         let stored = row.clone();
-        self.store
-            .query(move |c| addresses::insert(c, &stored))
-            .await?;
+        self.write_announcing(move |tx, outbox| {
+            addresses::insert(tx, &stored)?;
+            Ok(vec![updated(tx, outbox, &owner)?])
+        })
+        .await?;
         json(&AddressView::from(&row))
     }
 
@@ -195,13 +258,16 @@ impl Admin {
     ) -> Result<BTreeMap<String, String>, AdminError> {
         validate_metadata(&entries).map_err(AdminError::Invalid)?;
         let owner = self.owner(owner).await?;
-        self.store
-            .query(move |c| {
-                metadata::upsert(c, &owner, &entries)?;
-                metadata::get(c, &owner)
-            })
-            .await
-            .map_err(AdminError::from)
+        let key = match &owner {
+            Owner::Organisation(u) | Owner::Account(u) => u.clone(),
+        };
+        let written = key.clone();
+        self.write_announcing(move |tx, outbox| {
+            metadata::upsert(tx, &written, &entries)?;
+            Ok(vec![updated(tx, outbox, &owner)?])
+        })
+        .await?;
+        Ok(self.store.query(move |c| metadata::get(c, &key)).await?)
     }
 
     /// Sets an account's billing data; returns it as the API shows it.
@@ -231,23 +297,22 @@ impl Admin {
             country_code: valid.address.country_code,
         };
         let stored = row.clone();
-        self.store
-            .query(move |c| billing::upsert(c, &stored))
-            .await?;
+        self.write_announcing(move |tx, outbox| {
+            billing::upsert(tx, &stored)?;
+            Ok(vec![announce::account(
+                tx,
+                outbox,
+                &ACCOUNT_UPDATED,
+                &stored.account_uuid,
+            )?])
+        })
+        .await?;
         json(&BillingDataView::new(&row, &acc, &org))
     }
 
     /// Signs new tokens with a fresh key; the old one keeps verifying until its tokens expire.
     pub async fn rotate_signing_key(&self) -> Result<String, AdminError> {
         Ok(keyring::rotate(&self.store, self.clock.as_ref()).await?)
-    }
-
-    pub async fn organisation_count(&self) -> Result<i64, AdminError> {
-        let rows = self
-            .store
-            .query(|c| organisations::list(c, None, 1))
-            .await?;
-        Ok(rows.len() as i64)
     }
 
     async fn organisation(&self, uuid: Uuid) -> Result<OrganisationRow, AdminError> {
@@ -266,13 +331,13 @@ impl Admin {
             .ok_or(AdminError::NotFound("account"))
     }
 
-    async fn owner(&self, uuid: Uuid) -> Result<String, AdminError> {
+    async fn owner(&self, uuid: Uuid) -> Result<Owner, AdminError> {
         match self.organisation(uuid).await {
-            Ok(o) => Ok(o.uuid),
+            Ok(o) => Ok(Owner::Organisation(o.uuid)),
             Err(AdminError::NotFound(_)) => self
                 .account(uuid)
                 .await
-                .map(|a| a.uuid)
+                .map(|a| Owner::Account(a.uuid))
                 .map_err(|_| AdminError::NotFound("organisation or account")),
             Err(e) => Err(e),
         }
@@ -294,6 +359,14 @@ impl Admin {
             .query(move |c| accounts::of_organisation(c, &key))
             .await?;
         Ok(rows.into_iter().map(|a| a.uuid).collect())
+    }
+}
+
+/// The `updated` event of whichever owner changed.
+fn updated(tx: &mut Db<'_>, outbox: &Outbox, owner: &Owner) -> QueryResult<OutboxEvent> {
+    match owner {
+        Owner::Organisation(u) => announce::organisation(tx, outbox, &ORGANISATION_UPDATED, u),
+        Owner::Account(u) => announce::account(tx, outbox, &ACCOUNT_UPDATED, u),
     }
 }
 

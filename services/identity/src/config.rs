@@ -1,3 +1,4 @@
+use coffer_events::kafka_bus::KafkaSettings;
 use coffer_http::config::{
     AuthSettings, ConfigError, HttpSettings, LogSettings, Validate, validate_database_url,
 };
@@ -14,6 +15,26 @@ pub struct IdentityConfig {
     pub auth: AuthSettings,
     pub token: TokenSettings,
     pub cache: CacheSettings,
+    pub kafka: KafkaSettings,
+    pub events: EventSettings,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(default)]
+pub struct EventSettings {
+    /// Prefix of event names and topics.
+    pub prefix: String,
+    /// Hours published outbox rows are kept.
+    pub retention_hours: u64,
+}
+
+impl Default for EventSettings {
+    fn default() -> Self {
+        Self {
+            prefix: "coffer".into(),
+            retention_hours: 24,
+        }
+    }
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -48,6 +69,20 @@ impl Default for TokenSettings {
     }
 }
 
+impl IdentityConfig {
+    /// `serve` runs distributed: without a broker its events would have nowhere to go,
+    /// and falling back to an in-process bus would strand them. `migrate` needs none.
+    pub fn require_broker(&self) -> Result<(), ConfigError> {
+        if self.kafka.brokers.trim().is_empty() {
+            return Err(ConfigError::invalid(
+                "kafka.brokers",
+                "is required to serve (COFFER_KAFKA__BROKERS)",
+            ));
+        }
+        Ok(())
+    }
+}
+
 impl Validate for IdentityConfig {
     fn validate(&self) -> Result<(), ConfigError> {
         validate_database_url("database_url", &self.database_url)?;
@@ -58,6 +93,18 @@ impl Validate for IdentityConfig {
             return Err(ConfigError::invalid(
                 "token.lifetime_secs",
                 "must be between 60 and 86400",
+            ));
+        }
+        if self.events.prefix.is_empty()
+            || !self
+                .events
+                .prefix
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+        {
+            return Err(ConfigError::invalid(
+                "events.prefix",
+                "must be letters, digits, - or _",
             ));
         }
         if self.cache.read_ttl_ms > 60_000 {

@@ -2,6 +2,7 @@
 //! their JWKS, and the directory of organisations and accounts.
 
 pub mod admin;
+mod announce;
 pub mod config;
 mod directory_cache;
 pub mod domain;
@@ -15,11 +16,13 @@ use std::sync::Arc;
 
 use actix_web::web;
 use coffer_auth::SharedKeys;
+use coffer_events::{Bus, Outbox, Relay, RelaySettings};
 use coffer_http::{Module, ReadyFuture};
 use coffer_model::clock::Clock;
 use coffer_store::{Migrations, Store};
 use diesel_migrations::{EmbeddedMigrations, embed_migrations};
 
+use crate::admin::Admin;
 use crate::directory_cache::DirectoryCache;
 use crate::keyring::{Keyring, KeyringError};
 use crate::token_grant::TokenIssuer;
@@ -37,6 +40,9 @@ pub const MIGRATIONS: Migrations = Migrations {
 #[derive(Clone)]
 pub struct IdentitySettings {
     pub issuer: String,
+    /// Prefix of event names (`<prefix>.event.identity...`).
+    pub event_prefix: String,
+    pub relay: RelaySettings,
     pub token_lifetime_secs: i64,
     /// How often signing keys are reread, so a rotation made elsewhere reaches this process.
     pub key_reload: std::time::Duration,
@@ -49,6 +55,8 @@ impl Default for IdentitySettings {
     fn default() -> Self {
         Self {
             issuer: "coffer".into(),
+            event_prefix: "coffer".into(),
+            relay: RelaySettings::default(),
             token_lifetime_secs: 3600,
             key_reload: std::time::Duration::from_secs(60),
             read_cache_ttl: std::time::Duration::from_secs(2),
@@ -59,6 +67,9 @@ impl Default for IdentitySettings {
 /// Shared by identity's handlers.
 pub(crate) struct IdentityState {
     pub store: Store,
+    pub clock: Arc<dyn Clock>,
+    pub outbox: Outbox,
+    pub relay: Arc<Relay>,
     pub key_reload: std::time::Duration,
     pub keyring: Arc<Keyring>,
     pub issuer: TokenIssuer,
@@ -77,8 +88,17 @@ impl Identity {
         store: Store,
         clock: Arc<dyn Clock>,
         keys: SharedKeys,
+        bus: Arc<dyn Bus>,
         settings: IdentitySettings,
     ) -> Result<Self, KeyringError> {
+        let outbox = Outbox::new(settings.event_prefix.clone(), Arc::clone(&clock));
+        let relay = Arc::new(Relay::new(
+            store.clone(),
+            bus,
+            Arc::clone(&clock),
+            outbox.signal(),
+            settings.relay.clone(),
+        ));
         let keyring = Arc::new(Keyring::new(
             store.clone(),
             Arc::clone(&clock),
@@ -90,7 +110,7 @@ impl Identity {
         let issuer = TokenIssuer::new(
             store.clone(),
             Arc::clone(&keyring),
-            clock,
+            Arc::clone(&clock),
             settings.issuer,
             settings.token_lifetime_secs,
             settings.read_cache_ttl,
@@ -99,12 +119,26 @@ impl Identity {
         Ok(Self {
             state: web::Data::new(IdentityState {
                 store,
+                clock,
+                outbox,
+                relay,
                 key_reload,
                 keyring,
                 issuer,
                 directory,
             }),
         })
+    }
+}
+
+impl Identity {
+    /// Operator actions in this process, sharing the outbox so their events go out at once.
+    pub fn admin(&self) -> Admin {
+        Admin::new(
+            self.state.store.clone(),
+            Arc::clone(&self.state.clock),
+            self.state.outbox.clone(),
+        )
     }
 }
 
@@ -130,7 +164,8 @@ impl Module for Identity {
     fn spawn_workers(&self) -> Vec<tokio::task::JoinHandle<()>> {
         let keyring = Arc::clone(&self.state.keyring);
         let every = self.state.key_reload;
-        vec![tokio::spawn(async move {
+        let relay = tokio::spawn(Arc::clone(&self.state.relay).run());
+        let reloader = tokio::spawn(async move {
             let mut tick = tokio::time::interval(every);
             tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
             tick.tick().await;
@@ -140,6 +175,7 @@ impl Module for Identity {
                     tracing::warn!(error = %e, "could not reload signing keys");
                 }
             }
-        })]
+        });
+        vec![relay, reloader]
     }
 }

@@ -10,6 +10,9 @@ use std::sync::Arc;
 use anyhow::Context;
 use clap::{Parser, Subcommand};
 use coffer_auth::{KeySource, SharedKeys, Verifier};
+use coffer_events::RelaySettings;
+use coffer_events::catalogue::CATALOGUE;
+use coffer_events::kafka_bus::KafkaBus;
 use coffer_http::{AppContext, Metrics, Module};
 use coffer_identity::config::IdentityConfig;
 use coffer_identity::{Identity, IdentitySettings, MIGRATIONS};
@@ -33,7 +36,13 @@ enum Command {
 
 fn main() -> std::process::ExitCode {
     let cli = Cli::parse();
-    let config: IdentityConfig = match coffer_http::config::load() {
+    let loaded = coffer_http::config::load::<IdentityConfig>().and_then(|config| {
+        if matches!(cli.command, Command::Serve) {
+            config.require_broker()?;
+        }
+        Ok(config)
+    });
+    let config = match loaded {
         Ok(config) => config,
         Err(e) => {
             eprintln!("coffer-identity: {e}");
@@ -75,13 +84,34 @@ async fn run(command: Command, config: IdentityConfig) -> anyhow::Result<()> {
     }
     let clock: Arc<dyn Clock> = Arc::new(SystemClock);
     let keys = SharedKeys::default();
+    let bus = KafkaBus::new(config.kafka.clone(), &config.events.prefix).context("kafka")?;
+    let topics: Vec<String> = CATALOGUE
+        .iter()
+        .filter(|kind| kind.domain == "identity")
+        .map(|kind| kind.topic(&config.events.prefix))
+        .collect();
+    bus.ensure_topics(&topics)
+        .await
+        .context("kafka.brokers: cannot create identity's topics")?;
     let settings = IdentitySettings {
         issuer: config.auth.issuer.clone(),
+        event_prefix: config.events.prefix.clone(),
+        relay: RelaySettings {
+            retention: std::time::Duration::from_secs(config.events.retention_hours * 3600),
+            ..RelaySettings::default()
+        },
         token_lifetime_secs: config.token.lifetime_secs,
         key_reload: std::time::Duration::from_secs(config.token.key_reload_secs),
         read_cache_ttl: std::time::Duration::from_millis(config.cache.read_ttl_ms),
     };
-    let identity = Identity::start(store, Arc::clone(&clock), keys.clone(), settings).await?;
+    let identity = Identity::start(
+        store,
+        Arc::clone(&clock),
+        keys.clone(),
+        Arc::new(bus),
+        settings,
+    )
+    .await?;
     let workers = identity.spawn_workers();
     let listener = TcpListener::bind(&config.http.listen)
         .with_context(|| format!("http.listen {}", config.http.listen))?;

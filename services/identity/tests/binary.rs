@@ -7,8 +7,12 @@ use std::process::Command;
 const BIN: &str = env!("CARGO_BIN_EXE_coffer-identity");
 
 fn run(env: &[(&str, &str)]) -> (i32, String) {
+    run_command("migrate", env)
+}
+
+fn run_command(command: &str, env: &[(&str, &str)]) -> (i32, String) {
     let mut cmd = Command::new(BIN);
-    cmd.arg("migrate")
+    cmd.arg(command)
         .env_clear()
         .env("PATH", std::env::var("PATH").unwrap_or_default());
     for (k, v) in env {
@@ -65,6 +69,15 @@ fn an_invalid_setting_stops_the_binary_and_is_named() {
             "{env:?} should name {setting}: {stderr}"
         );
     }
+}
+
+#[test]
+fn serve_refuses_to_start_without_a_broker() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = format!("sqlite://{}/identity.db", dir.path().display());
+    let (code, stderr) = run_command("serve", &[("COFFER_DATABASE_URL", db.as_str())]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("kafka.brokers"), "{stderr}");
 }
 
 #[test]

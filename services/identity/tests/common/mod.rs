@@ -32,17 +32,23 @@ pub struct World {
 pub async fn spawn(backend: Backend) -> (TestApp, Admin) {
     let mut admin = None;
     let app = TestApp::spawn(backend, &[MIGRATIONS], |h| {
-        admin = Some(Admin::new(h.store.clone(), h.clock_arc()));
+        let admin = &mut admin;
         async move {
             // A quick reload, so a rotation made through `Admin` shows up within a test.
             let settings = IdentitySettings {
                 key_reload: std::time::Duration::from_millis(50),
                 ..IdentitySettings::default()
             };
-            let identity =
-                Identity::start(h.store.clone(), h.clock_arc(), h.keys.clone(), settings)
-                    .await
-                    .expect("identity starts");
+            let identity = Identity::start(
+                h.store.clone(),
+                h.clock_arc(),
+                h.keys.clone(),
+                h.bus.clone(),
+                settings,
+            )
+            .await
+            .expect("identity starts");
+            *admin = Some(identity.admin());
             vec![Arc::new(identity) as Arc<dyn Module>]
         }
     })

@@ -15,8 +15,8 @@ build:
 
 test: export COFFER_TEST_POSTGRES_URL ?= postgres://coffer_test@127.0.0.1:$(PGPORT)/coffer_test
 test:
-	scripts/ensure-postgres.sh
-	scripts/test.sh
+	scripts/ensure-postgres.sh >/dev/null
+	COFFER_TEST_KAFKA_BROKERS="$$(scripts/kafka.sh)" scripts/test.sh
 
 lint:
 	cargo fmt --all -- --check

@@ -12,6 +12,7 @@ use std::time::Duration;
 use coffer_model::clock::Clock;
 use coffer_store::{Db, Store, StoreError, db_run};
 use diesel::prelude::*;
+use futures_util::FutureExt;
 use tracing::Instrument;
 
 use crate::bus::{Bus, BusError, Delivery, Subscription};
@@ -82,15 +83,87 @@ impl Consumer {
     }
 
     /// Consumes until the subscription fails; the caller restarts it.
+    ///
+    /// Deliveries that are already waiting are applied together, in one transaction; if
+    /// that fails, each is applied on its own, so one bad event costs only itself.
     pub async fn run(&self) -> Result<(), BusError> {
+        self.run_until(std::future::pending()).await
+    }
+
+    /// As [`Consumer::run`], until `shutdown` resolves; then the acknowledged positions
+    /// are committed before it returns.
+    pub async fn run_until(
+        &self,
+        shutdown: impl std::future::Future<Output = ()>,
+    ) -> Result<(), BusError> {
         let mut subscription = self
             .bus
             .subscribe(&self.settings.name, &self.settings.topics)
             .await?;
-        loop {
-            let delivery = subscription.next().await?;
-            self.process(&mut *subscription, &delivery).await?;
+        tokio::pin!(shutdown);
+        let result = loop {
+            let first = tokio::select! {
+                delivery = subscription.next() => delivery,
+                () = &mut shutdown => break Ok(()),
+            };
+            let step = async {
+                let mut batch = vec![first?];
+                while batch.len() < BATCH {
+                    match subscription.next().now_or_never() {
+                        Some(delivery) => batch.push(delivery?),
+                        None => break,
+                    }
+                }
+                if batch.len() > 1 && self.apply_batch(&batch).await {
+                    for last in last_per_partition(&batch) {
+                        subscription.ack(last).await?;
+                    }
+                    return Ok(());
+                }
+                for delivery in &batch {
+                    self.process(&mut *subscription, delivery).await?;
+                }
+                Ok(())
+            };
+            // A batch in hand is finished before shutdown is looked at again.
+            if let Err(e) = step.await {
+                break Err(e);
+            }
+        };
+        subscription.close().await;
+        result
+    }
+
+    /// Applies every delivery of `batch` in one transaction; false if any of them fails
+    /// (nothing is then applied).
+    async fn apply_batch(&self, batch: &[Delivery]) -> bool {
+        let Ok(events) = batch
+            .iter()
+            .map(|d| Event::from_json(&d.message.payload))
+            .collect::<Result<Vec<_>, _>>()
+        else {
+            return false;
+        };
+        let handler = Arc::clone(&self.handler);
+        let consumer = self.settings.name.clone();
+        let now = self.clock.unix_ms();
+        let result: Result<(), HandlerError> = self
+            .store
+            .run(move |db| {
+                db.write_tx(|tx| {
+                    for event in &events {
+                        if record(tx, &consumer, &event.id.to_string(), now)? {
+                            handler.handle(tx, event)?;
+                        }
+                    }
+                    Ok(())
+                })
+            })
+            .await;
+        if let Err(e) = &result {
+            tracing::debug!(error = %e, size = batch.len(), "batch failed; applying one by one");
         }
+        result.is_ok()
     }
 
     /// Runs forever, resubscribing after bus errors.
@@ -185,6 +258,24 @@ impl Consumer {
             })
             .await
     }
+}
+
+/// Deliveries taken together at most.
+const BATCH: usize = 200;
+
+/// The last delivery of each topic partition: acknowledging it covers those before it.
+fn last_per_partition(batch: &[Delivery]) -> Vec<&Delivery> {
+    let mut last: Vec<&Delivery> = Vec::new();
+    for delivery in batch {
+        match last.iter_mut().find(|d| {
+            d.message.topic == delivery.message.topic && d.partition == delivery.partition
+        }) {
+            Some(slot) if slot.offset < delivery.offset => *slot = delivery,
+            Some(_) => {}
+            None => last.push(delivery),
+        }
+    }
+    last
 }
 
 /// Records the event in the inbox; false when it was there already.

@@ -92,8 +92,10 @@ impl KafkaBus {
     pub async fn ensure_topics(&self, topics: &[String]) -> Result<(), BusError> {
         let admin: AdminClient<DefaultClientContext> =
             self.settings.client().create().map_err(unavailable)?;
-        let new: Vec<NewTopic<'_>> = topics
-            .iter()
+        // One request naming a topic twice is malformed to the broker.
+        let unique: std::collections::BTreeSet<&String> = topics.iter().collect();
+        let new: Vec<NewTopic<'_>> = unique
+            .into_iter()
             .map(|t| {
                 NewTopic::new(
                     t,
@@ -154,19 +156,33 @@ impl Bus for KafkaBus {
     fn publish<'a>(&'a self, messages: &'a [Message]) -> BoxFuture<'a, Result<(), BusError>> {
         Box::pin(async move {
             // Enqueue everything, then wait for every acknowledgement: the idempotent
-            // producer keeps the order within each partition.
+            // producer keeps the order within each partition. (`send` would enqueue each
+            // record only when its future is first polled, one round trip at a time.)
             let mut pending = Vec::with_capacity(messages.len());
             for message in messages {
-                let record = Self::record(message, None);
-                pending.push(
-                    self.producer
-                        .send(record, Timeout::After(Duration::from_secs(30))),
-                );
+                let mut record = Self::record(message, None);
+                loop {
+                    match self.producer.send_result(record) {
+                        Ok(delivery) => {
+                            pending.push(delivery);
+                            break;
+                        }
+                        Err((KafkaError::MessageProduction(RDKafkaErrorCode::QueueFull), back)) => {
+                            record = back;
+                            tokio::time::sleep(Duration::from_millis(5)).await;
+                        }
+                        Err((e, _)) => return Err(BusError::Publish(e.to_string())),
+                    }
+                }
             }
             for delivery in pending {
-                delivery
-                    .await
-                    .map_err(|(e, _)| BusError::Publish(e.to_string()))?;
+                match delivery.await {
+                    Ok(Ok(_)) => {}
+                    Ok(Err((e, _))) => return Err(BusError::Publish(e.to_string())),
+                    Err(_) => {
+                        return Err(BusError::Publish("the producer dropped a message".into()));
+                    }
+                }
             }
             Ok(())
         })
@@ -280,8 +296,10 @@ impl Subscription for KafkaSubscription {
 
     fn close(&mut self) -> BoxFuture<'_, ()> {
         Box::pin(async move {
-            if let Err(e) = self.consumer.commit_consumer_state(CommitMode::Sync) {
-                tracing::warn!(error = %e, "could not commit consumer offsets on close");
+            match self.consumer.commit_consumer_state(CommitMode::Sync) {
+                // Nothing new since the last background commit.
+                Ok(()) | Err(KafkaError::ConsumerCommit(RDKafkaErrorCode::NoOffset)) => {}
+                Err(e) => tracing::warn!(error = %e, "could not commit consumer offsets on close"),
             }
         })
     }

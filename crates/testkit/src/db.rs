@@ -15,6 +15,25 @@ pub fn postgres_url() -> Option<String> {
         .filter(|u| !u.is_empty())
 }
 
+/// The Kafka-protocol broker tests may use (`COFFER_TEST_KAFKA_BROKERS`). As for PostgreSQL,
+/// CI without one fails; a developer's `cargo test` without one skips those tests.
+pub fn kafka_brokers() -> Option<String> {
+    match std::env::var("COFFER_TEST_KAFKA_BROKERS")
+        .ok()
+        .filter(|b| !b.is_empty())
+    {
+        Some(brokers) => Some(brokers),
+        None => {
+            assert!(
+                std::env::var_os("CI").is_none(),
+                "COFFER_TEST_KAFKA_BROKERS is not set; `make test` sets it after starting the broker"
+            );
+            eprintln!("COFFER_TEST_KAFKA_BROKERS is not set: Kafka test not run");
+            None
+        }
+    }
+}
+
 impl Backend {
     /// Whether the PostgreSQL variant runs. In CI a missing URL is a failure, never a
     /// silent pass; locally, `cargo test` without PostgreSQL runs the SQLite half only.

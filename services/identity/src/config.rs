@@ -26,6 +26,8 @@ pub struct EventSettings {
     pub prefix: String,
     /// Hours published outbox rows are kept.
     pub retention_hours: u64,
+    /// Outbox rows the relay publishes per transaction.
+    pub batch_size: i64,
 }
 
 impl Default for EventSettings {
@@ -33,6 +35,7 @@ impl Default for EventSettings {
         Self {
             prefix: "coffer".into(),
             retention_hours: 24,
+            batch_size: 500,
         }
     }
 }
@@ -105,6 +108,12 @@ impl Validate for IdentityConfig {
             return Err(ConfigError::invalid(
                 "events.prefix",
                 "must be letters, digits, - or _",
+            ));
+        }
+        if !(1..=10_000).contains(&self.events.batch_size) {
+            return Err(ConfigError::invalid(
+                "events.batch_size",
+                "must be between 1 and 10000",
             ));
         }
         if self.cache.read_ttl_ms > 60_000 {

@@ -98,6 +98,7 @@ async fn run(command: Command, config: IdentityConfig) -> anyhow::Result<()> {
         event_prefix: config.events.prefix.clone(),
         relay: RelaySettings {
             retention: std::time::Duration::from_secs(config.events.retention_hours * 3600),
+            batch_size: config.events.batch_size,
             ..RelaySettings::default()
         },
         token_lifetime_secs: config.token.lifetime_secs,

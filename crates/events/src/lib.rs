@@ -15,12 +15,11 @@ pub mod local_bus;
 pub mod outbox;
 pub mod relay;
 mod schema;
-pub mod trace;
 
 pub use bus::{Bus, BusError, Delivery, Message, Subscription};
 pub use catalogue::EventType;
+pub use coffer_model::trace::{self, TraceContext};
 pub use consumer::{Consumer, ConsumerSettings, Handler, HandlerError};
 pub use envelope::{Envelope, Event};
 pub use outbox::{Outbox, append};
 pub use relay::{Relay, RelaySettings};
-pub use trace::TraceContext;

@@ -40,6 +40,24 @@ async fn commit(store: &Store, events: Vec<coffer_events::outbox::OutboxEvent>) 
 }
 
 coffer_testkit::backend_tests! {
+    async fn the_trace_context_rides_from_the_change_to_the_consumer(backend) {
+        let w = world(backend).await;
+        let outbox = outbox();
+        let trace = coffer_events::TraceContext::new_root();
+        let events = vec![event(&outbox, Uuid::new_v4(), 1)];
+        let t = trace.clone();
+        w.store.query(move |db| db.write_tx(|tx| append(tx, &events, Some(&t)))).await.unwrap();
+        let mut sub = w.bus.subscribe("raw", &[PROBED.topic("coffer")]).await.unwrap();
+        let bus: Arc<dyn Bus> = w.bus.clone();
+        relay(&w.store, bus, &outbox).run_once().await.unwrap();
+        let delivery = sub.next().await.unwrap();
+        let carried = coffer_events::TraceContext::parse(delivery.message.header("traceparent").unwrap()).unwrap();
+        assert_eq!(carried.trace_id, trace.trace_id, "same trace");
+        assert_ne!(carried.parent_id, trace.parent_id, "a new span for the next hop");
+        assert!(delivery.message.header("event_id").is_some());
+        assert_eq!(delivery.message.header("event_name"), Some("coffer.event.probe.thing.probed"));
+    }
+
     async fn committed_events_arrive_and_rolled_back_ones_never_exist(backend) {
         let w = world(backend).await;
         let outbox = outbox();

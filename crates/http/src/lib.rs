@@ -15,5 +15,5 @@ pub use body::{Form, Json, JsonOrForm};
 pub use coffer_error::{ApiError, Shape};
 pub use metrics::Metrics;
 pub use module::{Module, ReadyFuture};
-pub use request_id::RequestId;
+pub use request_id::{RequestId, RequestTrace};
 pub use server::{AppContext, build_app, serve};

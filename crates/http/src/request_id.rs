@@ -3,9 +3,26 @@ use actix_web::dev::{ServiceRequest, ServiceResponse};
 use actix_web::http::header::{HeaderName, HeaderValue};
 use actix_web::middleware::Next;
 use actix_web::{Error, HttpMessage};
+use coffer_model::trace::TraceContext;
 use tracing::Instrument;
 
 pub const HEADER: HeaderName = HeaderName::from_static("x-request-id");
+
+/// The request's place in a distributed trace (W3C `traceparent`), for the events it causes.
+#[derive(Debug, Clone)]
+pub struct RequestTrace(pub TraceContext);
+
+impl actix_web::FromRequest for RequestTrace {
+    type Error = actix_web::Error;
+    type Future = std::future::Ready<Result<Self, Self::Error>>;
+
+    fn from_request(req: &actix_web::HttpRequest, _: &mut actix_web::dev::Payload) -> Self::Future {
+        let trace = req.extensions().get::<RequestTrace>().cloned();
+        std::future::ready(Ok(
+            trace.unwrap_or_else(|| RequestTrace(TraceContext::new_root()))
+        ))
+    }
+}
 
 /// The request's id: the caller's `X-Request-Id` when it is sane, a new UUID otherwise.
 #[derive(Debug, Clone)]
@@ -31,12 +48,21 @@ pub(crate) async fn middleware(
         .and_then(acceptable)
         .unwrap_or_else(|| uuid::Uuid::new_v4().to_string());
     req.extensions_mut().insert(RequestId(id.clone()));
+    // Continue the caller's trace, or start one; events this request causes carry it on.
+    let trace = req
+        .headers()
+        .get("traceparent")
+        .and_then(|v| v.to_str().ok())
+        .and_then(TraceContext::parse)
+        .map_or_else(TraceContext::new_root, |t| t.child());
     let span = tracing::info_span!(
         "request",
         request_id = %id,
+        trace_id = %trace.trace_id,
         method = %req.method(),
         path = %req.path(),
     );
+    req.extensions_mut().insert(RequestTrace(trace));
     let mut res = next.call(req).instrument(span.clone()).await?;
     let status = res.status().as_u16();
     span.in_scope(|| tracing::info!(status, "request finished"));

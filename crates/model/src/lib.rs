@@ -17,6 +17,7 @@ mod money_json;
 pub mod paging;
 mod serde_str;
 pub mod timestamp;
+pub mod trace;
 pub mod validation;
 
 pub use self::clock::{Clock, ManualClock, SystemClock};

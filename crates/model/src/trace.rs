@@ -1,8 +1,6 @@
 //! W3C trace context (`traceparent`), carried from a request into the events it causes and
 //! on into the consumers' logs, so one trace id ties them together.
 
-use aws_lc_rs::rand::{SecureRandom, SystemRandom};
-
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TraceContext {
     /// 32 lowercase hex digits.
@@ -12,14 +10,12 @@ pub struct TraceContext {
     pub sampled: bool,
 }
 
+/// Random hex from the OS generator, by way of a v4 uuid: its version digit is never zero,
+/// so the id cannot be the all-zero value W3C trace context forbids.
 fn random_hex(bytes: usize) -> String {
-    let mut buf = vec![0u8; bytes];
-    // An all-zero id is invalid in W3C trace context; it is also what a failed fill leaves,
-    // so the fallback below still yields a usable id.
-    if SystemRandom::new().fill(&mut buf).is_err() || buf.iter().all(|b| *b == 0) {
-        buf = uuid::Uuid::new_v4().as_bytes()[..bytes].to_vec();
-    }
-    buf.iter().map(|b| format!("{b:02x}")).collect()
+    let mut hex = uuid::Uuid::new_v4().simple().to_string();
+    hex.truncate(bytes * 2);
+    hex
 }
 
 fn is_hex(s: &str, len: usize) -> bool {

@@ -5,7 +5,7 @@
 # tests use, so they cannot drift apart.
 PGPORT ?= 5432
 
-.PHONY: dev build test lint fmt bench clean-data
+.PHONY: dev build test lint fmt bench clean-data run-distributed
 
 dev:
 	cargo run --release -p coffer -- dev
@@ -17,6 +17,11 @@ test: export COFFER_TEST_POSTGRES_URL ?= postgres://coffer_test@127.0.0.1:$(PGPO
 test:
 	scripts/ensure-postgres.sh >/dev/null
 	COFFER_TEST_KAFKA_BROKERS="$$(scripts/kafka.sh)" scripts/test.sh
+
+# Every service binary on PostgreSQL and Kafka behind the nginx gateway (GATEWAY_PORT,
+# COFFER_STATE_DIR); stays in the foreground until Ctrl-C.
+run-distributed:
+	exec scripts/run-distributed.sh
 
 lint:
 	cargo fmt --all -- --check

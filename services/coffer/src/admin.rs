@@ -86,6 +86,9 @@ pub async fn run(args: AdminArgs) -> anyhow::Result<()> {
             };
             admin.set_billing_data(account, input).await?
         }
+        AdminCommand::Demo { base_url } => {
+            serde_json::to_value(crate::demo::ensure(&admin, &args.data_dir, &base_url).await?)?
+        }
         AdminCommand::Keys(KeysCommand::Rotate) => {
             json!({ "kid": admin.rotate_signing_key().await? })
         }

@@ -74,6 +74,13 @@ pub enum AdminCommand {
     BillingData(BillingCommand),
     #[command(subcommand)]
     Keys(KeysCommand),
+    /// Seed the demo tenant unless it exists, and write `<data-dir>/credentials.json`
+    /// (what `coffer dev` does on first start; for a distributed install).
+    Demo {
+        /// The address clients reach the API on (the gateway's).
+        #[arg(long)]
+        base_url: String,
+    },
 }
 
 #[derive(Debug, Subcommand)]

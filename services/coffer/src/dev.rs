@@ -1,6 +1,5 @@
 //! `coffer dev`: every service on one port, from SQLite files under the data directory.
 
-use std::collections::BTreeMap;
 use std::net::{SocketAddr, TcpListener};
 use std::path::Path;
 use std::sync::Arc;
@@ -9,13 +8,11 @@ use anyhow::Context;
 use coffer_auth::{KeySource, SharedKeys, Verifier};
 use coffer_http::config::{LogFormat, LogSettings};
 use coffer_http::{AppContext, Metrics};
-use coffer_identity::admin::{Admin, ClientAccess};
-use coffer_identity::domain::directory::{AddressInput, BillingInput, OrganisationInput};
 use coffer_model::clock::{Clock, SystemClock};
-use uuid::Uuid;
 
 use crate::cli::DevArgs;
 use crate::credentials::{self, Credentials};
+use crate::demo;
 use crate::services;
 
 pub async fn run(args: DevArgs) -> anyhow::Result<()> {
@@ -43,7 +40,7 @@ pub async fn run(args: DevArgs) -> anyhow::Result<()> {
     let listener =
         TcpListener::bind(listen).with_context(|| format!("cannot listen on {listen}"))?;
     let base_url = format!("http://{}", listener.local_addr()?);
-    let credentials = ensure_demo(&admin, &args.data_dir, &base_url).await?;
+    let credentials = demo::ensure(&admin, &args.data_dir, &base_url).await?;
     announce(&credentials, &args.data_dir);
 
     let workers: Vec<_> = modules.iter().flat_map(|m| m.spawn_workers()).collect();
@@ -64,101 +61,6 @@ pub async fn run(args: DevArgs) -> anyhow::Result<()> {
         worker.abort();
     }
     Ok(())
-}
-
-/// Seeds the demo organisation on first start; later starts keep the data and the client.
-async fn ensure_demo(
-    admin: &Admin,
-    data_dir: &Path,
-    base_url: &str,
-) -> anyhow::Result<Credentials> {
-    if let Some(mut existing) = credentials::read(data_dir)? {
-        if existing.base_url != base_url {
-            existing.base_url = base_url.to_owned();
-            credentials::write(data_dir, &existing)?;
-        }
-        return Ok(existing);
-    }
-    let organisation = match admin.first_organisation().await? {
-        Some(uuid) => uuid.parse::<Uuid>()?,
-        None => seed(admin).await?,
-    };
-    let client = admin
-        .create_client(ClientAccess::Organisations(vec![organisation]))
-        .await?;
-    let credentials = Credentials {
-        base_url: base_url.to_owned(),
-        client_id: client.client_id,
-        client_secret: client.client_secret,
-        organisation_uuid: organisation.to_string(),
-        account_uuids: admin.account_uuids(&organisation.to_string()).await?,
-    };
-    credentials::write(data_dir, &credentials)?;
-    Ok(credentials)
-}
-
-fn address(kind: &str, line1: &str, postal_code: &str, city: &str) -> AddressInput {
-    AddressInput {
-        address_line1: line1.into(),
-        address_line2: String::new(),
-        postal_code: postal_code.into(),
-        city: city.into(),
-        country_code: "CH".into(),
-        kind: kind.into(),
-    }
-}
-
-async fn seed(admin: &Admin) -> anyhow::Result<Uuid> {
-    let org = admin
-        .create_organisation(OrganisationInput {
-            name: "Coffer Demo Foundation".into(),
-            approval_status: Some("approved".into()),
-            merchant_category_code: Some("8398".into()),
-            locale: Some("de_CH".into()),
-        })
-        .await?;
-    let organisation: Uuid = org["uuid"].as_str().unwrap_or_default().parse()?;
-    admin
-        .add_organisation_address(
-            organisation,
-            address("main", "Limmatquai 1", "8001", "Zürich"),
-        )
-        .await?;
-    admin
-        .set_metadata(
-            organisation,
-            BTreeMap::from([("source".to_owned(), "coffer dev".to_owned())]),
-        )
-        .await?;
-    for (name, iban) in [
-        ("General donations", "CH93 0076 2011 6238 5295 7"),
-        ("Emergency appeal", "CH56 0483 5012 3456 7800 9"),
-    ] {
-        let account = admin.create_account(organisation, name).await?;
-        let account: Uuid = account["uuid"].as_str().unwrap_or_default().parse()?;
-        admin
-            .add_account_address(account, address("billing", "Marktgasse 5", "3011", "Bern"))
-            .await?;
-        admin
-            .set_metadata(
-                account,
-                BTreeMap::from([("purpose".to_owned(), name.to_lowercase())]),
-            )
-            .await?;
-        admin
-            .set_billing_data(
-                account,
-                BillingInput {
-                    account_holder: "Coffer Demo Foundation".into(),
-                    iban: iban.into(),
-                    vat_number: "CHE-123.456.789 MWST".into(),
-                    recipient_emails: vec!["finance@demo.coffer.invalid".into()],
-                    address: address("billing", "Marktgasse 5", "3011", "Bern"),
-                },
-            )
-            .await?;
-    }
-    Ok(organisation)
 }
 
 fn announce(c: &Credentials, data_dir: &Path) {

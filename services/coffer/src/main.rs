@@ -5,6 +5,7 @@ mod admin;
 mod bench;
 mod cli;
 mod credentials;
+mod demo;
 mod dev;
 mod services;
 

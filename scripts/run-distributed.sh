@@ -1,0 +1,116 @@
+#!/usr/bin/env bash
+# Runs Coffer distributed on this machine: one PostgreSQL database per service, a
+# Kafka-protocol broker, every service binary on its own loopback port, and the nginx
+# gateway of deploy/gateway on one public port. Stays in the foreground; SIGINT or SIGTERM
+# stops everything it started.
+#
+#   GATEWAY_PORT      public port (default 8080)
+#   COFFER_STATE_DIR  logs, generated gateway config, credentials.json (default .coffer-distributed)
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+root="$(pwd)"
+
+gateway_port="${GATEWAY_PORT:-8080}"
+state="${COFFER_STATE_DIR:-.coffer-distributed}"
+mkdir -p "$state"
+state="$(cd "$state" && pwd)"
+
+# Each service: name and loopback port, as deploy/gateway/routes.conf expects them.
+services=("identity:8081")
+
+log() { printf 'run-distributed: %s\n' "$*" >&2; }
+
+pids=()
+cleanup() {
+    trap - INT TERM EXIT
+    log "stopping"
+    for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+    wait 2>/dev/null || true
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+if ! command -v nginx >/dev/null 2>&1; then
+    if [[ "$(id -u)" == 0 ]]; then
+        log "installing nginx (Debian's nginx-light)"
+        apt-get update -qq >&2 && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nginx-light >&2
+    else
+        log "nginx is missing: install Debian's nginx-light (or nginx) and run again"
+        exit 1
+    fi
+fi
+
+pg_base="$(scripts/ensure-postgres.sh)"
+brokers="$(scripts/kafka.sh)"
+cargo build --release -p coffer -p coffer-identity >&2
+bin="${CARGO_TARGET_DIR:-$root/target}/release"
+
+wait_ready() {
+    local url="$1" name="$2"
+    for _ in $(seq 1 150); do
+        if curl -sf "$url" >/dev/null 2>&1; then return 0; fi
+        sleep 0.2
+    done
+    log "$name did not become ready; its log:"
+    tail -n 30 "$state/$name.log" >&2
+    exit 1
+}
+
+for entry in "${services[@]}"; do
+    name="${entry%%:*}"
+    port="${entry##*:}"
+    db="coffer_${name}"
+    psql -q "$pg_base" -tc "SELECT 1 FROM pg_database WHERE datname = '$db'" | grep -q 1 ||
+        psql -q "$pg_base" -c "CREATE DATABASE $db" >&2
+    url="${pg_base%/*}/$db"
+    log "starting coffer-$name on 127.0.0.1:$port"
+    COFFER_DATABASE_URL="$url" \
+        COFFER_KAFKA__BROKERS="$brokers" \
+        COFFER_HTTP__LISTEN="127.0.0.1:$port" \
+        COFFER_LOG__FORMAT=text \
+        "$bin/coffer-$name" serve >"$state/$name.log" 2>&1 &
+    pids+=("$!")
+    wait_ready "http://127.0.0.1:$port/health/ready" "$name"
+done
+
+# The gateway's config, with the public port and an absolute path to the routing table.
+sed -e "s|listen 8080;|listen 127.0.0.1:$gateway_port;|" \
+    -e "s|include routes.conf;|include $root/deploy/gateway/routes.conf;|" \
+    deploy/gateway/nginx.conf >"$state/nginx.conf"
+log "starting the gateway on 127.0.0.1:$gateway_port"
+nginx -p "$state" -c "$state/nginx.conf" -e "$state/gateway-error.log" \
+    -g "daemon off; pid $state/nginx.pid;" >"$state/gateway.log" 2>&1 &
+pids+=("$!")
+wait_ready "http://127.0.0.1:$gateway_port/.well-known/jwks.json" gateway
+
+base_url="http://127.0.0.1:$gateway_port"
+"$bin/coffer" admin --data-dir "$state" --identity-database-url "${pg_base%/*}/coffer_identity" \
+    demo --base-url "$base_url" >/dev/null
+python3 - "$state/credentials.json" "$brokers" <<'PY'
+import json, sys
+path, brokers = sys.argv[1], sys.argv[2]
+with open(path) as f:
+    credentials = json.load(f)
+credentials["kafka_brokers"] = brokers
+with open(path, "w") as f:
+    json.dump(credentials, f, indent=2)
+    f.write("\n")
+PY
+
+log "Coffer (distributed) is serving at $base_url; credentials in $state/credentials.json"
+log "Ctrl-C stops everything"
+# Runs until a signal (the trap stops everything), a child exits, or the parent goes away:
+# `make` does not pass SIGTERM on to its recipe, so its death is the signal here.
+parent="$PPID"
+while kill -0 "$parent" 2>/dev/null; do
+    for pid in "${pids[@]}"; do
+        if ! kill -0 "$pid" 2>/dev/null; then
+            log "a process exited; see the logs in $state"
+            exit 1
+        fi
+    done
+    sleep 1 &
+    wait $! || true
+done
+log "the parent process is gone"

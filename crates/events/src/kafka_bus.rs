@@ -32,7 +32,9 @@ pub struct KafkaSettings {
     pub replication: i32,
     pub session_timeout_ms: u32,
     pub heartbeat_interval_ms: u32,
-    /// Further librdkafka settings (security.protocol, sasl.*, ...), passed through.
+    /// Further librdkafka settings (TLS, SASL), passed through. Written with `_` for `.`
+    /// (`security_protocol` for `security.protocol`), since configuration keys cannot hold
+    /// dots; librdkafka's own names never contain `_`.
     pub extra: BTreeMap<String, String>,
 }
 
@@ -54,7 +56,7 @@ impl KafkaSettings {
         let mut config = ClientConfig::new();
         config.set("bootstrap.servers", &self.brokers);
         for (k, v) in &self.extra {
-            config.set(k, v);
+            config.set(k.replace('_', "."), v);
         }
         config
     }
@@ -302,5 +304,22 @@ impl Subscription for KafkaSubscription {
                 Err(e) => tracing::warn!(error = %e, "could not commit consumer offsets on close"),
             }
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn extra_settings_reach_librdkafka_with_dots() {
+        let settings = KafkaSettings {
+            brokers: "b:9092".into(),
+            extra: BTreeMap::from([("security_protocol".to_owned(), "sasl_ssl".to_owned())]),
+            ..KafkaSettings::default()
+        };
+        let config = settings.client();
+        assert_eq!(config.get("security.protocol"), Some("sasl_ssl"));
+        assert_eq!(config.get("bootstrap.servers"), Some("b:9092"));
     }
 }

@@ -24,6 +24,9 @@ pub enum Command {
     Admin(AdminArgs),
     /// Load a running Coffer over loopback and report throughput, latency and memory.
     Bench(crate::bench::BenchArgs),
+    /// Events per second from outbox to consumer and the lag between them, in-process
+    /// and (with --kafka) on Kafka with PostgreSQL.
+    BenchEvents(crate::bench_events::BenchEventsArgs),
 }
 
 #[derive(Debug, Args)]

@@ -11,11 +11,7 @@ use uuid::Uuid;
 use crate::credentials::{self, Credentials};
 
 /// Seeds the demo organisation on first start; later starts keep the data and the client.
-pub async fn ensure(
-    admin: &Admin,
-    data_dir: &Path,
-    base_url: &str,
-) -> anyhow::Result<Credentials> {
+pub async fn ensure(admin: &Admin, data_dir: &Path, base_url: &str) -> anyhow::Result<Credentials> {
     if let Some(mut existing) = credentials::read(data_dir)? {
         if existing.base_url != base_url {
             existing.base_url = base_url.to_owned();
@@ -104,4 +100,3 @@ async fn seed(admin: &Admin) -> anyhow::Result<Uuid> {
     }
     Ok(organisation)
 }
-

@@ -3,6 +3,7 @@
 
 mod admin;
 mod bench;
+mod bench_events;
 mod cli;
 mod credentials;
 mod demo;
@@ -31,6 +32,7 @@ fn main() -> std::process::ExitCode {
             Command::Migrate(args) => services::migrate(&args.data_dir).await.map(|_| ()),
             Command::Admin(args) => admin::run(args).await,
             Command::Bench(args) => bench::run(args).await,
+            Command::BenchEvents(args) => bench_events::run_all(args).await,
         }
     });
     match result {

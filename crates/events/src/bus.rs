@@ -66,6 +66,9 @@ pub trait Bus: Send + Sync + 'static {
         topics: &'a [String],
     ) -> BoxFuture<'a, Result<Box<dyn Subscription>, BusError>>;
 
+    /// Resolves when the bus answers (for readiness checks).
+    fn ready(&self) -> BoxFuture<'_, Result<(), BusError>>;
+
     /// Sets aside a message its consumer gave up on, with the reason.
     fn dead_letter<'a>(
         &'a self,

@@ -15,7 +15,7 @@ use rdkafka::config::ClientConfig;
 use rdkafka::consumer::{CommitMode, Consumer, StreamConsumer};
 use rdkafka::error::{KafkaError, RDKafkaErrorCode};
 use rdkafka::message::{Header, Headers, Message as _, OwnedHeaders};
-use rdkafka::producer::{FutureProducer, FutureRecord};
+use rdkafka::producer::{FutureProducer, FutureRecord, Producer};
 use rdkafka::util::Timeout;
 use serde::{Deserialize, Serialize};
 
@@ -155,6 +155,23 @@ impl KafkaBus {
 }
 
 impl Bus for KafkaBus {
+    fn ready(&self) -> BoxFuture<'_, Result<(), BusError>> {
+        let producer = self.producer.clone();
+        Box::pin(async move {
+            // A metadata request is the cheapest round trip to a broker; the client call
+            // blocks, so it runs off the async threads.
+            tokio::task::spawn_blocking(move || {
+                producer
+                    .client()
+                    .fetch_metadata(None, Timeout::After(Duration::from_secs(2)))
+                    .map(drop)
+            })
+            .await
+            .map_err(|e| BusError::Unavailable(e.to_string()))?
+            .map_err(unavailable)
+        })
+    }
+
     fn publish<'a>(&'a self, messages: &'a [Message]) -> BoxFuture<'a, Result<(), BusError>> {
         Box::pin(async move {
             // Enqueue everything, then wait for every acknowledgement: the idempotent

@@ -74,6 +74,10 @@ impl LocalBus {
 }
 
 impl Bus for LocalBus {
+    fn ready(&self) -> BoxFuture<'_, Result<(), BusError>> {
+        Box::pin(async move { self.store.ping().await.map_err(unavailable) })
+    }
+
     fn publish<'a>(&'a self, messages: &'a [Message]) -> BoxFuture<'a, Result<(), BusError>> {
         Box::pin(async move {
             let now = self.clock.unix_ms();

@@ -70,6 +70,7 @@ pub(crate) struct IdentityState {
     pub clock: Arc<dyn Clock>,
     pub outbox: Outbox,
     pub relay: Arc<Relay>,
+    pub bus: Arc<dyn Bus>,
     pub key_reload: std::time::Duration,
     pub keyring: Arc<Keyring>,
     pub issuer: TokenIssuer,
@@ -94,7 +95,7 @@ impl Identity {
         let outbox = Outbox::new(settings.event_prefix.clone(), Arc::clone(&clock));
         let relay = Arc::new(Relay::new(
             store.clone(),
-            bus,
+            Arc::clone(&bus),
             Arc::clone(&clock),
             outbox.signal(),
             settings.relay.clone(),
@@ -122,6 +123,7 @@ impl Identity {
                 clock,
                 outbox,
                 relay,
+                bus,
                 key_reload,
                 keyring,
                 issuer,
@@ -157,6 +159,11 @@ impl Module for Identity {
             self.state.store.ping().await.map_err(|e| {
                 tracing::warn!(error = %e, "identity database not ready");
                 "database unreachable".to_owned()
+            })?;
+            // Without the bus, changes would pile up in the outbox unannounced.
+            self.state.bus.ready().await.map_err(|e| {
+                tracing::warn!(error = %e, "event bus not ready");
+                "event bus unreachable".to_owned()
             })
         })
     }

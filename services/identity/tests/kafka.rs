@@ -25,13 +25,17 @@ struct Relay(Child);
 
 impl Relay {
     fn start(db: &TestDb, brokers: &str, prefix: &str, batch: i64) -> Relay {
+        Self::start_on(db, brokers, prefix, batch, "127.0.0.1:0")
+    }
+
+    fn start_on(db: &TestDb, brokers: &str, prefix: &str, batch: i64, listen: &str) -> Relay {
         let child = Command::new(BIN)
             .arg("serve")
             .env("COFFER_DATABASE_URL", &db.url)
             .env("COFFER_KAFKA__BROKERS", brokers)
             .env("COFFER_EVENTS__PREFIX", prefix)
             .env("COFFER_EVENTS__BATCH_SIZE", batch.to_string())
-            .env("COFFER_HTTP__LISTEN", "127.0.0.1:0")
+            .env("COFFER_HTTP__LISTEN", listen)
             .env("COFFER_LOG__LEVEL", "warn")
             .stdout(Stdio::null())
             .stderr(Stdio::null())
@@ -138,7 +142,33 @@ impl Setup {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_committed_event_reaches_another_process_and_a_rolled_back_one_never_does() {
     let Some(s) = setup().await else { return };
-    let _relay = Relay::start(&s.identity_db, &s.brokers, &s.prefix, 500);
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let _relay = Relay::start_on(
+        &s.identity_db,
+        &s.brokers,
+        &s.prefix,
+        500,
+        &format!("127.0.0.1:{port}"),
+    );
+    // Ready means the database and the broker both answer.
+    let mut ready = None;
+    for _ in 0..200 {
+        if let Ok(res) = reqwest::get(format!("http://127.0.0.1:{port}/health/ready")).await {
+            ready = Some((
+                res.status().as_u16(),
+                res.json::<serde_json::Value>().await.unwrap(),
+            ));
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let (status, body) = ready.expect("coffer-identity answers");
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["checks"]["identity"], "ok");
     let consumer = s.consume(format!("{}.events.identity", s.prefix));
     let admin = Admin::new(s.identity.clone(), probe::clock(), s.outbox());
 

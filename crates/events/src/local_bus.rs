@@ -43,6 +43,12 @@ pub struct LocalBus {
     published: watch::Sender<u64>,
 }
 
+/// Messages are kept this long, as a Kafka topic keeps them by default; a consumer that
+/// falls further behind misses what was dropped, as it would on Kafka.
+const RETENTION_MS: i64 = 7 * 24 * 3600 * 1000;
+/// Publishes between two purges of expired messages.
+const PURGE_EVERY: u64 = 1000;
+
 impl LocalBus {
     /// `store` must be migrated with [`MIGRATIONS`].
     pub fn new(store: Store, clock: Arc<dyn Clock>) -> Self {
@@ -97,7 +103,23 @@ impl Bus for LocalBus {
                 .query(move |db| db_run!(db: { diesel::insert_into(m::bus_messages).values(&rows).execute(db) }))
                 .await
                 .map_err(unavailable)?;
-            self.published.send_modify(|n| *n = n.wrapping_add(1));
+            let mut count = 0;
+            self.published.send_modify(|n| {
+                *n = n.wrapping_add(1);
+                count = *n;
+            });
+            if count % PURGE_EVERY == 0 {
+                let before = now - RETENTION_MS;
+                let purged = self
+                    .store
+                    .query(move |db| {
+                        db_run!(db: { diesel::delete(m::bus_messages.filter(m::created_ms.lt(before))).execute(db) })
+                    })
+                    .await;
+                if let Err(e) = purged {
+                    tracing::warn!(error = %e, "could not purge expired bus messages");
+                }
+            }
             Ok(())
         })
     }

@@ -60,12 +60,28 @@ pub const ACCOUNT_UPDATED: EventType = EventType {
                   account in its single form.",
 };
 
+pub const SUPPORTER_CREATED: EventType = EventType {
+    domain: "supporters",
+    object: "supporter",
+    action: "created",
+    description: "A supporter was created. `data` is the supporter as the API returns it.",
+};
+
+pub const SUPPORTER_UPDATED: EventType = EventType {
+    domain: "supporters",
+    object: "supporter",
+    action: "updated",
+    description: "A supporter was changed. `data` is the supporter as the API returns it.",
+};
+
 /// The whole catalogue, in the order docs/events.md lists it.
 pub const CATALOGUE: &[EventType] = &[
     ORGANISATION_CREATED,
     ORGANISATION_UPDATED,
     ACCOUNT_CREATED,
     ACCOUNT_UPDATED,
+    SUPPORTER_CREATED,
+    SUPPORTER_UPDATED,
 ];
 
 /// docs/events.md, as generated from the catalogue.

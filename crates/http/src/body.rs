@@ -121,6 +121,14 @@ pub fn parse_json<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
     }
 }
 
+/// Reads `T` out of a JSON value already parsed, naming the offending property on failure.
+pub fn parse_value<T: DeserializeOwned>(value: serde_json::Value) -> Result<T, ApiError> {
+    serde_path_to_error::deserialize(value).map_err(|e| {
+        let message = e.inner().to_string();
+        field_error(property_of(e.path(), &message), message)
+    })
+}
+
 pub fn parse_form<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
     let de = serde_urlencoded::Deserializer::new(form_urlencoded::parse(bytes));
     serde_path_to_error::deserialize(de).map_err(|e| {

@@ -5,6 +5,7 @@ pub mod body;
 pub mod config;
 mod error_shape;
 mod health;
+pub mod idempotency;
 mod metrics;
 mod module;
 mod request_id;

@@ -7,6 +7,7 @@
 
 mod conn;
 mod error;
+pub mod idempotency;
 mod migrate;
 mod sqlite;
 mod store;

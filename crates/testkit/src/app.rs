@@ -18,6 +18,8 @@ pub const START_UNIX: i64 = 1_767_225_600;
 /// What a service under test is built from.
 pub struct Harness {
     pub store: Store,
+    backend: Backend,
+    more_dbs: Arc<std::sync::Mutex<Vec<TestDb>>>,
     /// The in-process bus, on its own database; what the service publishes lands here.
     pub bus: Arc<LocalBus>,
     pub clock: ManualClock,
@@ -26,6 +28,17 @@ pub struct Harness {
 }
 
 impl Harness {
+    /// Another service's own database, fresh and migrated, on the same backend; dropped
+    /// with the app.
+    pub async fn database(&self, migrations: Migrations) -> Store {
+        let db = TestDb::create(self.backend);
+        let store = migrated(&db, &[migrations]).await;
+        if let Ok(mut dbs) = self.more_dbs.lock() {
+            dbs.push(db);
+        }
+        store
+    }
+
     pub fn clock_arc(&self) -> Arc<dyn Clock> {
         Arc::new(self.clock.clone())
     }
@@ -45,6 +58,7 @@ pub struct TestApp {
     workers: Vec<tokio::task::JoinHandle<()>>,
     _db: TestDb,
     _bus_db: TestDb,
+    _more_dbs: Arc<std::sync::Mutex<Vec<TestDb>>>,
 }
 
 async fn migrated(db: &TestDb, migrations: &[Migrations]) -> Store {
@@ -92,8 +106,11 @@ impl TestApp {
             },
         );
 
+        let more_dbs = Arc::new(std::sync::Mutex::new(Vec::new()));
         let harness = Harness {
             store: store.clone(),
+            backend,
+            more_dbs: Arc::clone(&more_dbs),
             bus: Arc::clone(&bus),
             clock: clock.clone(),
             keys: keys.clone(),
@@ -130,6 +147,7 @@ impl TestApp {
             workers,
             _db: db,
             _bus_db: bus_db,
+            _more_dbs: more_dbs,
         }
     }
 

@@ -1,0 +1,169 @@
+//! `Idempotency-Key` on creating POSTs (API.md, Conventions): the same key with the same
+//! body within 24 hours replays the first response; the same key with another body is 409.
+//! The first response is stored in the transaction of its effect, so an effect without its
+//! stored response (or the reverse) cannot exist.
+
+use std::future::{Ready, ready};
+
+use actix_web::dev::Payload;
+use actix_web::http::StatusCode;
+use actix_web::{FromRequest, HttpRequest, HttpResponse};
+use aws_lc_rs::digest::{SHA256, digest};
+use coffer_error::ApiError;
+use coffer_model::clock::Clock;
+use coffer_store::idempotency::{self, StoredResponse};
+use coffer_store::{Db, Store, StoreError};
+use diesel::result::{DatabaseErrorKind, Error as DieselError};
+
+const WINDOW_MS: i64 = 24 * 3600 * 1000;
+
+/// The request's `Idempotency-Key`, if it sent one.
+#[derive(Debug, Clone)]
+pub struct IdempotencyKey(pub Option<String>);
+
+impl FromRequest for IdempotencyKey {
+    type Error = ApiError;
+    type Future = Ready<Result<Self, ApiError>>;
+
+    fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
+        let Some(value) = req.headers().get("idempotency-key") else {
+            return ready(Ok(IdempotencyKey(None)));
+        };
+        let valid = value
+            .to_str()
+            .ok()
+            .filter(|v| !v.is_empty() && v.len() <= 255 && v.bytes().all(|b| b.is_ascii_graphic()));
+        ready(match valid {
+            Some(v) => Ok(IdempotencyKey(Some(v.to_owned()))),
+            None => Err(ApiError::invalid(
+                "Idempotency-Key",
+                "must be 1 to 255 visible ASCII characters",
+            )),
+        })
+    }
+}
+
+/// What identifies "the same request": the operation and the body as parsed.
+pub fn request_hash(req: &HttpRequest, body: &serde_json::Value) -> String {
+    let mut input = format!("{} {}\n", req.method(), req.path()).into_bytes();
+    input.extend(serde_json::to_vec(body).unwrap_or_default());
+    digest(&SHA256, &input)
+        .as_ref()
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+/// An effect's outcome: status and JSON body.
+pub type Outcome = (StatusCode, serde_json::Value);
+
+fn replay(stored: &StoredResponse, hash: &str) -> Result<HttpResponse, ApiError> {
+    if stored.request_hash != hash {
+        return Err(ApiError::conflict(
+            "This Idempotency-Key was used with a different request",
+        ));
+    }
+    let status =
+        StatusCode::from_u16(u16::try_from(stored.status).unwrap_or(500)).unwrap_or(StatusCode::OK);
+    let body: serde_json::Value =
+        serde_json::from_str(&stored.response).map_err(ApiError::internal)?;
+    Ok(HttpResponse::build(status)
+        .insert_header(("Idempotent-Replayed", "true"))
+        .json(body))
+}
+
+/// Runs `effect` in a write transaction, storing its outcome under the key when there is one,
+/// or replays the stored outcome of an earlier request with the same key.
+pub async fn run<F, E>(
+    store: &Store,
+    clock: &dyn Clock,
+    client_id: &str,
+    key: IdempotencyKey,
+    hash: String,
+    effect: F,
+) -> Result<HttpResponse, ApiError>
+where
+    F: FnOnce(&mut Db<'_>) -> Result<Outcome, E> + Send + 'static,
+    E: From<DieselError> + Into<ApiError> + Send + 'static,
+{
+    let now = clock.unix_ms();
+    let since = now - WINDOW_MS;
+    let Some(key) = key.0 else {
+        let (status, body) = store
+            .run(move |db| db.write_tx(effect).map_err(Failure::Effect))
+            .await
+            .map_err(Failure::into_api)?;
+        return Ok(HttpResponse::build(status).json(body));
+    };
+    let (client, k) = (client_id.to_owned(), key.clone());
+    if let Some(stored) = store
+        .query(move |db| idempotency::find(db, &client, &k, since))
+        .await?
+    {
+        return replay(&stored, &hash);
+    }
+    let (client, k, h) = (client_id.to_owned(), key.clone(), hash.clone());
+    let result = store
+        .run(move |db| {
+            db.write_tx(|tx| {
+                let (status, body) = effect(tx).map_err(Failure::Effect)?;
+                let row = StoredResponse {
+                    client_id: client,
+                    idempotency_key: k,
+                    request_hash: h,
+                    status: i32::from(status.as_u16()),
+                    response: body.to_string(),
+                    created_ms: now,
+                };
+                idempotency::save(tx, &row, since).map_err(Failure::Store)?;
+                Ok((status, body))
+            })
+        })
+        .await;
+    match result {
+        Ok((status, body)) => Ok(HttpResponse::build(status).json(body)),
+        // Another request with this key committed first: answer as it did.
+        Err(Failure::Store(DieselError::DatabaseError(DatabaseErrorKind::UniqueViolation, _))) => {
+            let client = client_id.to_owned();
+            match store
+                .query(move |db| idempotency::find(db, &client, &key, since))
+                .await?
+            {
+                Some(stored) => replay(&stored, &hash),
+                None => Err(ApiError::conflict(
+                    "A request with this Idempotency-Key is in progress",
+                )),
+            }
+        }
+        Err(other) => Err(other.into_api()),
+    }
+}
+
+/// Why an idempotent transaction failed: the effect itself, or storing its response.
+enum Failure<E> {
+    Effect(E),
+    Store(DieselError),
+    Pool(StoreError),
+}
+
+impl<E> From<DieselError> for Failure<E> {
+    fn from(e: DieselError) -> Self {
+        Failure::Store(e)
+    }
+}
+
+impl<E> From<StoreError> for Failure<E> {
+    fn from(e: StoreError) -> Self {
+        Failure::Pool(e)
+    }
+}
+
+impl<E: Into<ApiError>> Failure<E> {
+    fn into_api(self) -> ApiError {
+        match self {
+            Failure::Effect(e) => e.into(),
+            Failure::Store(e) => ApiError::from(StoreError::from(e)),
+            Failure::Pool(e) => ApiError::from(e),
+        }
+    }
+}

@@ -1,0 +1,60 @@
+//! Stored first responses to `Idempotency-Key` requests. A service that accepts the header
+//! has the `idempotency_keys` table in its schema.
+
+use diesel::prelude::*;
+
+use crate::{Db, db_run};
+
+diesel::table! {
+    idempotency_keys (client_id, idempotency_key) {
+        client_id -> Text,
+        idempotency_key -> Text,
+        request_hash -> Text,
+        status -> Integer,
+        response -> Text,
+        created_ms -> BigInt,
+    }
+}
+
+use idempotency_keys::dsl as k;
+
+#[derive(Debug, Clone, PartialEq, Eq, Queryable, Insertable)]
+#[diesel(table_name = idempotency_keys)]
+pub struct StoredResponse {
+    pub client_id: String,
+    pub idempotency_key: String,
+    pub request_hash: String,
+    pub status: i32,
+    pub response: String,
+    pub created_ms: i64,
+}
+
+/// The stored response for `key`, if it is younger than `since_ms`.
+pub fn find(
+    db: &mut Db<'_>,
+    client_id: &str,
+    key: &str,
+    since_ms: i64,
+) -> QueryResult<Option<StoredResponse>> {
+    db_run!(db: {
+        k::idempotency_keys
+            .filter(k::client_id.eq(client_id).and(k::idempotency_key.eq(key)).and(k::created_ms.ge(since_ms)))
+            .first(db)
+            .optional()
+    })
+}
+
+/// Stores the response; call it in the transaction of the effect. An older entry under the
+/// same key (past the replay window) is replaced; a concurrent one makes this fail with a
+/// unique violation, and the transaction with it.
+pub fn save(db: &mut Db<'_>, row: &StoredResponse, since_ms: i64) -> QueryResult<()> {
+    db_run!(db: {
+        diesel::delete(
+            k::idempotency_keys.filter(
+                k::client_id.eq(&row.client_id).and(k::idempotency_key.eq(&row.idempotency_key)).and(k::created_ms.lt(since_ms)),
+            ),
+        )
+        .execute(db)?;
+        diesel::insert_into(k::idempotency_keys).values(row).execute(db).map(drop)
+    })
+}

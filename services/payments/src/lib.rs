@@ -1,0 +1,127 @@
+//! The payments service. Today it keeps supporters (donor records) and its replica of
+//! identity's organisations and accounts; payments, payment sources, refunds and search
+//! follow (docs/payments.md).
+
+pub mod replica;
+mod schema;
+pub mod supporters;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use actix_web::web;
+use coffer_events::catalogue::topic;
+use coffer_events::{Bus, Consumer, ConsumerSettings, Outbox, Relay, RelaySettings};
+use coffer_http::{Module, ReadyFuture};
+use coffer_model::clock::Clock;
+use coffer_store::{Migrations, Store};
+use diesel_migrations::{EmbeddedMigrations, embed_migrations};
+
+const POSTGRES: EmbeddedMigrations = embed_migrations!("../../migrations/payments/postgres");
+const SQLITE: EmbeddedMigrations = embed_migrations!("../../migrations/payments/sqlite");
+
+pub const MIGRATIONS: Migrations = Migrations {
+    service: "payments",
+    postgres: || POSTGRES,
+    sqlite: || SQLITE,
+};
+
+#[derive(Clone)]
+pub struct PaymentsSettings {
+    pub event_prefix: String,
+    pub relay: RelaySettings,
+}
+
+impl Default for PaymentsSettings {
+    fn default() -> Self {
+        Self {
+            event_prefix: "coffer".into(),
+            relay: RelaySettings::default(),
+        }
+    }
+}
+
+pub(crate) struct PaymentsState {
+    pub store: Store,
+    pub clock: Arc<dyn Clock>,
+    pub outbox: Outbox,
+    pub bus: Arc<dyn Bus>,
+    pub relay: Arc<Relay>,
+    pub replica: Arc<Consumer>,
+}
+
+pub struct Payments {
+    state: web::Data<PaymentsState>,
+}
+
+impl Payments {
+    /// The store must be migrated with [`MIGRATIONS`].
+    pub fn new(
+        store: Store,
+        clock: Arc<dyn Clock>,
+        bus: Arc<dyn Bus>,
+        settings: PaymentsSettings,
+    ) -> Self {
+        let outbox = Outbox::new(settings.event_prefix.clone(), Arc::clone(&clock));
+        let relay = Arc::new(Relay::new(
+            store.clone(),
+            Arc::clone(&bus),
+            Arc::clone(&clock),
+            outbox.signal(),
+            settings.relay,
+        ));
+        let replica = Arc::new(Consumer::new(
+            store.clone(),
+            Arc::clone(&bus),
+            Arc::clone(&clock),
+            Arc::new(replica::Replica),
+            ConsumerSettings {
+                name: format!("{}.payments.replica", settings.event_prefix),
+                topics: vec![topic(&settings.event_prefix, "identity")],
+                max_attempts: 5,
+                retry_backoff: Duration::from_millis(200),
+            },
+        ));
+        Self {
+            state: web::Data::new(PaymentsState {
+                store,
+                clock,
+                outbox,
+                bus,
+                relay,
+                replica,
+            }),
+        }
+    }
+}
+
+impl Module for Payments {
+    fn name(&self) -> &'static str {
+        "payments"
+    }
+
+    fn configure(&self, cfg: &mut web::ServiceConfig) {
+        cfg.app_data(self.state.clone());
+        supporters::routes::configure(cfg);
+    }
+
+    fn ready(&self) -> ReadyFuture<'_> {
+        Box::pin(async move {
+            self.state.store.ping().await.map_err(|e| {
+                tracing::warn!(error = %e, "payments database not ready");
+                "database unreachable".to_owned()
+            })?;
+            self.state.bus.ready().await.map_err(|e| {
+                tracing::warn!(error = %e, "event bus not ready");
+                "event bus unreachable".to_owned()
+            })
+        })
+    }
+
+    fn spawn_workers(&self) -> Vec<tokio::task::JoinHandle<()>> {
+        vec![
+            tokio::spawn(Arc::clone(&self.state.relay).run()),
+            tokio::spawn(Arc::clone(&self.state.replica).run_forever()),
+        ]
+    }
+}

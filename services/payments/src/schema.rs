@@ -1,0 +1,55 @@
+// The diesel view of migrations/payments.
+
+diesel::table! {
+    organisations (uuid) {
+        uuid -> Text,
+        name -> Text,
+        active -> Bool,
+        updated_ms -> BigInt,
+    }
+}
+
+diesel::table! {
+    accounts (uuid) {
+        uuid -> Text,
+        organisation_uuid -> Text,
+        name -> Text,
+        active -> Bool,
+        updated_ms -> BigInt,
+    }
+}
+
+diesel::table! {
+    supporters (uuid) {
+        uuid -> Text,
+        organisation_uuid -> Text,
+        created -> BigInt,
+        raw -> Nullable<Text>,
+        raw_name -> Nullable<Text>,
+        legal_entity -> Nullable<Text>,
+        honorific_prefix -> Nullable<Text>,
+        salutation -> Nullable<Text>,
+        first_name -> Nullable<Text>,
+        middle_name -> Nullable<Text>,
+        last_name -> Nullable<Text>,
+        care_of -> Nullable<Text>,
+        raw_address -> Nullable<Text>,
+        street -> Nullable<Text>,
+        house_number -> Nullable<Text>,
+        address_addendum -> Nullable<Text>,
+        post_office_box -> Nullable<Text>,
+        postal_code -> Nullable<Text>,
+        city -> Nullable<Text>,
+        region_level_1 -> Nullable<Text>,
+        region_level_2 -> Nullable<Text>,
+        country -> Nullable<Text>,
+        email -> Nullable<Text>,
+        phone -> Nullable<Text>,
+        birth_day -> Nullable<Text>,
+        birth_month -> Nullable<Text>,
+        birth_year -> Nullable<Text>,
+        locale -> Nullable<Text>,
+        custom_parameters -> Text,
+        service_parameters -> Text,
+    }
+}

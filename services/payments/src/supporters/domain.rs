@@ -1,0 +1,176 @@
+//! A supporter's fields and the rules they follow, free of HTTP and SQL.
+
+use std::collections::BTreeMap;
+
+use coffer_model::email::Email;
+use coffer_model::validation::{FieldError, Violations};
+use serde::{Deserialize, Deserializer, Serialize};
+
+/// Calls `$m!` with every personal field of a supporter, so the list is written once.
+#[macro_export]
+macro_rules! personal_fields {
+    ($m:ident) => {
+        $m! {
+            raw, raw_name, legal_entity, honorific_prefix, salutation, first_name, middle_name,
+            last_name, care_of, raw_address, street, house_number, address_addendum,
+            post_office_box, postal_code, city, region_level_1, region_level_2, country, email,
+            phone, birth_day, birth_month, birth_year, locale
+        }
+    };
+}
+
+/// Distinguishes a field left out (`None`) from one sent as null (`Some(None)`).
+fn present<'de, D, T>(d: D) -> Result<Option<Option<T>>, D::Error>
+where
+    D: Deserializer<'de>,
+    T: Deserialize<'de>,
+{
+    Option::<T>::deserialize(d).map(Some)
+}
+
+macro_rules! define_input {
+    ($($f:ident),*) => {
+        /// A create or update request. On update a field left out is kept, and one sent as
+        /// null is cleared.
+        #[derive(Debug, Default, Deserialize)]
+        pub struct SupporterInput {
+            #[serde(default)]
+            pub organisation_uuid: Option<String>,
+            $(#[serde(default, deserialize_with = "present")] pub $f: Option<Option<String>>,)*
+            #[serde(default, deserialize_with = "present")]
+            pub custom_parameters: Option<Option<serde_json::Value>>,
+            #[serde(default, deserialize_with = "present")]
+            pub service_parameters: Option<Option<serde_json::Value>>,
+        }
+
+        /// A supporter as stored and as answered (fields that are not set are left out).
+        #[derive(Debug, Clone, Default, PartialEq, Serialize)]
+        pub struct Supporter {
+            pub uuid: String,
+            pub organisation_uuid: String,
+            pub created: i64,
+            $(#[serde(skip_serializing_if = "Option::is_none")] pub $f: Option<String>,)*
+            pub custom_parameters: BTreeMap<String, String>,
+            pub service_parameters: serde_json::Value,
+        }
+
+        impl Supporter {
+            /// Applies `input` over this supporter after checking it; every offending
+            /// property is reported.
+            pub fn apply(&mut self, input: SupporterInput) -> Result<(), Vec<FieldError>> {
+                let mut v = Violations::default();
+                if let Some(Some(email)) = &input.email {
+                    v.check(Email::parse_field("email", email));
+                }
+                let custom = match input.custom_parameters {
+                    Some(Some(value)) => v.check_all(flat_parameters(&value)),
+                    Some(None) => Some(BTreeMap::new()),
+                    None => None,
+                };
+                if let Some(Some(service)) = &input.service_parameters {
+                    if !service.is_object() {
+                        v.push(FieldError::not_valid("service_parameters", "must be an object"));
+                    }
+                }
+                if !v.is_empty() {
+                    return Err(v.into_vec());
+                }
+                $(if let Some(value) = input.$f { self.$f = value.filter(|s| !s.is_empty()); })*
+                if let Some(custom) = custom {
+                    self.custom_parameters = custom;
+                }
+                match input.service_parameters {
+                    Some(Some(service)) => self.service_parameters = service,
+                    Some(None) => self.service_parameters = serde_json::json!({}),
+                    None => {}
+                }
+                Ok(())
+            }
+        }
+    };
+}
+personal_fields!(define_input);
+
+/// Custom parameters are flat: string keys, string values (numbers and booleans are taken
+/// as their text), nothing nested.
+pub fn flat_parameters(
+    value: &serde_json::Value,
+) -> Result<BTreeMap<String, String>, Vec<FieldError>> {
+    let Some(object) = value.as_object() else {
+        return Err(vec![FieldError::not_valid(
+            "custom_parameters",
+            "must be an object",
+        )]);
+    };
+    let mut v = Violations::default();
+    let mut flat = BTreeMap::new();
+    for (key, item) in object {
+        let property = format!("custom_parameters.{key}");
+        match item {
+            serde_json::Value::String(s) => {
+                flat.insert(key.clone(), s.clone());
+            }
+            serde_json::Value::Number(n) => {
+                flat.insert(key.clone(), n.to_string());
+            }
+            serde_json::Value::Bool(b) => {
+                flat.insert(key.clone(), b.to_string());
+            }
+            _ => v.push(FieldError::not_valid(
+                &property,
+                "must be a string; nesting is not allowed",
+            )),
+        }
+    }
+    v.finish(flat)
+}
+
+/// Fields a supporter list can be sorted by.
+pub fn sortable(field: &str) -> bool {
+    macro_rules! check {
+        ($($f:ident),*) => { matches!(field, "created" | "uuid" $(| stringify!($f))*) };
+    }
+    personal_fields!(check)
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    fn input(json: serde_json::Value) -> SupporterInput {
+        serde_json::from_value(json).unwrap()
+    }
+
+    #[test]
+    fn absent_keeps_null_clears() {
+        let mut s = Supporter {
+            first_name: Some("Ada".into()),
+            last_name: Some("L".into()),
+            ..Default::default()
+        };
+        s.apply(input(
+            serde_json::json!({"last_name": null, "city": "Bern"}),
+        ))
+        .unwrap();
+        assert_eq!(s.first_name.as_deref(), Some("Ada"));
+        assert_eq!(s.last_name, None);
+        assert_eq!(s.city.as_deref(), Some("Bern"));
+    }
+
+    #[test]
+    fn bad_email_and_nested_parameters_are_named() {
+        let mut s = Supporter::default();
+        let errors = s
+            .apply(input(serde_json::json!({"email": "nope", "custom_parameters": {"a": {"b": 1}, "c": "ok"}})))
+            .unwrap_err();
+        let props: Vec<_> = errors.iter().map(|e| e.property.as_str()).collect();
+        assert_eq!(props, ["email", "custom_parameters.a"]);
+        assert_eq!(s, Supporter::default(), "nothing applied on error");
+    }
+
+    #[test]
+    fn sortable_fields() {
+        assert!(sortable("last_name") && sortable("created") && !sortable("custom_parameters"));
+    }
+}

@@ -1,0 +1,5 @@
+//! Supporters: donor records (SPEC.md, "Supporter").
+
+pub mod domain;
+pub mod routes;
+pub mod store;

@@ -1,0 +1,267 @@
+use actix_web::http::StatusCode;
+use actix_web::{HttpRequest, HttpResponse, web};
+use coffer_auth::Caller;
+use coffer_events::catalogue::{SUPPORTER_CREATED, SUPPORTER_UPDATED};
+use coffer_events::{TraceContext, append};
+use coffer_http::body::parse_value;
+use coffer_http::idempotency::{self, IdempotencyKey};
+use coffer_http::{ApiError, Json, RequestTrace, Shape};
+use coffer_model::ids::parse_uuid;
+use coffer_model::paging::{PagingLimits, PagingQuery};
+use coffer_model::validation::FieldError;
+use coffer_store::Db;
+use diesel::result::Error as DieselError;
+use serde::Deserialize;
+
+use super::domain::{Supporter, SupporterInput, sortable};
+use super::store::{self, Sort};
+use crate::PaymentsState;
+use crate::replica::organisation_exists;
+
+const LIMITS: PagingLimits = PagingLimits::new(100, 1000);
+
+pub(crate) fn configure(cfg: &mut web::ServiceConfig) {
+    // Shape A: SPEC.md shows it for Update Supporter; the other supporter operations
+    // answer in the same shape so a client parses one form.
+    cfg.service(
+        web::resource("/supporters")
+            .app_data(Shape::A)
+            .route(web::get().to(list))
+            .route(web::post().to(create)),
+    )
+    .service(
+        web::resource("/supporters/{supporter_uuid}")
+            .app_data(Shape::A)
+            .route(web::get().to(get))
+            .route(web::patch().to(update)),
+    );
+}
+
+fn uuid(property: &str, raw: &str) -> Result<String, ApiError> {
+    parse_uuid(property, raw)
+        .map(|u| u.to_string())
+        .map_err(|e| ApiError::validation(vec![e]))
+}
+
+/// Why a supporter transaction failed.
+enum Failure {
+    Api(ApiError),
+    Db(DieselError),
+}
+
+impl From<DieselError> for Failure {
+    fn from(e: DieselError) -> Self {
+        Failure::Db(e)
+    }
+}
+
+impl From<Failure> for ApiError {
+    fn from(f: Failure) -> Self {
+        match f {
+            Failure::Api(e) => e,
+            Failure::Db(e) => ApiError::from(coffer_store::StoreError::from(e)),
+        }
+    }
+}
+
+fn announce(
+    tx: &mut Db<'_>,
+    state: &PaymentsState,
+    kind: &coffer_events::EventType,
+    supporter: &Supporter,
+    trace: &TraceContext,
+) -> Result<serde_json::Value, Failure> {
+    let body = serde_json::to_value(supporter).map_err(|e| Failure::Api(ApiError::internal(e)))?;
+    let object = supporter
+        .uuid
+        .parse()
+        .map_err(|e| Failure::Api(ApiError::internal(e)))?;
+    let organisation = supporter.organisation_uuid.parse().ok();
+    let event = state
+        .outbox
+        .event(kind, object, organisation, None, body.clone());
+    append(tx, &[event], Some(trace))?;
+    Ok(body)
+}
+
+async fn create(
+    state: web::Data<PaymentsState>,
+    caller: Caller,
+    req: HttpRequest,
+    key: IdempotencyKey,
+    trace: RequestTrace,
+    body: Json<serde_json::Value>,
+) -> Result<HttpResponse, ApiError> {
+    let hash = idempotency::request_hash(&req, &body.0);
+    let input: SupporterInput = parse_value(body.0)?;
+    let organisation = match &input.organisation_uuid {
+        None => {
+            return Err(ApiError::validation(vec![FieldError::not_null(
+                "organisation_uuid",
+            )]));
+        }
+        Some(raw) => uuid("organisation_uuid", raw)?,
+    };
+    caller.require_organisation(organisation.parse().map_err(ApiError::internal)?)?;
+    let mut supporter = Supporter {
+        uuid: uuid::Uuid::new_v4().to_string(),
+        organisation_uuid: organisation.clone(),
+        created: state.clock.unix(),
+        service_parameters: serde_json::json!({}),
+        ..Supporter::default()
+    };
+    supporter.apply(input).map_err(ApiError::validation)?;
+
+    let st = state.clone();
+    let response = idempotency::run(
+        &state.store,
+        state.clock.as_ref(),
+        caller.client_id(),
+        key,
+        hash,
+        move |tx| {
+            if !organisation_exists(tx, &organisation)? {
+                return Err(Failure::Api(ApiError::not_found("Organisation")));
+            }
+            store::insert(tx, &supporter)?;
+            let body = announce(tx, &st, &SUPPORTER_CREATED, &supporter, &trace.0)?;
+            Ok((StatusCode::CREATED, body))
+        },
+    )
+    .await?;
+    state.outbox.committed();
+    Ok(response)
+}
+
+async fn load(state: &PaymentsState, caller: &Caller, raw: &str) -> Result<Supporter, ApiError> {
+    let id = uuid("supporter_uuid", raw)?;
+    let supporter = state
+        .store
+        .query(move |db| store::find(db, &id))
+        .await?
+        .ok_or_else(|| ApiError::not_found("Supporter"))?;
+    caller.require_organisation(
+        supporter
+            .organisation_uuid
+            .parse()
+            .map_err(ApiError::internal)?,
+    )?;
+    Ok(supporter)
+}
+
+async fn get(
+    state: web::Data<PaymentsState>,
+    caller: Caller,
+    path: web::Path<String>,
+) -> Result<HttpResponse, ApiError> {
+    Ok(HttpResponse::Ok().json(load(&state, &caller, &path).await?))
+}
+
+async fn update(
+    state: web::Data<PaymentsState>,
+    caller: Caller,
+    path: web::Path<String>,
+    trace: RequestTrace,
+    body: Json<serde_json::Value>,
+) -> Result<HttpResponse, ApiError> {
+    let input: SupporterInput = parse_value(body.0)?;
+    if input.organisation_uuid.is_some() {
+        return Err(ApiError::validation(vec![FieldError::not_valid(
+            "organisation_uuid",
+            "a supporter cannot move to another organisation",
+        )]));
+    }
+    let mut supporter = load(&state, &caller, &path).await?;
+    supporter.apply(input).map_err(ApiError::validation)?;
+    let st = state.clone();
+    let body = state
+        .store
+        .run(move |db| {
+            db.write_tx(|tx| {
+                store::update(tx, &supporter)?;
+                announce(tx, &st, &SUPPORTER_UPDATED, &supporter, &trace.0)
+            })
+        })
+        .await
+        .map_err(ApiError::from)?;
+    state.outbox.committed();
+    Ok(HttpResponse::Ok().json(body))
+}
+
+#[derive(Debug, Deserialize)]
+struct ListQuery {
+    organisation_uuid: Option<String>,
+    sort_by: Option<String>,
+    sort_order: Option<String>,
+    #[serde(flatten)]
+    paging: PagingQuery,
+}
+
+async fn list(
+    state: web::Data<PaymentsState>,
+    caller: Caller,
+    query: web::Query<ListQuery>,
+) -> Result<HttpResponse, ApiError> {
+    let query = query.into_inner();
+    let paging = query.paging.resolve(LIMITS).map_err(ApiError::validation)?;
+    let mut errors = Vec::new();
+    let field = query.sort_by.unwrap_or_else(|| "created".into());
+    if !sortable(&field) {
+        errors.push(FieldError::not_valid(
+            "sort_by",
+            format!("cannot sort by {field:?}"),
+        ));
+    }
+    let descending = match query.sort_order.as_deref() {
+        None | Some("asc") => false,
+        Some("desc") => true,
+        Some(_) => {
+            errors.push(FieldError::invalid_choice(
+                "sort_order",
+                "must be asc or desc",
+            ));
+            false
+        }
+    };
+    let organisation = match query.organisation_uuid.as_deref() {
+        Some(raw) => match parse_uuid("organisation_uuid", raw) {
+            Ok(u) => Some(u),
+            Err(e) => {
+                errors.push(e);
+                None
+            }
+        },
+        None => None,
+    };
+    if !errors.is_empty() {
+        return Err(ApiError::validation(errors));
+    }
+    if let Some(o) = organisation {
+        caller.require_organisation(o)?;
+    }
+    let visible: Option<Vec<String>> = caller
+        .organisation_filter()
+        .map(|ids| ids.iter().map(ToString::to_string).collect());
+    let one = organisation.map(|o| o.to_string());
+    let sort = Sort { field, descending };
+    let rows = state
+        .store
+        .query(move |db| {
+            store::list(
+                db,
+                visible.as_deref(),
+                one.as_deref(),
+                &sort,
+                paging.offset(),
+                paging.limit(),
+            )
+        })
+        .await?;
+    Ok(HttpResponse::Ok().json(rows))
+}
+
+impl From<coffer_store::StoreError> for Failure {
+    fn from(e: coffer_store::StoreError) -> Self {
+        Failure::Api(ApiError::from(e))
+    }
+}

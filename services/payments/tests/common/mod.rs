@@ -1,0 +1,152 @@
+//! Payments under test beside identity, each on its own database, sharing one bus: the
+//! organisations payments knows come from identity's events, as in production.
+#![allow(dead_code, clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use coffer_http::Module;
+use coffer_identity::admin::{Admin, ClientAccess};
+use coffer_identity::domain::directory::OrganisationInput;
+use coffer_identity::{Identity, IdentitySettings};
+use coffer_payments::{Payments, PaymentsSettings};
+use coffer_store::Store;
+pub use coffer_testkit::{Backend, TestApp};
+use serde_json::Value;
+use uuid::Uuid;
+
+pub struct World {
+    pub app: TestApp,
+    pub admin: Admin,
+    pub payments: Store,
+}
+
+pub async fn world(backend: Backend) -> World {
+    let mut parts = None;
+    let app = TestApp::spawn(backend, &[coffer_identity::MIGRATIONS], |h| {
+        let parts = &mut parts;
+        async move {
+            let identity = Identity::start(
+                h.store.clone(),
+                h.clock_arc(),
+                h.keys.clone(),
+                h.bus.clone(),
+                IdentitySettings::default(),
+            )
+            .await
+            .unwrap();
+            let payments_store = h.database(coffer_payments::MIGRATIONS).await;
+            let payments = Payments::new(
+                payments_store.clone(),
+                h.clock_arc(),
+                h.bus.clone(),
+                PaymentsSettings::default(),
+            );
+            *parts = Some((identity.admin(), payments_store));
+            vec![
+                Arc::new(identity) as Arc<dyn Module>,
+                Arc::new(payments) as Arc<dyn Module>,
+            ]
+        }
+    })
+    .await;
+    let (admin, payments) = parts.unwrap();
+    World {
+        app,
+        admin,
+        payments,
+    }
+}
+
+impl World {
+    /// An organisation made in identity, once payments has learnt of it.
+    pub async fn organisation(&self, name: &str) -> Uuid {
+        let org = self
+            .admin
+            .create_organisation(OrganisationInput {
+                name: name.into(),
+                ..Default::default()
+            })
+            .await
+            .unwrap();
+        let uuid: Uuid = org["uuid"].as_str().unwrap().parse().unwrap();
+        for _ in 0..200 {
+            let key = uuid.to_string();
+            if self
+                .payments
+                .query(move |db| coffer_payments::replica::organisation_exists(db, &key))
+                .await
+                .unwrap()
+            {
+                return uuid;
+            }
+            tokio::time::sleep(Duration::from_millis(25)).await;
+        }
+        panic!("payments never learnt of organisation {uuid}");
+    }
+
+    /// A real token for a new client of `organisation`, from the token endpoint.
+    pub async fn token(&self, organisation: Uuid) -> String {
+        let client = self
+            .admin
+            .create_client(ClientAccess::Organisations(vec![organisation]))
+            .await
+            .unwrap();
+        let res = self
+            .app
+            .http
+            .post(self.app.url("/oauth2/token"))
+            .form(&[
+                ("grant_type", "client_credentials"),
+                ("client_id", client.client_id.as_str()),
+                ("client_secret", client.client_secret.as_str()),
+            ])
+            .send()
+            .await
+            .unwrap();
+        res.json::<Value>().await.unwrap()["access_token"]
+            .as_str()
+            .unwrap()
+            .to_owned()
+    }
+
+    pub async fn post(
+        &self,
+        path: &str,
+        token: &str,
+        body: &Value,
+        key: Option<&str>,
+    ) -> (u16, Value, reqwest::header::HeaderMap) {
+        let mut req = self
+            .app
+            .http
+            .post(self.app.url(path))
+            .bearer_auth(token)
+            .json(body);
+        if let Some(key) = key {
+            req = req.header("Idempotency-Key", key);
+        }
+        let res = req.send().await.unwrap();
+        let (status, headers) = (res.status().as_u16(), res.headers().clone());
+        assert_eq!(headers["content-type"], "application/json");
+        (status, res.json().await.unwrap(), headers)
+    }
+
+    pub async fn patch(&self, path: &str, token: &str, body: &Value) -> (u16, Value) {
+        let res = self
+            .app
+            .http
+            .patch(self.app.url(path))
+            .bearer_auth(token)
+            .json(body)
+            .send()
+            .await
+            .unwrap();
+        (res.status().as_u16(), res.json().await.unwrap())
+    }
+
+    pub async fn get(&self, path: &str, token: &str) -> (u16, Value) {
+        let res = self.app.get(path, token).await;
+        (res.status().as_u16(), res.json().await.unwrap())
+    }
+}

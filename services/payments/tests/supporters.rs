@@ -1,0 +1,174 @@
+//! Supporters through HTTP: create, get, update, list, tenancy and idempotency.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod common;
+
+use common::*;
+use serde_json::{Value, json};
+
+fn full(organisation: uuid::Uuid) -> Value {
+    json!({
+        "organisation_uuid": organisation,
+        "raw": "Dr. Ada Lovelace, Seestrasse 5, 8002 Zürich",
+        "raw_name": "Dr. Ada Lovelace",
+        "legal_entity": "person",
+        "honorific_prefix": "Dr.",
+        "salutation": "ms",
+        "first_name": "Ada",
+        "middle_name": "King",
+        "last_name": "Lovelace",
+        "care_of": "Byron",
+        "raw_address": "Seestrasse 5, 8002 Zürich",
+        "street": "Seestrasse",
+        "house_number": "5",
+        "address_addendum": "3rd floor",
+        "post_office_box": "Postfach 12",
+        "postal_code": "8002",
+        "city": "Zürich",
+        "region_level_1": "ZH",
+        "region_level_2": "Zürich",
+        "country": "CH",
+        "email": "ada@example.org",
+        "phone": "+41 44 000 00 00",
+        "birth_day": "10",
+        "birth_month": "12",
+        "birth_year": "1815",
+        "locale": "de_CH",
+        "custom_parameters": {"campaign": "winter", "rank": 3},
+        "service_parameters": {"crm": {"id": 7}}
+    })
+}
+
+coffer_testkit::backend_tests! {
+    async fn create_get_and_update_keep_every_field(backend) {
+        let w = world(backend).await;
+        let org = w.organisation("Alpine Aid").await;
+        let token = w.token(org).await;
+        let body = full(org);
+        let (status, created, _) = w.post("/supporters", &token, &body, None).await;
+        assert_eq!(status, 201, "{created}");
+        for (k, v) in body.as_object().unwrap() {
+            match k.as_str() {
+                "organisation_uuid" => assert_eq!(created[k], org.to_string()),
+                "custom_parameters" => assert_eq!(created[k], json!({"campaign": "winter", "rank": "3"})),
+                _ => assert_eq!(&created[k], v, "{k}"),
+            }
+        }
+        assert_eq!(created["created"], coffer_testkit::START_UNIX);
+        let uuid = created["uuid"].as_str().unwrap();
+
+        let (status, fetched) = w.get(&format!("/supporters/{uuid}"), &token).await;
+        assert_eq!(status, 200);
+        assert_eq!(fetched, created);
+
+        let (status, updated) = w
+            .patch(&format!("/supporters/{uuid}"), &token, &json!({"city": "Basel", "middle_name": null, "custom_parameters": {"campaign": "spring"}}))
+            .await;
+        assert_eq!(status, 200, "{updated}");
+        assert_eq!(updated["city"], "Basel");
+        assert!(updated.get("middle_name").is_none(), "null clears a field");
+        assert_eq!(updated["first_name"], "Ada", "absent fields are kept");
+        assert_eq!(updated["custom_parameters"], json!({"campaign": "spring"}));
+        assert_eq!(w.get(&format!("/supporters/{uuid}"), &token).await.1, updated);
+    }
+
+    async fn bad_input_is_400_in_shape_a_naming_each_property(backend) {
+        let w = world(backend).await;
+        let org = w.organisation("Alpine Aid").await;
+        let token = w.token(org).await;
+        let (status, err, _) = w
+            .post("/supporters", &token, &json!({"organisation_uuid": org, "email": "not-an-email", "custom_parameters": {"nested": {"a": 1}}}), None)
+            .await;
+        assert_eq!(status, 400);
+        assert!(err["request_id"].is_string());
+        assert_eq!(err["error"]["http_code"], 400);
+        let props: Vec<&str> = err["error"]["message"].as_array().unwrap().iter().map(|i| i["property"].as_str().unwrap()).collect();
+        assert_eq!(props, ["email", "custom_parameters.nested"]);
+        assert_eq!(err["error"]["message"][0]["code"], "error.validation.not_valid");
+
+        let (status, err, _) = w.post("/supporters", &token, &json!({"first_name": "X"}), None).await;
+        assert_eq!(status, 400);
+        assert_eq!(err["error"]["message"][0]["property"], "organisation_uuid");
+        assert_eq!(err["error"]["message"][0]["code"], "error.validation.not_null");
+
+        let (status, err, _) = w.post("/supporters", &token, &json!({"organisation_uuid": org, "first_name": 5}), None).await;
+        assert_eq!(status, 400);
+        assert_eq!(err["error"]["message"][0]["property"], "first_name");
+
+        let (_, created, _) = w.post("/supporters", &token, &json!({"organisation_uuid": org}), None).await;
+        let path = format!("/supporters/{}", created["uuid"].as_str().unwrap());
+        let (status, err) = w.patch(&path, &token, &json!({"email": "bad"})).await;
+        assert_eq!(status, 400);
+        assert_eq!(err["error"]["message"][0]["property"], "email");
+        let (status, err) = w.patch(&path, &token, &json!({"organisation_uuid": org})).await;
+        assert_eq!(status, 400);
+        assert_eq!(err["error"]["message"][0]["property"], "organisation_uuid");
+    }
+
+    async fn tenants_are_kept_apart(backend) {
+        let w = world(backend).await;
+        let (a, b) = (w.organisation("A").await, w.organisation("B").await);
+        let (token_a, token_b) = (w.token(a).await, w.token(b).await);
+        let (_, supporter, _) = w.post("/supporters", &token_a, &json!({"organisation_uuid": a, "last_name": "Ann"}), None).await;
+        let path = format!("/supporters/{}", supporter["uuid"].as_str().unwrap());
+        assert_eq!(w.get(&path, &token_b).await.0, 403);
+        assert_eq!(w.patch(&path, &token_b, &json!({"city": "X"})).await.0, 403);
+        let (status, _, _) = w.post("/supporters", &token_b, &json!({"organisation_uuid": a}), None).await;
+        assert_eq!(status, 403);
+        assert_eq!(w.get(&format!("/supporters?organisation_uuid={a}"), &token_b).await.0, 403);
+        let (_, list) = w.get("/supporters", &token_b).await;
+        assert_eq!(list, json!([]));
+        assert_eq!(w.get(&format!("/supporters/{}", uuid::Uuid::new_v4()), &token_a).await.0, 404);
+        let res = w.app.get_anonymous("/supporters").await;
+        assert_eq!(res.status(), 401);
+        // An organisation identity never announced.
+        let platform = w.app.platform_token();
+        let (status, _, _) = w.post("/supporters", &platform, &json!({"organisation_uuid": uuid::Uuid::new_v4()}), None).await;
+        assert_eq!(status, 404);
+    }
+
+    async fn list_pages_sorts_and_filters(backend) {
+        let w = world(backend).await;
+        let org = w.organisation("A").await;
+        let token = w.token(org).await;
+        for name in ["Meier", "Amrein", "Zbinden", "Keller"] {
+            let (status, _, _) = w.post("/supporters", &token, &json!({"organisation_uuid": org, "last_name": name}), None).await;
+            assert_eq!(status, 201);
+        }
+        let names = |v: &Value| v.as_array().unwrap().iter().map(|s| s["last_name"].as_str().unwrap().to_owned()).collect::<Vec<_>>();
+        let (_, sorted) = w.get("/supporters?sort_by=last_name&sort_order=desc", &token).await;
+        assert_eq!(names(&sorted), ["Zbinden", "Meier", "Keller", "Amrein"]);
+        let (_, page) = w.get(&format!("/supporters?organisation_uuid={org}&sort_by=last_name&from=1&size=2"), &token).await;
+        assert_eq!(names(&page), ["Keller", "Meier"]);
+        let (status, err) = w.get("/supporters?sort_by=password&sort_order=up&size=x", &token).await;
+        assert_eq!(status, 400);
+        assert_eq!(err["error"]["message"][0]["property"], "size");
+        let (status, err) = w.get("/supporters?sort_by=password&sort_order=up", &token).await;
+        assert_eq!(status, 400);
+        let props: Vec<&str> = err["error"]["message"].as_array().unwrap().iter().map(|i| i["property"].as_str().unwrap()).collect();
+        assert_eq!(props, ["sort_by", "sort_order"]);
+    }
+
+    async fn an_idempotency_key_replays_or_conflicts(backend) {
+        let w = world(backend).await;
+        let org = w.organisation("A").await;
+        let token = w.token(org).await;
+        let body = json!({"organisation_uuid": org, "last_name": "Once"});
+        let (s1, first, h1) = w.post("/supporters", &token, &body, Some("key-1")).await;
+        let (s2, second, h2) = w.post("/supporters", &token, &body, Some("key-1")).await;
+        assert_eq!((s1, s2), (201, 201));
+        assert_eq!(first, second, "the first response, replayed");
+        assert!(h1.get("idempotent-replayed").is_none());
+        assert_eq!(h2["idempotent-replayed"], "true");
+        let (status, err, _) = w.post("/supporters", &token, &json!({"organisation_uuid": org, "last_name": "Other"}), Some("key-1")).await;
+        assert_eq!(status, 409);
+        assert_eq!(err["error"]["code"], "conflict");
+        let (_, list) = w.get("/supporters", &token).await;
+        assert_eq!(list.as_array().unwrap().len(), 1, "one supporter, not two");
+        // Keys belong to their client: another client's key-1 is its own.
+        let other = w.token(org).await;
+        let (status, third, _) = w.post("/supporters", &other, &body, Some("key-1")).await;
+        assert_eq!(status, 201);
+        assert_ne!(third["uuid"], first["uuid"]);
+    }
+}

@@ -16,7 +16,7 @@ mkdir -p "$state"
 state="$(cd "$state" && pwd)"
 
 # Each service: name and loopback port, as deploy/gateway/routes.conf expects them.
-services=("identity:8081")
+services=("identity:8081" "payments:8082")
 
 log() { printf 'run-distributed: %s\n' "$*" >&2; }
 
@@ -43,7 +43,7 @@ fi
 
 pg_base="$(scripts/ensure-postgres.sh)"
 brokers="$(scripts/kafka.sh)"
-cargo build --release -p coffer -p coffer-identity >&2
+cargo build --release -p coffer -p coffer-identity -p coffer-payments >&2
 bin="${CARGO_TARGET_DIR:-$root/target}/release"
 
 wait_ready() {
@@ -67,6 +67,7 @@ for entry in "${services[@]}"; do
     log "starting coffer-$name on 127.0.0.1:$port"
     COFFER_DATABASE_URL="$url" \
         COFFER_KAFKA__BROKERS="$brokers" \
+        COFFER_AUTH__JWKS_URL="http://127.0.0.1:8081/.well-known/jwks.json" \
         COFFER_HTTP__LISTEN="127.0.0.1:$port" \
         COFFER_LOG__FORMAT=text \
         "$bin/coffer-$name" serve >"$state/$name.log" 2>&1 &

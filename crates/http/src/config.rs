@@ -36,11 +36,9 @@ pub trait Validate {
     fn validate(&self) -> Result<(), ConfigError>;
 }
 
-pub fn load<T>() -> Result<T, ConfigError>
-where
-    T: Serialize + DeserializeOwned + Default + Validate,
-{
-    let mut figment = Figment::from(Serialized::defaults(T::default()));
+/// The file and environment layers, without defaults.
+pub fn sources() -> Result<Figment, ConfigError> {
+    let mut figment = Figment::new();
     if let Ok(path) = std::env::var("COFFER_CONFIG") {
         if !std::path::Path::new(&path).is_file() {
             return Err(ConfigError::MissingFile { path });
@@ -48,13 +46,29 @@ where
         figment = figment.merge(Toml::file(path));
     }
     // `COFFER_CONFIG` itself would otherwise land as a key named `config`.
-    let env = Env::prefixed("COFFER_").split("__").ignore(&["CONFIG"]);
-    let config: T = figment
-        .merge(env)
+    Ok(figment.merge(Env::prefixed("COFFER_").split("__").ignore(&["CONFIG"])))
+}
+
+/// Reads `T` from `sources` over `T`'s defaults, and validates it. Several types can be
+/// read from the same sources, each seeing the keys it knows, so every error still names
+/// its setting (serde's `flatten` would lose the key).
+pub fn extract<T>(sources: &Figment) -> Result<T, ConfigError>
+where
+    T: Serialize + DeserializeOwned + Default + Validate,
+{
+    let config: T = Figment::from(Serialized::defaults(T::default()))
+        .merge(sources.clone())
         .extract()
         .map_err(|e| ConfigError::Load(Box::new(e)))?;
     config.validate()?;
     Ok(config)
+}
+
+pub fn load<T>() -> Result<T, ConfigError>
+where
+    T: Serialize + DeserializeOwned + Default + Validate,
+{
+    extract(&sources()?)
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]

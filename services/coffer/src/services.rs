@@ -13,7 +13,11 @@ use coffer_model::clock::Clock;
 use coffer_store::{Migrations, PoolOptions, Store};
 
 /// Every hosted service's migrations, and the bus's.
-pub const MIGRATIONS: &[Migrations] = &[local_bus::MIGRATIONS, coffer_identity::MIGRATIONS];
+pub const MIGRATIONS: &[Migrations] = &[
+    local_bus::MIGRATIONS,
+    coffer_identity::MIGRATIONS,
+    coffer_payments::MIGRATIONS,
+];
 
 /// The services of one `coffer dev` process.
 pub struct Standalone {
@@ -78,8 +82,14 @@ pub async fn start_all(
     .await
     .context("identity could not load its signing keys")?;
     let identity_admin = identity.admin();
+    let payments = coffer_payments::Payments::new(
+        open(data_dir, coffer_payments::MIGRATIONS).await?,
+        Arc::clone(&clock),
+        Arc::clone(&bus),
+        coffer_payments::PaymentsSettings::default(),
+    );
     Ok(Standalone {
-        modules: vec![Arc::new(identity)],
+        modules: vec![Arc::new(identity), Arc::new(payments)],
         identity_admin,
     })
 }

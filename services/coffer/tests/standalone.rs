@@ -125,6 +125,38 @@ async fn dev_serves_the_walkthrough_and_admin_adds_a_second_tenant() {
     assert_eq!(status, 200);
     assert_eq!(addresses.as_array().unwrap().len(), 1);
 
+    // Payments serves from the same port, and knows the demo organisation from identity's
+    // events (the replica fills in the background, so allow it a moment).
+    let mut created = None;
+    for _ in 0..100 {
+        let res = reqwest::Client::new()
+            .post(format!("{base}/supporters"))
+            .bearer_auth(&t)
+            .json(&serde_json::json!({"organisation_uuid": org, "first_name": "Grace", "email": "grace@example.org"}))
+            .send()
+            .await
+            .unwrap();
+        if res.status() == 201 {
+            created = Some(res.json::<Value>().await.unwrap());
+            break;
+        }
+        assert_eq!(
+            res.status(),
+            404,
+            "only a replica not yet filled may refuse"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let supporter = created.expect("payments learnt of the demo organisation");
+    let (status, fetched) = get(
+        base,
+        &format!("/supporters/{}", supporter["uuid"].as_str().unwrap()),
+        &t,
+    )
+    .await;
+    assert_eq!(status, 200);
+    assert_eq!(fetched["email"], "grace@example.org");
+
     // A second tenant, made while the server runs.
     let second = admin(
         &data,

@@ -2,6 +2,7 @@
 //! identity's organisations and accounts; payments, payment sources, refunds and search
 //! follow (docs/payments.md).
 
+pub mod profiles;
 pub mod replica;
 mod schema;
 pub mod supporters;
@@ -103,6 +104,7 @@ impl Module for Payments {
     fn configure(&self, cfg: &mut web::ServiceConfig) {
         cfg.app_data(self.state.clone());
         supporters::routes::configure(cfg);
+        profiles::routes::configure(cfg);
     }
 
     fn ready(&self) -> ReadyFuture<'_> {

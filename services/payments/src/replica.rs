@@ -46,6 +46,7 @@ impl Handler for Replica {
                         .ok_or_else(|| {
                             HandlerError::Permanent("account event without organisation".into())
                         })?;
+                let known = account_organisation(db, &uuid)?.is_some();
                 db_run!(db: {
                     diesel::insert_into(a::accounts)
                         .values((
@@ -60,6 +61,14 @@ impl Handler for Replica {
                         .set((a::name.eq(&name), a::active.eq(active), a::updated_ms.eq(at)))
                         .execute(db)
                 })?;
+                if !known {
+                    crate::profiles::store::create_test_profiles(
+                        db,
+                        &uuid,
+                        &organisation,
+                        at / 1000,
+                    )?;
+                }
             }
             _ => {}
         }
@@ -80,6 +89,11 @@ fn newer_known(db: &mut Db<'_>, event: &Event) -> QueryResult<bool> {
         _ => None,
     };
     Ok(known.is_some_and(|at| at > event.timestamp))
+}
+
+/// The organisation of an account payments knows of.
+pub fn account_organisation(db: &mut Db<'_>, account: &str) -> QueryResult<Option<String>> {
+    db_run!(db: { a::accounts.find(account).select(a::organisation_uuid).first(db).optional() })
 }
 
 pub fn organisation_exists(db: &mut Db<'_>, uuid: &str) -> QueryResult<bool> {

@@ -53,3 +53,17 @@ diesel::table! {
         service_parameters -> Text,
     }
 }
+
+diesel::table! {
+    payment_method_profiles (uuid) {
+        uuid -> Text,
+        account_uuid -> Text,
+        organisation_uuid -> Text,
+        name -> Text,
+        payment_method -> Text,
+        test_mode -> Bool,
+        provider -> Text,
+        is_default -> Bool,
+        created -> BigInt,
+    }
+}

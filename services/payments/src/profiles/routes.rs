@@ -1,0 +1,48 @@
+use actix_web::{HttpResponse, web};
+use coffer_auth::Caller;
+use coffer_http::ApiError;
+use coffer_model::ids::parse_uuid;
+use serde::Deserialize;
+
+use super::store;
+use crate::PaymentsState;
+use crate::replica::account_organisation;
+
+pub(crate) fn configure(cfg: &mut web::ServiceConfig) {
+    cfg.route("/payment-method-profiles", web::get().to(list));
+}
+
+#[derive(Debug, Deserialize)]
+struct Query {
+    account_uuid: Option<String>,
+}
+
+async fn list(
+    state: web::Data<PaymentsState>,
+    caller: Caller,
+    query: web::Query<Query>,
+) -> Result<HttpResponse, ApiError> {
+    let account = match query.into_inner().account_uuid {
+        Some(raw) => {
+            let account =
+                parse_uuid("account_uuid", &raw).map_err(|e| ApiError::validation(vec![e]))?;
+            let key = account.to_string();
+            let organisation = state
+                .store
+                .query(move |db| account_organisation(db, &key))
+                .await?
+                .ok_or_else(|| ApiError::not_found("Account"))?;
+            caller.require_account(account, organisation.parse().map_err(ApiError::internal)?)?;
+            Some(account.to_string())
+        }
+        None => None,
+    };
+    let visible: Option<Vec<String>> = caller
+        .organisation_filter()
+        .map(|ids| ids.iter().map(ToString::to_string).collect());
+    let rows = state
+        .store
+        .query(move |db| store::list(db, account.as_deref(), visible.as_deref()))
+        .await?;
+    Ok(HttpResponse::Ok().json(rows))
+}

@@ -1,0 +1,73 @@
+use coffer_store::{Db, db_run};
+use diesel::prelude::*;
+use serde::Serialize;
+
+use super::{METHODS, TEST_PROVIDER, test_profile_name};
+use crate::schema::payment_method_profiles::dsl as p;
+
+#[derive(Debug, Clone, PartialEq, Eq, Queryable, Selectable, Insertable, Serialize)]
+#[diesel(table_name = crate::schema::payment_method_profiles)]
+pub struct Profile {
+    pub uuid: String,
+    pub account_uuid: String,
+    pub organisation_uuid: String,
+    pub name: String,
+    pub payment_method: String,
+    pub test_mode: bool,
+    pub provider: String,
+    pub is_default: bool,
+    pub created: i64,
+}
+
+/// Gives a new account its test profiles, each the default for its method. Repeating it
+/// (a redelivered event) adds nothing.
+pub fn create_test_profiles(
+    db: &mut Db<'_>,
+    account: &str,
+    organisation: &str,
+    now: i64,
+) -> QueryResult<()> {
+    let rows: Vec<Profile> = METHODS
+        .iter()
+        .map(|method| Profile {
+            uuid: uuid::Uuid::new_v4().to_string(),
+            account_uuid: account.to_owned(),
+            organisation_uuid: organisation.to_owned(),
+            name: test_profile_name(method),
+            payment_method: (*method).to_owned(),
+            test_mode: true,
+            provider: TEST_PROVIDER.to_owned(),
+            is_default: true,
+            created: now,
+        })
+        .collect();
+    // One statement per row: diesel's SQLite backend has no multi-row ON CONFLICT.
+    for row in &rows {
+        db_run!(db: {
+            diesel::insert_into(p::payment_method_profiles)
+                .values(row)
+                .on_conflict((p::account_uuid, p::name))
+                .do_nothing()
+                .execute(db)
+        })?;
+    }
+    Ok(())
+}
+
+/// Profiles of one account, or of every account of `organisations` (all when `None`).
+pub fn list(
+    db: &mut Db<'_>,
+    account: Option<&str>,
+    organisations: Option<&[String]>,
+) -> QueryResult<Vec<Profile>> {
+    db_run!(db: {
+        let mut q = p::payment_method_profiles.select(Profile::as_select()).into_boxed();
+        if let Some(account) = account {
+            q = q.filter(p::account_uuid.eq(account));
+        }
+        if let Some(list) = organisations {
+            q = q.filter(p::organisation_uuid.eq_any(list));
+        }
+        q.order((p::account_uuid.asc(), p::payment_method.asc(), p::name.asc())).load(db)
+    })
+}

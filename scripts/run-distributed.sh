@@ -42,6 +42,11 @@ if ! command -v nginx >/dev/null 2>&1; then
 fi
 
 pg_base="$(scripts/ensure-postgres.sh)"
+# Card fingerprints need a stable secret; one is made once per state directory.
+if [[ ! -s "$state/fingerprint.key" ]]; then
+    python3 -c 'import secrets; print(secrets.token_hex(32))' >"$state/fingerprint.key"
+fi
+fingerprint_key="$(cat "$state/fingerprint.key")"
 brokers="$(scripts/kafka.sh)"
 cargo build --release -p coffer -p coffer-identity -p coffer-payments >&2
 bin="${CARGO_TARGET_DIR:-$root/target}/release"
@@ -68,6 +73,8 @@ for entry in "${services[@]}"; do
     COFFER_DATABASE_URL="$url" \
         COFFER_KAFKA__BROKERS="$brokers" \
         COFFER_AUTH__JWKS_URL="http://127.0.0.1:8081/.well-known/jwks.json" \
+        COFFER_PAYMENTS__PUBLIC_BASE_URL="http://127.0.0.1:$gateway_port" \
+        COFFER_PAYMENTS__FINGERPRINT_KEY="$fingerprint_key" \
         COFFER_HTTP__LISTEN="127.0.0.1:$port" \
         COFFER_LOG__FORMAT=text \
         "$bin/coffer-$name" serve >"$state/$name.log" 2>&1 &

@@ -74,6 +74,20 @@ pub const SUPPORTER_UPDATED: EventType = EventType {
     description: "A supporter was changed. `data` is the supporter as the API returns it.",
 };
 
+pub const PAYMENT_SUCCEEDED: EventType = EventType {
+    domain: "payment_gateway",
+    object: "payment",
+    action: "succeeded",
+    description: "A payment succeeded. `data` is the payment as the API returns it.",
+};
+
+pub const PAYMENT_FAILED: EventType = EventType {
+    domain: "payment_gateway",
+    object: "payment",
+    action: "failed",
+    description: "A payment failed; `data.status_reason` says why. `data` is the payment.",
+};
+
 /// The whole catalogue, in the order docs/events.md lists it.
 pub const CATALOGUE: &[EventType] = &[
     ORGANISATION_CREATED,
@@ -82,6 +96,8 @@ pub const CATALOGUE: &[EventType] = &[
     ACCOUNT_UPDATED,
     SUPPORTER_CREATED,
     SUPPORTER_UPDATED,
+    PAYMENT_SUCCEEDED,
+    PAYMENT_FAILED,
 ];
 
 /// docs/events.md, as generated from the catalogue.

@@ -34,12 +34,12 @@ pub async fn run(args: DevArgs) -> anyhow::Result<()> {
 
     let clock: Arc<dyn Clock> = Arc::new(SystemClock);
     let keys = SharedKeys::default();
-    let standalone = services::start_all(&args.data_dir, Arc::clone(&clock), keys.clone()).await?;
-    let (modules, admin) = (standalone.modules, standalone.identity_admin);
-
     let listener =
         TcpListener::bind(listen).with_context(|| format!("cannot listen on {listen}"))?;
     let base_url = format!("http://{}", listener.local_addr()?);
+    let standalone =
+        services::start_all(&args.data_dir, Arc::clone(&clock), keys.clone(), &base_url).await?;
+    let (modules, admin) = (standalone.modules, standalone.identity_admin);
     let credentials = demo::ensure(&admin, &args.data_dir, &base_url).await?;
     announce(&credentials, &args.data_dir);
 

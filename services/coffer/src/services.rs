@@ -66,6 +66,7 @@ pub async fn start_all(
     data_dir: &Path,
     clock: Arc<dyn Clock>,
     keys: SharedKeys,
+    base_url: &str,
 ) -> anyhow::Result<Standalone> {
     let bus: Arc<dyn Bus> = Arc::new(LocalBus::new(
         open(data_dir, local_bus::MIGRATIONS).await?,
@@ -86,10 +87,33 @@ pub async fn start_all(
         open(data_dir, coffer_payments::MIGRATIONS).await?,
         Arc::clone(&clock),
         Arc::clone(&bus),
-        coffer_payments::PaymentsSettings::default(),
+        coffer_payments::PaymentsSettings {
+            public_base_url: base_url.to_owned(),
+            fingerprint_key: fingerprint_key(data_dir)?,
+            ..coffer_payments::PaymentsSettings::default()
+        },
     );
     Ok(Standalone {
         modules: vec![Arc::new(identity), Arc::new(payments)],
         identity_admin,
     })
+}
+
+/// The card fingerprint key of this data directory, made on first start: random, and then
+/// stable, so a card keeps its fingerprint across restarts.
+fn fingerprint_key(data_dir: &Path) -> anyhow::Result<Vec<u8>> {
+    let path = data_dir.join("fingerprint.key");
+    if let Ok(key) = std::fs::read(&path)
+        && key.len() >= 32
+    {
+        return Ok(key);
+    }
+    let key = format!(
+        "{}{}",
+        uuid::Uuid::new_v4().simple(),
+        uuid::Uuid::new_v4().simple()
+    )
+    .into_bytes();
+    std::fs::write(&path, &key).with_context(|| format!("cannot write {}", path.display()))?;
+    Ok(key)
 }

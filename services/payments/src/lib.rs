@@ -2,6 +2,9 @@
 //! identity's organisations and accounts; payments, payment sources, refunds and search
 //! follow (docs/payments.md).
 
+pub mod config;
+pub mod connectors;
+pub mod payments;
 pub mod profiles;
 pub mod replica;
 mod schema;
@@ -31,6 +34,10 @@ pub const MIGRATIONS: Migrations = Migrations {
 pub struct PaymentsSettings {
     pub event_prefix: String,
     pub relay: RelaySettings,
+    /// Where this Coffer is reached from outside (redirects to its pages start here).
+    pub public_base_url: String,
+    /// Key of the card fingerprints (HMAC-SHA256); keep it secret and stable.
+    pub fingerprint_key: Vec<u8>,
 }
 
 impl Default for PaymentsSettings {
@@ -38,6 +45,8 @@ impl Default for PaymentsSettings {
         Self {
             event_prefix: "coffer".into(),
             relay: RelaySettings::default(),
+            public_base_url: "http://127.0.0.1:8080".into(),
+            fingerprint_key: b"coffer-development-fingerprint-key".to_vec(),
         }
     }
 }
@@ -49,6 +58,8 @@ pub(crate) struct PaymentsState {
     pub bus: Arc<dyn Bus>,
     pub relay: Arc<Relay>,
     pub replica: Arc<Consumer>,
+    pub connector: Arc<dyn connectors::Connector>,
+    pub fingerprint_key: Vec<u8>,
 }
 
 pub struct Payments {
@@ -83,6 +94,9 @@ impl Payments {
                 retry_backoff: Duration::from_millis(200),
             },
         ));
+        let connector = Arc::new(connectors::test_psp::TestPsp {
+            base_url: settings.public_base_url.clone(),
+        });
         Self {
             state: web::Data::new(PaymentsState {
                 store,
@@ -91,6 +105,8 @@ impl Payments {
                 bus,
                 relay,
                 replica,
+                connector,
+                fingerprint_key: settings.fingerprint_key,
             }),
         }
     }
@@ -105,6 +121,7 @@ impl Module for Payments {
         cfg.app_data(self.state.clone());
         supporters::routes::configure(cfg);
         profiles::routes::configure(cfg);
+        payments::routes::configure(cfg);
     }
 
     fn ready(&self) -> ReadyFuture<'_> {

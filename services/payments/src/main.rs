@@ -5,19 +5,27 @@
 use std::sync::Arc;
 
 use coffer_http::Module;
+use coffer_payments::config::PaymentsConfig;
 use coffer_payments::{MIGRATIONS, Payments, PaymentsSettings};
-use coffer_service::{Built, NoSettings, Started};
+use coffer_service::{Built, Started};
 
 fn main() -> std::process::ExitCode {
     coffer_service::main(
         "coffer-payments",
         MIGRATIONS,
-        |s: Started<NoSettings>| async move {
-            s.ensure_topics(&["supporters"]).await?;
+        |s: Started<PaymentsConfig>| async move {
+            s.ensure_topics(&["supporters", "payment_gateway"]).await?;
             let verifier = s.verifier(None)?;
             let settings = PaymentsSettings {
                 event_prefix: s.common.events.prefix.clone(),
                 relay: s.common.relay_settings(),
+                public_base_url: s
+                    .config
+                    .payments
+                    .public_base_url
+                    .trim_end_matches('/')
+                    .to_owned(),
+                fingerprint_key: s.config.payments.fingerprint_key.clone().into_bytes(),
             };
             let payments = Payments::new(
                 s.store.clone(),

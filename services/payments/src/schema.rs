@@ -67,3 +67,34 @@ diesel::table! {
         created -> BigInt,
     }
 }
+
+diesel::table! {
+    payments (uuid) {
+        uuid -> Text,
+        organisation_uuid -> Text,
+        account_uuid -> Text,
+        created -> BigInt,
+        updated -> BigInt,
+        test_mode -> Bool,
+        payment_method -> Text,
+        profile -> Text,
+        payment_provider -> Text,
+        provider_payment_id -> Nullable<Text>,
+        status -> Text,
+        status_reason -> Nullable<Text>,
+        amount_value -> BigInt,
+        currency -> Text,
+        refunded_amount -> BigInt,
+        supporter_uuid -> Nullable<Text>,
+        supporter -> Nullable<Text>,
+        payment_information -> Text,
+        created_payment_source_uuid -> Nullable<Text>,
+        subscription -> Nullable<Text>,
+        subscription_uuid -> Nullable<Text>,
+        custom_parameters -> Text,
+        locale -> Nullable<Text>,
+        return_url -> Nullable<Text>,
+        action -> Nullable<Text>,
+        cancel_reason -> Nullable<Text>,
+    }
+}

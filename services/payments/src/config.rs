@@ -1,0 +1,38 @@
+use coffer_http::config::{ConfigError, Validate};
+use serde::{Deserialize, Serialize};
+
+/// `coffer-payments`' own settings, beside the common ones of every service binary.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct PaymentsConfig {
+    pub payments: PaymentsSection,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct PaymentsSection {
+    /// Where clients reach Coffer (the gateway); redirects to Coffer's pages start here.
+    pub public_base_url: String,
+    /// Secret key of card fingerprints, at least 32 characters; keep it stable, or the same
+    /// card stops matching its earlier fingerprints.
+    pub fingerprint_key: String,
+}
+
+impl Validate for PaymentsConfig {
+    fn validate(&self) -> Result<(), ConfigError> {
+        let url = &self.payments.public_base_url;
+        if !(url.starts_with("http://") || url.starts_with("https://")) {
+            return Err(ConfigError::invalid(
+                "payments.public_base_url",
+                "is required: an http(s) URL",
+            ));
+        }
+        if self.payments.fingerprint_key.len() < 32 {
+            return Err(ConfigError::invalid(
+                "payments.fingerprint_key",
+                "is required: at least 32 characters",
+            ));
+        }
+        Ok(())
+    }
+}

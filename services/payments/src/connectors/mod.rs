@@ -1,0 +1,43 @@
+//! Payment service providers behind one trait. A connector turns a charge into the
+//! provider's outcome; the mapping is pure, so a real provider's HTTP client can sit in a
+//! module of its own beside its mapping.
+
+pub mod test_psp;
+
+use coffer_model::money::Money;
+
+use crate::payments::card::Card;
+
+/// What is being charged.
+#[derive(Debug, Clone)]
+pub enum Instrument {
+    Card(Card),
+}
+
+#[derive(Debug)]
+pub struct ChargeRequest<'a> {
+    pub payment_uuid: &'a str,
+    pub amount: Money,
+    pub instrument: &'a Instrument,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ChargeOutcome {
+    Succeeded {
+        provider_payment_id: String,
+    },
+    Failed {
+        provider_payment_id: String,
+        reason: &'static str,
+    },
+    /// The donor must act first (3-D Secure); `redirect` is where to send them.
+    Pending {
+        provider_payment_id: String,
+        redirect: String,
+    },
+}
+
+pub trait Connector: Send + Sync {
+    fn provider(&self) -> &'static str;
+    fn charge(&self, request: &ChargeRequest<'_>) -> ChargeOutcome;
+}

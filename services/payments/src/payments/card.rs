@@ -1,0 +1,242 @@
+//! Card details as a donor types them, checked and reduced to what may be kept: brand,
+//! last four digits, expiry and a keyed fingerprint. The number and CVV never leave this
+//! module's values, and their `Debug` shows neither.
+
+use aws_lc_rs::hmac;
+use coffer_model::validation::{FieldError, Violations};
+use serde::{Deserialize, Serialize};
+
+/// `payment_information` for cards, as sent.
+#[derive(Clone, Default, Deserialize)]
+pub struct CardInput {
+    pub number: Option<String>,
+    pub expiry_month: Option<i64>,
+    pub expiry_year: Option<i64>,
+    pub cvv: Option<String>,
+    pub cardholder: Option<String>,
+    pub brand: Option<String>,
+}
+
+impl std::fmt::Debug for CardInput {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CardInput").finish_non_exhaustive()
+    }
+}
+
+/// A card that passed the checks. Holds the number only until the connector has used it.
+#[derive(Clone)]
+pub struct Card {
+    pub number: String,
+    pub expiry_month: u32,
+    pub expiry_year: i32,
+    pub cardholder: Option<String>,
+    pub brand: &'static str,
+}
+
+impl std::fmt::Debug for Card {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Card")
+            .field("brand", &self.brand)
+            .field("last4", &self.last4())
+            .finish_non_exhaustive()
+    }
+}
+
+/// What is kept of a card.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MaskedCard {
+    pub brand: String,
+    pub last4: String,
+    pub expiry_month: u32,
+    pub expiry_year: i32,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cardholder: Option<String>,
+    /// HMAC-SHA256 of the number under the service's key: the same card gives the same
+    /// fingerprint, and the number cannot be recovered from it.
+    pub fingerprint: String,
+}
+
+fn luhn(digits: &str) -> bool {
+    let sum: u32 = digits
+        .bytes()
+        .rev()
+        .enumerate()
+        .map(|(i, b)| {
+            let d = u32::from(b - b'0');
+            if i % 2 == 1 {
+                let doubled = d * 2;
+                if doubled > 9 { doubled - 9 } else { doubled }
+            } else {
+                d
+            }
+        })
+        .sum();
+    sum.is_multiple_of(10)
+}
+
+fn brand_of(number: &str) -> &'static str {
+    let prefix2: u32 = number.get(..2).and_then(|p| p.parse().ok()).unwrap_or(0);
+    let prefix4: u32 = number.get(..4).and_then(|p| p.parse().ok()).unwrap_or(0);
+    match () {
+        _ if number.starts_with('4') => "visa",
+        _ if (51..=55).contains(&prefix2) || (2221..=2720).contains(&prefix4) => "mastercard",
+        _ if prefix2 == 34 || prefix2 == 37 => "amex",
+        _ => "unknown",
+    }
+}
+
+impl CardInput {
+    /// Checks the card against `today` (year, month); each offending property is named as
+    /// `payment_information.<field>`.
+    pub fn validate(self, today: (i32, u32)) -> Result<Card, Vec<FieldError>> {
+        let mut v = Violations::default();
+        let p = |f: &str| format!("payment_information.{f}");
+        let number: String = self
+            .number
+            .unwrap_or_default()
+            .chars()
+            .filter(|c| !c.is_whitespace())
+            .collect();
+        if number.is_empty() {
+            v.push(FieldError::not_null(p("number")));
+        } else if !(12..=19).contains(&number.len())
+            || !number.bytes().all(|b| b.is_ascii_digit())
+            || !luhn(&number)
+        {
+            v.push(FieldError::not_valid(
+                p("number"),
+                "is not a valid card number",
+            ));
+        }
+        let month = self
+            .expiry_month
+            .and_then(|m| u32::try_from(m).ok())
+            .filter(|m| (1..=12).contains(m));
+        if month.is_none() {
+            v.push(FieldError::not_valid(p("expiry_month"), "must be 1 to 12"));
+        }
+        let year = self
+            .expiry_year
+            .and_then(|y| i32::try_from(y).ok())
+            .filter(|y| (2000..=2200).contains(y));
+        match (year, month) {
+            (None, _) => v.push(FieldError::not_valid(
+                p("expiry_year"),
+                "must be a four-digit year",
+            )),
+            (Some(y), Some(m)) if (y, m) < today => {
+                v.push(FieldError::not_valid(
+                    p("expiry_year"),
+                    "the card has expired",
+                ));
+            }
+            _ => {}
+        }
+        let cvv = self.cvv.unwrap_or_default();
+        if !(3..=4).contains(&cvv.len()) || !cvv.bytes().all(|b| b.is_ascii_digit()) {
+            v.push(FieldError::not_valid(p("cvv"), "must be 3 or 4 digits"));
+        }
+        let brand = brand_of(&number);
+        v.finish(Card {
+            number,
+            expiry_month: month.unwrap_or(1),
+            expiry_year: year.unwrap_or(2000),
+            cardholder: self.cardholder.filter(|c| !c.trim().is_empty()),
+            brand,
+        })
+    }
+}
+
+impl Card {
+    pub fn last4(&self) -> &str {
+        self.number
+            .get(self.number.len().saturating_sub(4)..)
+            .unwrap_or_default()
+    }
+
+    pub fn masked(&self, fingerprint_key: &[u8]) -> MaskedCard {
+        let key = hmac::Key::new(hmac::HMAC_SHA256, fingerprint_key);
+        let tag = hmac::sign(&key, self.number.as_bytes());
+        MaskedCard {
+            brand: self.brand.to_owned(),
+            last4: self.last4().to_owned(),
+            expiry_month: self.expiry_month,
+            expiry_year: self.expiry_year,
+            cardholder: self.cardholder.clone(),
+            fingerprint: tag.as_ref().iter().map(|b| format!("{b:02x}")).collect(),
+        }
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    fn card(number: &str, month: i64, year: i64, cvv: &str) -> CardInput {
+        CardInput {
+            number: Some(number.into()),
+            expiry_month: Some(month),
+            expiry_year: Some(year),
+            cvv: Some(cvv.into()),
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn test_cards_pass_and_mask() {
+        let c = card("4242 4242 4242 4242", 12, 2030, "123")
+            .validate((2026, 11))
+            .unwrap();
+        assert_eq!(c.brand, "visa");
+        let m = c.masked(b"k");
+        assert_eq!(m.last4, "4242");
+        assert_eq!(m.fingerprint.len(), 64);
+        assert_eq!(
+            m.fingerprint,
+            card("4242424242424242", 1, 2031, "999")
+                .validate((2026, 11))
+                .unwrap()
+                .masked(b"k")
+                .fingerprint
+        );
+        assert!(
+            !format!("{c:?}").contains("42424242"),
+            "Debug never shows the number"
+        );
+        assert_eq!(
+            card("5555555555554444", 1, 2027, "1234")
+                .validate((2026, 11))
+                .unwrap()
+                .brand,
+            "mastercard"
+        );
+    }
+
+    #[test]
+    fn each_bad_field_is_named() {
+        let props = |c: CardInput| -> Vec<String> {
+            c.validate((2026, 11))
+                .unwrap_err()
+                .into_iter()
+                .map(|e| e.property)
+                .collect()
+        };
+        assert_eq!(
+            props(card("4242424242424241", 12, 2030, "123")),
+            ["payment_information.number"]
+        );
+        assert_eq!(
+            props(card("4242424242424242", 10, 2026, "123")),
+            ["payment_information.expiry_year"]
+        );
+        assert_eq!(
+            props(card("4242424242424242", 13, 2030, "12")),
+            [
+                "payment_information.expiry_month",
+                "payment_information.cvv"
+            ]
+        );
+        assert_eq!(props(CardInput::default()).len(), 4);
+    }
+}

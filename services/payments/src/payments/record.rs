@@ -1,0 +1,33 @@
+//! A payment as stored and as answered.
+
+use coffer_model::money::Money;
+use serde::Serialize;
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Payment {
+    pub uuid: String,
+    pub created: i64,
+    pub organisation_uuid: String,
+    pub account_uuid: String,
+    pub test_mode: bool,
+    pub payment_method: String,
+    pub profile: String,
+    pub payment_provider: String,
+    pub provider_payment_id: Option<String>,
+    /// pending, succeeded, failed or cancelled.
+    pub status: String,
+    pub status_reason: Option<String>,
+    pub amount: Money,
+    pub refunded_amount: Money,
+    pub refunds: Vec<serde_json::Value>,
+    pub supporter_uuid: Option<String>,
+    pub supporter: Option<serde_json::Value>,
+    pub payment_information: serde_json::Value,
+    pub created_payment_source_uuid: Option<String>,
+    pub subscription_uuid: Option<String>,
+    pub subscription: Option<serde_json::Value>,
+    pub custom_parameters: serde_json::Value,
+    pub locale: Option<String>,
+    pub return_url: Option<String>,
+    pub action: Option<serde_json::Value>,
+}

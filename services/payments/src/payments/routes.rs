@@ -1,0 +1,342 @@
+use actix_web::http::StatusCode;
+use actix_web::{HttpRequest, HttpResponse, web};
+use coffer_auth::Caller;
+use coffer_events::catalogue::{PAYMENT_FAILED, PAYMENT_SUCCEEDED, SUPPORTER_CREATED};
+use coffer_events::{TraceContext, append};
+use coffer_http::body::parse_value;
+use coffer_http::idempotency::{self, IdempotencyKey};
+use coffer_http::{ApiError, Json, RequestTrace};
+use coffer_model::ids::parse_uuid;
+use coffer_model::money::Money;
+use coffer_model::validation::FieldError;
+use coffer_store::{Db, StoreError};
+use diesel::result::Error as DieselError;
+use serde_json::json;
+
+use super::record::Payment;
+use super::request::{Checked, PaymentRequest};
+use super::store;
+use crate::PaymentsState;
+use crate::connectors::{ChargeOutcome, ChargeRequest, Instrument};
+use crate::profiles::store::{self as profiles, Profile};
+use crate::replica::account_organisation;
+use crate::supporters::domain::{Supporter, SupporterInput};
+
+pub(crate) fn configure(cfg: &mut web::ServiceConfig) {
+    cfg.route("/payments", web::post().to(create))
+        .route("/payments/{payment_uuid}", web::get().to(get));
+}
+
+enum Failure {
+    Api(ApiError),
+    Db(DieselError),
+}
+
+impl From<DieselError> for Failure {
+    fn from(e: DieselError) -> Self {
+        Failure::Db(e)
+    }
+}
+
+impl From<StoreError> for Failure {
+    fn from(e: StoreError) -> Self {
+        Failure::Api(ApiError::from(e))
+    }
+}
+
+impl From<Failure> for ApiError {
+    fn from(f: Failure) -> Self {
+        match f {
+            Failure::Api(e) => e,
+            Failure::Db(e) => ApiError::from(StoreError::from(e)),
+        }
+    }
+}
+
+fn invalid(property: &str, message: &str) -> ApiError {
+    ApiError::validation(vec![FieldError::not_valid(property, message)])
+}
+
+/// The profile a request names (by uuid or name), or the account's default for its method.
+fn choose_profile(profiles: Vec<Profile>, checked: &Checked) -> Result<Profile, ApiError> {
+    let profile = match &checked.profile {
+        Some(wanted) => profiles
+            .into_iter()
+            .find(|p| &p.uuid == wanted || &p.name == wanted)
+            .ok_or_else(|| invalid("profile", "no such payment method profile for this account"))?,
+        None => {
+            let method = checked.payment_method.as_deref().unwrap_or_default();
+            profiles
+                .into_iter()
+                .find(|p| p.payment_method == method && p.is_default)
+                .ok_or_else(|| {
+                    invalid(
+                        "payment_method",
+                        "the account has no profile for this method",
+                    )
+                })?
+        }
+    };
+    if checked
+        .payment_method
+        .as_deref()
+        .is_some_and(|m| m != profile.payment_method)
+    {
+        return Err(invalid(
+            "payment_method",
+            "does not match the profile's method",
+        ));
+    }
+    Ok(profile)
+}
+
+/// The supporter snapshot kept on the payment, and the supporter to create with it.
+fn supporter_of(
+    checked: &Checked,
+    organisation: &str,
+    now: i64,
+) -> Result<Option<Supporter>, ApiError> {
+    if !checked.create_supporter {
+        return Ok(None);
+    }
+    let Some(raw) = &checked.supporter else {
+        return Err(ApiError::validation(vec![FieldError::not_null(
+            "supporter",
+        )]));
+    };
+    let mut fields = raw.clone();
+    if let Some(object) = fields.as_object_mut() {
+        // Fields of the payment's supporter that a supporter record does not have.
+        object.remove("uuid");
+        object.remove("email_permission");
+    }
+    let input: SupporterInput = parse_value(fields).map_err(|e| prefixed(e, "supporter"))?;
+    let mut supporter = Supporter {
+        uuid: uuid::Uuid::new_v4().to_string(),
+        organisation_uuid: organisation.to_owned(),
+        created: now,
+        service_parameters: json!({}),
+        ..Supporter::default()
+    };
+    supporter.apply(input).map_err(|errors| {
+        ApiError::validation(
+            errors
+                .into_iter()
+                .map(|mut e| {
+                    e.property = format!("supporter.{}", e.property);
+                    e
+                })
+                .collect(),
+        )
+    })?;
+    Ok(Some(supporter))
+}
+
+fn prefixed(e: ApiError, prefix: &str) -> ApiError {
+    if e.items().is_empty() {
+        return e;
+    }
+    ApiError::validation(
+        e.items()
+            .iter()
+            .cloned()
+            .map(|mut i| {
+                i.property = format!("{prefix}.{}", i.property);
+                i
+            })
+            .collect(),
+    )
+}
+
+fn announce(
+    tx: &mut Db<'_>,
+    state: &PaymentsState,
+    payment: &Payment,
+    supporter: Option<&Supporter>,
+    trace: &TraceContext,
+) -> Result<serde_json::Value, Failure> {
+    let body = serde_json::to_value(payment).map_err(|e| Failure::Api(ApiError::internal(e)))?;
+    let id = payment
+        .uuid
+        .parse()
+        .map_err(|e| Failure::Api(ApiError::internal(e)))?;
+    let (organisation, account) = (
+        payment.organisation_uuid.parse().ok(),
+        payment.account_uuid.parse().ok(),
+    );
+    let mut events = Vec::new();
+    if let Some(s) = supporter {
+        let data = serde_json::to_value(s).map_err(|e| Failure::Api(ApiError::internal(e)))?;
+        let sid = s
+            .uuid
+            .parse()
+            .map_err(|e| Failure::Api(ApiError::internal(e)))?;
+        events.push(
+            state
+                .outbox
+                .event(&SUPPORTER_CREATED, sid, organisation, None, data),
+        );
+    }
+    match payment.status.as_str() {
+        "succeeded" => events.push(state.outbox.event(
+            &PAYMENT_SUCCEEDED,
+            id,
+            organisation,
+            account,
+            body.clone(),
+        )),
+        "failed" => events.push(state.outbox.event(
+            &PAYMENT_FAILED,
+            id,
+            organisation,
+            account,
+            body.clone(),
+        )),
+        _ => {}
+    }
+    append(tx, &events, Some(trace))?;
+    Ok(body)
+}
+
+async fn create(
+    state: web::Data<PaymentsState>,
+    caller: Caller,
+    req: HttpRequest,
+    key: IdempotencyKey,
+    trace: RequestTrace,
+    body: Json<serde_json::Value>,
+) -> Result<HttpResponse, ApiError> {
+    let hash = idempotency::request_hash(&req, &body.0);
+    let request: PaymentRequest = parse_value(body.0)?;
+    let checked = request.check().map_err(ApiError::validation)?;
+    let account = checked.account.to_string();
+    let key_account = account.clone();
+    let (organisation, profiles) = state
+        .store
+        .query(move |db| {
+            let organisation = account_organisation(db, &key_account)?;
+            let profiles = profiles::list(db, Some(&key_account), None)?;
+            Ok((organisation, profiles))
+        })
+        .await?;
+    let organisation = organisation.ok_or_else(|| ApiError::not_found("Account"))?;
+    caller.require_account(
+        checked.account,
+        organisation.parse().map_err(ApiError::internal)?,
+    )?;
+    let profile = choose_profile(profiles, &checked)?;
+    let now = state.clock.now();
+    let card = match profile.payment_method.as_str() {
+        "card" => checked
+            .card
+            .clone()
+            .ok_or_else(|| ApiError::validation(vec![FieldError::not_null("payment_information")]))?
+            .validate((now.year(), u32::from(u8::from(now.month()))))
+            .map_err(ApiError::validation)?,
+        other => {
+            return Err(invalid(
+                "payment_method",
+                &format!("{other} payments are not available yet"),
+            ));
+        }
+    };
+    let supporter = supporter_of(&checked, &organisation, now.unix_timestamp())?;
+    let payment_uuid = uuid::Uuid::new_v4().to_string();
+    let instrument = Instrument::Card(card.clone());
+    let outcome = state.connector.charge(&ChargeRequest {
+        payment_uuid: &payment_uuid,
+        amount: checked.amount,
+        instrument: &instrument,
+    });
+    let (status, reason, provider_id, action) = match outcome {
+        ChargeOutcome::Succeeded {
+            provider_payment_id,
+        } => ("succeeded", None, provider_payment_id, None),
+        ChargeOutcome::Failed {
+            provider_payment_id,
+            reason,
+        } => ("failed", Some(reason.to_owned()), provider_payment_id, None),
+        ChargeOutcome::Pending {
+            provider_payment_id,
+            redirect,
+        } => (
+            "pending",
+            None,
+            provider_payment_id,
+            Some(json!({ "type": "redirect", "url": redirect })),
+        ),
+    };
+    let payment = Payment {
+        uuid: payment_uuid,
+        created: now.unix_timestamp(),
+        organisation_uuid: organisation.clone(),
+        account_uuid: account,
+        test_mode: profile.test_mode,
+        payment_method: profile.payment_method.clone(),
+        profile: profile.name.clone(),
+        payment_provider: profile.provider.clone(),
+        provider_payment_id: Some(provider_id),
+        status: status.to_owned(),
+        status_reason: reason,
+        amount: checked.amount,
+        refunded_amount: Money {
+            value: 0,
+            currency: checked.amount.currency,
+        },
+        refunds: Vec::new(),
+        supporter_uuid: supporter.as_ref().map(|s| s.uuid.clone()),
+        supporter: checked.supporter.clone(),
+        payment_information: serde_json::to_value(card.masked(&state.fingerprint_key))
+            .map_err(ApiError::internal)?,
+        created_payment_source_uuid: None,
+        subscription_uuid: None,
+        subscription: checked.subscription.clone(),
+        custom_parameters: checked.custom_parameters.clone(),
+        locale: checked.locale.clone(),
+        return_url: checked.return_url.clone(),
+        action,
+    };
+    drop(instrument);
+    let st = state.clone();
+    let response = idempotency::run(
+        &state.store,
+        state.clock.as_ref(),
+        caller.client_id(),
+        key,
+        hash,
+        move |tx| {
+            if let Some(s) = &supporter {
+                crate::supporters::store::insert(tx, s)?;
+            }
+            store::insert(tx, &payment)?;
+            let body = announce(tx, &st, &payment, supporter.as_ref(), &trace.0)?;
+            Ok::<_, Failure>((StatusCode::CREATED, body))
+        },
+    )
+    .await?;
+    state.outbox.committed();
+    Ok(response)
+}
+
+async fn get(
+    state: web::Data<PaymentsState>,
+    caller: Caller,
+    path: web::Path<String>,
+) -> Result<HttpResponse, ApiError> {
+    let id = parse_uuid("payment_uuid", &path)
+        .map_err(|e| ApiError::validation(vec![e]))?
+        .to_string();
+    let payment = state
+        .store
+        .query(move |db| store::find(db, &id))
+        .await?
+        .ok_or_else(|| ApiError::not_found("Payment"))?;
+    caller.require_account(
+        payment.account_uuid.parse().map_err(ApiError::internal)?,
+        payment
+            .organisation_uuid
+            .parse()
+            .map_err(ApiError::internal)?,
+    )?;
+    Ok(HttpResponse::Ok().json(payment))
+}

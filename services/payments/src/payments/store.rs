@@ -1,0 +1,128 @@
+use coffer_model::currency::Currency;
+use coffer_model::money::Money;
+use coffer_store::{Db, db_run};
+use diesel::prelude::*;
+use diesel::result::Error as DieselError;
+
+use super::record::Payment;
+use crate::schema::payments::dsl as p;
+
+#[derive(Debug, Clone, Queryable, Selectable, Insertable)]
+#[diesel(table_name = crate::schema::payments)]
+struct Row {
+    uuid: String,
+    organisation_uuid: String,
+    account_uuid: String,
+    created: i64,
+    updated: i64,
+    test_mode: bool,
+    payment_method: String,
+    profile: String,
+    payment_provider: String,
+    provider_payment_id: Option<String>,
+    status: String,
+    status_reason: Option<String>,
+    amount_value: i64,
+    currency: String,
+    refunded_amount: i64,
+    supporter_uuid: Option<String>,
+    supporter: Option<String>,
+    payment_information: String,
+    created_payment_source_uuid: Option<String>,
+    subscription: Option<String>,
+    subscription_uuid: Option<String>,
+    custom_parameters: String,
+    locale: Option<String>,
+    return_url: Option<String>,
+    action: Option<String>,
+    cancel_reason: Option<String>,
+}
+
+fn text(v: &serde_json::Value) -> String {
+    v.to_string()
+}
+
+fn json(s: &str) -> QueryResult<serde_json::Value> {
+    serde_json::from_str(s).map_err(|e| DieselError::DeserializationError(Box::new(e)))
+}
+
+impl Row {
+    fn from_payment(x: &Payment) -> Self {
+        Row {
+            uuid: x.uuid.clone(),
+            organisation_uuid: x.organisation_uuid.clone(),
+            account_uuid: x.account_uuid.clone(),
+            created: x.created,
+            updated: x.created,
+            test_mode: x.test_mode,
+            payment_method: x.payment_method.clone(),
+            profile: x.profile.clone(),
+            payment_provider: x.payment_provider.clone(),
+            provider_payment_id: x.provider_payment_id.clone(),
+            status: x.status.clone(),
+            status_reason: x.status_reason.clone(),
+            amount_value: x.amount.value,
+            currency: x.amount.currency.code().to_owned(),
+            refunded_amount: x.refunded_amount.value,
+            supporter_uuid: x.supporter_uuid.clone(),
+            supporter: x.supporter.as_ref().map(text),
+            payment_information: text(&x.payment_information),
+            created_payment_source_uuid: x.created_payment_source_uuid.clone(),
+            subscription: x.subscription.as_ref().map(text),
+            subscription_uuid: x.subscription_uuid.clone(),
+            custom_parameters: text(&x.custom_parameters),
+            locale: x.locale.clone(),
+            return_url: x.return_url.clone(),
+            action: x.action.as_ref().map(text),
+            cancel_reason: None,
+        }
+    }
+
+    fn into_payment(self) -> QueryResult<Payment> {
+        let currency = Currency::parse(&self.currency)
+            .map_err(|e| DieselError::DeserializationError(Box::new(e)))?;
+        Ok(Payment {
+            uuid: self.uuid,
+            created: self.created,
+            organisation_uuid: self.organisation_uuid,
+            account_uuid: self.account_uuid,
+            test_mode: self.test_mode,
+            payment_method: self.payment_method,
+            profile: self.profile,
+            payment_provider: self.payment_provider,
+            provider_payment_id: self.provider_payment_id,
+            status: self.status,
+            status_reason: self.status_reason,
+            amount: Money {
+                value: self.amount_value,
+                currency,
+            },
+            refunded_amount: Money {
+                value: self.refunded_amount,
+                currency,
+            },
+            refunds: Vec::new(),
+            supporter_uuid: self.supporter_uuid,
+            supporter: self.supporter.as_deref().map(json).transpose()?,
+            payment_information: json(&self.payment_information)?,
+            created_payment_source_uuid: self.created_payment_source_uuid,
+            subscription_uuid: self.subscription_uuid,
+            subscription: self.subscription.as_deref().map(json).transpose()?,
+            custom_parameters: json(&self.custom_parameters)?,
+            locale: self.locale,
+            return_url: self.return_url,
+            action: self.action.as_deref().map(json).transpose()?,
+        })
+    }
+}
+
+pub fn insert(db: &mut Db<'_>, payment: &Payment) -> QueryResult<()> {
+    let row = Row::from_payment(payment);
+    db_run!(db: { diesel::insert_into(p::payments).values(&row).execute(db).map(drop) })
+}
+
+pub fn find(db: &mut Db<'_>, uuid: &str) -> QueryResult<Option<Payment>> {
+    let row: Option<Row> =
+        db_run!(db: { p::payments.find(uuid).select(Row::as_select()).first(db).optional() })?;
+    row.map(Row::into_payment).transpose()
+}

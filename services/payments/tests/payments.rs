@@ -1,0 +1,200 @@
+//! Card payments through the test provider, as a client makes them.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod common;
+
+use std::time::Duration;
+
+use common::*;
+use serde_json::{Value, json};
+
+/// An organisation with an account whose profiles payments knows, and a token for it.
+async fn merchant(w: &World) -> (uuid::Uuid, String, String) {
+    let org = w.organisation("Alpine Aid").await;
+    let token = w.token(org).await;
+    let account = w.admin.create_account(org, "Donations").await.unwrap()["uuid"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    for _ in 0..200 {
+        let (_, profiles) = w
+            .get(
+                &format!("/payment-method-profiles?account_uuid={account}"),
+                &token,
+            )
+            .await;
+        if profiles.as_array().is_some_and(|p| p.len() == 4) {
+            return (org, account, token);
+        }
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+    panic!("profiles never appeared");
+}
+
+fn card_payment(account: &str, number: &str) -> Value {
+    json!({
+        "account_uuid": account,
+        "payment_method": "card",
+        "amount": {"value": "1050", "currency": "CHF"},
+        "payment_information": {"number": number, "expiry_month": 12, "expiry_year": 2030, "cvv": "123", "cardholder": "Ada Lovelace"},
+        "custom_parameters": {"campaign": "winter"},
+        "return_url": "https://charity.example/thanks"
+    })
+}
+
+coffer_testkit::backend_tests! {
+    async fn test_cards_succeed_fail_or_ask_for_3ds(backend) {
+        let w = world(backend).await;
+        let (org, account, token) = merchant(&w).await;
+        let (status, paid, _) = w.post("/payments", &token, &card_payment(&account, "4242424242424242"), None).await;
+        assert_eq!(status, 201, "{paid}");
+        assert_eq!(paid["status"], "succeeded");
+        assert_eq!(paid["amount"], json!({"value": "1050", "currency": "CHF"}));
+        assert_eq!(paid["refunded_amount"], json!({"value": "0", "currency": "CHF"}));
+        assert_eq!(paid["payment_method"], "card");
+        assert_eq!(paid["profile"], "card_test");
+        assert_eq!(paid["payment_provider"], "coffer_test");
+        assert_eq!(paid["test_mode"], true);
+        assert_eq!(paid["organisation_uuid"], org.to_string());
+        assert_eq!(paid["account_uuid"], account);
+        assert_eq!(paid["payment_information"]["brand"], "visa");
+        assert_eq!(paid["payment_information"]["last4"], "4242");
+        assert!(paid["payment_information"].get("number").is_none());
+        assert!(paid["payment_information"].get("cvv").is_none());
+        assert_eq!(paid["custom_parameters"], json!({"campaign": "winter"}));
+        let (status, fetched) = w.get(&format!("/payments/{}", paid["uuid"].as_str().unwrap()), &token).await;
+        assert_eq!(status, 200);
+        assert_eq!(fetched, paid);
+
+        for (number, reason) in [("4000000000000002", "card_declined"), ("4000000000009995", "insufficient_funds")] {
+            let (status, failed, _) = w.post("/payments", &token, &card_payment(&account, number), None).await;
+            assert_eq!(status, 201);
+            assert_eq!(failed["status"], "failed");
+            assert_eq!(failed["status_reason"], reason);
+        }
+        let (_, pending, _) = w.post("/payments", &token, &card_payment(&account, "4000000000003220"), None).await;
+        assert_eq!(pending["status"], "pending");
+        assert_eq!(pending["action"]["type"], "redirect");
+        assert!(pending["action"]["url"].as_str().unwrap().contains(pending["uuid"].as_str().unwrap()));
+    }
+
+    async fn the_profile_is_chosen_by_name_uuid_or_method(backend) {
+        let w = world(backend).await;
+        let (_, account, token) = merchant(&w).await;
+        let mut by_name = card_payment(&account, "4242424242424242");
+        by_name.as_object_mut().unwrap().remove("payment_method");
+        by_name["profile"] = json!("card_test");
+        assert_eq!(w.post("/payments", &token, &by_name, None).await.0, 201);
+        let (_, profiles) = w.get(&format!("/payment-method-profiles?account_uuid={account}"), &token).await;
+        let card = profiles.as_array().unwrap().iter().find(|p| p["payment_method"] == "card").unwrap();
+        by_name["profile"] = card["uuid"].clone();
+        assert_eq!(w.post("/payments", &token, &by_name, None).await.0, 201);
+        let mut neither = by_name.clone();
+        neither.as_object_mut().unwrap().remove("profile");
+        let (status, err, _) = w.post("/payments", &token, &neither, None).await;
+        assert_eq!(status, 400);
+        assert_eq!(err["errors"][0]["property"], "profile");
+        let mut mismatch = by_name.clone();
+        mismatch["payment_method"] = json!("twint");
+        let (status, err, _) = w.post("/payments", &token, &mismatch, None).await;
+        assert_eq!(status, 400);
+        assert_eq!(err["errors"][0]["property"], "payment_method");
+    }
+
+    async fn bad_requests_name_each_property(backend) {
+        let w = world(backend).await;
+        let (_, account, token) = merchant(&w).await;
+        let mut bad = card_payment(&account, "4242424242424241");
+        bad["payment_information"]["cvv"] = json!("1");
+        let (status, err, _) = w.post("/payments", &token, &bad, None).await;
+        assert_eq!(status, 400);
+        let props: Vec<&str> = err["errors"].as_array().unwrap().iter().map(|e| e["property"].as_str().unwrap()).collect();
+        assert_eq!(props, ["payment_information.number", "payment_information.cvv"]);
+        let (status, err, _) = w.post("/payments", &token, &json!({"payment_method": "card", "amount": {"value": "10.5", "currency": "XYZ"}}), None).await;
+        assert_eq!(status, 400);
+        let props: Vec<&str> = err["errors"].as_array().unwrap().iter().map(|e| e["property"].as_str().unwrap()).collect();
+        assert_eq!(props, ["account_uuid", "amount.value", "amount.currency"]);
+    }
+
+    async fn another_tenant_cannot_pay_into_or_read_an_account(backend) {
+        let w = world(backend).await;
+        let (_, account, token) = merchant(&w).await;
+        let other = w.organisation("Other").await;
+        let other_token = w.token(other).await;
+        assert_eq!(w.post("/payments", &other_token, &card_payment(&account, "4242424242424242"), None).await.0, 403);
+        let (_, paid, _) = w.post("/payments", &token, &card_payment(&account, "4242424242424242"), None).await;
+        assert_eq!(w.get(&format!("/payments/{}", paid["uuid"].as_str().unwrap()), &other_token).await.0, 403);
+        assert_eq!(w.get(&format!("/payments/{}", uuid::Uuid::new_v4()), &token).await.0, 404);
+        let unknown = card_payment(&uuid::Uuid::new_v4().to_string(), "4242424242424242");
+        assert_eq!(w.post("/payments", &token, &unknown, None).await.0, 404);
+    }
+
+    async fn a_retried_payment_is_charged_once(backend) {
+        let w = world(backend).await;
+        let (_, account, token) = merchant(&w).await;
+        let body = card_payment(&account, "4242424242424242");
+        let (_, first, _) = w.post("/payments", &token, &body, Some("pay-1")).await;
+        let (status, again, headers) = w.post("/payments", &token, &body, Some("pay-1")).await;
+        assert_eq!(status, 201);
+        assert_eq!(again["uuid"], first["uuid"]);
+        assert_eq!(headers["idempotent-replayed"], "true");
+        let mut other = body.clone();
+        other["amount"]["value"] = json!("2000");
+        assert_eq!(w.post("/payments", &token, &other, Some("pay-1")).await.0, 409);
+    }
+
+    async fn create_supporter_makes_a_supporter_of_the_donor(backend) {
+        let w = world(backend).await;
+        let (org, account, token) = merchant(&w).await;
+        let mut body = card_payment(&account, "4242424242424242");
+        body["create_supporter"] = json!(true);
+        body["supporter"] = json!({"first_name": "Ada", "last_name": "Lovelace", "email": "ada@example.org", "email_permission": true});
+        let (status, paid, _) = w.post("/payments", &token, &body, None).await;
+        assert_eq!(status, 201, "{paid}");
+        let supporter = paid["supporter_uuid"].as_str().unwrap();
+        let (status, s) = w.get(&format!("/supporters/{supporter}"), &token).await;
+        assert_eq!(status, 200);
+        assert_eq!(s["email"], "ada@example.org");
+        assert_eq!(s["organisation_uuid"], org.to_string());
+        assert_eq!(paid["supporter"]["email_permission"], true, "the snapshot keeps what was sent");
+        body["supporter"]["email"] = json!("broken");
+        let (status, err, _) = w.post("/payments", &token, &body, None).await;
+        assert_eq!(status, 400);
+        assert_eq!(err["errors"][0]["property"], "supporter.email");
+    }
+}
+
+/// Card numbers must never reach the database: scan every table's text for a test PAN.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn no_card_number_is_stored() {
+    let w = world(Backend::Sqlite).await;
+    let (_, account, token) = merchant(&w).await;
+    for number in ["4242424242424242", "4000000000000002"] {
+        w.post("/payments", &token, &card_payment(&account, number), None)
+            .await;
+    }
+    let dump: Vec<String> = w
+        .payments
+        .query(|db| {
+            use diesel::prelude::*;
+            coffer_store::db_run!(db: {
+                diesel::sql_query("SELECT payment_information || coalesce(supporter, '') || custom_parameters AS text FROM payments")
+                    .load::<Row>(db)
+                    .map(|rows| rows.into_iter().map(|r| r.text).collect())
+            })
+        })
+        .await
+        .unwrap();
+    assert_eq!(dump.len(), 2);
+    assert!(
+        dump.iter()
+            .all(|t| !t.contains("4242424242424242") && !t.contains("4000000000000002")),
+        "{dump:?}"
+    );
+}
+
+#[derive(diesel::QueryableByName)]
+struct Row {
+    #[diesel(sql_type = diesel::sql_types::Text)]
+    text: String,
+}

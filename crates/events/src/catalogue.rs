@@ -88,6 +88,13 @@ pub const PAYMENT_FAILED: EventType = EventType {
     description: "A payment failed; `data.status_reason` says why. `data` is the payment.",
 };
 
+pub const PAYMENT_CANCELLED: EventType = EventType {
+    domain: "payment_gateway",
+    object: "payment",
+    action: "cancelled",
+    description: "A pending payment was cancelled. `data` is the payment.",
+};
+
 /// The whole catalogue, in the order docs/events.md lists it.
 pub const CATALOGUE: &[EventType] = &[
     ORGANISATION_CREATED,
@@ -98,6 +105,7 @@ pub const CATALOGUE: &[EventType] = &[
     SUPPORTER_UPDATED,
     PAYMENT_SUCCEEDED,
     PAYMENT_FAILED,
+    PAYMENT_CANCELLED,
 ];
 
 /// docs/events.md, as generated from the catalogue.

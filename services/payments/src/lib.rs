@@ -122,6 +122,7 @@ impl Module for Payments {
         supporters::routes::configure(cfg);
         profiles::routes::configure(cfg);
         payments::routes::configure(cfg);
+        payments::changes::configure(cfg);
     }
 
     fn ready(&self) -> ReadyFuture<'_> {

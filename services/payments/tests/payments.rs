@@ -143,6 +143,47 @@ coffer_testkit::backend_tests! {
         assert_eq!(w.post("/payments", &token, &other, Some("pay-1")).await.0, 409);
     }
 
+    async fn only_a_pending_payment_can_be_cancelled(backend) {
+        let w = world(backend).await;
+        let (_, account, token) = merchant(&w).await;
+        let (_, pending, _) = w.post("/payments", &token, &card_payment(&account, "4000000000003220"), None).await;
+        let path = format!("/payments/{}/cancel", pending["uuid"].as_str().unwrap());
+        let (status, cancelled, _) = w.post(&path, &token, &json!({"reason": "donor changed their mind"}), None).await;
+        assert_eq!(status, 200, "{cancelled}");
+        assert_eq!(cancelled["status"], "cancelled");
+        assert!(cancelled["action"].is_null(), "no redirect is due any more");
+        let (status, again, _) = w.post(&path, &token, &json!({}), None).await;
+        assert_eq!(status, 400);
+        assert!(again["message"].as_str().unwrap().contains("cancelled"), "{again}");
+
+        let (_, paid, _) = w.post("/payments", &token, &card_payment(&account, "4242424242424242"), None).await;
+        let (status, err, _) = w.post(&format!("/payments/{}/cancel", paid["uuid"].as_str().unwrap()), &token, &json!({}), None).await;
+        assert_eq!(status, 400);
+        assert!(err["message"].as_str().unwrap().contains("refund"), "{err}");
+        let other = w.token(w.organisation("Other").await).await;
+        let (status, err, _) = w.post(&path, &other, &json!({}), None).await;
+        assert_eq!(status, 403);
+        assert!(err["message"].is_string());
+    }
+
+    async fn custom_parameters_are_replaced_or_merged(backend) {
+        let w = world(backend).await;
+        let (_, account, token) = merchant(&w).await;
+        let (_, paid, _) = w.post("/payments", &token, &card_payment(&account, "4242424242424242"), None).await;
+        let path = format!("/payments/{}/custom-parameters", paid["uuid"].as_str().unwrap());
+        let res = w.app.http.put(w.app.url(&path)).bearer_auth(&token).json(&json!({"a": 1, "b": {"nested": true}})).send().await.unwrap();
+        assert_eq!(res.status(), 200);
+        assert_eq!(res.json::<Value>().await.unwrap(), json!({"a": 1, "b": {"nested": true}}));
+        let (status, merged) = w.patch(&path, &token, &json!({"a": null, "c": "x"})).await;
+        assert_eq!(status, 200);
+        assert_eq!(merged, json!({"b": {"nested": true}, "c": "x"}));
+        let (_, fetched) = w.get(&format!("/payments/{}", paid["uuid"].as_str().unwrap()), &token).await;
+        assert_eq!(fetched["custom_parameters"], merged);
+        let (status, err) = w.patch(&path, &token, &json!(["not", "an", "object"])).await;
+        assert_eq!(status, 400);
+        assert!(err["message"].as_str().unwrap().contains("custom_parameters"));
+    }
+
     async fn create_supporter_makes_a_supporter_of_the_donor(backend) {
         let w = world(backend).await;
         let (org, account, token) = merchant(&w).await;

@@ -1,6 +1,7 @@
 //! Payments: initialise, read (and, to come, cancel, refund, search).
 
 pub mod card;
+pub mod changes;
 pub mod record;
 pub mod request;
 pub mod routes;

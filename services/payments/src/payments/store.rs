@@ -126,3 +126,55 @@ pub fn find(db: &mut Db<'_>, uuid: &str) -> QueryResult<Option<Payment>> {
         db_run!(db: { p::payments.find(uuid).select(Row::as_select()).first(db).optional() })?;
     row.map(Row::into_payment).transpose()
 }
+
+/// Moves a payment from `from` to `to`; false if it was no longer in `from` (someone else
+/// moved it first), so a transition happens once whatever runs beside it.
+pub fn transition(
+    db: &mut Db<'_>,
+    uuid: &str,
+    from: &str,
+    to: &str,
+    cancel_reason: Option<&str>,
+    now: i64,
+) -> QueryResult<bool> {
+    let changed = db_run!(db: {
+        diesel::update(p::payments.filter(p::uuid.eq(uuid).and(p::status.eq(from))))
+            .set((p::status.eq(to), p::cancel_reason.eq(cancel_reason), p::updated.eq(now), p::action.eq(None::<String>)))
+            .execute(db)
+    })?;
+    Ok(changed == 1)
+}
+
+/// The payment, locked until the end of the transaction on PostgreSQL (SQLite's write
+/// transaction already excludes every other writer).
+pub fn find_for_update(db: &mut Db<'_>, uuid: &str) -> QueryResult<Option<Payment>> {
+    let row: Option<Row> = match db {
+        Db::Pg(c) => p::payments
+            .find(uuid)
+            .select(Row::as_select())
+            .for_update()
+            .first(*c)
+            .optional()?,
+        Db::Sqlite(c) => p::payments
+            .find(uuid)
+            .select(Row::as_select())
+            .first(*c)
+            .optional()?,
+    };
+    row.map(Row::into_payment).transpose()
+}
+
+pub fn set_custom_parameters(
+    db: &mut Db<'_>,
+    uuid: &str,
+    parameters: &serde_json::Value,
+    now: i64,
+) -> QueryResult<()> {
+    let text = parameters.to_string();
+    db_run!(db: {
+        diesel::update(p::payments.find(uuid))
+            .set((p::custom_parameters.eq(&text), p::updated.eq(now)))
+            .execute(db)
+            .map(drop)
+    })
+}

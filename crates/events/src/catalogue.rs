@@ -95,6 +95,14 @@ pub const PAYMENT_CANCELLED: EventType = EventType {
     description: "A pending payment was cancelled. `data` is the payment.",
 };
 
+pub const REFUND_SUCCEEDED: EventType = EventType {
+    domain: "payment_gateway",
+    object: "refund",
+    action: "succeeded",
+    description: "A payment was refunded, in whole or in part. `data` is the refund with \
+                  `payment_uuid`.",
+};
+
 /// The whole catalogue, in the order docs/events.md lists it.
 pub const CATALOGUE: &[EventType] = &[
     ORGANISATION_CREATED,
@@ -106,6 +114,7 @@ pub const CATALOGUE: &[EventType] = &[
     PAYMENT_SUCCEEDED,
     PAYMENT_FAILED,
     PAYMENT_CANCELLED,
+    REFUND_SUCCEEDED,
 ];
 
 /// docs/events.md, as generated from the catalogue.

@@ -123,6 +123,7 @@ impl Module for Payments {
         profiles::routes::configure(cfg);
         payments::routes::configure(cfg);
         payments::changes::configure(cfg);
+        payments::refunds::configure(cfg);
     }
 
     fn ready(&self) -> ReadyFuture<'_> {

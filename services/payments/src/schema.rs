@@ -98,3 +98,14 @@ diesel::table! {
         cancel_reason -> Nullable<Text>,
     }
 }
+
+diesel::table! {
+    refunds (uuid) {
+        uuid -> Text,
+        payment_uuid -> Text,
+        amount_value -> BigInt,
+        currency -> Text,
+        status -> Text,
+        created -> BigInt,
+    }
+}

@@ -239,3 +239,60 @@ struct Row {
     #[diesel(sql_type = diesel::sql_types::Text)]
     text: String,
 }
+
+mod refunds {
+    use super::*;
+
+    coffer_testkit::backend_tests! {
+        async fn refunds_default_to_the_residual_and_never_exceed_it(backend) {
+            let w = world(backend).await;
+            let (_, account, token) = merchant(&w).await;
+            let (_, paid, _) = w.post("/payments", &token, &card_payment(&account, "4242424242424242"), None).await;
+            let path = format!("/payments/{}/refunds", paid["uuid"].as_str().unwrap());
+            let (status, part, _) = w.post(&path, &token, &json!({"amount": {"value": 300, "currency": "CHF"}}), None).await;
+            assert_eq!(status, 200, "{part}");
+            assert_eq!(part["amount"], json!({"value": "300", "currency": "CHF"}));
+            assert_eq!(part["status"], "succeeded");
+            let (status, err, _) = w.post(&path, &token, &json!({"amount": {"value": "800", "currency": "CHF"}}), None).await;
+            assert_eq!(status, 400);
+            assert_eq!(err["errors"][0]["property"], "amount.value");
+            let (status, err, _) = w.post(&path, &token, &json!({"amount": {"value": "100", "currency": "EUR"}}), None).await;
+            assert_eq!(status, 400);
+            assert_eq!(err["errors"][0]["property"], "amount.currency");
+            let (status, rest, _) = w.post(&path, &token, &json!({}), None).await;
+            assert_eq!(status, 200);
+            assert_eq!(rest["amount"]["value"], "750", "the whole residual");
+            let (_, fetched) = w.get(&format!("/payments/{}", paid["uuid"].as_str().unwrap()), &token).await;
+            assert_eq!(fetched["refunded_amount"]["value"], "1050");
+            assert_eq!(fetched["refunds"].as_array().unwrap().len(), 2);
+            assert_eq!(w.post(&path, &token, &json!({}), None).await.0, 400, "nothing left");
+
+            let (_, failed, _) = w.post("/payments", &token, &card_payment(&account, "4000000000000002"), None).await;
+            let (status, err, _) = w.post(&format!("/payments/{}/refunds", failed["uuid"].as_str().unwrap()), &token, &json!({}), None).await;
+            assert_eq!(status, 400);
+            assert!(err["errors"][0]["message"].as_str().unwrap().contains("failed"));
+        }
+
+        async fn fifty_concurrent_refunds_stay_within_the_amount(backend) {
+            let w = world(backend).await;
+            let (_, account, token) = merchant(&w).await;
+            let (_, paid, _) = w.post("/payments", &token, &card_payment(&account, "4242424242424242"), None).await;
+            let url = w.app.url(&format!("/payments/{}/refunds", paid["uuid"].as_str().unwrap()));
+            let requests = (0..50).map(|_| {
+                let (http, url, token) = (w.app.http.clone(), url.clone(), token.clone());
+                tokio::spawn(async move {
+                    http.post(url).bearer_auth(token).json(&json!({"amount": {"value": "100", "currency": "CHF"}})).send().await.unwrap().status().as_u16()
+                })
+            });
+            let mut statuses = Vec::new();
+            for r in requests.collect::<Vec<_>>() {
+                statuses.push(r.await.unwrap());
+            }
+            assert_eq!(statuses.iter().filter(|s| **s == 200).count(), 10, "{statuses:?}");
+            assert!(statuses.iter().all(|s| *s == 200 || *s == 400), "{statuses:?}");
+            let (_, fetched) = w.get(&format!("/payments/{}", paid["uuid"].as_str().unwrap()), &token).await;
+            assert_eq!(fetched["refunded_amount"]["value"], "1000");
+            assert_eq!(fetched["refunds"].as_array().unwrap().len(), 10);
+        }
+    }
+}

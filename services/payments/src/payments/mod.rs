@@ -3,6 +3,7 @@
 pub mod card;
 pub mod changes;
 pub mod record;
+pub mod refunds;
 pub mod request;
 pub mod routes;
 pub mod store;

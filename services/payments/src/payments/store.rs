@@ -121,12 +121,19 @@ pub fn insert(db: &mut Db<'_>, payment: &Payment) -> QueryResult<()> {
     db_run!(db: { diesel::insert_into(p::payments).values(&row).execute(db).map(drop) })
 }
 
+/// The payment with its refunds.
 pub fn find(db: &mut Db<'_>, uuid: &str) -> QueryResult<Option<Payment>> {
     let row: Option<Row> =
         db_run!(db: { p::payments.find(uuid).select(Row::as_select()).first(db).optional() })?;
-    row.map(Row::into_payment).transpose()
+    let Some(mut payment) = row.map(Row::into_payment).transpose()? else {
+        return Ok(None);
+    };
+    payment.refunds = refunds_of(db, uuid)?
+        .iter()
+        .map(|r| serde_json::to_value(r).map_err(|e| DieselError::SerializationError(Box::new(e))))
+        .collect::<QueryResult<_>>()?;
+    Ok(Some(payment))
 }
-
 /// Moves a payment from `from` to `to`; false if it was no longer in `from` (someone else
 /// moved it first), so a transition happens once whatever runs beside it.
 pub fn transition(
@@ -177,4 +184,68 @@ pub fn set_custom_parameters(
             .execute(db)
             .map(drop)
     })
+}
+
+/// Raises the payment's refunded amount by `value` if it stays within the amount and the
+/// payment has succeeded; false otherwise. One statement, so concurrent refunds can never
+/// add up to more than was paid.
+pub fn add_refunded(db: &mut Db<'_>, uuid: &str, value: i64, now: i64) -> QueryResult<bool> {
+    let changed = db_run!(db: {
+        diesel::update(
+            p::payments.filter(
+                p::uuid
+                    .eq(uuid)
+                    .and(p::status.eq("succeeded"))
+                    .and((p::refunded_amount + value).le(p::amount_value)),
+            ),
+        )
+        .set((p::refunded_amount.eq(p::refunded_amount + value), p::updated.eq(now)))
+        .execute(db)
+    })?;
+    Ok(changed == 1)
+}
+
+/// A refund as answered: `{uuid, amount, status}`.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Refund {
+    pub uuid: String,
+    pub amount: Money,
+    pub status: String,
+    pub created: i64,
+}
+
+pub fn insert_refund(db: &mut Db<'_>, payment: &str, refund: &Refund) -> QueryResult<()> {
+    use crate::schema::refunds::dsl as r;
+    let row = (
+        r::uuid.eq(&refund.uuid),
+        r::payment_uuid.eq(payment),
+        r::amount_value.eq(refund.amount.value),
+        r::currency.eq(refund.amount.currency.code()),
+        r::status.eq(&refund.status),
+        r::created.eq(refund.created),
+    );
+    db_run!(db: { diesel::insert_into(r::refunds).values(&row).execute(db).map(drop) })
+}
+
+pub fn refunds_of(db: &mut Db<'_>, payment: &str) -> QueryResult<Vec<Refund>> {
+    use crate::schema::refunds::dsl as r;
+    let rows: Vec<(String, i64, String, String, i64)> = db_run!(db: {
+        r::refunds
+            .filter(r::payment_uuid.eq(payment))
+            .order((r::created.asc(), r::uuid.asc()))
+            .select((r::uuid, r::amount_value, r::currency, r::status, r::created))
+            .load(db)
+    })?;
+    rows.into_iter()
+        .map(|(uuid, value, currency, status, created)| {
+            let currency = Currency::parse(&currency)
+                .map_err(|e| DieselError::DeserializationError(Box::new(e)))?;
+            Ok(Refund {
+                uuid,
+                amount: Money { value, currency },
+                status,
+                created,
+            })
+        })
+        .collect()
 }

@@ -124,6 +124,7 @@ impl Module for Payments {
         payments::routes::configure(cfg);
         payments::changes::configure(cfg);
         payments::refunds::configure(cfg);
+        payments::test_psp_pages::configure(cfg);
     }
 
     fn ready(&self) -> ReadyFuture<'_> {

@@ -296,3 +296,72 @@ mod refunds {
         }
     }
 }
+
+mod redirects {
+    use super::*;
+
+    /// What a donor's browser does: open the action URL, press a button, follow the answer.
+    async fn press(w: &World, payment: &Value, button: &str) -> String {
+        let url = payment["action"]["url"].as_str().unwrap();
+        let path = url
+            .split_once("/test-psp/")
+            .map(|(_, rest)| format!("/test-psp/{rest}"))
+            .unwrap();
+        let page = w.app.http.get(w.app.url(&path)).send().await.unwrap();
+        assert_eq!(page.status(), 200);
+        assert!(
+            page.headers()["content-type"]
+                .to_str()
+                .unwrap()
+                .starts_with("text/html")
+        );
+        let html = page.text().await.unwrap();
+        assert!(html.contains(&format!("id=\"{button}\"")), "{html}");
+        let browser = reqwest::Client::builder()
+            .redirect(reqwest::redirect::Policy::none())
+            .build()
+            .unwrap();
+        let res = browser
+            .post(w.app.url(&format!("{path}/{button}")))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(res.status(), 303);
+        res.headers()["location"].to_str().unwrap().to_owned()
+    }
+
+    coffer_testkit::backend_tests! {
+        async fn three_d_secure_and_wallets_finish_on_the_test_page(backend) {
+            let w = world(backend).await;
+            let (_, account, token) = merchant(&w).await;
+            let (_, pending, _) = w.post("/payments", &token, &card_payment(&account, "4000000000003220"), None).await;
+            let uuid = pending["uuid"].as_str().unwrap();
+            let landed = press(&w, &pending, "approve").await;
+            assert_eq!(landed, format!("https://charity.example/thanks?payment_uuid={uuid}&status=succeeded"));
+            let (_, done) = w.get(&format!("/payments/{uuid}"), &token).await;
+            assert_eq!(done["status"], "succeeded");
+            assert!(done["action"].is_null());
+
+            let (_, declined, _) = w.post("/payments", &token, &card_payment(&account, "4000000000003220"), None).await;
+            press(&w, &declined, "decline").await;
+            let (_, done) = w.get(&format!("/payments/{}", declined["uuid"].as_str().unwrap()), &token).await;
+            assert_eq!(done["status"], "failed");
+            assert_eq!(done["status_reason"], "authentication_failed");
+
+            for method in ["twint", "paypal"] {
+                let body = json!({
+                    "account_uuid": account, "payment_method": method,
+                    "amount": {"value": "2500", "currency": "CHF"}, "return_url": "https://charity.example/thanks?ref=7"
+                });
+                let (status, wallet, _) = w.post("/payments", &token, &body, None).await;
+                assert_eq!(status, 201, "{wallet}");
+                assert_eq!(wallet["status"], "pending");
+                assert_eq!(wallet["profile"], format!("{method}_test"));
+                let landed = press(&w, &wallet, "approve").await;
+                assert!(landed.starts_with("https://charity.example/thanks?ref=7&payment_uuid="), "{landed}");
+                let (_, done) = w.get(&format!("/payments/{}", wallet["uuid"].as_str().unwrap()), &token).await;
+                assert_eq!(done["status"], "succeeded");
+            }
+        }
+    }
+}

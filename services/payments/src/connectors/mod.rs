@@ -12,6 +12,8 @@ use crate::payments::card::Card;
 #[derive(Debug, Clone)]
 pub enum Instrument {
     Card(Card),
+    /// TWINT, PayPal: the donor approves at the provider.
+    Wallet,
 }
 
 #[derive(Debug)]

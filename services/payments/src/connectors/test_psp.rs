@@ -35,6 +35,10 @@ impl Connector for TestPsp {
                     provider_payment_id,
                 },
             },
+            Instrument::Wallet => ChargeOutcome::Pending {
+                redirect: format!("{}/test-psp/3ds/{}", self.base_url, request.payment_uuid),
+                provider_payment_id,
+            },
         }
     }
 }

@@ -7,3 +7,4 @@ pub mod refunds;
 pub mod request;
 pub mod routes;
 pub mod store;
+pub mod test_psp_pages;

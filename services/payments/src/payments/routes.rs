@@ -226,13 +226,22 @@ async fn create(
     )?;
     let profile = choose_profile(profiles, &checked)?;
     let now = state.clock.now();
-    let card = match profile.payment_method.as_str() {
-        "card" => checked
-            .card
-            .clone()
-            .ok_or_else(|| ApiError::validation(vec![FieldError::not_null("payment_information")]))?
-            .validate((now.year(), u32::from(u8::from(now.month()))))
-            .map_err(ApiError::validation)?,
+    // What is charged, and what of it is kept on the payment.
+    let (instrument, masked) = match profile.payment_method.as_str() {
+        "card" => {
+            let card = checked
+                .card
+                .clone()
+                .ok_or_else(|| {
+                    ApiError::validation(vec![FieldError::not_null("payment_information")])
+                })?
+                .validate((now.year(), u32::from(u8::from(now.month()))))
+                .map_err(ApiError::validation)?;
+            let masked = serde_json::to_value(card.masked(&state.fingerprint_key))
+                .map_err(ApiError::internal)?;
+            (Instrument::Card(card), masked)
+        }
+        "twint" | "paypal" => (Instrument::Wallet, json!({})),
         other => {
             return Err(invalid(
                 "payment_method",
@@ -242,7 +251,6 @@ async fn create(
     };
     let supporter = supporter_of(&checked, &organisation, now.unix_timestamp())?;
     let payment_uuid = uuid::Uuid::new_v4().to_string();
-    let instrument = Instrument::Card(card.clone());
     let outcome = state.connector.charge(&ChargeRequest {
         payment_uuid: &payment_uuid,
         amount: checked.amount,
@@ -286,8 +294,7 @@ async fn create(
         refunds: Vec::new(),
         supporter_uuid: supporter.as_ref().map(|s| s.uuid.clone()),
         supporter: checked.supporter.clone(),
-        payment_information: serde_json::to_value(card.masked(&state.fingerprint_key))
-            .map_err(ApiError::internal)?,
+        payment_information: masked,
         created_payment_source_uuid: None,
         subscription_uuid: None,
         subscription: checked.subscription.clone(),

@@ -249,3 +249,19 @@ pub fn refunds_of(db: &mut Db<'_>, payment: &str) -> QueryResult<Vec<Refund>> {
         })
         .collect()
 }
+
+/// Ends a pending payment as `status` (succeeded or failed), with the reason for a failure.
+pub fn complete(
+    db: &mut Db<'_>,
+    uuid: &str,
+    status: &str,
+    reason: Option<&str>,
+    now: i64,
+) -> QueryResult<bool> {
+    let changed = db_run!(db: {
+        diesel::update(p::payments.filter(p::uuid.eq(uuid).and(p::status.eq("pending"))))
+            .set((p::status.eq(status), p::status_reason.eq(reason), p::updated.eq(now), p::action.eq(None::<String>)))
+            .execute(db)
+    })?;
+    Ok(changed == 1)
+}

@@ -4,6 +4,7 @@
 
 pub mod config;
 pub mod connectors;
+mod failure;
 pub mod payments;
 pub mod profiles;
 pub mod replica;

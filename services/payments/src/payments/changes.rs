@@ -6,13 +6,14 @@ use coffer_events::append;
 use coffer_events::catalogue::PAYMENT_CANCELLED;
 use coffer_http::{ApiError, Json, RequestTrace, Shape};
 use coffer_model::ids::parse_uuid;
-use coffer_store::{Db, StoreError};
+use coffer_store::Db;
 use diesel::result::Error as DieselError;
 use serde::Deserialize;
 
 use super::record::Payment;
 use super::store;
 use crate::PaymentsState;
+use crate::failure::{Failure, internal};
 
 pub(crate) fn configure(cfg: &mut web::ServiceConfig) {
     // Shape C: SPEC.md shows these operations answering with a message.
@@ -29,44 +30,12 @@ pub(crate) fn configure(cfg: &mut web::ServiceConfig) {
     );
 }
 
-enum Failure {
-    Api(ApiError),
-    Db(DieselError),
-}
-
-impl From<DieselError> for Failure {
-    fn from(e: DieselError) -> Self {
-        Failure::Db(e)
-    }
-}
-
-impl From<StoreError> for Failure {
-    fn from(e: StoreError) -> Self {
-        Failure::Api(ApiError::from(e))
-    }
-}
-
-impl From<Failure> for ApiError {
-    fn from(f: Failure) -> Self {
-        match f {
-            Failure::Api(e) => e,
-            Failure::Db(e) => ApiError::from(StoreError::from(e)),
-        }
-    }
-}
-
 /// The payment, locked for this transaction, once the caller may touch it.
 fn load(tx: &mut Db<'_>, caller: &Caller, uuid: &str) -> Result<Payment, Failure> {
     let payment = store::find_for_update(tx, uuid)?
         .ok_or_else(|| Failure::Api(ApiError::not_found("Payment")))?;
-    let account = payment
-        .account_uuid
-        .parse()
-        .map_err(|e| Failure::Api(ApiError::internal(e)))?;
-    let organisation = payment
-        .organisation_uuid
-        .parse()
-        .map_err(|e| Failure::Api(ApiError::internal(e)))?;
+    let account = payment.account_uuid.parse().map_err(internal)?;
+    let organisation = payment.organisation_uuid.parse().map_err(internal)?;
     caller
         .require_account(account, organisation)
         .map_err(Failure::Api)?;
@@ -123,12 +92,8 @@ async fn cancel(
                     ))));
                 }
                 let cancelled = store::find(tx, &uuid)?.ok_or(DieselError::NotFound)?;
-                let body = serde_json::to_value(&cancelled)
-                    .map_err(|e| Failure::Api(ApiError::internal(e)))?;
-                let id = cancelled
-                    .uuid
-                    .parse()
-                    .map_err(|e| Failure::Api(ApiError::internal(e)))?;
+                let body = serde_json::to_value(&cancelled).map_err(internal)?;
+                let id = cancelled.uuid.parse().map_err(internal)?;
                 let event = st.outbox.event(
                     &PAYMENT_CANCELLED,
                     id,

@@ -9,41 +9,14 @@ use coffer_http::idempotency::{self, IdempotencyKey};
 use coffer_http::{ApiError, Json, RequestTrace};
 use coffer_model::ids::parse_uuid;
 use coffer_model::money::Money;
-use coffer_store::StoreError;
-use diesel::result::Error as DieselError;
 use serde_json::json;
 
 use super::store::{self, Refund};
 use crate::PaymentsState;
+use crate::failure::{Failure, internal};
 
 pub(crate) fn configure(cfg: &mut web::ServiceConfig) {
     cfg.route("/payments/{payment_uuid}/refunds", web::post().to(create));
-}
-
-enum Failure {
-    Api(ApiError),
-    Db(DieselError),
-}
-
-impl From<DieselError> for Failure {
-    fn from(e: DieselError) -> Self {
-        Failure::Db(e)
-    }
-}
-
-impl From<StoreError> for Failure {
-    fn from(e: StoreError) -> Self {
-        Failure::Api(ApiError::from(e))
-    }
-}
-
-impl From<Failure> for ApiError {
-    fn from(f: Failure) -> Self {
-        match f {
-            Failure::Api(e) => e,
-            Failure::Db(e) => ApiError::from(StoreError::from(e)),
-        }
-    }
 }
 
 fn api(e: ApiError) -> Failure {
@@ -80,14 +53,8 @@ async fn create(
         move |tx| {
             let payment =
                 store::find(tx, &uuid)?.ok_or_else(|| api(ApiError::not_found("Payment")))?;
-            let account = payment
-                .account_uuid
-                .parse()
-                .map_err(|e| api(ApiError::internal(e)))?;
-            let organisation = payment
-                .organisation_uuid
-                .parse()
-                .map_err(|e| api(ApiError::internal(e)))?;
+            let account = payment.account_uuid.parse().map_err(internal)?;
+            let organisation = payment.organisation_uuid.parse().map_err(internal)?;
             caller.require_account(account, organisation).map_err(api)?;
             if payment.status != "succeeded" {
                 return Err(api(ApiError::invalid(
@@ -146,10 +113,7 @@ async fn create(
                 json!({ "uuid": refund.uuid, "amount": refund.amount, "status": refund.status });
             let mut data = answer.clone();
             data["payment_uuid"] = json!(uuid);
-            let id = refund
-                .uuid
-                .parse()
-                .map_err(|e| api(ApiError::internal(e)))?;
+            let id = refund.uuid.parse().map_err(internal)?;
             let event = st.outbox.event(
                 &REFUND_SUCCEEDED,
                 id,

@@ -9,8 +9,7 @@ use coffer_http::{ApiError, Json, RequestTrace};
 use coffer_model::ids::parse_uuid;
 use coffer_model::money::Money;
 use coffer_model::validation::FieldError;
-use coffer_store::{Db, StoreError};
-use diesel::result::Error as DieselError;
+use coffer_store::Db;
 use serde_json::json;
 
 use super::record::Payment;
@@ -18,6 +17,7 @@ use super::request::{Checked, PaymentRequest};
 use super::store;
 use crate::PaymentsState;
 use crate::connectors::{ChargeOutcome, ChargeRequest, Instrument};
+use crate::failure::{Failure, internal};
 use crate::profiles::store::{self as profiles, Profile};
 use crate::replica::account_organisation;
 use crate::supporters::domain::{Supporter, SupporterInput};
@@ -25,32 +25,6 @@ use crate::supporters::domain::{Supporter, SupporterInput};
 pub(crate) fn configure(cfg: &mut web::ServiceConfig) {
     cfg.route("/payments", web::post().to(create))
         .route("/payments/{payment_uuid}", web::get().to(get));
-}
-
-enum Failure {
-    Api(ApiError),
-    Db(DieselError),
-}
-
-impl From<DieselError> for Failure {
-    fn from(e: DieselError) -> Self {
-        Failure::Db(e)
-    }
-}
-
-impl From<StoreError> for Failure {
-    fn from(e: StoreError) -> Self {
-        Failure::Api(ApiError::from(e))
-    }
-}
-
-impl From<Failure> for ApiError {
-    fn from(f: Failure) -> Self {
-        match f {
-            Failure::Api(e) => e,
-            Failure::Db(e) => ApiError::from(StoreError::from(e)),
-        }
-    }
 }
 
 fn invalid(property: &str, message: &str) -> ApiError {
@@ -155,22 +129,16 @@ fn announce(
     supporter: Option<&Supporter>,
     trace: &TraceContext,
 ) -> Result<serde_json::Value, Failure> {
-    let body = serde_json::to_value(payment).map_err(|e| Failure::Api(ApiError::internal(e)))?;
-    let id = payment
-        .uuid
-        .parse()
-        .map_err(|e| Failure::Api(ApiError::internal(e)))?;
+    let body = serde_json::to_value(payment).map_err(internal)?;
+    let id = payment.uuid.parse().map_err(internal)?;
     let (organisation, account) = (
         payment.organisation_uuid.parse().ok(),
         payment.account_uuid.parse().ok(),
     );
     let mut events = Vec::new();
     if let Some(s) = supporter {
-        let data = serde_json::to_value(s).map_err(|e| Failure::Api(ApiError::internal(e)))?;
-        let sid = s
-            .uuid
-            .parse()
-            .map_err(|e| Failure::Api(ApiError::internal(e)))?;
+        let data = serde_json::to_value(s).map_err(internal)?;
+        let sid = s.uuid.parse().map_err(internal)?;
         events.push(
             state
                 .outbox

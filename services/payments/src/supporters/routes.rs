@@ -10,12 +10,12 @@ use coffer_model::ids::parse_uuid;
 use coffer_model::paging::{PagingLimits, PagingQuery};
 use coffer_model::validation::FieldError;
 use coffer_store::Db;
-use diesel::result::Error as DieselError;
 use serde::Deserialize;
 
 use super::domain::{Supporter, SupporterInput, sortable};
 use super::store::{self, Sort};
 use crate::PaymentsState;
+use crate::failure::{Failure, internal};
 use crate::replica::organisation_exists;
 
 const LIMITS: PagingLimits = PagingLimits::new(100, 1000);
@@ -43,27 +43,6 @@ fn uuid(property: &str, raw: &str) -> Result<String, ApiError> {
         .map_err(|e| ApiError::validation(vec![e]))
 }
 
-/// Why a supporter transaction failed.
-enum Failure {
-    Api(ApiError),
-    Db(DieselError),
-}
-
-impl From<DieselError> for Failure {
-    fn from(e: DieselError) -> Self {
-        Failure::Db(e)
-    }
-}
-
-impl From<Failure> for ApiError {
-    fn from(f: Failure) -> Self {
-        match f {
-            Failure::Api(e) => e,
-            Failure::Db(e) => ApiError::from(coffer_store::StoreError::from(e)),
-        }
-    }
-}
-
 fn announce(
     tx: &mut Db<'_>,
     state: &PaymentsState,
@@ -71,11 +50,8 @@ fn announce(
     supporter: &Supporter,
     trace: &TraceContext,
 ) -> Result<serde_json::Value, Failure> {
-    let body = serde_json::to_value(supporter).map_err(|e| Failure::Api(ApiError::internal(e)))?;
-    let object = supporter
-        .uuid
-        .parse()
-        .map_err(|e| Failure::Api(ApiError::internal(e)))?;
+    let body = serde_json::to_value(supporter).map_err(internal)?;
+    let object = supporter.uuid.parse().map_err(internal)?;
     let organisation = supporter.organisation_uuid.parse().ok();
     let event = state
         .outbox
@@ -258,10 +234,4 @@ async fn list(
         })
         .await?;
     Ok(HttpResponse::Ok().json(rows))
-}
-
-impl From<coffer_store::StoreError> for Failure {
-    fn from(e: coffer_store::StoreError) -> Self {
-        Failure::Api(ApiError::from(e))
-    }
 }

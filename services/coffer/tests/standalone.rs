@@ -128,7 +128,8 @@ async fn dev_serves_the_walkthrough_and_admin_adds_a_second_tenant() {
     // Payments serves from the same port, and knows the demo organisation from identity's
     // events (the replica fills in the background, so allow it a moment).
     let mut created = None;
-    for _ in 0..100 {
+    // Bounded wait, generous for a loaded machine: the replica fills within a poll or two.
+    for _ in 0..400 {
         let res = reqwest::Client::new()
             .post(format!("{base}/supporters"))
             .bearer_auth(&t)

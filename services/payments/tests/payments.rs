@@ -16,7 +16,7 @@ async fn merchant(w: &World) -> (uuid::Uuid, String, String) {
         .as_str()
         .unwrap()
         .to_owned();
-    for _ in 0..200 {
+    for _ in 0..800 {
         let (_, profiles) = w
             .get(
                 &format!("/payment-method-profiles?account_uuid={account}"),

@@ -9,7 +9,7 @@ use common::*;
 use serde_json::Value;
 
 async fn profiles_of(w: &World, account: &str, token: &str) -> Value {
-    for _ in 0..200 {
+    for _ in 0..800 {
         let (status, body) = w
             .get(
                 &format!("/payment-method-profiles?account_uuid={account}"),

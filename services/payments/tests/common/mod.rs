@@ -70,7 +70,7 @@ impl World {
             .await
             .unwrap();
         let uuid: Uuid = org["uuid"].as_str().unwrap().parse().unwrap();
-        for _ in 0..200 {
+        for _ in 0..800 {
             let key = uuid.to_string();
             if self
                 .payments

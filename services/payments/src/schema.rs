@@ -96,6 +96,8 @@ diesel::table! {
         return_url -> Nullable<Text>,
         action -> Nullable<Text>,
         cancel_reason -> Nullable<Text>,
+        end_to_end_id -> Nullable<Text>,
+        mandate_reference -> Nullable<Text>,
     }
 }
 

@@ -365,3 +365,44 @@ mod redirects {
         }
     }
 }
+
+mod direct_debit {
+    use super::*;
+
+    coffer_testkit::backend_tests! {
+        async fn a_direct_debit_waits_for_the_bank_then_settles(backend) {
+            let w = world(backend).await;
+            let (_, account, token) = merchant(&w).await;
+            let body = json!({
+                "account_uuid": account, "payment_method": "sepa_dd",
+                "amount": {"value": "5000", "currency": "EUR"},
+                "payment_information": {"iban": "DE89 3704 0044 0532 0130 00", "account_holder": "Erika Mustermann"}
+            });
+            let (status, debit, _) = w.post("/payments", &token, &body, None).await;
+            assert_eq!(status, 201, "{debit}");
+            assert_eq!(debit["status"], "pending");
+            assert!(debit["action"].is_null(), "nothing for the donor to do");
+            assert_eq!(debit["payment_information"]["iban"], "DE89**************3000");
+            assert_eq!(debit["payment_information"]["account_holder"], "Erika Mustermann");
+            let e2e = debit["end_to_end_id"].as_str().unwrap();
+            assert!(e2e.starts_with("CF") && e2e.len() <= 35, "{e2e}");
+            assert!(debit["mandate_reference"].as_str().unwrap().starts_with("CFM-"));
+
+            let path = format!("/test-psp/sepa/{}/settle", debit["uuid"].as_str().unwrap());
+            let (status, settled, _) = w.post(&path, &token, &json!({}), None).await;
+            assert_eq!(status, 200, "{settled}");
+            assert_eq!(settled["status"], "succeeded");
+            assert_eq!(w.post(&path, &token, &json!({}), None).await.0, 409, "settles once");
+
+            let (_, second, _) = w.post("/payments", &token, &body, None).await;
+            assert_ne!(second["end_to_end_id"], debit["end_to_end_id"]);
+
+            let mut bad = body.clone();
+            bad["payment_information"] = json!({"iban": "DE00 0000 0000 0000 0000 00"});
+            let (status, err, _) = w.post("/payments", &token, &bad, None).await;
+            assert_eq!(status, 400);
+            let props: Vec<&str> = err["errors"].as_array().unwrap().iter().map(|e| e["property"].as_str().unwrap()).collect();
+            assert_eq!(props, ["payment_information.iban", "payment_information.account_holder"]);
+        }
+    }
+}

@@ -14,6 +14,8 @@ pub enum Instrument {
     Card(Card),
     /// TWINT, PayPal: the donor approves at the provider.
     Wallet,
+    /// SEPA direct debit: collected from the account later; the bank confirms it.
+    SepaDirectDebit,
 }
 
 #[derive(Debug)]
@@ -32,10 +34,11 @@ pub enum ChargeOutcome {
         provider_payment_id: String,
         reason: &'static str,
     },
-    /// The donor must act first (3-D Secure); `redirect` is where to send them.
+    /// Not decided yet: the donor must act first (`redirect` is where to send them), or the
+    /// bank has still to collect the money (no redirect).
     Pending {
         provider_payment_id: String,
-        redirect: String,
+        redirect: Option<String>,
     },
 }
 

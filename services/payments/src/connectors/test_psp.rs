@@ -28,15 +28,25 @@ impl Connector for TestPsp {
                     reason: "insufficient_funds",
                 },
                 "4000000000003220" => ChargeOutcome::Pending {
-                    redirect: format!("{}/test-psp/3ds/{}", self.base_url, request.payment_uuid),
+                    redirect: Some(format!(
+                        "{}/test-psp/3ds/{}",
+                        self.base_url, request.payment_uuid
+                    )),
                     provider_payment_id,
                 },
                 _ => ChargeOutcome::Succeeded {
                     provider_payment_id,
                 },
             },
+            Instrument::SepaDirectDebit => ChargeOutcome::Pending {
+                provider_payment_id,
+                redirect: None,
+            },
             Instrument::Wallet => ChargeOutcome::Pending {
-                redirect: format!("{}/test-psp/3ds/{}", self.base_url, request.payment_uuid),
+                redirect: Some(format!(
+                    "{}/test-psp/3ds/{}",
+                    self.base_url, request.payment_uuid
+                )),
                 provider_payment_id,
             },
         }

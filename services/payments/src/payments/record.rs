@@ -30,4 +30,9 @@ pub struct Payment {
     pub locale: Option<String>,
     pub return_url: Option<String>,
     pub action: Option<serde_json::Value>,
+    /// SEPA direct debit: the collection's EndToEndId, unique, as bank files report it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub end_to_end_id: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mandate_reference: Option<String>,
 }

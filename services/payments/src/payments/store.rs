@@ -36,6 +36,8 @@ struct Row {
     return_url: Option<String>,
     action: Option<String>,
     cancel_reason: Option<String>,
+    end_to_end_id: Option<String>,
+    mandate_reference: Option<String>,
 }
 
 fn text(v: &serde_json::Value) -> String {
@@ -75,6 +77,8 @@ impl Row {
             return_url: x.return_url.clone(),
             action: x.action.as_ref().map(text),
             cancel_reason: None,
+            end_to_end_id: x.end_to_end_id.clone(),
+            mandate_reference: x.mandate_reference.clone(),
         }
     }
 
@@ -112,6 +116,8 @@ impl Row {
             locale: self.locale,
             return_url: self.return_url,
             action: self.action.as_deref().map(json).transpose()?,
+            end_to_end_id: self.end_to_end_id,
+            mandate_reference: self.mandate_reference,
         })
     }
 }

@@ -4,9 +4,10 @@
 
 use actix_web::http::header;
 use actix_web::{HttpResponse, web};
+use coffer_auth::Caller;
 use coffer_events::catalogue::{PAYMENT_FAILED, PAYMENT_SUCCEEDED};
 use coffer_events::{TraceContext, append};
-use coffer_http::ApiError;
+use coffer_http::{ApiError, RequestTrace};
 use coffer_model::ids::parse_uuid;
 use diesel::result::Error as DieselError;
 
@@ -19,6 +20,10 @@ pub(crate) fn configure(cfg: &mut web::ServiceConfig) {
         .route(
             "/test-psp/3ds/{payment_uuid}/{decision}",
             web::post().to(decide),
+        )
+        .route(
+            "/test-psp/sepa/{payment_uuid}/settle",
+            web::post().to(settle),
         );
 }
 
@@ -74,18 +79,16 @@ async fn page(
         .body(body))
 }
 
-async fn decide(
-    state: web::Data<PaymentsState>,
-    path: web::Path<(String, String)>,
-) -> Result<HttpResponse, ApiError> {
-    let (raw, decision) = path.into_inner();
-    let (status, reason, kind) = match decision.as_str() {
-        "approve" => ("succeeded", None, &PAYMENT_SUCCEEDED),
-        "decline" => ("failed", Some("authentication_failed"), &PAYMENT_FAILED),
-        _ => return Err(ApiError::route_not_found()),
-    };
-    let payment = pending(&state, &raw).await?;
-    let uuid = payment.uuid.clone();
+/// Ends a pending payment of the test provider as `status`, with its event; `None` when it
+/// was no longer pending.
+async fn finish(
+    state: &web::Data<PaymentsState>,
+    uuid: String,
+    status: &'static str,
+    reason: Option<&'static str>,
+    kind: &'static coffer_events::EventType,
+    trace: TraceContext,
+) -> Result<Option<super::record::Payment>, ApiError> {
     let now = state.clock.unix();
     let st = state.clone();
     let done = state
@@ -109,13 +112,36 @@ async fn decide(
                     finished.account_uuid.parse().ok(),
                     data,
                 );
-                // The donor's browser carries no trace; the decision starts one.
-                append(tx, &[event], Some(&TraceContext::new_root()))?;
+                append(tx, &[event], Some(&trace))?;
                 Ok::<_, coffer_store::StoreError>(Some(finished))
             })
         })
         .await?;
     state.outbox.committed();
+    Ok(done)
+}
+
+async fn decide(
+    state: web::Data<PaymentsState>,
+    path: web::Path<(String, String)>,
+) -> Result<HttpResponse, ApiError> {
+    let (raw, decision) = path.into_inner();
+    let (status, reason, kind) = match decision.as_str() {
+        "approve" => ("succeeded", None, &PAYMENT_SUCCEEDED),
+        "decline" => ("failed", Some("authentication_failed"), &PAYMENT_FAILED),
+        _ => return Err(ApiError::route_not_found()),
+    };
+    let payment = pending(&state, &raw).await?;
+    // The donor's browser carries no trace; the decision starts one.
+    let done = finish(
+        &state,
+        payment.uuid.clone(),
+        status,
+        reason,
+        kind,
+        TraceContext::new_root(),
+    )
+    .await?;
     let finished = match done {
         Some(p) => p,
         None => pending(&state, &raw).await?,
@@ -132,5 +158,45 @@ async fn decide(
                 .finish())
         }
         None => page(state, web::Path::from(finished.uuid)).await,
+    }
+}
+
+/// Test mode only: the bank has collected a direct debit. In production the reconciliation
+/// of a camt.054 file does this.
+async fn settle(
+    state: web::Data<PaymentsState>,
+    caller: Caller,
+    path: web::Path<String>,
+    trace: RequestTrace,
+) -> Result<HttpResponse, ApiError> {
+    let payment = pending(&state, &path).await?;
+    caller.require_account(
+        payment.account_uuid.parse().map_err(ApiError::internal)?,
+        payment
+            .organisation_uuid
+            .parse()
+            .map_err(ApiError::internal)?,
+    )?;
+    if payment.payment_method != "sepa_dd" {
+        return Err(ApiError::invalid(
+            "payment_uuid",
+            "only a direct debit is settled",
+        ));
+    }
+    match finish(
+        &state,
+        payment.uuid.clone(),
+        "succeeded",
+        None,
+        &PAYMENT_SUCCEEDED,
+        trace.0,
+    )
+    .await?
+    {
+        Some(done) => Ok(HttpResponse::Ok().json(done)),
+        None => Err(ApiError::conflict(format!(
+            "the payment is {}, not pending",
+            payment.status
+        ))),
     }
 }

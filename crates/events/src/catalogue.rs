@@ -103,6 +103,21 @@ pub const REFUND_SUCCEEDED: EventType = EventType {
                   `payment_uuid`.",
 };
 
+pub const PAYMENT_SOURCE_CREATED: EventType = EventType {
+    domain: "payment_gateway",
+    object: "payment_source",
+    action: "created",
+    description: "An instrument was stored and can be charged again. `data` is the payment \
+                  source.",
+};
+
+pub const PAYMENT_SOURCE_FAILED: EventType = EventType {
+    domain: "payment_gateway",
+    object: "payment_source",
+    action: "failed",
+    description: "An instrument could not be stored; `data.status_reason` says why.",
+};
+
 /// The whole catalogue, in the order docs/events.md lists it.
 pub const CATALOGUE: &[EventType] = &[
     ORGANISATION_CREATED,
@@ -115,6 +130,8 @@ pub const CATALOGUE: &[EventType] = &[
     PAYMENT_FAILED,
     PAYMENT_CANCELLED,
     REFUND_SUCCEEDED,
+    PAYMENT_SOURCE_CREATED,
+    PAYMENT_SOURCE_FAILED,
 ];
 
 /// docs/events.md, as generated from the catalogue.

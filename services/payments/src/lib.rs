@@ -9,6 +9,7 @@ pub mod payments;
 pub mod profiles;
 pub mod replica;
 mod schema;
+pub mod sources;
 pub mod supporters;
 
 use std::sync::Arc;
@@ -126,6 +127,7 @@ impl Module for Payments {
         payments::changes::configure(cfg);
         payments::refunds::configure(cfg);
         payments::test_psp_pages::configure(cfg);
+        sources::routes::configure(cfg);
     }
 
     fn ready(&self) -> ReadyFuture<'_> {

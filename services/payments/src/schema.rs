@@ -111,3 +111,23 @@ diesel::table! {
         created -> BigInt,
     }
 }
+
+diesel::table! {
+    payment_sources (uuid) {
+        uuid -> Text,
+        organisation_uuid -> Text,
+        account_uuid -> Text,
+        created -> BigInt,
+        updated -> BigInt,
+        test_mode -> Bool,
+        payment_method -> Text,
+        profile -> Text,
+        payment_provider -> Text,
+        provider_reference -> Text,
+        status -> Text,
+        status_reason -> Nullable<Text>,
+        payment_information -> Text,
+        supporter_uuid -> Nullable<Text>,
+        custom_parameters -> Text,
+    }
+}

@@ -42,7 +42,18 @@ pub enum ChargeOutcome {
     },
 }
 
+/// The outcome of storing an instrument (for cards: a small verification charge, refunded
+/// at once by the provider).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum StoreOutcome {
+    Active { reference: String },
+    Failed { reason: &'static str },
+}
+
 pub trait Connector: Send + Sync {
     fn provider(&self) -> &'static str;
     fn charge(&self, request: &ChargeRequest<'_>) -> ChargeOutcome;
+    fn store_instrument(&self, instrument: &Instrument, source_uuid: &str) -> StoreOutcome;
+    /// Charges a stored instrument by the reference `store_instrument` gave.
+    fn charge_stored(&self, reference: &str, payment_uuid: &str, amount: Money) -> ChargeOutcome;
 }

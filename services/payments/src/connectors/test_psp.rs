@@ -1,7 +1,12 @@
 //! Coffer's test provider: answers like a real one, decided by the test card numbers
 //! (docs/payments.md lists them).
 
-use super::{ChargeOutcome, ChargeRequest, Connector, Instrument};
+use coffer_model::money::Money;
+
+use super::{ChargeOutcome, ChargeRequest, Connector, Instrument, StoreOutcome};
+
+/// References of stored cards whose later charges always fail (test card 4000000000000341).
+const FAILING: &str = "tok_fail_";
 
 pub const PROVIDER: &str = "coffer_test";
 
@@ -49,6 +54,51 @@ impl Connector for TestPsp {
                 )),
                 provider_payment_id,
             },
+        }
+    }
+
+    fn store_instrument(&self, instrument: &Instrument, source_uuid: &str) -> StoreOutcome {
+        let id = source_uuid.replace('-', "");
+        match instrument {
+            Instrument::Card(card) => match card.number.as_str() {
+                "4000000000000002" => StoreOutcome::Failed {
+                    reason: "card_declined",
+                },
+                "4000000000009995" => StoreOutcome::Failed {
+                    reason: "insufficient_funds",
+                },
+                "4000000000000341" => StoreOutcome::Active {
+                    reference: format!("{FAILING}{id}"),
+                },
+                _ => StoreOutcome::Active {
+                    reference: format!("tok_{id}"),
+                },
+            },
+            Instrument::SepaDirectDebit => StoreOutcome::Active {
+                reference: format!("mandate_{id}"),
+            },
+            Instrument::Wallet => StoreOutcome::Failed {
+                reason: "not_supported",
+            },
+        }
+    }
+
+    fn charge_stored(&self, reference: &str, payment_uuid: &str, _amount: Money) -> ChargeOutcome {
+        let provider_payment_id = format!("test_{}", payment_uuid.replace('-', ""));
+        if reference.starts_with(FAILING) {
+            ChargeOutcome::Failed {
+                provider_payment_id,
+                reason: "card_declined",
+            }
+        } else if reference.starts_with("mandate_") {
+            ChargeOutcome::Pending {
+                provider_payment_id,
+                redirect: None,
+            }
+        } else {
+            ChargeOutcome::Succeeded {
+                provider_payment_id,
+            }
         }
     }
 }

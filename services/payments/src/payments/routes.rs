@@ -66,7 +66,7 @@ fn choose_profile(profiles: Vec<Profile>, checked: &Checked) -> Result<Profile, 
 }
 
 /// The supporter snapshot kept on the payment, and the supporter to create with it.
-fn supporter_of(
+pub(crate) fn supporter_of(
     checked: &Checked,
     organisation: &str,
     now: i64,
@@ -162,7 +162,7 @@ fn prefixed(e: ApiError, prefix: &str) -> ApiError {
     )
 }
 
-fn announce(
+pub(crate) fn announce(
     tx: &mut Db<'_>,
     state: &PaymentsState,
     payment: &Payment,
@@ -206,19 +206,14 @@ fn announce(
     Ok(body)
 }
 
-async fn create(
-    state: web::Data<PaymentsState>,
-    caller: Caller,
-    req: HttpRequest,
-    key: IdempotencyKey,
-    trace: RequestTrace,
-    body: Json<serde_json::Value>,
-) -> Result<HttpResponse, ApiError> {
-    let hash = idempotency::request_hash(&req, &body.0);
-    let request: PaymentRequest = parse_value(body.0)?;
-    let checked = request.check().map_err(ApiError::validation)?;
-    let account = checked.account.to_string();
-    let key_account = account.clone();
+/// The account's organisation, once the caller may touch the account, and the profile the
+/// request names (or the default for its method).
+pub(crate) async fn account_and_profile(
+    state: &PaymentsState,
+    caller: &Caller,
+    checked: &Checked,
+) -> Result<(String, Profile), ApiError> {
+    let key_account = checked.account.to_string();
     let (organisation, profiles) = state
         .store
         .query(move |db| {
@@ -232,7 +227,22 @@ async fn create(
         checked.account,
         organisation.parse().map_err(ApiError::internal)?,
     )?;
-    let profile = choose_profile(profiles, &checked)?;
+    Ok((organisation, choose_profile(profiles, checked)?))
+}
+
+async fn create(
+    state: web::Data<PaymentsState>,
+    caller: Caller,
+    req: HttpRequest,
+    key: IdempotencyKey,
+    trace: RequestTrace,
+    body: Json<serde_json::Value>,
+) -> Result<HttpResponse, ApiError> {
+    let hash = idempotency::request_hash(&req, &body.0);
+    let request: PaymentRequest = parse_value(body.0)?;
+    let checked = request.check().map_err(ApiError::validation)?;
+    let account = checked.account.to_string();
+    let (organisation, profile) = account_and_profile(&state, &caller, &checked).await?;
     let now = state.clock.now();
     // What is charged, and what of it is kept on the payment.
     let (instrument, masked) = match profile.payment_method.as_str() {

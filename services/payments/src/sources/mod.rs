@@ -1,0 +1,4 @@
+//! Payment sources: instruments stored to be charged again (by billing, for recurring gifts).
+
+pub mod routes;
+pub mod store;

@@ -1,0 +1,285 @@
+use actix_web::http::StatusCode;
+use actix_web::{HttpRequest, HttpResponse, web};
+use coffer_auth::Caller;
+use coffer_events::append;
+use coffer_events::catalogue::{PAYMENT_SOURCE_CREATED, PAYMENT_SOURCE_FAILED, SUPPORTER_CREATED};
+use coffer_http::body::parse_value;
+use coffer_http::idempotency::{self, IdempotencyKey};
+use coffer_http::{ApiError, Json, RequestTrace};
+use coffer_model::ids::parse_uuid;
+use coffer_model::money::Money;
+use coffer_model::validation::FieldError;
+use serde_json::json;
+
+use super::store::{self, Source};
+use crate::PaymentsState;
+use crate::connectors::{ChargeOutcome, Instrument, StoreOutcome};
+use crate::failure::{Failure, internal};
+use crate::payments::record::Payment;
+use crate::payments::request::PaymentRequest;
+use crate::payments::routes::{account_and_profile, announce, supporter_of};
+
+pub(crate) fn configure(cfg: &mut web::ServiceConfig) {
+    cfg.route("/payment-sources", web::post().to(create))
+        .route("/payment-sources/{payment_source_uuid}", web::get().to(get))
+        .route(
+            "/payment-sources/{payment_source_uuid}/custom-parameters",
+            web::put().to(replace_parameters),
+        )
+        .route(
+            "/payment-sources/{payment_source_uuid}/charges",
+            web::post().to(charge),
+        );
+}
+
+async fn create(
+    state: web::Data<PaymentsState>,
+    caller: Caller,
+    req: HttpRequest,
+    key: IdempotencyKey,
+    trace: RequestTrace,
+    body: Json<serde_json::Value>,
+) -> Result<HttpResponse, ApiError> {
+    let hash = idempotency::request_hash(&req, &body.0);
+    let request: PaymentRequest = parse_value(body.0)?;
+    let checked = request.check().map_err(ApiError::validation)?;
+    let (organisation, profile) = account_and_profile(&state, &caller, &checked).await?;
+    let now = state.clock.now();
+    let (instrument, masked) = match profile.payment_method.as_str() {
+        "card" => {
+            let card = checked
+                .card
+                .clone()
+                .ok_or_else(|| {
+                    ApiError::validation(vec![FieldError::not_null("payment_information")])
+                })?
+                .validate((now.year(), u32::from(u8::from(now.month()))))
+                .map_err(ApiError::validation)?;
+            let masked = serde_json::to_value(card.masked(&state.fingerprint_key))
+                .map_err(ApiError::internal)?;
+            (Instrument::Card(card), masked)
+        }
+        other => {
+            return Err(ApiError::invalid(
+                "payment_method",
+                format!("{other} cannot be stored as a payment source yet"),
+            ));
+        }
+    };
+    let supporter = supporter_of(&checked, &organisation, now.unix_timestamp())?;
+    let uuid = uuid::Uuid::new_v4().to_string();
+    let (status, reason, reference) = match state.connector.store_instrument(&instrument, &uuid) {
+        StoreOutcome::Active { reference } => ("active", None, reference),
+        StoreOutcome::Failed { reason } => ("failed", Some(reason.to_owned()), String::new()),
+    };
+    drop(instrument);
+    let source = Source {
+        uuid,
+        created: now.unix_timestamp(),
+        organisation_uuid: organisation,
+        account_uuid: checked.account.to_string(),
+        test_mode: profile.test_mode,
+        payment_method: profile.payment_method.clone(),
+        profile: profile.name.clone(),
+        payment_provider: profile.provider.clone(),
+        provider_reference: reference,
+        status: status.to_owned(),
+        status_reason: reason,
+        payment_information: masked,
+        supporter_uuid: supporter.as_ref().map(|s| s.uuid.clone()),
+        custom_parameters: checked.custom_parameters.clone(),
+    };
+    let st = state.clone();
+    let response = idempotency::run(
+        &state.store,
+        state.clock.as_ref(),
+        caller.client_id(),
+        key,
+        hash,
+        move |tx| {
+            let organisation = source.organisation_uuid.parse().ok();
+            let mut events = Vec::new();
+            if let Some(s) = &supporter {
+                crate::supporters::store::insert(tx, s)?;
+                let data = serde_json::to_value(s).map_err(internal)?;
+                events.push(st.outbox.event(
+                    &SUPPORTER_CREATED,
+                    s.uuid.parse().map_err(internal)?,
+                    organisation,
+                    None,
+                    data,
+                ));
+            }
+            store::insert(tx, &source)?;
+            let body = serde_json::to_value(&source).map_err(internal)?;
+            let kind = if source.status == "failed" {
+                &PAYMENT_SOURCE_FAILED
+            } else {
+                &PAYMENT_SOURCE_CREATED
+            };
+            let id = source.uuid.parse().map_err(internal)?;
+            events.push(st.outbox.event(
+                kind,
+                id,
+                organisation,
+                source.account_uuid.parse().ok(),
+                body.clone(),
+            ));
+            append(tx, &events, Some(&trace.0))?;
+            Ok::<_, Failure>((StatusCode::CREATED, body))
+        },
+    )
+    .await?;
+    state.outbox.committed();
+    Ok(response)
+}
+
+async fn load(state: &PaymentsState, caller: &Caller, raw: &str) -> Result<Source, ApiError> {
+    let uuid = parse_uuid("payment_source_uuid", raw)
+        .map_err(|e| ApiError::validation(vec![e]))?
+        .to_string();
+    let source = state
+        .store
+        .query(move |db| store::find(db, &uuid))
+        .await?
+        .ok_or_else(|| ApiError::not_found("Payment source"))?;
+    caller.require_account(
+        source.account_uuid.parse().map_err(ApiError::internal)?,
+        source
+            .organisation_uuid
+            .parse()
+            .map_err(ApiError::internal)?,
+    )?;
+    Ok(source)
+}
+
+async fn get(
+    state: web::Data<PaymentsState>,
+    caller: Caller,
+    path: web::Path<String>,
+) -> Result<HttpResponse, ApiError> {
+    Ok(HttpResponse::Ok().json(load(&state, &caller, &path).await?))
+}
+
+async fn replace_parameters(
+    state: web::Data<PaymentsState>,
+    caller: Caller,
+    path: web::Path<String>,
+    body: Json<serde_json::Value>,
+) -> Result<HttpResponse, ApiError> {
+    if !body.0.is_object() {
+        return Err(ApiError::invalid(
+            "custom_parameters",
+            "must be a JSON object",
+        ));
+    }
+    let source = load(&state, &caller, &path).await?;
+    let (uuid, parameters, now) = (source.uuid, body.0, state.clock.unix());
+    let stored = parameters.clone();
+    state
+        .store
+        .query(move |db| store::set_custom_parameters(db, &uuid, &stored, now))
+        .await?;
+    Ok(HttpResponse::Ok().json(parameters))
+}
+
+/// Charges a stored source again. Only a platform caller may: billing charges a donor's
+/// source for each invoice with its service token; a merchant's own token cannot.
+async fn charge(
+    state: web::Data<PaymentsState>,
+    caller: Caller,
+    path: web::Path<String>,
+    trace: RequestTrace,
+    body: Json<serde_json::Value>,
+) -> Result<HttpResponse, ApiError> {
+    if !caller.is_platform() {
+        return Err(ApiError::forbidden());
+    }
+    let source = load(&state, &caller, &path).await?;
+    if source.status != "active" {
+        return Err(ApiError::conflict(format!(
+            "the payment source is {}, not active",
+            source.status
+        )));
+    }
+    let amount = match body.0.get("amount") {
+        Some(value) => Money::from_json("amount", value).map_err(ApiError::validation)?,
+        None => return Err(ApiError::validation(vec![FieldError::not_null("amount")])),
+    };
+    if amount.value <= 0 {
+        return Err(ApiError::invalid("amount.value", "must be above 0"));
+    }
+    let now = state.clock.unix();
+    let uuid = uuid::Uuid::new_v4().to_string();
+    let (status, reason, provider_id) =
+        match state
+            .connector
+            .charge_stored(&source.provider_reference, &uuid, amount)
+        {
+            ChargeOutcome::Succeeded {
+                provider_payment_id,
+            } => ("succeeded", None, provider_payment_id),
+            ChargeOutcome::Failed {
+                provider_payment_id,
+                reason,
+            } => ("failed", Some(reason.to_owned()), provider_payment_id),
+            // A stored direct debit mandate: collected later, like any direct debit.
+            ChargeOutcome::Pending {
+                provider_payment_id,
+                ..
+            } => ("pending", None, provider_payment_id),
+        };
+    let payment = Payment {
+        uuid,
+        created: now,
+        organisation_uuid: source.organisation_uuid.clone(),
+        account_uuid: source.account_uuid.clone(),
+        test_mode: source.test_mode,
+        payment_method: source.payment_method.clone(),
+        profile: source.profile.clone(),
+        payment_provider: source.payment_provider.clone(),
+        provider_payment_id: Some(provider_id),
+        status: status.to_owned(),
+        status_reason: reason,
+        amount,
+        refunded_amount: Money {
+            value: 0,
+            currency: amount.currency,
+        },
+        refunds: Vec::new(),
+        supporter_uuid: source.supporter_uuid.clone(),
+        supporter: None,
+        payment_information: source.payment_information.clone(),
+        created_payment_source_uuid: None,
+        subscription_uuid: body
+            .0
+            .get("subscription_uuid")
+            .and_then(|v| v.as_str())
+            .map(str::to_owned),
+        subscription: None,
+        custom_parameters: body
+            .0
+            .get("custom_parameters")
+            .cloned()
+            .filter(|v| v.is_object())
+            .unwrap_or_else(|| json!({})),
+        locale: None,
+        return_url: None,
+        action: None,
+        end_to_end_id: None,
+        mandate_reference: None,
+    };
+    let st = state.clone();
+    let body = state
+        .store
+        .run(move |db| {
+            db.write_tx(|tx| {
+                crate::payments::store::insert(tx, &payment)?;
+                announce(tx, &st, &payment, None, &trace.0)
+            })
+        })
+        .await
+        .map_err(ApiError::from)?;
+    state.outbox.committed();
+    Ok(HttpResponse::Created().json(body))
+}

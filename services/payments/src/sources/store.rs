@@ -1,0 +1,144 @@
+use coffer_store::{Db, db_run};
+use diesel::prelude::*;
+use diesel::result::Error as DieselError;
+use serde::Serialize;
+
+use crate::schema::payment_sources::dsl as s;
+
+/// A payment source as answered. `provider_reference` stays inside Coffer.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Source {
+    pub uuid: String,
+    pub created: i64,
+    pub organisation_uuid: String,
+    pub account_uuid: String,
+    pub test_mode: bool,
+    pub payment_method: String,
+    pub profile: String,
+    pub payment_provider: String,
+    #[serde(skip)]
+    pub provider_reference: String,
+    /// pending, active or failed.
+    pub status: String,
+    pub status_reason: Option<String>,
+    pub payment_information: serde_json::Value,
+    pub supporter_uuid: Option<String>,
+    pub custom_parameters: serde_json::Value,
+}
+
+type Row = (
+    String,
+    String,
+    String,
+    i64,
+    bool,
+    String,
+    String,
+    String,
+    String,
+    String,
+    Option<String>,
+    String,
+    Option<String>,
+    String,
+);
+
+fn json(text: &str) -> QueryResult<serde_json::Value> {
+    serde_json::from_str(text).map_err(|e| DieselError::DeserializationError(Box::new(e)))
+}
+
+pub fn insert(db: &mut Db<'_>, x: &Source) -> QueryResult<()> {
+    let row = (
+        s::uuid.eq(&x.uuid),
+        s::organisation_uuid.eq(&x.organisation_uuid),
+        s::account_uuid.eq(&x.account_uuid),
+        s::created.eq(x.created),
+        s::updated.eq(x.created),
+        s::test_mode.eq(x.test_mode),
+        s::payment_method.eq(&x.payment_method),
+        s::profile.eq(&x.profile),
+        s::payment_provider.eq(&x.payment_provider),
+        s::provider_reference.eq(&x.provider_reference),
+        s::status.eq(&x.status),
+        s::status_reason.eq(&x.status_reason),
+        s::payment_information.eq(x.payment_information.to_string()),
+        s::supporter_uuid.eq(&x.supporter_uuid),
+        s::custom_parameters.eq(x.custom_parameters.to_string()),
+    );
+    db_run!(db: { diesel::insert_into(s::payment_sources).values(&row).execute(db).map(drop) })
+}
+
+pub fn find(db: &mut Db<'_>, uuid: &str) -> QueryResult<Option<Source>> {
+    let row: Option<Row> = db_run!(db: {
+        s::payment_sources
+            .find(uuid)
+            .select((
+                s::uuid,
+                s::organisation_uuid,
+                s::account_uuid,
+                s::created,
+                s::test_mode,
+                s::payment_method,
+                s::profile,
+                s::payment_provider,
+                s::provider_reference,
+                s::status,
+                s::status_reason,
+                s::payment_information,
+                s::supporter_uuid,
+                s::custom_parameters,
+            ))
+            .first(db)
+            .optional()
+    })?;
+    let Some((
+        uuid,
+        organisation,
+        account,
+        created,
+        test_mode,
+        method,
+        profile,
+        provider,
+        reference,
+        status,
+        reason,
+        info,
+        supporter,
+        custom,
+    )) = row
+    else {
+        return Ok(None);
+    };
+    Ok(Some(Source {
+        uuid,
+        created,
+        organisation_uuid: organisation,
+        account_uuid: account,
+        test_mode,
+        payment_method: method,
+        profile,
+        payment_provider: provider,
+        provider_reference: reference,
+        status,
+        status_reason: reason,
+        payment_information: json(&info)?,
+        supporter_uuid: supporter,
+        custom_parameters: json(&custom)?,
+    }))
+}
+
+pub fn set_custom_parameters(
+    db: &mut Db<'_>,
+    uuid: &str,
+    parameters: &serde_json::Value,
+    now: i64,
+) -> QueryResult<bool> {
+    let text = parameters.to_string();
+    let changed = db_run!(db: {
+        diesel::update(s::payment_sources.find(uuid))
+            .set((s::custom_parameters.eq(&text), s::updated.eq(now)))
+            .execute(db)
+    })?;
+    Ok(changed == 1)
+}

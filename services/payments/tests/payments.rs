@@ -406,3 +406,35 @@ mod direct_debit {
         }
     }
 }
+
+mod keeping {
+    use super::*;
+
+    coffer_testkit::backend_tests! {
+        async fn a_payment_can_keep_its_card_and_name_a_known_supporter(backend) {
+            let w = world(backend).await;
+            let (org, account, token) = merchant(&w).await;
+            let mut body = card_payment(&account, "4242424242424242");
+            body["create_payment_source"] = json!(true);
+            let (_, paid, _) = w.post("/payments", &token, &body, None).await;
+            let source = paid["created_payment_source_uuid"].as_str().expect("a source was kept");
+            let (status, kept) = w.get(&format!("/payment-sources/{source}"), &token).await;
+            assert_eq!(status, 200);
+            assert_eq!(kept["status"], "active");
+            assert_eq!(kept["payment_information"]["last4"], "4242");
+            let mut declined = card_payment(&account, "4000000000000002");
+            declined["create_payment_source"] = json!(true);
+            let (_, failed, _) = w.post("/payments", &token, &declined, None).await;
+            assert!(failed["created_payment_source_uuid"].is_null(), "a declined card is not kept");
+
+            let (_, supporter, _) = w.post("/supporters", &token, &json!({"organisation_uuid": org, "last_name": "Known"}), None).await;
+            let mut named = card_payment(&account, "4242424242424242");
+            named["supporter"] = json!({"uuid": supporter["uuid"]});
+            let (status, paid, _) = w.post("/payments", &token, &named, None).await;
+            assert_eq!(status, 201, "{paid}");
+            assert_eq!(paid["supporter_uuid"], supporter["uuid"]);
+            named["supporter"] = json!({"uuid": uuid::Uuid::new_v4()});
+            assert_eq!(w.post("/payments", &token, &named, None).await.0, 404);
+        }
+    }
+}

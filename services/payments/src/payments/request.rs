@@ -39,6 +39,7 @@ pub struct Checked {
     pub return_url: Option<String>,
     pub supporter: Option<serde_json::Value>,
     pub create_supporter: bool,
+    pub create_payment_source: bool,
     pub custom_parameters: serde_json::Value,
 }
 
@@ -133,6 +134,7 @@ impl PaymentRequest {
             return_url: self.return_url,
             supporter: self.supporter,
             create_supporter: self.create_supporter.unwrap_or(false),
+            create_payment_source: self.create_payment_source.unwrap_or(false),
             custom_parameters,
         })
     }

@@ -1,7 +1,9 @@
 use actix_web::http::StatusCode;
 use actix_web::{HttpRequest, HttpResponse, web};
 use coffer_auth::Caller;
-use coffer_events::catalogue::{PAYMENT_FAILED, PAYMENT_SUCCEEDED, SUPPORTER_CREATED};
+use coffer_events::catalogue::{
+    PAYMENT_FAILED, PAYMENT_SOURCE_CREATED, PAYMENT_SUCCEEDED, SUPPORTER_CREATED,
+};
 use coffer_events::{TraceContext, append};
 use coffer_http::body::parse_value;
 use coffer_http::idempotency::{self, IdempotencyKey};
@@ -17,10 +19,11 @@ use super::record::Payment;
 use super::request::{Checked, PaymentRequest};
 use super::store;
 use crate::PaymentsState;
-use crate::connectors::{ChargeOutcome, ChargeRequest, Instrument};
+use crate::connectors::{ChargeOutcome, ChargeRequest, Instrument, StoreOutcome};
 use crate::failure::{Failure, internal};
 use crate::profiles::store::{self as profiles, Profile};
 use crate::replica::account_organisation;
+use crate::sources::store::Source;
 use crate::supporters::domain::{Supporter, SupporterInput};
 
 pub(crate) fn configure(cfg: &mut web::ServiceConfig) {
@@ -301,6 +304,42 @@ async fn create(
             redirect.map(|url| json!({ "type": "redirect", "url": url })),
         ),
     };
+    // Kept for charging again, when asked and when the payment proved the instrument good.
+    let source = if checked.create_payment_source && status == "succeeded" {
+        let uuid = uuid::Uuid::new_v4().to_string();
+        match state.connector.store_instrument(&instrument, &uuid) {
+            StoreOutcome::Active { reference } => Some(Source {
+                uuid,
+                created: now.unix_timestamp(),
+                organisation_uuid: organisation.clone(),
+                account_uuid: account.clone(),
+                test_mode: profile.test_mode,
+                payment_method: profile.payment_method.clone(),
+                profile: profile.name.clone(),
+                payment_provider: profile.provider.clone(),
+                provider_reference: reference,
+                status: "active".into(),
+                status_reason: None,
+                payment_information: masked.clone(),
+                supporter_uuid: supporter.as_ref().map(|s| s.uuid.clone()),
+                custom_parameters: json!({}),
+            }),
+            StoreOutcome::Failed { .. } => None,
+        }
+    } else {
+        None
+    };
+    // A supporter named by uuid must be one of the organisation's.
+    let named_supporter = if checked.create_supporter {
+        None
+    } else {
+        checked
+            .supporter
+            .as_ref()
+            .and_then(|s| s.get("uuid"))
+            .and_then(|u| u.as_str())
+            .map(str::to_owned)
+    };
     let payment = Payment {
         uuid: payment_uuid,
         created: now.unix_timestamp(),
@@ -322,7 +361,7 @@ async fn create(
         supporter_uuid: supporter.as_ref().map(|s| s.uuid.clone()),
         supporter: checked.supporter.clone(),
         payment_information: masked,
-        created_payment_source_uuid: None,
+        created_payment_source_uuid: source.as_ref().map(|s| s.uuid.clone()),
         subscription_uuid: None,
         subscription: checked.subscription.clone(),
         custom_parameters: checked.custom_parameters.clone(),
@@ -341,6 +380,25 @@ async fn create(
         key,
         hash,
         move |tx| {
+            let mut payment = payment;
+            if let Some(named) = &named_supporter {
+                let found = crate::supporters::store::find(tx, named)?
+                    .filter(|s| s.organisation_uuid == payment.organisation_uuid)
+                    .ok_or_else(|| Failure::from(ApiError::not_found("Supporter")))?;
+                payment.supporter_uuid = Some(found.uuid);
+            }
+            if let Some(source) = &source {
+                crate::sources::store::insert(tx, source)?;
+                let data = serde_json::to_value(source).map_err(internal)?;
+                let event = st.outbox.event(
+                    &PAYMENT_SOURCE_CREATED,
+                    source.uuid.parse().map_err(internal)?,
+                    source.organisation_uuid.parse().ok(),
+                    source.account_uuid.parse().ok(),
+                    data,
+                );
+                append(tx, &[event], Some(&trace.0))?;
+            }
             if let Some(s) = &supporter {
                 crate::supporters::store::insert(tx, s)?;
             }

@@ -9,6 +9,7 @@ pub mod payments;
 pub mod profiles;
 pub mod replica;
 mod schema;
+pub mod search;
 pub mod sources;
 pub mod supporters;
 
@@ -128,6 +129,7 @@ impl Module for Payments {
         payments::refunds::configure(cfg);
         payments::test_psp_pages::configure(cfg);
         sources::routes::configure(cfg);
+        search::routes::configure(cfg);
     }
 
     fn ready(&self) -> ReadyFuture<'_> {

@@ -1,0 +1,340 @@
+use actix_web::{HttpResponse, web};
+use coffer_auth::Caller;
+use coffer_http::body::parse_value;
+use coffer_http::{ApiError, Json};
+use coffer_model::validation::FieldError;
+use coffer_store::{Db, db_run};
+use diesel::prelude::*;
+use diesel::sql_types::{BigInt, Bool, Nullable, Text};
+use serde::Deserialize;
+use serde_json::{Map, Value, json};
+
+use super::query::{self, Field, Kind};
+use super::sql::{Bind, Builder};
+use crate::PaymentsState;
+use crate::payments::store;
+
+/// SPEC.md: size defaults to 10 and may not exceed 10,000.
+const DEFAULT_SIZE: i64 = 10;
+const MAX_SIZE: i64 = 10_000;
+
+pub(crate) fn configure(cfg: &mut web::ServiceConfig) {
+    cfg.route("/search/payments", web::post().to(search));
+}
+
+#[derive(Debug, Deserialize)]
+struct SortSpec {
+    field: String,
+    #[allow(dead_code)]
+    field_type: Option<String>,
+    direction: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+struct SearchRequest {
+    query: Option<Value>,
+    aggs: Option<Map<String, Value>>,
+    sort: Option<Vec<SortSpec>>,
+    size: Option<i64>,
+    from: Option<i64>,
+    includes: Option<Vec<String>>,
+    excludes: Option<Vec<String>>,
+}
+
+#[derive(QueryableByName)]
+struct Count {
+    #[diesel(sql_type = BigInt)]
+    n: i64,
+}
+
+#[derive(QueryableByName)]
+struct Id {
+    #[diesel(sql_type = Text)]
+    uuid: String,
+}
+
+#[derive(QueryableByName)]
+struct Term {
+    #[diesel(sql_type = Nullable<Text>)]
+    k: Option<String>,
+    #[diesel(sql_type = BigInt)]
+    n: i64,
+}
+
+/// Runs `sql` with `binds` on either backend.
+fn load<R>(db: &mut Db<'_>, sql: &str, binds: &[Bind]) -> QueryResult<Vec<R>>
+where
+    R: QueryableByName<diesel::pg::Pg> + QueryableByName<diesel::sqlite::Sqlite> + 'static,
+{
+    db_run!(db: {
+        let mut q = diesel::sql_query(sql).into_boxed();
+        for bind in binds {
+            q = match bind.clone() {
+                Bind::Text(s) => q.bind::<Text, _>(s),
+                Bind::Int(i) => q.bind::<BigInt, _>(i),
+                Bind::Bool(b) => q.bind::<Bool, _>(b),
+            };
+        }
+        q.load::<R>(db)
+    })
+}
+
+struct Aggregation {
+    name: String,
+    field: Field,
+    size: i64,
+}
+
+fn aggregations(aggs: Option<Map<String, Value>>) -> Result<Vec<Aggregation>, Vec<FieldError>> {
+    let mut out = Vec::new();
+    let mut errors = Vec::new();
+    for (name, spec) in aggs.unwrap_or_default() {
+        let at = format!("aggs.{name}");
+        if spec["type"] != "term" {
+            errors.push(FieldError::not_valid(
+                format!("{at}.type"),
+                "only term is supported",
+            ));
+            continue;
+        }
+        let path = spec["field"].as_str().unwrap_or_default();
+        let Some(field) = query::field(path) else {
+            errors.push(FieldError::not_valid(
+                format!("{at}.field"),
+                format!("{path:?} is not a searchable field"),
+            ));
+            continue;
+        };
+        let size = spec
+            .get("size")
+            .and_then(Value::as_i64)
+            .unwrap_or(10)
+            .clamp(1, 1000);
+        out.push(Aggregation { name, field, size });
+    }
+    if errors.is_empty() {
+        Ok(out)
+    } else {
+        Err(errors)
+    }
+}
+
+fn term_key(field: &Field, key: Option<String>) -> Value {
+    let Some(key) = key else { return Value::Null };
+    match field {
+        Field::Column {
+            kind: Kind::Int, ..
+        } => key.parse::<i64>().map_or(Value::String(key), Value::from),
+        Field::Column {
+            kind: Kind::Bool, ..
+        } => Value::Bool(key == "true" || key == "1" || key == "t"),
+        _ => Value::String(key),
+    }
+}
+
+fn at_path<'a>(value: &'a Value, path: &str) -> &'a Value {
+    path.split('.').fold(value, |v, part| &v[part])
+}
+
+/// Keeps only `includes` (when given), then drops `excludes`, by dotted paths.
+fn shape(hit: Value, includes: &Option<Vec<String>>, excludes: &Option<Vec<String>>) -> Value {
+    let mut hit = match includes {
+        Some(paths) => {
+            let mut kept = json!({});
+            for path in paths {
+                let value = at_path(&hit, path);
+                if value.is_null() {
+                    continue;
+                }
+                insert_at(&mut kept, path, value.clone());
+            }
+            kept
+        }
+        None => hit,
+    };
+    for path in excludes.iter().flatten() {
+        let (parent, last) = path
+            .rsplit_once('.')
+            .map_or(("", path.as_str()), |(p, l)| (p, l));
+        let target = if parent.is_empty() {
+            Some(&mut hit)
+        } else {
+            hit.pointer_mut(&format!("/{}", parent.replace('.', "/")))
+        };
+        if let Some(object) = target.and_then(Value::as_object_mut) {
+            object.remove(last);
+        }
+    }
+    hit
+}
+
+/// Puts `value` at a dotted path, making the objects on the way; a path through something
+/// that is not an object is left alone.
+fn insert_at(root: &mut Value, path: &str, value: Value) {
+    let mut slot = root;
+    let mut parts = path.split('.').peekable();
+    while let Some(part) = parts.next() {
+        let Some(object) = slot.as_object_mut() else {
+            return;
+        };
+        if parts.peek().is_none() {
+            object.insert(part.to_owned(), value);
+            return;
+        }
+        slot = object.entry(part.to_owned()).or_insert_with(|| json!({}));
+    }
+}
+
+async fn search(
+    state: web::Data<PaymentsState>,
+    caller: Caller,
+    body: Json<Value>,
+) -> Result<HttpResponse, ApiError> {
+    let request: SearchRequest = parse_value(body.0)?;
+    let mut errors = Vec::new();
+    let filter = match &request.query {
+        None => {
+            errors.push(FieldError::not_null("query"));
+            None
+        }
+        Some(q) => match query::parse("query", q) {
+            Ok(f) => Some(f),
+            Err(e) => {
+                errors.push(e);
+                None
+            }
+        },
+    };
+    let size = request.size.unwrap_or(DEFAULT_SIZE);
+    if !(0..=MAX_SIZE).contains(&size) {
+        errors.push(FieldError::not_valid(
+            "size",
+            format!("must be between 0 and {MAX_SIZE}"),
+        ));
+    }
+    let from = request.from.unwrap_or(0);
+    if from < 0 {
+        errors.push(FieldError::not_valid("from", "must not be negative"));
+    }
+    let sort = request.sort.unwrap_or_default();
+    let sort = match sort.first() {
+        None => ("created", "created".to_owned(), "DESC"),
+        Some(s) => {
+            let column = match query::field(&s.field) {
+                Some(Field::Column { name, .. }) => Some(name),
+                _ => None,
+            };
+            let direction = match s.direction.as_deref() {
+                None | Some("desc") => "DESC",
+                Some("asc") => "ASC",
+                Some(_) => {
+                    errors.push(FieldError::invalid_choice(
+                        "sort[0].direction",
+                        "must be asc or desc",
+                    ));
+                    "DESC"
+                }
+            };
+            match column {
+                Some(column) => (column, s.field.clone(), direction),
+                None => {
+                    errors.push(FieldError::not_valid(
+                        "sort[0].field",
+                        format!("cannot sort by {:?}", s.field),
+                    ));
+                    ("created", "created".to_owned(), direction)
+                }
+            }
+        }
+    };
+    let aggs = aggregations(request.aggs).unwrap_or_else(|e| {
+        errors.extend(e);
+        Vec::new()
+    });
+    let Some(filter) = filter.filter(|_| errors.is_empty()) else {
+        return Err(ApiError::validation(errors));
+    };
+    let visible: Option<Vec<String>> = caller
+        .organisation_filter()
+        .map(|ids| ids.iter().map(ToString::to_string).collect());
+    let (includes, excludes) = (request.includes, request.excludes);
+    let (sort_column, sort_path, direction) = sort;
+    let (total, hits, aggregations) = state
+        .store
+        .run(move |db| {
+            let mut b = Builder::new(db.backend());
+            let tenant = b.tenant(visible.as_deref());
+            let condition = b.filter(&filter).map_err(|e| Failure::Invalid(vec![e]))?;
+            let binds = b.binds.clone();
+            let where_ = format!("{tenant} AND {condition}");
+            let total = load::<Count>(db, &format!("SELECT COUNT(*) AS n FROM payments WHERE {where_}"), &binds)?
+                .first()
+                .map_or(0, |c| c.n);
+            let ids = load::<Id>(
+                db,
+                &format!(
+                    "SELECT uuid FROM payments WHERE {where_} ORDER BY {sort_column} {direction}, uuid {direction} LIMIT {size} OFFSET {from}"
+                ),
+                &binds,
+            )?;
+            let mut hits = Vec::new();
+            for id in ids {
+                if let Some(p) = store::find(db, &id.uuid)? {
+                    hits.push(serde_json::to_value(p).map_err(|e| Failure::Db(diesel::result::Error::SerializationError(Box::new(e))))?);
+                }
+            }
+            let mut out = Map::new();
+            for agg in &aggs {
+                let expr = b.expr(&agg.field);
+                let rows = load::<Term>(
+                    db,
+                    &format!(
+                        "SELECT CAST({expr} AS TEXT) AS k, COUNT(*) AS n FROM payments WHERE {where_} GROUP BY {expr} ORDER BY n DESC, k ASC LIMIT {}",
+                        agg.size
+                    ),
+                    &binds,
+                )?;
+                let buckets: Vec<Value> =
+                    rows.into_iter().map(|r| json!({ "key": term_key(&agg.field, r.k), "doc_count": r.n })).collect();
+                out.insert(agg.name.clone(), Value::Array(buckets));
+            }
+            Ok::<_, Failure>((total, hits, out))
+        })
+        .await
+        .map_err(|f| match f {
+            Failure::Invalid(e) => ApiError::validation(e),
+            Failure::Db(e) => ApiError::from(coffer_store::StoreError::from(e)),
+            Failure::Store(e) => ApiError::from(e),
+        })?;
+    let last_sort_values = hits
+        .last()
+        .map(|h| json!([at_path(h, &sort_path), h["uuid"]]))
+        .unwrap_or_else(|| json!([]));
+    let hits: Vec<Value> = hits
+        .into_iter()
+        .map(|h| shape(h, &includes, &excludes))
+        .collect();
+    Ok(HttpResponse::Ok().json(json!({
+        "summary": { "hits": total, "last_sort_values": last_sort_values },
+        "hits": hits,
+        "aggregations": aggregations,
+    })))
+}
+
+enum Failure {
+    Invalid(Vec<FieldError>),
+    Db(diesel::result::Error),
+    Store(coffer_store::StoreError),
+}
+
+impl From<diesel::result::Error> for Failure {
+    fn from(e: diesel::result::Error) -> Self {
+        Failure::Db(e)
+    }
+}
+
+impl From<coffer_store::StoreError> for Failure {
+    fn from(e: coffer_store::StoreError) -> Self {
+        Failure::Store(e)
+    }
+}

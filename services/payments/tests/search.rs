@@ -1,0 +1,138 @@
+//! POST /search/payments against answers worked out by hand.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod common;
+
+use std::time::Duration;
+
+use common::*;
+use serde_json::{Value, json};
+
+async fn merchant(w: &World) -> (String, String) {
+    let org = w.organisation("Alpine Aid").await;
+    let token = w.token(org).await;
+    let account = w.admin.create_account(org, "Donations").await.unwrap()["uuid"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    for _ in 0..800 {
+        let (_, profiles) = w
+            .get(
+                &format!("/payment-method-profiles?account_uuid={account}"),
+                &token,
+            )
+            .await;
+        if profiles.as_array().is_some_and(|p| p.len() == 4) {
+            return (account, token);
+        }
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+    panic!("profiles never appeared");
+}
+
+async fn pay(
+    w: &World,
+    token: &str,
+    account: &str,
+    method: &str,
+    number: &str,
+    value: &str,
+    extra: Value,
+) {
+    let mut body = json!({"account_uuid": account, "payment_method": method, "amount": {"value": value, "currency": "CHF"}});
+    if method == "card" {
+        body["payment_information"] =
+            json!({"number": number, "expiry_month": 12, "expiry_year": 2030, "cvv": "123"});
+    }
+    for (k, v) in extra.as_object().unwrap() {
+        body[k] = v.clone();
+    }
+    let (status, p, _) = w.post("/payments", token, &body, None).await;
+    assert_eq!(status, 201, "{p}");
+}
+
+async fn search(w: &World, token: &str, body: Value) -> (u16, Value) {
+    let (status, answer, _) = w.post("/search/payments", token, &body, None).await;
+    (status, answer)
+}
+
+coffer_testkit::backend_tests! {
+    async fn operators_aggregations_sort_and_shaping(backend) {
+        let w = world(backend).await;
+        let (account, token) = merchant(&w).await;
+        // Six payments: four card (two succeeded, one declined, one 3-D Secure pending), two TWINT (pending).
+        pay(&w, &token, &account, "card", "4242424242424242", "500", json!({"custom_parameters": {"campaign": "winter"},
+            "supporter": {"email": "ada@example.org", "last_name": "Lovelace"}})).await;
+        pay(&w, &token, &account, "card", "4242424242424242", "2500", json!({"custom_parameters": {"campaign": "spring"}})).await;
+        pay(&w, &token, &account, "card", "4000000000000002", "1000", json!({})).await;
+        pay(&w, &token, &account, "card", "4000000000003220", "1500", json!({})).await;
+        pay(&w, &token, &account, "twint", "", "3000", json!({"custom_parameters": {"campaign": "winter"}})).await;
+        pay(&w, &token, &account, "twint", "", "700", json!({})).await;
+
+        let (status, all) = search(&w, &token, json!({
+            "query": {"$match": {"account_uuid": account}},
+            "aggs": {"methods": {"type": "term", "field": "payment_method", "field_type": "numeric"},
+                     "statuses": {"type": "term", "field": "status"}},
+            "sort": [{"field": "amount.value", "field_type": "number", "direction": "asc"}],
+            "size": 3
+        })).await;
+        assert_eq!(status, 200, "{all}");
+        assert_eq!(all["summary"]["hits"], 6);
+        let amounts: Vec<&str> = all["hits"].as_array().unwrap().iter().map(|h| h["amount"]["value"].as_str().unwrap()).collect();
+        assert_eq!(amounts, ["500", "700", "1000"]);
+        assert_eq!(all["summary"]["last_sort_values"][0], "1000");
+        assert_eq!(all["aggregations"]["methods"], json!([{"key": "card", "doc_count": 4}, {"key": "twint", "doc_count": 2}]));
+        assert_eq!(all["aggregations"]["statuses"], json!([
+            {"key": "pending", "doc_count": 3}, {"key": "succeeded", "doc_count": 2}, {"key": "failed", "doc_count": 1}
+        ]));
+
+        let count = |q: Value| {
+            let w = &w;
+            let token = token.clone();
+            async move {
+                let (status, answer) = search(w, &token, json!({"query": q})).await;
+                assert_eq!(status, 200, "{answer}");
+                answer["summary"]["hits"].as_i64().unwrap()
+            }
+        };
+        assert_eq!(count(json!({"$match": {"status": "succeeded", "payment_method": "card"}})).await, 2);
+        assert_eq!(count(json!({"$range": {"amount.value": {"gte": 1000, "lt": "3000"}}})).await, 3);
+        assert_eq!(count(json!({"$or": [{"$match": {"status": "failed"}}, {"$match": {"payment_method": "twint"}}]})).await, 3);
+        assert_eq!(count(json!({"$not": {"$match": {"status": "pending"}}})).await, 3);
+        assert_eq!(count(json!({"$exists": "supporter.email"})).await, 1);
+        assert_eq!(count(json!({"$match": {"supporter.last_name": "Lovelace"}})).await, 1);
+        assert_eq!(count(json!({"$match": {"custom_parameters.campaign": "winter"}})).await, 2);
+        assert_eq!(count(json!({"$and": [{"$match": {"custom_parameters.campaign": "winter"}}, {"$match": {"payment_method": "card"}}]})).await, 1);
+        assert_eq!(count(json!({"$match": {"test_mode": true}})).await, 6);
+        assert_eq!(count(json!({"$range": {"created": {"gte": coffer_testkit::START_UNIX, "lte": coffer_testkit::START_UNIX}}})).await, 6);
+
+        let (_, shaped) = search(&w, &token, json!({"query": {"$match": {"status": "failed"}}, "includes": ["uuid", "amount.value", "status"]})).await;
+        assert_eq!(shaped["hits"][0].as_object().unwrap().len(), 3);
+        assert_eq!(shaped["hits"][0]["amount"], json!({"value": "1000"}));
+        let (_, trimmed) = search(&w, &token, json!({"query": {"$match": {"status": "failed"}}, "excludes": ["payment_information", "amount.currency"]})).await;
+        assert!(trimmed["hits"][0].get("payment_information").is_none());
+        assert_eq!(trimmed["hits"][0]["amount"], json!({"value": "1000"}));
+
+        let other = w.token(w.organisation("Other").await).await;
+        let (_, none) = search(&w, &other, json!({"query": {"$match": {"account_uuid": account}}})).await;
+        assert_eq!(none["summary"]["hits"], 0, "another tenant sees nothing");
+    }
+
+    async fn bad_searches_name_the_offender(backend) {
+        let w = world(backend).await;
+        let (_, token) = merchant(&w).await;
+        for (body, property) in [
+            (json!({}), "query"),
+            (json!({"query": {"$match": {"password": "x"}}}), "query.$match.password"),
+            (json!({"query": {"$near": {}}}), "query.$near"),
+            (json!({"query": {"$match": {}}, "size": 10001}), "size"),
+            (json!({"query": {"$match": {}}, "aggs": {"x": {"type": "avg", "field": "status"}}}), "aggs.x.type"),
+            (json!({"query": {"$match": {}}, "sort": [{"field": "supporter.email"}]}), "sort[0].field"),
+            (json!({"query": {"$range": {"amount.value": {"gt": "lots"}}}}), "query"),
+        ] {
+            let (status, err) = search(&w, &token, body.clone()).await;
+            assert_eq!(status, 400, "{body}");
+            assert_eq!(err["errors"][0]["property"], property, "{body}: {err}");
+        }
+    }
+}

@@ -113,6 +113,35 @@ coffer_testkit::backend_tests! {
         assert!(trimmed["hits"][0].get("payment_information").is_none());
         assert_eq!(trimmed["hits"][0]["amount"], json!({"value": "1000"}));
 
+        // stats: 500 + 2500 + 1000 + 1500 + 3000 + 700 = 9200 over 6; the mean rounds to 1533.
+        let (_, stats) = search(&w, &token, json!({
+            "query": {"$match": {"account_uuid": account}},
+            "aggs": {"amounts": {"type": "stats", "field": "amount.value"}}, "size": 0
+        })).await;
+        assert_eq!(stats["aggregations"]["amounts"], json!({"count": 6, "min": 500, "max": 3000, "sum": 9200, "avg": 1533}));
+        assert_eq!(stats["hits"], json!([]));
+
+        // Paging with search_after walks every hit once, in order.
+        let mut seen = Vec::new();
+        let mut after: Option<Value> = None;
+        loop {
+            let mut body = json!({"query": {"$match": {"account_uuid": account}},
+                "sort": [{"field": "amount.value", "direction": "desc"}], "size": 2});
+            if let Some(a) = &after {
+                body["search_after"] = a.clone();
+            }
+            let (status, page) = search(&w, &token, body).await;
+            assert_eq!(status, 200, "{page}");
+            assert_eq!(page["summary"]["hits"], 6, "the total ignores the page");
+            let hits = page["hits"].as_array().unwrap();
+            if hits.is_empty() {
+                break;
+            }
+            seen.extend(hits.iter().map(|h| h["amount"]["value"].as_str().unwrap().to_owned()));
+            after = Some(page["summary"]["last_sort_values"].clone());
+        }
+        assert_eq!(seen, ["3000", "2500", "1500", "1000", "700", "500"]);
+
         let other = w.token(w.organisation("Other").await).await;
         let (_, none) = search(&w, &other, json!({"query": {"$match": {"account_uuid": account}}})).await;
         assert_eq!(none["summary"]["hits"], 0, "another tenant sees nothing");
@@ -129,6 +158,8 @@ coffer_testkit::backend_tests! {
             (json!({"query": {"$match": {}}, "aggs": {"x": {"type": "avg", "field": "status"}}}), "aggs.x.type"),
             (json!({"query": {"$match": {}}, "sort": [{"field": "supporter.email"}]}), "sort[0].field"),
             (json!({"query": {"$range": {"amount.value": {"gt": "lots"}}}}), "query"),
+            (json!({"query": {"$match": {}}, "aggs": {"s": {"type": "stats", "field": "status"}}}), "aggs.s.field"),
+            (json!({"query": {"$match": {}}, "search_after": [1]}), "search_after"),
         ] {
             let (status, err) = search(&w, &token, body.clone()).await;
             assert_eq!(status, 400, "{body}");

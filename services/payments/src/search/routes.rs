@@ -39,6 +39,8 @@ struct SearchRequest {
     from: Option<i64>,
     includes: Option<Vec<String>>,
     excludes: Option<Vec<String>>,
+    /// `last_sort_values` of the previous page, to page past `from`'s reach.
+    search_after: Option<Vec<Value>>,
 }
 
 #[derive(QueryableByName)]
@@ -83,6 +85,20 @@ struct Aggregation {
     name: String,
     field: Field,
     size: i64,
+    /// `stats` (count, min, max, sum, avg of a numeric field) rather than `term`.
+    stats: bool,
+}
+
+#[derive(QueryableByName)]
+struct Stats {
+    #[diesel(sql_type = BigInt)]
+    count: i64,
+    #[diesel(sql_type = Nullable<BigInt>)]
+    min: Option<i64>,
+    #[diesel(sql_type = Nullable<BigInt>)]
+    max: Option<i64>,
+    #[diesel(sql_type = Nullable<BigInt>)]
+    sum: Option<i64>,
 }
 
 fn aggregations(aggs: Option<Map<String, Value>>) -> Result<Vec<Aggregation>, Vec<FieldError>> {
@@ -90,13 +106,17 @@ fn aggregations(aggs: Option<Map<String, Value>>) -> Result<Vec<Aggregation>, Ve
     let mut errors = Vec::new();
     for (name, spec) in aggs.unwrap_or_default() {
         let at = format!("aggs.{name}");
-        if spec["type"] != "term" {
-            errors.push(FieldError::not_valid(
-                format!("{at}.type"),
-                "only term is supported",
-            ));
-            continue;
-        }
+        let stats = match spec["type"].as_str() {
+            Some("term") => false,
+            Some("stats") => true,
+            _ => {
+                errors.push(FieldError::not_valid(
+                    format!("{at}.type"),
+                    "must be term or stats",
+                ));
+                continue;
+            }
+        };
         let path = spec["field"].as_str().unwrap_or_default();
         let Some(field) = query::field(path) else {
             errors.push(FieldError::not_valid(
@@ -110,7 +130,27 @@ fn aggregations(aggs: Option<Map<String, Value>>) -> Result<Vec<Aggregation>, Ve
             .and_then(Value::as_i64)
             .unwrap_or(10)
             .clamp(1, 1000);
-        out.push(Aggregation { name, field, size });
+        if stats
+            && !matches!(
+                field,
+                Field::Column {
+                    kind: Kind::Int,
+                    ..
+                }
+            )
+        {
+            errors.push(FieldError::not_valid(
+                format!("{at}.field"),
+                "stats need a numeric field",
+            ));
+            continue;
+        }
+        out.push(Aggregation {
+            name,
+            field,
+            size,
+            stats,
+        });
     }
     if errors.is_empty() {
         Ok(out)
@@ -218,10 +258,10 @@ async fn search(
     }
     let sort = request.sort.unwrap_or_default();
     let sort = match sort.first() {
-        None => ("created", "created".to_owned(), "DESC"),
+        None => ("created", Kind::Int, "created".to_owned(), "DESC"),
         Some(s) => {
             let column = match query::field(&s.field) {
-                Some(Field::Column { name, .. }) => Some(name),
+                Some(Field::Column { name, kind }) => Some((name, kind)),
                 _ => None,
             };
             let direction = match s.direction.as_deref() {
@@ -236,13 +276,13 @@ async fn search(
                 }
             };
             match column {
-                Some(column) => (column, s.field.clone(), direction),
+                Some((column, kind)) => (column, kind, s.field.clone(), direction),
                 None => {
                     errors.push(FieldError::not_valid(
                         "sort[0].field",
                         format!("cannot sort by {:?}", s.field),
                     ));
-                    ("created", "created".to_owned(), direction)
+                    ("created", Kind::Int, "created".to_owned(), direction)
                 }
             }
         }
@@ -258,7 +298,8 @@ async fn search(
         .organisation_filter()
         .map(|ids| ids.iter().map(ToString::to_string).collect());
     let (includes, excludes) = (request.includes, request.excludes);
-    let (sort_column, sort_path, direction) = sort;
+    let (sort_column, sort_kind, sort_path, direction) = sort;
+    let search_after = request.search_after;
     let (total, hits, aggregations) = state
         .store
         .run(move |db| {
@@ -270,12 +311,27 @@ async fn search(
             let total = load::<Count>(db, &format!("SELECT COUNT(*) AS n FROM payments WHERE {where_}"), &binds)?
                 .first()
                 .map_or(0, |c| c.n);
+            let (page_where, page_binds) = match &search_after {
+                Some(after) if after.len() == 2 => {
+                    let condition = b
+                        .after(sort_column, sort_kind, &after[0], &after[1], direction == "DESC")
+                        .map_err(|e| Failure::Invalid(vec![e]))?;
+                    (format!("{where_} AND {condition}"), b.binds.clone())
+                }
+                Some(_) => {
+                    return Err(Failure::Invalid(vec![FieldError::not_valid(
+                        "search_after",
+                        "must be [sort value, uuid] from last_sort_values",
+                    )]));
+                }
+                None => (where_.clone(), binds.clone()),
+            };
             let ids = load::<Id>(
                 db,
                 &format!(
-                    "SELECT uuid FROM payments WHERE {where_} ORDER BY {sort_column} {direction}, uuid {direction} LIMIT {size} OFFSET {from}"
+                    "SELECT uuid FROM payments WHERE {page_where} ORDER BY {sort_column} {direction}, uuid {direction} LIMIT {size} OFFSET {from}"
                 ),
-                &binds,
+                &page_binds,
             )?;
             let mut hits = Vec::new();
             for id in ids {
@@ -286,6 +342,24 @@ async fn search(
             let mut out = Map::new();
             for agg in &aggs {
                 let expr = b.expr(&agg.field);
+                if agg.stats {
+                    // SUM is cast back to BIGINT: PostgreSQL widens it to NUMERIC.
+                    let row = load::<Stats>(
+                        db,
+                        &format!(
+                            "SELECT COUNT({expr}) AS count, MIN({expr}) AS min, MAX({expr}) AS max, CAST(SUM({expr}) AS BIGINT) AS sum FROM payments WHERE {where_}"
+                        ),
+                        &binds,
+                    )?;
+                    let Some(st) = row.first() else { continue };
+                    // The mean in whole minor units, rounded half up: money is never a float.
+                    let avg = st.sum.filter(|_| st.count > 0).map(|sum| (2 * sum + st.count) / (2 * st.count));
+                    out.insert(
+                        agg.name.clone(),
+                        json!({ "count": st.count, "min": st.min, "max": st.max, "sum": st.sum, "avg": avg }),
+                    );
+                    continue;
+                }
                 let rows = load::<Term>(
                     db,
                     &format!(

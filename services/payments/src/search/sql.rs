@@ -123,6 +123,34 @@ impl Builder {
         })
     }
 
+    /// Rows after `(value, uuid)` in the order `(column, uuid) direction`: the next page after
+    /// a hit's `last_sort_values`, however deep.
+    pub fn after(
+        &mut self,
+        column: &str,
+        kind: Kind,
+        value: &Value,
+        uuid: &Value,
+        descending: bool,
+    ) -> Result<String, FieldError> {
+        let field = Field::Column {
+            name: "search_after",
+            kind,
+        };
+        let v = self.value(&field, value, "search_after")?;
+        let u = match uuid.as_str() {
+            Some(u) => self.placeholder(Bind::Text(u.to_owned())),
+            None => {
+                return Err(FieldError::not_valid(
+                    "search_after",
+                    "must be [sort value, uuid] from last_sort_values",
+                ));
+            }
+        };
+        let op = if descending { "<" } else { ">" };
+        Ok(format!("({column}, uuid) {op} ({v}, {u})"))
+    }
+
     /// Limits rows to the caller's organisations (none for a platform caller).
     pub fn tenant(&mut self, organisations: Option<&[String]>) -> String {
         match organisations {

@@ -90,6 +90,7 @@ impl Builder {
                 format!("{expr} = {}", self.value(field, value, "query")?)
             }
             Filter::And(parts) if parts.is_empty() => "1 = 1".to_owned(),
+            Filter::And(parts) | Filter::Or(parts) if parts.len() == 1 => self.filter(&parts[0])?,
             Filter::Or(parts) if parts.is_empty() => "1 = 0".to_owned(),
             Filter::And(parts) | Filter::Or(parts) => {
                 let joiner = if matches!(filter, Filter::And(_)) {
@@ -179,13 +180,13 @@ mod tests {
         let mut pg = Builder::new(Backend::Postgres);
         assert_eq!(
             pg.filter(&f).unwrap_or_default(),
-            "((status = $1) OR (amount_value >= $2))"
+            "(status = $1 OR (amount_value >= $2))"
         );
         assert_eq!(pg.binds, [Bind::Text("succeeded".into()), Bind::Int(100)]);
         let mut lite = Builder::new(Backend::Sqlite);
         assert_eq!(
             lite.filter(&f).unwrap_or_default(),
-            "((status = ?) OR (amount_value >= ?))"
+            "(status = ? OR (amount_value >= ?))"
         );
     }
 }

@@ -29,7 +29,7 @@ pub struct BenchArgs {
 }
 
 #[derive(Debug, Serialize)]
-struct Phase {
+pub(crate) struct Phase {
     requests: u64,
     errors: u64,
     per_second: f64,
@@ -47,13 +47,13 @@ struct Report {
     rss_peak_under_load_kib: Option<u64>,
 }
 
-fn rss_kib(pid: u32) -> Option<u64> {
+pub(crate) fn rss_kib(pid: u32) -> Option<u64> {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
     let line = status.lines().find(|l| l.starts_with("VmRSS:"))?;
     line.split_whitespace().nth(1)?.parse().ok()
 }
 
-fn percentile(sorted: &[u32], p: f64) -> f64 {
+pub(crate) fn percentile(sorted: &[u32], p: f64) -> f64 {
     if sorted.is_empty() {
         return 0.0;
     }
@@ -62,7 +62,7 @@ fn percentile(sorted: &[u32], p: f64) -> f64 {
 }
 
 /// Runs `concurrency` loops of `request` for `duration`, timing each call in microseconds.
-async fn load<F, Fut>(concurrency: usize, duration: Duration, request: F) -> Phase
+pub(crate) async fn load<F, Fut>(concurrency: usize, duration: Duration, request: F) -> Phase
 where
     F: Fn() -> Fut + Send + Sync + 'static,
     Fut: std::future::Future<Output = bool> + Send,

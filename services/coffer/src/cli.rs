@@ -27,6 +27,9 @@ pub enum Command {
     /// Events per second from outbox to consumer and the lag between them, in-process
     /// and (with --kafka) on Kafka with PostgreSQL.
     BenchEvents(crate::bench_events::BenchEventsArgs),
+    /// Card payments and payment reads per second, and search latency, against a running
+    /// Coffer (scripts/bench-payments.sh sets one up on PostgreSQL).
+    BenchPayments(crate::bench_payments::BenchPaymentsArgs),
 }
 
 #[derive(Debug, Args)]

@@ -4,6 +4,7 @@
 mod admin;
 mod bench;
 mod bench_events;
+mod bench_payments;
 mod cli;
 mod credentials;
 mod demo;
@@ -33,6 +34,7 @@ fn main() -> std::process::ExitCode {
             Command::Admin(args) => admin::run(args).await,
             Command::Bench(args) => bench::run(args).await,
             Command::BenchEvents(args) => bench_events::run_all(args).await,
+            Command::BenchPayments(args) => bench_payments::run(args).await,
         }
     });
     match result {

@@ -62,7 +62,7 @@ SELECT gen_random_uuid()::text, '$organisation', '$account', 1767225600 + i, 176
     (ARRAY['card', 'twint', 'paypal', 'sepa_dd'])[1 + i % 4], 'card_test', 'coffer_test',
     (ARRAY['succeeded', 'succeeded', 'failed', 'pending', 'succeeded'])[1 + i % 5], 100 + i % 10000, 'CHF', 0, '{}', '{}'
 FROM generate_series(1, 1000000) AS i;
-ANALYZE payments;
+VACUUM ANALYZE payments;
 SQL
 "$bin/coffer" bench-payments --credentials "$state/credentials.json" --identity-url http://127.0.0.1:18191 --search-only "$@"
 echo "== the same search by hand" >&2

@@ -3,33 +3,8 @@
 
 mod common;
 
-use std::time::Duration;
-
 use common::*;
 use serde_json::{Value, json};
-
-/// An organisation with an account whose profiles payments knows, and a token for it.
-async fn merchant(w: &World) -> (uuid::Uuid, String, String) {
-    let org = w.organisation("Alpine Aid").await;
-    let token = w.token(org).await;
-    let account = w.admin.create_account(org, "Donations").await.unwrap()["uuid"]
-        .as_str()
-        .unwrap()
-        .to_owned();
-    for _ in 0..800 {
-        let (_, profiles) = w
-            .get(
-                &format!("/payment-method-profiles?account_uuid={account}"),
-                &token,
-            )
-            .await;
-        if profiles.as_array().is_some_and(|p| p.len() == 4) {
-            return (org, account, token);
-        }
-        tokio::time::sleep(Duration::from_millis(25)).await;
-    }
-    panic!("profiles never appeared");
-}
 
 fn card_payment(account: &str, number: &str) -> Value {
     json!({

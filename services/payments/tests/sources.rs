@@ -3,32 +3,8 @@
 
 mod common;
 
-use std::time::Duration;
-
 use common::*;
 use serde_json::{Value, json};
-
-async fn merchant(w: &World) -> (String, String) {
-    let org = w.organisation("Alpine Aid").await;
-    let token = w.token(org).await;
-    let account = w.admin.create_account(org, "Donations").await.unwrap()["uuid"]
-        .as_str()
-        .unwrap()
-        .to_owned();
-    for _ in 0..800 {
-        let (_, profiles) = w
-            .get(
-                &format!("/payment-method-profiles?account_uuid={account}"),
-                &token,
-            )
-            .await;
-        if profiles.as_array().is_some_and(|p| p.len() == 4) {
-            return (account, token);
-        }
-        tokio::time::sleep(Duration::from_millis(25)).await;
-    }
-    panic!("profiles never appeared");
-}
 
 fn source(account: &str, number: &str) -> Value {
     json!({
@@ -42,7 +18,7 @@ fn source(account: &str, number: &str) -> Value {
 coffer_testkit::backend_tests! {
     async fn cards_are_stored_masked_and_charged_again_by_the_platform(backend) {
         let w = world(backend).await;
-        let (account, token) = merchant(&w).await;
+        let (_, account, token) = merchant(&w).await;
         let (status, active, _) = w.post("/payment-sources", &token, &source(&account, "4242424242424242"), None).await;
         assert_eq!(status, 201, "{active}");
         assert_eq!(active["status"], "active");

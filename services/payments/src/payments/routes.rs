@@ -209,6 +209,23 @@ pub(crate) fn announce(
     Ok(body)
 }
 
+/// The request's card, checked against today, and what of it may be kept.
+pub(crate) fn card_instrument(
+    state: &PaymentsState,
+    checked: &Checked,
+    now: time::OffsetDateTime,
+) -> Result<(Instrument, serde_json::Value), ApiError> {
+    let card = checked
+        .card
+        .clone()
+        .ok_or_else(|| ApiError::validation(vec![FieldError::not_null("payment_information")]))?
+        .validate((now.year(), u32::from(u8::from(now.month()))))
+        .map_err(ApiError::validation)?;
+    let masked =
+        serde_json::to_value(card.masked(&state.fingerprint_key)).map_err(ApiError::internal)?;
+    Ok((Instrument::Card(card), masked))
+}
+
 /// The account's organisation, once the caller may touch the account, and the profile the
 /// request names (or the default for its method).
 pub(crate) async fn account_and_profile(
@@ -249,19 +266,7 @@ async fn create(
     let now = state.clock.now();
     // What is charged, and what of it is kept on the payment.
     let (instrument, masked) = match profile.payment_method.as_str() {
-        "card" => {
-            let card = checked
-                .card
-                .clone()
-                .ok_or_else(|| {
-                    ApiError::validation(vec![FieldError::not_null("payment_information")])
-                })?
-                .validate((now.year(), u32::from(u8::from(now.month()))))
-                .map_err(ApiError::validation)?;
-            let masked = serde_json::to_value(card.masked(&state.fingerprint_key))
-                .map_err(ApiError::internal)?;
-            (Instrument::Card(card), masked)
-        }
+        "card" => card_instrument(&state, &checked, now)?,
         "twint" | "paypal" => (Instrument::Wallet, json!({})),
         "sepa_dd" => (
             Instrument::SepaDirectDebit,

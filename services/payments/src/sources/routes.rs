@@ -13,11 +13,11 @@ use serde_json::json;
 
 use super::store::{self, Source};
 use crate::PaymentsState;
-use crate::connectors::{ChargeOutcome, Instrument, StoreOutcome};
+use crate::connectors::{ChargeOutcome, StoreOutcome};
 use crate::failure::{Failure, internal};
 use crate::payments::record::Payment;
 use crate::payments::request::PaymentRequest;
-use crate::payments::routes::{account_and_profile, announce, supporter_of};
+use crate::payments::routes::{account_and_profile, announce, card_instrument, supporter_of};
 
 pub(crate) fn configure(cfg: &mut web::ServiceConfig) {
     cfg.route("/payment-sources", web::post().to(create))
@@ -46,19 +46,7 @@ async fn create(
     let (organisation, profile) = account_and_profile(&state, &caller, &checked).await?;
     let now = state.clock.now();
     let (instrument, masked) = match profile.payment_method.as_str() {
-        "card" => {
-            let card = checked
-                .card
-                .clone()
-                .ok_or_else(|| {
-                    ApiError::validation(vec![FieldError::not_null("payment_information")])
-                })?
-                .validate((now.year(), u32::from(u8::from(now.month()))))
-                .map_err(ApiError::validation)?;
-            let masked = serde_json::to_value(card.masked(&state.fingerprint_key))
-                .map_err(ApiError::internal)?;
-            (Instrument::Card(card), masked)
-        }
+        "card" => card_instrument(&state, &checked, now)?,
         other => {
             return Err(ApiError::invalid(
                 "payment_method",

@@ -59,6 +59,30 @@ pub async fn world(backend: Backend) -> World {
 }
 
 impl World {
+    /// An organisation with an account whose payment method profiles payments already
+    /// knows, and a token for it: (organisation, account, token).
+    pub async fn merchant(&self) -> (Uuid, String, String) {
+        let org = self.organisation("Alpine Aid").await;
+        let token = self.token(org).await;
+        let account = self.admin.create_account(org, "Donations").await.unwrap()["uuid"]
+            .as_str()
+            .unwrap()
+            .to_owned();
+        for _ in 0..800 {
+            let (_, profiles) = self
+                .get(
+                    &format!("/payment-method-profiles?account_uuid={account}"),
+                    &token,
+                )
+                .await;
+            if profiles.as_array().is_some_and(|p| p.len() == 4) {
+                return (org, account, token);
+            }
+            tokio::time::sleep(Duration::from_millis(25)).await;
+        }
+        panic!("the account's profiles never appeared");
+    }
+
     /// An organisation made in identity, once payments has learnt of it.
     pub async fn organisation(&self, name: &str) -> Uuid {
         let org = self
@@ -149,4 +173,9 @@ impl World {
         let res = self.app.get(path, token).await;
         (res.status().as_u16(), res.json().await.unwrap())
     }
+}
+
+/// Shorthand for [`World::merchant`].
+pub async fn merchant(w: &World) -> (Uuid, String, String) {
+    w.merchant().await
 }

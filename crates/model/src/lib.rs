@@ -19,6 +19,7 @@ mod serde_str;
 pub mod timestamp;
 pub mod trace;
 pub mod validation;
+pub mod zone;
 
 pub use self::clock::{Clock, ManualClock, SystemClock};
 pub use self::country::{CountryCode, CountryError};

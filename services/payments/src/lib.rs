@@ -21,7 +21,7 @@ use coffer_events::catalogue::topic;
 use coffer_events::{Bus, Consumer, ConsumerSettings, Outbox, Relay, RelaySettings};
 use coffer_http::{Module, ReadyFuture};
 use coffer_model::clock::Clock;
-use coffer_store::{Migrations, Store};
+use coffer_store::{Migrations, Store, TtlCache};
 use diesel_migrations::{EmbeddedMigrations, embed_migrations};
 
 const POSTGRES: EmbeddedMigrations = embed_migrations!("../../migrations/payments/postgres");
@@ -63,6 +63,10 @@ pub(crate) struct PaymentsState {
     pub replica: Arc<Consumer>,
     pub connector: Arc<dyn connectors::Connector>,
     pub fingerprint_key: Vec<u8>,
+    /// An account's organisation and payment method profiles, read on every payment.
+    /// Neither changes once the replica has the account, so a short-lived copy saves a
+    /// database round trip per payment (docs/payments.md).
+    pub accounts: TtlCache<String, (String, Vec<profiles::store::Profile>)>,
 }
 
 pub struct Payments {
@@ -110,6 +114,7 @@ impl Payments {
                 replica,
                 connector,
                 fingerprint_key: settings.fingerprint_key,
+                accounts: TtlCache::new(10_000, Duration::from_secs(2)),
             }),
         }
     }
@@ -149,6 +154,10 @@ impl Module for Payments {
         vec![
             tokio::spawn(Arc::clone(&self.state.relay).run()),
             tokio::spawn(Arc::clone(&self.state.replica).run_forever()),
+            tokio::spawn(search::counts::fold_forever(
+                self.state.store.clone(),
+                Duration::from_secs(1),
+            )),
         ]
     }
 }

@@ -123,6 +123,107 @@ coffer_testkit::backend_tests! {
         assert_eq!(none["summary"]["hits"], 0, "another tenant sees nothing");
     }
 
+    async fn kept_counts_follow_status_changes_and_agree_with_counting(backend) {
+        let w = world(backend).await;
+        let (_, account, token) = merchant(&w).await;
+        pay(&w, &token, &account, "card", "4242424242424242", "500", json!({})).await;
+        pay(&w, &token, &account, "card", "4000000000009995", "600", json!({})).await;
+        pay(&w, &token, &account, "twint", "", "700", json!({})).await;
+        pay(&w, &token, &account, "paypal", "", "800", json!({})).await;
+        // The PayPal payment is cancelled: pending loses one, cancelled gains one.
+        let (_, pending) = search(&w, &token, json!({"query": {"$match": {"payment_method": "paypal"}}})).await;
+        let paypal = pending["hits"][0]["uuid"].as_str().unwrap().to_owned();
+        let (status, _, _) = w.post(&format!("/payments/{paypal}/cancel"), &token, &json!({}), None).await;
+        assert_eq!(status, 200);
+
+        let expected = json!([
+            {"key": "cancelled", "doc_count": 1}, {"key": "failed", "doc_count": 1},
+            {"key": "pending", "doc_count": 1}, {"key": "succeeded", "doc_count": 1}
+        ]);
+        // Answered from counts (every field counted) and by counting rows (uuid is not
+        // counted, so `$exists: uuid` forces it); both must agree, before and after the
+        // service has folded the appended changes (every second).
+        for round in 0..2 {
+            for query in [
+                json!({"$match": {"account_uuid": account}}),
+                json!({"$and": [{"$match": {"account_uuid": account}}, {"$exists": "uuid"}]}),
+            ] {
+                let (status, answer) = search(&w, &token, json!({
+                    "query": query, "size": 0,
+                    "aggs": {"statuses": {"type": "term", "field": "status"},
+                             "modes": {"type": "term", "field": "test_mode"}}
+                })).await;
+                assert_eq!(status, 200, "{answer}");
+                assert_eq!(answer["summary"]["hits"], 4, "round {round}: {query}");
+                assert_eq!(answer["aggregations"]["statuses"], expected, "round {round}: {query}");
+                assert_eq!(answer["aggregations"]["modes"], json!([{"key": true, "doc_count": 4}]));
+            }
+            let (_, none) = search(&w, &token, json!({"query": {"$match": {"status": "pending", "payment_method": "paypal"}}})).await;
+            assert_eq!(none["summary"]["hits"], 0, "round {round}: the cancelled payment left pending");
+            tokio::time::sleep(std::time::Duration::from_millis(1500)).await;
+        }
+    }
+
+    async fn date_histograms_follow_the_zone_across_a_clock_change(backend) {
+        let w = world(backend).await;
+        let (organisation, account, _) = merchant(&w).await;
+        // Zurich moves from +01:00 to +02:00 at 2026-03-29T01:00Z.
+        let at = |rfc: &str| time::OffsetDateTime::parse(rfc, &time::format_description::well_known::Rfc3339).unwrap();
+        for moment in [
+            "2026-03-28T22:30:00Z", // 23:30 on the 28th in Zurich
+            "2026-03-28T23:30:00Z", // 00:30 on the 29th (still winter time)
+            "2026-03-29T21:30:00Z", // 23:30 on the 29th (summer time)
+            "2026-03-29T22:30:00Z", // 00:30 on the 30th, a Monday
+            "2026-04-02T10:00:00Z",
+        ] {
+            w.app.clock.set(at(moment));
+            let token = w.token(organisation).await;
+            pay(&w, &token, &account, "twint", "", "100", json!({})).await;
+        }
+        let token = w.token(organisation).await;
+        let histogram = |interval: &str, zone: Value| {
+            let (w, token, account) = (&w, token.clone(), account.clone());
+            let mut spec = json!({"type": "date_histogram", "field": "created", "interval": interval});
+            if !zone.is_null() {
+                spec["time_zone"] = zone;
+            }
+            async move {
+                let (status, answer) = search(w, &token, json!({"query": {"$match": {"account_uuid": account}},
+                    "size": 0, "aggs": {"h": spec}})).await;
+                assert_eq!(status, 200, "{answer}");
+                answer["aggregations"]["h"].clone()
+            }
+        };
+        let days = histogram("day", json!("Europe/Zurich")).await;
+        assert_eq!(days, json!([
+            {"key": at("2026-03-27T23:00:00Z").unix_timestamp(), "key_as_string": "2026-03-28", "doc_count": 1},
+            {"key": at("2026-03-28T23:00:00Z").unix_timestamp(), "key_as_string": "2026-03-29", "doc_count": 2},
+            {"key": at("2026-03-29T22:00:00Z").unix_timestamp(), "key_as_string": "2026-03-30", "doc_count": 1},
+            {"key": at("2026-04-01T22:00:00Z").unix_timestamp(), "key_as_string": "2026-04-02", "doc_count": 1},
+        ]));
+        let utc_days: Vec<Value> = histogram("day", Value::Null).await.as_array().unwrap().iter().map(|b| b["doc_count"].clone()).collect();
+        assert_eq!(utc_days, [json!(2), json!(2), json!(1)], "in UTC the 28th and 29th hold two each");
+        let weeks = histogram("week", json!("Europe/Zurich")).await;
+        assert_eq!(weeks, json!([
+            {"key": at("2026-03-22T23:00:00Z").unix_timestamp(), "key_as_string": "2026-03-23", "doc_count": 3},
+            {"key": at("2026-03-29T22:00:00Z").unix_timestamp(), "key_as_string": "2026-03-30", "doc_count": 2},
+        ]));
+        let months = histogram("month", json!("America/New_York")).await;
+        let counts: Vec<(&str, i64)> = months.as_array().unwrap().iter()
+            .map(|b| (b["key_as_string"].as_str().unwrap(), b["doc_count"].as_i64().unwrap())).collect();
+        assert_eq!(counts, [("2026-03-01", 4), ("2026-04-01", 1)]);
+
+        for (spec, property) in [
+            (json!({"type": "date_histogram", "field": "created", "interval": "hour"}), "aggs.h.interval"),
+            (json!({"type": "date_histogram", "field": "created", "interval": "day", "time_zone": "Europe/Atlantis"}), "aggs.h.time_zone"),
+            (json!({"type": "date_histogram", "field": "amount.value", "interval": "day"}), "aggs.h.field"),
+        ] {
+            let (status, err) = search(&w, &token, json!({"query": {"$match": {}}, "aggs": {"h": spec}})).await;
+            assert_eq!(status, 400, "{err}");
+            assert_eq!(err["errors"][0]["property"], property, "{err}");
+        }
+    }
+
     async fn bad_searches_name_the_offender(backend) {
         let w = world(backend).await;
         let (_, _, token) = merchant(&w).await;

@@ -234,15 +234,25 @@ pub(crate) async fn account_and_profile(
     checked: &Checked,
 ) -> Result<(String, Profile), ApiError> {
     let key_account = checked.account.to_string();
-    let (organisation, profiles) = state
-        .store
-        .query(move |db| {
-            let organisation = account_organisation(db, &key_account)?;
-            let profiles = profiles::list(db, Some(&key_account), None)?;
-            Ok((organisation, profiles))
-        })
-        .await?;
-    let organisation = organisation.ok_or_else(|| ApiError::not_found("Account"))?;
+    let (organisation, profiles) = match state.accounts.get(&key_account) {
+        Some(known) => known,
+        None => {
+            let account = key_account.clone();
+            let (organisation, profiles) = state
+                .store
+                .query(move |db| {
+                    let organisation = account_organisation(db, &account)?;
+                    let profiles = profiles::list(db, Some(&account), None)?;
+                    Ok((organisation, profiles))
+                })
+                .await?;
+            let organisation = organisation.ok_or_else(|| ApiError::not_found("Account"))?;
+            state
+                .accounts
+                .insert(key_account, (organisation.clone(), profiles.clone()));
+            (organisation, profiles)
+        }
+    };
     caller.require_account(
         checked.account,
         organisation.parse().map_err(ApiError::internal)?,

@@ -9,6 +9,9 @@ use diesel::sql_types::{BigInt, Bool, Nullable, Text};
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
+use super::aggs::{self, AggKind};
+use super::counts;
+use super::histogram;
 use super::query::{self, Field, Kind};
 use super::sql::{Bind, Builder};
 use crate::PaymentsState;
@@ -81,14 +84,6 @@ where
     })
 }
 
-struct Aggregation {
-    name: String,
-    field: Field,
-    size: i64,
-    /// `stats` (count, min, max, sum, avg of a numeric field) rather than `term`.
-    stats: bool,
-}
-
 #[derive(QueryableByName)]
 struct Stats {
     #[diesel(sql_type = BigInt)]
@@ -101,63 +96,24 @@ struct Stats {
     sum: Option<i64>,
 }
 
-fn aggregations(aggs: Option<Map<String, Value>>) -> Result<Vec<Aggregation>, Vec<FieldError>> {
-    let mut out = Vec::new();
-    let mut errors = Vec::new();
-    for (name, spec) in aggs.unwrap_or_default() {
-        let at = format!("aggs.{name}");
-        let stats = match spec["type"].as_str() {
-            Some("term") => false,
-            Some("stats") => true,
-            _ => {
-                errors.push(FieldError::not_valid(
-                    format!("{at}.type"),
-                    "must be term or stats",
-                ));
-                continue;
-            }
-        };
-        let path = spec["field"].as_str().unwrap_or_default();
-        let Some(field) = query::field(path) else {
-            errors.push(FieldError::not_valid(
-                format!("{at}.field"),
-                format!("{path:?} is not a searchable field"),
-            ));
-            continue;
-        };
-        let size = spec
-            .get("size")
-            .and_then(Value::as_i64)
-            .unwrap_or(10)
-            .clamp(1, 1000);
-        if stats
-            && !matches!(
-                field,
-                Field::Column {
-                    kind: Kind::Int,
-                    ..
-                }
-            )
-        {
-            errors.push(FieldError::not_valid(
-                format!("{at}.field"),
-                "stats need a numeric field",
-            ));
-            continue;
-        }
-        out.push(Aggregation {
-            name,
-            field,
-            size,
-            stats,
-        });
-    }
-    if errors.is_empty() {
-        Ok(out)
-    } else {
-        Err(errors)
-    }
+#[derive(QueryableByName)]
+struct Span {
+    #[diesel(sql_type = Nullable<BigInt>)]
+    lo: Option<i64>,
+    #[diesel(sql_type = Nullable<BigInt>)]
+    hi: Option<i64>,
 }
+
+#[derive(QueryableByName)]
+struct Day {
+    #[diesel(sql_type = BigInt)]
+    d: i64,
+    #[diesel(sql_type = BigInt)]
+    n: i64,
+}
+
+/// A century of daily buckets is the most a histogram is asked to span.
+const MAX_HISTOGRAM_SPAN: i64 = 100 * 366 * 86_400;
 
 fn term_key(field: &Field, key: Option<String>) -> Value {
     let Some(key) = key else { return Value::Null };
@@ -287,7 +243,7 @@ async fn search(
             }
         }
     };
-    let aggs = aggregations(request.aggs).unwrap_or_else(|e| {
+    let aggs = aggs::parse(request.aggs).unwrap_or_else(|e| {
         errors.extend(e);
         Vec::new()
     });
@@ -300,6 +256,16 @@ async fn search(
     let (includes, excludes) = (request.includes, request.excludes);
     let (sort_column, sort_kind, sort_path, direction) = sort;
     let search_after = request.search_after;
+    // Filtering and grouping only on counted columns: add kept counts up (counts.rs).
+    let counted = counts::answerable(&filter)
+        && aggs
+            .iter()
+            .all(|a| matches!(a.kind, AggKind::Term { .. }) && counts::counted(&a.field));
+    let (source, tally) = if counted {
+        (counts::SOURCE, "CAST(COALESCE(SUM(c), 0) AS BIGINT)")
+    } else {
+        ("payments", "COUNT(*)")
+    };
     let (total, hits, aggregations) = state
         .store
         .run(move |db| {
@@ -308,7 +274,7 @@ async fn search(
             let condition = b.filter(&filter).map_err(|e| Failure::Invalid(vec![e]))?;
             let binds = b.binds.clone();
             let where_ = format!("{tenant} AND {condition}");
-            let total = load::<Count>(db, &format!("SELECT COUNT(*) AS n FROM payments WHERE {where_}"), &binds)?
+            let total = load::<Count>(db, &format!("SELECT {tally} AS n FROM {source} WHERE {where_}"), &binds)?
                 .first()
                 .map_or(0, |c| c.n);
             let (page_where, page_binds) = match &search_after {
@@ -342,7 +308,31 @@ async fn search(
             let mut out = Map::new();
             for agg in &aggs {
                 let expr = b.expr(&agg.field);
-                if agg.stats {
+                let size = match agg.kind {
+                    AggKind::Term { size } => size,
+                    AggKind::DateHistogram(histogram) => {
+                        let span = load::<Span>(db, &format!("SELECT MIN(created) AS lo, MAX(created) AS hi FROM payments WHERE {where_}"), &binds)?;
+                        let buckets = match span.first() {
+                            Some(Span { lo: Some(lo), hi: Some(hi) }) if hi - lo > MAX_HISTOGRAM_SPAN => {
+                                return Err(Failure::Invalid(vec![FieldError::not_valid(
+                                    format!("aggs.{}", agg.name),
+                                    "the payments matched span more than a century; narrow the query",
+                                )]));
+                            }
+                            Some(Span { lo: Some(lo), hi: Some(hi) }) => {
+                                let day = histogram::local_day_sql(histogram.zone, *lo, *hi);
+                                let rows = load::<Day>(db, &format!("SELECT {day} AS d, COUNT(*) AS n FROM payments WHERE {where_} GROUP BY {day}"), &binds)?;
+                                let days: Vec<(i64, i64)> = rows.iter().map(|r| (r.d, r.n)).collect();
+                                histogram::buckets(histogram, &days)
+                            }
+                            _ => Vec::new(),
+                        };
+                        out.insert(agg.name.clone(), Value::Array(buckets));
+                        continue;
+                    }
+                    AggKind::Stats => 0,
+                };
+                if agg.kind == AggKind::Stats {
                     // SUM is cast back to BIGINT: PostgreSQL widens it to NUMERIC.
                     let row = load::<Stats>(
                         db,
@@ -363,8 +353,8 @@ async fn search(
                 let rows = load::<Term>(
                     db,
                     &format!(
-                        "SELECT CAST({expr} AS TEXT) AS k, COUNT(*) AS n FROM payments WHERE {where_} GROUP BY {expr} ORDER BY n DESC, k ASC LIMIT {}",
-                        agg.size
+                        "SELECT CAST({expr} AS TEXT) AS k, {tally} AS n FROM {source} WHERE {where_} GROUP BY {expr} HAVING {tally} > 0 ORDER BY n DESC, k ASC LIMIT {}",
+                        size
                     ),
                     &binds,
                 )?;

@@ -21,5 +21,5 @@ pub use catalogue::EventType;
 pub use coffer_model::trace::{self, TraceContext};
 pub use consumer::{Consumer, ConsumerSettings, Handler, HandlerError};
 pub use envelope::{Envelope, Event};
-pub use outbox::{Outbox, append};
+pub use outbox::{Outbox, OutboxEvent, append};
 pub use relay::{Relay, RelaySettings};

@@ -129,5 +129,7 @@ diesel::table! {
         payment_information -> Text,
         supporter_uuid -> Nullable<Text>,
         custom_parameters -> Text,
+        action -> Nullable<Text>,
+        return_url -> Nullable<Text>,
     }
 }

@@ -275,36 +275,6 @@ mod refunds {
 mod redirects {
     use super::*;
 
-    /// What a donor's browser does: open the action URL, press a button, follow the answer.
-    async fn press(w: &World, payment: &Value, button: &str) -> String {
-        let url = payment["action"]["url"].as_str().unwrap();
-        let path = url
-            .split_once("/test-psp/")
-            .map(|(_, rest)| format!("/test-psp/{rest}"))
-            .unwrap();
-        let page = w.app.http.get(w.app.url(&path)).send().await.unwrap();
-        assert_eq!(page.status(), 200);
-        assert!(
-            page.headers()["content-type"]
-                .to_str()
-                .unwrap()
-                .starts_with("text/html")
-        );
-        let html = page.text().await.unwrap();
-        assert!(html.contains(&format!("id=\"{button}\"")), "{html}");
-        let browser = reqwest::Client::builder()
-            .redirect(reqwest::redirect::Policy::none())
-            .build()
-            .unwrap();
-        let res = browser
-            .post(w.app.url(&format!("{path}/{button}")))
-            .send()
-            .await
-            .unwrap();
-        assert_eq!(res.status(), 303);
-        res.headers()["location"].to_str().unwrap().to_owned()
-    }
-
     coffer_testkit::backend_tests! {
         async fn three_d_secure_and_wallets_finish_on_the_test_page(backend) {
             let w = world(backend).await;

@@ -11,7 +11,8 @@ fn source(account: &str, number: &str) -> Value {
         "account_uuid": account,
         "payment_method": "card",
         "amount": {"value": "100", "currency": "CHF"},
-        "payment_information": {"number": number, "expiry_month": 6, "expiry_year": 2031, "cvv": "321"}
+        "payment_information": {"number": number, "expiry_month": 6, "expiry_year": 2031, "cvv": "321"},
+        "return_url": "https://charity.example/thanks"
     })
 }
 
@@ -61,5 +62,112 @@ coffer_testkit::backend_tests! {
         let other = w.token(w.organisation("Other").await).await;
         assert_eq!(w.get(&path, &other).await.0, 403);
         assert_eq!(w.get(&format!("/payment-sources/{}", uuid::Uuid::new_v4()), &token).await.0, 404);
+    }
+
+    async fn a_source_that_needs_the_donor_waits_for_the_approval_page(backend) {
+        let w = world(backend).await;
+        let (_, account, token) = merchant(&w).await;
+        let mut events = subscribe(&w, "payment_gateway").await;
+        let mut body = source(&account, "4000000000003220");
+        body["return_url"] = json!("https://charity.example/kept");
+        let (status, pending, _) = w.post("/payment-sources", &token, &body, None).await;
+        assert_eq!(status, 201, "{pending}");
+        assert_eq!(pending["status"], "pending");
+        assert_eq!(pending["action"]["type"], "redirect");
+        let uuid = pending["uuid"].as_str().unwrap().to_owned();
+        let path = format!("/payment-sources/{uuid}");
+        let platform = w.app.platform_token();
+        let charge = json!({"amount": {"value": "1000", "currency": "CHF"}});
+        assert_eq!(w.post(&format!("{path}/charges"), &platform, &charge, None).await.0, 409, "not before the donor agrees");
+
+        let landed = press(&w, &pending, "approve").await;
+        assert_eq!(landed, format!("https://charity.example/kept?payment_source_uuid={uuid}&status=active"));
+        let (_, active) = w.get(&path, &token).await;
+        assert_eq!(active["status"], "active");
+        assert!(active.get("action").is_none(), "no redirect is due any more");
+        let created = next_named(&mut events, "coffer.event.payment_gateway.payment_source.created").await;
+        assert_eq!(created.object_uuid.to_string(), uuid);
+        assert_eq!(created.data["status"], "active");
+        let (_, paid, _) = w.post(&format!("{path}/charges"), &platform, &charge, None).await;
+        assert_eq!(paid["status"], "succeeded");
+
+        // Declined: failed with the reason, announced as such.
+        let (_, refused, _) = w.post("/payment-sources", &token, &source(&account, "4000000000003220"), None).await;
+        press(&w, &refused, "decline").await;
+        let refused_uuid = refused["uuid"].as_str().unwrap();
+        let (_, failed) = w.get(&format!("/payment-sources/{refused_uuid}"), &token).await;
+        assert_eq!(failed["status"], "failed");
+        assert_eq!(failed["status_reason"], "authentication_failed");
+        let announced = next_named(&mut events, "coffer.event.payment_gateway.payment_source.failed").await;
+        assert_eq!(announced.object_uuid.to_string(), refused_uuid);
+
+        // Wallets: the donor agrees to later charges at TWINT or PayPal.
+        for method in ["twint", "paypal"] {
+            let body = json!({"account_uuid": account, "payment_method": method, "amount": {"value": "100", "currency": "CHF"},
+                "return_url": "https://charity.example/thanks"});
+            let (status, wallet, _) = w.post("/payment-sources", &token, &body, None).await;
+            assert_eq!(status, 201, "{wallet}");
+            assert_eq!(wallet["status"], "pending", "{method}");
+            press(&w, &wallet, "approve").await;
+            let wallet_path = format!("/payment-sources/{}", wallet["uuid"].as_str().unwrap());
+            assert_eq!(w.get(&wallet_path, &token).await.1["status"], "active", "{method}");
+            let (_, paid, _) = w.post(&format!("{wallet_path}/charges"), &platform, &charge, None).await;
+            assert_eq!(paid["status"], "succeeded", "{method}");
+            assert_eq!(paid["payment_method"], method);
+        }
+    }
+
+    async fn a_direct_debit_mandate_is_kept_and_collected_under_its_reference(backend) {
+        let w = world(backend).await;
+        let (_, account, token) = merchant(&w).await;
+        let body = json!({"account_uuid": account, "payment_method": "sepa_dd", "amount": {"value": "100", "currency": "EUR"},
+            "payment_information": {"iban": "CH93 0076 2011 6238 5295 7", "account_holder": "Ada Lovelace"}});
+        let (status, mandate, _) = w.post("/payment-sources", &token, &body, None).await;
+        assert_eq!(status, 201, "{mandate}");
+        assert_eq!(mandate["status"], "active");
+        assert_eq!(mandate["payment_information"]["iban"], "CH93*************2957");
+        let reference = mandate["payment_information"]["mandate_reference"].as_str().unwrap().to_owned();
+        assert!(reference.starts_with("CFM-") && reference.len() <= 35, "{reference}");
+
+        let platform = w.app.platform_token();
+        let path = format!("/payment-sources/{}/charges", mandate["uuid"].as_str().unwrap());
+        let charge = json!({"amount": {"value": "2500", "currency": "EUR"}});
+        let (_, first, _) = w.post(&path, &platform, &charge, None).await;
+        let (_, second, _) = w.post(&path, &platform, &charge, None).await;
+        for collection in [&first, &second] {
+            assert_eq!(collection["status"], "pending", "collected by the bank later: {collection}");
+            assert_eq!(collection["mandate_reference"], reference.as_str());
+        }
+        assert_ne!(first["end_to_end_id"], second["end_to_end_id"], "each collection has its own EndToEndId");
+
+        let mut bad = body.clone();
+        bad["payment_information"]["iban"] = json!("CH00 0000 0000 0000 0000 0");
+        let (status, err, _) = w.post("/payment-sources", &token, &bad, None).await;
+        assert_eq!(status, 400);
+        assert_eq!(err["errors"][0]["property"], "payment_information.iban");
+    }
+
+    async fn a_payment_that_keeps_its_source_decides_it_with_the_donor(backend) {
+        let w = world(backend).await;
+        let (_, account, token) = merchant(&w).await;
+        for (button, expected) in [("approve", "active"), ("decline", "failed")] {
+            let mut body = source(&account, "4000000000003220");
+            body["create_payment_source"] = json!(true);
+            let (status, payment, _) = w.post("/payments", &token, &body, None).await;
+            assert_eq!(status, 201, "{payment}");
+            assert_eq!(payment["status"], "pending");
+            let source_path = format!("/payment-sources/{}", payment["created_payment_source_uuid"].as_str().unwrap());
+            assert_eq!(w.get(&source_path, &token).await.1["status"], "pending");
+            press(&w, &payment, button).await;
+            assert_eq!(w.get(&source_path, &token).await.1["status"], expected, "{button}");
+        }
+        // A direct debit's source is the mandate the payment was collected under.
+        let body = json!({"account_uuid": account, "payment_method": "sepa_dd", "amount": {"value": "100", "currency": "EUR"},
+            "create_payment_source": true,
+            "payment_information": {"iban": "DE89 3704 0044 0532 0130 00", "account_holder": "Ada Lovelace"}});
+        let (_, debit, _) = w.post("/payments", &token, &body, None).await;
+        let (_, mandate) = w.get(&format!("/payment-sources/{}", debit["created_payment_source_uuid"].as_str().unwrap()), &token).await;
+        assert_eq!(mandate["status"], "active");
+        assert_eq!(mandate["payment_information"]["mandate_reference"], debit["mandate_reference"]);
     }
 }

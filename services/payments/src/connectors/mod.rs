@@ -46,8 +46,17 @@ pub enum ChargeOutcome {
 /// at once by the provider).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum StoreOutcome {
-    Active { reference: String },
-    Failed { reason: &'static str },
+    Active {
+        reference: String,
+    },
+    /// Kept once the donor approves at `redirect` (3-D Secure, a wallet's agreement).
+    Pending {
+        reference: String,
+        redirect: String,
+    },
+    Failed {
+        reason: &'static str,
+    },
 }
 
 pub trait Connector: Send + Sync {

@@ -59,6 +59,7 @@ impl Connector for TestPsp {
 
     fn store_instrument(&self, instrument: &Instrument, source_uuid: &str) -> StoreOutcome {
         let id = source_uuid.replace('-', "");
+        let approval = format!("{}/test-psp/3ds/{source_uuid}", self.base_url);
         match instrument {
             Instrument::Card(card) => match card.number.as_str() {
                 "4000000000000002" => StoreOutcome::Failed {
@@ -70,6 +71,10 @@ impl Connector for TestPsp {
                 "4000000000000341" => StoreOutcome::Active {
                     reference: format!("{FAILING}{id}"),
                 },
+                "4000000000003220" => StoreOutcome::Pending {
+                    reference: format!("tok_{id}"),
+                    redirect: approval,
+                },
                 _ => StoreOutcome::Active {
                     reference: format!("tok_{id}"),
                 },
@@ -77,8 +82,10 @@ impl Connector for TestPsp {
             Instrument::SepaDirectDebit => StoreOutcome::Active {
                 reference: format!("mandate_{id}"),
             },
-            Instrument::Wallet => StoreOutcome::Failed {
-                reason: "not_supported",
+            // The donor agrees to later charges at the wallet, as with TWINT and PayPal.
+            Instrument::Wallet => StoreOutcome::Pending {
+                reference: format!("agreement_{id}"),
+                redirect: approval,
             },
         }
     }

@@ -112,7 +112,16 @@ pub(crate) fn supporter_of(
 
 /// `payment_information` of a direct debit: the IBAN (checked) and its holder. What is
 /// kept shows the country, check digits and last four characters of the IBAN.
-fn sepa_information(info: Option<&serde_json::Value>) -> Result<serde_json::Value, ApiError> {
+/// The reference of a direct debit mandate: what the donor's bank statement shows beside
+/// each collection (at most 35 characters).
+pub(crate) fn mandate_reference(uuid: &str) -> String {
+    let simple: String = uuid.chars().filter(|c| *c != '-').take(16).collect();
+    format!("CFM-{simple}")
+}
+
+pub(crate) fn sepa_information(
+    info: Option<&serde_json::Value>,
+) -> Result<serde_json::Value, ApiError> {
     let mut errors = Vec::new();
     let info = info.cloned().unwrap_or_default();
     let iban = match info.get("iban").and_then(|v| v.as_str()) {
@@ -319,31 +328,49 @@ async fn create(
             redirect.map(|url| json!({ "type": "redirect", "url": url })),
         ),
     };
-    // Kept for charging again, when asked and when the payment proved the instrument good.
-    let source = if checked.create_payment_source && status == "succeeded" {
-        let uuid = uuid::Uuid::new_v4().to_string();
-        match state.connector.store_instrument(&instrument, &uuid) {
-            StoreOutcome::Active { reference } => Some(Source {
-                uuid,
-                created: now.unix_timestamp(),
-                organisation_uuid: organisation.clone(),
-                account_uuid: account.clone(),
-                test_mode: profile.test_mode,
-                payment_method: profile.payment_method.clone(),
-                profile: profile.name.clone(),
-                payment_provider: profile.provider.clone(),
-                provider_reference: reference,
-                status: "active".into(),
-                status_reason: None,
-                payment_information: masked.clone(),
-                supporter_uuid: supporter.as_ref().map(|s| s.uuid.clone()),
-                custom_parameters: json!({}),
-            }),
+    // Kept for charging again, when asked and unless the payment failed. A source born of
+    // a payment that waits for the donor waits with it, and the donor's decision on the
+    // payment decides the source too (test_psp_pages.rs).
+    let source_uuid = uuid::Uuid::new_v4().to_string();
+    let source = if checked.create_payment_source && status != "failed" {
+        let source_status = if action.is_some() {
+            "pending"
+        } else {
+            "active"
+        };
+        match state.connector.store_instrument(&instrument, &source_uuid) {
+            StoreOutcome::Active { reference } | StoreOutcome::Pending { reference, .. } => {
+                Some(Source {
+                    uuid: source_uuid.clone(),
+                    created: now.unix_timestamp(),
+                    organisation_uuid: organisation.clone(),
+                    account_uuid: account.clone(),
+                    test_mode: profile.test_mode,
+                    payment_method: profile.payment_method.clone(),
+                    profile: profile.name.clone(),
+                    payment_provider: profile.provider.clone(),
+                    provider_reference: reference,
+                    status: source_status.into(),
+                    status_reason: None,
+                    payment_information: masked.clone(),
+                    supporter_uuid: supporter.as_ref().map(|s| s.uuid.clone()),
+                    custom_parameters: json!({}),
+                    action: None,
+                    return_url: None,
+                })
+            }
             StoreOutcome::Failed { .. } => None,
         }
     } else {
         None
     };
+    let source = source.map(|mut source| {
+        if sepa {
+            source.payment_information["mandate_reference"] =
+                json!(mandate_reference(&source.uuid));
+        }
+        source
+    });
     // A supporter named by uuid must be one of the organisation's.
     let named_supporter = if checked.create_supporter {
         None
@@ -384,7 +411,11 @@ async fn create(
         return_url: checked.return_url.clone(),
         action,
         end_to_end_id: sepa.then(|| format!("CF{}", payment_uuid_simple)),
-        mandate_reference: sepa.then(|| format!("CFM-{}", &payment_uuid_simple[..16])),
+        // The mandate the payment creates is the one its source charges again.
+        mandate_reference: sepa.then(|| match &source {
+            Some(source) => mandate_reference(&source.uuid),
+            None => mandate_reference(&payment_uuid_simple),
+        }),
     };
     drop(instrument);
     let st = state.clone();
@@ -404,6 +435,9 @@ async fn create(
             }
             if let Some(source) = &source {
                 crate::sources::store::insert(tx, source)?;
+            }
+            // A pending source is announced when the donor decides (test_psp_pages.rs).
+            if let Some(source) = source.as_ref().filter(|s| s.status == "active") {
                 let data = serde_json::to_value(source).map_err(internal)?;
                 let event = st.outbox.event(
                     &PAYMENT_SOURCE_CREATED,

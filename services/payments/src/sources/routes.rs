@@ -13,11 +13,15 @@ use serde_json::json;
 
 use super::store::{self, Source};
 use crate::PaymentsState;
-use crate::connectors::{ChargeOutcome, StoreOutcome};
+use crate::connectors::{ChargeOutcome, Instrument, StoreOutcome};
 use crate::failure::{Failure, internal};
 use crate::payments::record::Payment;
-use crate::payments::request::PaymentRequest;
-use crate::payments::routes::{account_and_profile, announce, card_instrument, supporter_of};
+use crate::payments::request::{Checked, PaymentRequest};
+use crate::payments::routes::{
+    account_and_profile, announce, card_instrument, mandate_reference, sepa_information,
+    supporter_of,
+};
+use crate::profiles::store::Profile;
 
 pub(crate) fn configure(cfg: &mut web::ServiceConfig) {
     cfg.route("/payment-sources", web::post().to(create))
@@ -45,20 +49,24 @@ async fn create(
     let checked = request.check().map_err(ApiError::validation)?;
     let (organisation, profile) = account_and_profile(&state, &caller, &checked).await?;
     let now = state.clock.now();
-    let (instrument, masked) = match profile.payment_method.as_str() {
-        "card" => card_instrument(&state, &checked, now)?,
-        other => {
-            return Err(ApiError::invalid(
-                "payment_method",
-                format!("{other} cannot be stored as a payment source yet"),
-            ));
-        }
-    };
-    let supporter = supporter_of(&checked, &organisation, now.unix_timestamp())?;
     let uuid = uuid::Uuid::new_v4().to_string();
-    let (status, reason, reference) = match state.connector.store_instrument(&instrument, &uuid) {
-        StoreOutcome::Active { reference } => ("active", None, reference),
-        StoreOutcome::Failed { reason } => ("failed", Some(reason.to_owned()), String::new()),
+    let (instrument, masked) = instrument_of(&state, &checked, &profile, now, &uuid)?;
+    let supporter = supporter_of(&checked, &organisation, now.unix_timestamp())?;
+    let (status, reason, reference, action) = match state
+        .connector
+        .store_instrument(&instrument, &uuid)
+    {
+        StoreOutcome::Active { reference } => ("active", None, reference, None),
+        StoreOutcome::Pending {
+            reference,
+            redirect,
+        } => (
+            "pending",
+            None,
+            reference,
+            Some(json!({ "type": "redirect", "url": redirect })),
+        ),
+        StoreOutcome::Failed { reason } => ("failed", Some(reason.to_owned()), String::new(), None),
     };
     drop(instrument);
     let source = Source {
@@ -76,6 +84,8 @@ async fn create(
         payment_information: masked,
         supporter_uuid: supporter.as_ref().map(|s| s.uuid.clone()),
         custom_parameters: checked.custom_parameters.clone(),
+        action,
+        return_url: checked.return_url.clone(),
     };
     let st = state.clone();
     let response = idempotency::run(
@@ -100,19 +110,22 @@ async fn create(
             }
             store::insert(tx, &source)?;
             let body = serde_json::to_value(&source).map_err(internal)?;
-            let kind = if source.status == "failed" {
-                &PAYMENT_SOURCE_FAILED
-            } else {
-                &PAYMENT_SOURCE_CREATED
+            // A pending source is announced once the donor has decided (test_psp_pages.rs).
+            let kind = match source.status.as_str() {
+                "failed" => Some(&PAYMENT_SOURCE_FAILED),
+                "active" => Some(&PAYMENT_SOURCE_CREATED),
+                _ => None,
             };
-            let id = source.uuid.parse().map_err(internal)?;
-            events.push(st.outbox.event(
-                kind,
-                id,
-                organisation,
-                source.account_uuid.parse().ok(),
-                body.clone(),
-            ));
+            if let Some(kind) = kind {
+                let id = source.uuid.parse().map_err(internal)?;
+                events.push(st.outbox.event(
+                    kind,
+                    id,
+                    organisation,
+                    source.account_uuid.parse().ok(),
+                    body.clone(),
+                ));
+            }
             append(tx, &events, Some(&trace.0))?;
             Ok::<_, Failure>((StatusCode::CREATED, body))
         },
@@ -120,6 +133,32 @@ async fn create(
     .await?;
     state.outbox.committed();
     Ok(response)
+}
+
+/// What is stored for the profile's method, and what of it may be shown. A direct debit
+/// mandate gets its reference here: the donor's bank shows it beside every collection.
+pub(crate) fn instrument_of(
+    state: &PaymentsState,
+    checked: &Checked,
+    profile: &Profile,
+    now: time::OffsetDateTime,
+    source_uuid: &str,
+) -> Result<(Instrument, serde_json::Value), ApiError> {
+    Ok(match profile.payment_method.as_str() {
+        "card" => card_instrument(state, checked, now)?,
+        "twint" | "paypal" => (Instrument::Wallet, json!({})),
+        "sepa_dd" => {
+            let mut masked = sepa_information(checked.payment_information.as_ref())?;
+            masked["mandate_reference"] = json!(mandate_reference(source_uuid));
+            (Instrument::SepaDirectDebit, masked)
+        }
+        other => {
+            return Err(ApiError::invalid(
+                "payment_method",
+                format!("{other} cannot be stored as a payment source"),
+            ));
+        }
+    })
 }
 
 async fn load(state: &PaymentsState, caller: &Caller, raw: &str) -> Result<Source, ApiError> {
@@ -198,7 +237,10 @@ async fn charge(
         return Err(ApiError::invalid("amount.value", "must be above 0"));
     }
     let now = state.clock.unix();
-    let uuid = uuid::Uuid::new_v4().to_string();
+    let payment_id = uuid::Uuid::new_v4();
+    let uuid = payment_id.to_string();
+    // A collection under the stored mandate: its own EndToEndId, the mandate's reference.
+    let sepa = source.payment_method == "sepa_dd";
     let (status, reason, provider_id) =
         match state
             .connector
@@ -254,8 +296,12 @@ async fn charge(
         locale: None,
         return_url: None,
         action: None,
-        end_to_end_id: None,
-        mandate_reference: None,
+        end_to_end_id: sepa.then(|| format!("CF{}", payment_id.simple())),
+        mandate_reference: source
+            .payment_information
+            .get("mandate_reference")
+            .and_then(|v| v.as_str())
+            .map(str::to_owned),
     };
     let st = state.clone();
     let body = state

@@ -24,6 +24,11 @@ pub struct Source {
     pub payment_information: serde_json::Value,
     pub supporter_uuid: Option<String>,
     pub custom_parameters: serde_json::Value,
+    /// While pending: `{type: "redirect", url}`, where the donor approves.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub action: Option<serde_json::Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub return_url: Option<String>,
 }
 
 type Row = (
@@ -41,6 +46,8 @@ type Row = (
     String,
     Option<String>,
     String,
+    Option<String>,
+    Option<String>,
 );
 
 fn json(text: &str) -> QueryResult<serde_json::Value> {
@@ -64,6 +71,8 @@ pub fn insert(db: &mut Db<'_>, x: &Source) -> QueryResult<()> {
         s::payment_information.eq(x.payment_information.to_string()),
         s::supporter_uuid.eq(&x.supporter_uuid),
         s::custom_parameters.eq(x.custom_parameters.to_string()),
+        s::action.eq(x.action.as_ref().map(ToString::to_string)),
+        s::return_url.eq(&x.return_url),
     );
     db_run!(db: { diesel::insert_into(s::payment_sources).values(&row).execute(db).map(drop) })
 }
@@ -87,6 +96,8 @@ pub fn find(db: &mut Db<'_>, uuid: &str) -> QueryResult<Option<Source>> {
                 s::payment_information,
                 s::supporter_uuid,
                 s::custom_parameters,
+                s::action,
+                s::return_url,
             ))
             .first(db)
             .optional()
@@ -106,6 +117,8 @@ pub fn find(db: &mut Db<'_>, uuid: &str) -> QueryResult<Option<Source>> {
         info,
         supporter,
         custom,
+        action,
+        return_url,
     )) = row
     else {
         return Ok(None);
@@ -125,7 +138,31 @@ pub fn find(db: &mut Db<'_>, uuid: &str) -> QueryResult<Option<Source>> {
         payment_information: json(&info)?,
         supporter_uuid: supporter,
         custom_parameters: json(&custom)?,
+        action: action.as_deref().map(json).transpose()?,
+        return_url,
     }))
+}
+
+/// Ends a pending source as `status` (active or failed); false when it was not pending, so
+/// an approval racing a decline cannot both win.
+pub fn complete(
+    db: &mut Db<'_>,
+    uuid: &str,
+    status: &str,
+    reason: Option<&str>,
+    now: i64,
+) -> QueryResult<bool> {
+    let changed = db_run!(db: {
+        diesel::update(s::payment_sources.find(uuid).filter(s::status.eq("pending")))
+            .set((
+                s::status.eq(status),
+                s::status_reason.eq(reason),
+                s::action.eq(None::<String>),
+                s::updated.eq(now),
+            ))
+            .execute(db)
+    })?;
+    Ok(changed == 1)
 }
 
 pub fn set_custom_parameters(

@@ -179,3 +179,63 @@ impl World {
 pub async fn merchant(w: &World) -> (Uuid, String, String) {
     w.merchant().await
 }
+
+/// What a donor's browser does: open the action URL, press a button, follow the answer.
+pub async fn press(w: &World, payment: &Value, button: &str) -> String {
+    let url = payment["action"]["url"].as_str().unwrap();
+    let path = url
+        .split_once("/test-psp/")
+        .map(|(_, rest)| format!("/test-psp/{rest}"))
+        .unwrap();
+    let page = w.app.http.get(w.app.url(&path)).send().await.unwrap();
+    assert_eq!(page.status(), 200);
+    assert!(
+        page.headers()["content-type"]
+            .to_str()
+            .unwrap()
+            .starts_with("text/html")
+    );
+    let html = page.text().await.unwrap();
+    assert!(html.contains(&format!("id=\"{button}\"")), "{html}");
+    let browser = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .unwrap();
+    let res = browser
+        .post(w.app.url(&format!("{path}/{button}")))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 303);
+    res.headers()["location"].to_str().unwrap().to_owned()
+}
+
+/// A subscription to one domain's topic (`payment_gateway`, `supporters`), as a consumer
+/// of payments would have.
+pub async fn subscribe(w: &World, domain: &str) -> Box<dyn coffer_events::Subscription> {
+    use coffer_events::Bus;
+    let topic = coffer_events::catalogue::topic("coffer", domain);
+    w.app
+        .bus
+        .subscribe(&format!("test-{domain}"), &[topic])
+        .await
+        .unwrap()
+}
+
+/// The next event called `name` (others are passed over), within ten seconds.
+pub async fn next_named(
+    sub: &mut Box<dyn coffer_events::Subscription>,
+    name: &str,
+) -> coffer_events::Event {
+    loop {
+        let delivery = tokio::time::timeout(Duration::from_secs(10), sub.next())
+            .await
+            .unwrap_or_else(|_| panic!("no {name} within 10 s"))
+            .unwrap();
+        sub.ack(&delivery).await.unwrap();
+        let event = coffer_events::Event::from_json(&delivery.message.payload).unwrap();
+        if event.name == name {
+            return event;
+        }
+    }
+}

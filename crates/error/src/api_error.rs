@@ -206,7 +206,7 @@ impl std::error::Error for ApiError {}
 impl From<coffer_store::StoreError> for ApiError {
     fn from(e: coffer_store::StoreError) -> Self {
         match e {
-            coffer_store::StoreError::Pool(_) => {
+            coffer_store::StoreError::Pool(_) | coffer_store::StoreError::Unavailable(_) => {
                 tracing::error!(error = %e, "database unavailable");
                 ApiError::unavailable("The service is temporarily unavailable")
             }

@@ -73,24 +73,25 @@ fn replay(stored: &StoredResponse, hash: &str) -> Result<HttpResponse, ApiError>
 }
 
 /// Runs `effect` in a write transaction, storing its outcome under the key when there is one,
-/// or replays the stored outcome of an earlier request with the same key.
+/// or replays the stored outcome of an earlier request with the same key. The transaction
+/// may be shared with other writes ([`Store::write`]), so `effect` may run more than once.
 pub async fn run<F, E>(
     store: &Store,
     clock: &dyn Clock,
     client_id: &str,
     key: IdempotencyKey,
     hash: String,
-    effect: F,
+    mut effect: F,
 ) -> Result<HttpResponse, ApiError>
 where
-    F: FnOnce(&mut Db<'_>) -> Result<Outcome, E> + Send + 'static,
+    F: FnMut(&mut Db<'_>) -> Result<Outcome, E> + Send + 'static,
     E: From<DieselError> + Into<ApiError> + Send + 'static,
 {
     let now = clock.unix_ms();
     let since = now - WINDOW_MS;
     let Some(key) = key.0 else {
         let (status, body) = store
-            .run(move |db| db.write_tx(effect).map_err(Failure::Effect))
+            .write(move |db| effect(db).map_err(Failure::Effect))
             .await
             .map_err(Failure::into_api)?;
         return Ok(HttpResponse::build(status).json(body));
@@ -104,20 +105,18 @@ where
     }
     let (client, k, h) = (client_id.to_owned(), key.clone(), hash.clone());
     let result = store
-        .run(move |db| {
-            db.write_tx(|tx| {
-                let (status, body) = effect(tx).map_err(Failure::Effect)?;
-                let row = StoredResponse {
-                    client_id: client,
-                    idempotency_key: k,
-                    request_hash: h,
-                    status: i32::from(status.as_u16()),
-                    response: body.to_string(),
-                    created_ms: now,
-                };
-                idempotency::save(tx, &row, since).map_err(Failure::Store)?;
-                Ok((status, body))
-            })
+        .write(move |tx| {
+            let (status, body) = effect(tx).map_err(Failure::Effect)?;
+            let row = StoredResponse {
+                client_id: client.clone(),
+                idempotency_key: k.clone(),
+                request_hash: h.clone(),
+                status: i32::from(status.as_u16()),
+                response: body.to_string(),
+                created_ms: now,
+            };
+            idempotency::save(tx, &row, since).map_err(Failure::Store)?;
+            Ok((status, body))
         })
         .await;
     match result {

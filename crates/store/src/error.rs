@@ -12,6 +12,9 @@ pub enum StoreError {
     Url(String),
     #[error("database task was cancelled")]
     Cancelled,
+    /// No connection for a group of writes (the pool's error, as text, for each of them).
+    #[error("no database connection available: {0}")]
+    Unavailable(String),
 }
 
 impl StoreError {

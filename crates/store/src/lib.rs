@@ -7,6 +7,7 @@
 
 mod conn;
 mod error;
+mod group_commit;
 pub mod idempotency;
 mod migrate;
 mod sqlite;

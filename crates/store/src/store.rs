@@ -1,9 +1,11 @@
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use diesel::connection::SimpleConnection;
 use diesel::r2d2::{ConnectionManager, Pool};
 use diesel::{PgConnection, SqliteConnection};
 
+use crate::group_commit::GroupCommit;
 use crate::url::{self, Target};
 use crate::{Backend, Conn, Db, Migrations, StoreError};
 
@@ -32,6 +34,8 @@ enum Pools {
 #[derive(Clone)]
 pub struct Store {
     pools: Pools,
+    /// Started by the first [`Store::write`], on that caller's runtime.
+    group: Arc<OnceLock<GroupCommit>>,
 }
 
 impl std::fmt::Debug for Store {
@@ -71,7 +75,10 @@ impl Store {
                 )
             }
         };
-        Ok(Self { pools })
+        Ok(Self {
+            pools,
+            group: Arc::new(OnceLock::new()),
+        })
     }
 
     pub fn backend(&self) -> Backend {
@@ -104,6 +111,21 @@ impl Store {
         })
         .await
         .map_err(|_| StoreError::Cancelled)?
+    }
+
+    /// Runs `effect` in a write transaction, which it may share with writes made at the same
+    /// time (group commit; see group_commit.rs). `effect` may run more than once and must
+    /// only touch the database.
+    pub async fn write<T, E, F>(&self, effect: F) -> Result<T, E>
+    where
+        T: Send + 'static,
+        E: From<diesel::result::Error> + From<StoreError> + Send + 'static,
+        F: FnMut(&mut Db<'_>) -> Result<T, E> + Send + 'static,
+    {
+        self.group
+            .get_or_init(|| GroupCommit::start(self.clone()))
+            .write(effect)
+            .await
     }
 
     /// [`Store::run`] for store functions, which return diesel's `QueryResult`.

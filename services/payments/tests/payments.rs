@@ -269,6 +269,41 @@ mod refunds {
             assert_eq!(fetched["refunded_amount"]["value"], "1000");
             assert_eq!(fetched["refunds"].as_array().unwrap().len(), 10);
         }
+
+        async fn payments_written_together_fail_alone(backend) {
+            // Concurrent payments share transactions (group commit); one that fails inside
+            // its transaction (an unknown supporter, found only there) must neither take the
+            // others down nor leave anything of itself behind.
+            let w = world(backend).await;
+            let (_, account, token) = merchant(&w).await;
+            let url = w.app.url("/payments");
+            let requests = (0..40).map(|i| {
+                let mut body = card_payment(&account, "4242424242424242");
+                body["custom_parameters"] = json!({"n": i.to_string()});
+                if i % 4 == 0 {
+                    body["supporter"] = json!({"uuid": uuid::Uuid::new_v4().to_string()});
+                }
+                let (http, url, token) = (w.app.http.clone(), url.clone(), token.clone());
+                tokio::spawn(async move {
+                    let res = http.post(url).bearer_auth(token).json(&body).send().await.unwrap();
+                    (i, res.status().as_u16())
+                })
+            });
+            let mut answers = Vec::new();
+            for r in requests.collect::<Vec<_>>() {
+                answers.push(r.await.unwrap());
+            }
+            for (i, status) in &answers {
+                assert_eq!(*status, if i % 4 == 0 { 404 } else { 201 }, "payment {i}: {answers:?}");
+            }
+            let (status, found, _) = w.post("/search/payments", &token, &json!({"query": {"$match": {"account_uuid": account}}, "size": 100}), None).await;
+            assert_eq!(status, 200);
+            assert_eq!(found["summary"]["hits"], 30);
+            let mut kept: Vec<i64> = found["hits"].as_array().unwrap().iter()
+                .map(|h| h["custom_parameters"]["n"].as_str().unwrap().parse().unwrap()).collect();
+            kept.sort_unstable();
+            assert_eq!(kept, (0..40).filter(|i| i % 4 != 0).collect::<Vec<i64>>());
+        }
     }
 }
 

@@ -426,7 +426,7 @@ async fn create(
         key,
         hash,
         move |tx| {
-            let mut payment = payment;
+            let mut payment = payment.clone();
             if let Some(named) = &named_supporter {
                 let found = crate::supporters::store::find(tx, named)?
                     .filter(|s| s.organisation_uuid == payment.organisation_uuid)

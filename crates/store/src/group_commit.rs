@@ -1,0 +1,243 @@
+//! Group commit: write transactions that arrive together share one database transaction,
+//! so a burst of N writes costs one `BEGIN`, one `COMMIT` and one flush of the write-ahead
+//! log instead of N of each. Under load this is where a write-heavy service spends its
+//! database's time; alone, a write is a transaction of its own as before.
+//!
+//! Each write is applied in order inside the shared transaction. When one of them fails
+//! (its own error, or the database's), the shared transaction is rolled back and each write
+//! is applied again in a transaction of its own, so one bad write never takes others down
+//! and none is half-applied. A write's effect may therefore run twice and must only touch
+//! the database: every effect handed to [`crate::Store::write`] is plain diesel work.
+
+use std::sync::Arc;
+
+use diesel::result::Error as DieselError;
+use tokio::sync::{Mutex, mpsc, oneshot};
+
+use crate::{Db, Store, StoreError};
+
+/// Writes committed together at most; more wait for the next transaction.
+const MAX_BATCH: usize = 64;
+/// Shared transactions in flight at once (each holds one pooled connection).
+const WRITERS: usize = 4;
+
+/// One write waiting for its transaction, with its caller's reply.
+trait Pending: Send {
+    /// Applies the effect; false when it failed (its error is kept for the answer).
+    fn apply(&mut self, db: &mut Db<'_>) -> bool;
+    /// Answers the caller: the effect's last outcome, or why its transaction failed.
+    fn answer(self: Box<Self>, failure: Option<StoreError>);
+}
+
+struct Write<T, E, F> {
+    effect: F,
+    outcome: Option<Result<T, E>>,
+    reply: oneshot::Sender<Result<T, E>>,
+}
+
+impl<T, E, F> Pending for Write<T, E, F>
+where
+    T: Send,
+    E: From<DieselError> + From<StoreError> + Send,
+    F: FnMut(&mut Db<'_>) -> Result<T, E> + Send,
+{
+    fn apply(&mut self, db: &mut Db<'_>) -> bool {
+        let outcome = (self.effect)(db);
+        let ok = outcome.is_ok();
+        self.outcome = Some(outcome);
+        ok
+    }
+
+    fn answer(self: Box<Self>, failure: Option<StoreError>) {
+        let this = *self;
+        let result = match (failure, this.outcome) {
+            (Some(StoreError::Query(e)), _) => Err(E::from(e)),
+            (Some(other), _) => Err(E::from(other)),
+            (None, Some(outcome)) => outcome,
+            (None, None) => Err(E::from(StoreError::Cancelled)),
+        };
+        // A caller that went away no longer needs the answer.
+        let _ = this.reply.send(result);
+    }
+}
+
+/// Why a shared transaction ended without committing.
+enum Abort {
+    Effect,
+    Db(DieselError),
+}
+
+impl From<DieselError> for Abort {
+    fn from(e: DieselError) -> Self {
+        Abort::Db(e)
+    }
+}
+
+pub(crate) struct GroupCommit {
+    queue: mpsc::UnboundedSender<Box<dyn Pending>>,
+}
+
+impl GroupCommit {
+    /// Starts the writers on the current tokio runtime.
+    pub(crate) fn start(store: Store) -> Self {
+        let (queue, receiver) = mpsc::unbounded_channel::<Box<dyn Pending>>();
+        let receiver = Arc::new(Mutex::new(receiver));
+        for _ in 0..WRITERS {
+            let (store, receiver) = (store.clone(), Arc::clone(&receiver));
+            tokio::spawn(async move {
+                loop {
+                    let batch = {
+                        let mut receiver = receiver.lock().await;
+                        let Some(first) = receiver.recv().await else {
+                            return;
+                        };
+                        let mut batch = vec![first];
+                        while batch.len() < MAX_BATCH {
+                            match receiver.try_recv() {
+                                Ok(next) => batch.push(next),
+                                Err(_) => break,
+                            }
+                        }
+                        batch
+                    };
+                    let store = store.clone();
+                    // A panicking effect loses only its own batch's replies, which their
+                    // callers see as a cancelled task.
+                    let _ = tokio::task::spawn_blocking(move || commit(&store, batch)).await;
+                }
+            });
+        }
+        Self { queue }
+    }
+
+    pub(crate) async fn write<T, E, F>(&self, effect: F) -> Result<T, E>
+    where
+        T: Send + 'static,
+        E: From<DieselError> + From<StoreError> + Send + 'static,
+        F: FnMut(&mut Db<'_>) -> Result<T, E> + Send + 'static,
+    {
+        let (reply, answer) = oneshot::channel();
+        let pending = Box::new(Write {
+            effect,
+            outcome: None,
+            reply,
+        });
+        if self.queue.send(pending).is_err() {
+            return Err(E::from(StoreError::Cancelled));
+        }
+        answer.await.unwrap_or(Err(E::from(StoreError::Cancelled)))
+    }
+}
+
+fn commit(store: &Store, mut batch: Vec<Box<dyn Pending>>) {
+    let mut conn = match store.get() {
+        Ok(conn) => conn,
+        Err(e) => {
+            let reason = e.to_string();
+            for pending in batch {
+                pending.answer(Some(StoreError::Unavailable(reason.clone())));
+            }
+            return;
+        }
+    };
+    let mut db = conn.db();
+    if batch.len() > 1 {
+        let together = db.write_tx(|tx| {
+            for pending in &mut batch {
+                if !pending.apply(tx) {
+                    return Err(Abort::Effect);
+                }
+            }
+            Ok(())
+        });
+        if together.is_ok() {
+            for pending in batch {
+                pending.answer(None);
+            }
+            return;
+        }
+    }
+    // Alone (or again, alone): each write in a transaction of its own.
+    for mut pending in batch {
+        let alone = db.write_tx(|tx| {
+            if pending.apply(tx) {
+                Ok(())
+            } else {
+                Err(Abort::Effect)
+            }
+        });
+        match alone {
+            Ok(()) | Err(Abort::Effect) => pending.answer(None),
+            Err(Abort::Db(e)) => pending.answer(Some(StoreError::Query(e))),
+        }
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used)]
+mod tests {
+    use diesel::connection::SimpleConnection;
+
+    use crate::{PoolOptions, Store, StoreError, db_run};
+
+    #[tokio::test]
+    async fn a_failing_write_takes_no_other_down_and_leaves_nothing_behind() {
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_nanos();
+        let dir = std::env::temp_dir().join(format!("coffer-group-{}-{nanos}", std::process::id()));
+        let url = format!("sqlite://{}/db.sqlite", dir.display());
+        let store = Store::connect(&url, &PoolOptions::default()).unwrap();
+        store
+            .run(|db| {
+                db_run!(db: { db.batch_execute("CREATE TABLE t (x INTEGER UNIQUE NOT NULL, y INTEGER)") })
+                    .map_err(StoreError::from)
+            })
+            .await
+            .unwrap();
+        // Twenty writes queued at once, so they share transactions; write 7 repeats write
+        // 3's unique value, in a second statement after a first that succeeds.
+        let writes: Vec<_> = (0..20)
+            .map(|i| {
+                let store = store.clone();
+                tokio::spawn(async move {
+                    let x = if i == 7 { 3 } else { i };
+                    store
+                        .write(move |db| {
+                            db_run!(db: {
+                                db.batch_execute(&format!("INSERT INTO t VALUES ({}, 0)", 100 + i))?;
+                                db.batch_execute(&format!("INSERT INTO t VALUES ({x}, {i})"))
+                            })
+                            .map_err(StoreError::from)
+                        })
+                        .await
+                })
+            })
+            .collect();
+        let mut failures = Vec::new();
+        for (i, w) in writes.into_iter().enumerate() {
+            if let Err(e) = w.await.unwrap() {
+                failures.push((i, e));
+            }
+        }
+        assert_eq!(failures.len(), 1, "{failures:?}");
+        assert!(failures[0].1.is_unique_violation(), "{failures:?}");
+        #[derive(diesel::QueryableByName)]
+        struct N {
+            #[diesel(sql_type = diesel::sql_types::BigInt)]
+            n: i64,
+        }
+        let rows = store
+            .query(|db| {
+                db_run!(db: { diesel::RunQueryDsl::load::<N>(diesel::sql_query("SELECT COUNT(*) AS n FROM t"), db) })
+            })
+            .await
+            .unwrap();
+        assert_eq!(
+            rows[0].n, 38,
+            "19 writes of two rows each; none of the failed one's"
+        );
+        std::fs::remove_dir_all(dir).ok();
+    }
+}

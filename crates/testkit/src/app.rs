@@ -151,6 +151,23 @@ impl TestApp {
         }
     }
 
+    /// Every SQLite file behind this app (its own, the bus's and other services'), with
+    /// their write-ahead logs; empty on PostgreSQL. For tests that scan what was stored.
+    pub fn database_files(&self) -> Vec<std::path::PathBuf> {
+        let mut urls = vec![self._db.url.clone(), self._bus_db.url.clone()];
+        if let Ok(more) = self._more_dbs.lock() {
+            urls.extend(more.iter().map(|db| db.url.clone()));
+        }
+        urls.iter()
+            .filter_map(|url| url.strip_prefix("sqlite://"))
+            .flat_map(|path| {
+                ["", "-wal", "-shm"]
+                    .map(|suffix| std::path::PathBuf::from(format!("{path}{suffix}")))
+            })
+            .filter(|path| path.exists())
+            .collect()
+    }
+
     pub fn url(&self, path: &str) -> String {
         format!("{}{path}", self.base_url)
     }

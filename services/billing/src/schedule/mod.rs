@@ -1,0 +1,7 @@
+//! When a subscription charges: its interval (interval.rs) and its dates (dates.rs).
+
+pub mod dates;
+pub mod interval;
+
+pub use dates::{Schedule, due_instant};
+pub use interval::{Interval, IntervalError};

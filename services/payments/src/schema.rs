@@ -1,25 +1,6 @@
 // The diesel view of migrations/payments.
 
 diesel::table! {
-    organisations (uuid) {
-        uuid -> Text,
-        name -> Text,
-        active -> Bool,
-        updated_ms -> BigInt,
-    }
-}
-
-diesel::table! {
-    accounts (uuid) {
-        uuid -> Text,
-        organisation_uuid -> Text,
-        name -> Text,
-        active -> Bool,
-        updated_ms -> BigInt,
-    }
-}
-
-diesel::table! {
     supporters (uuid) {
         uuid -> Text,
         organisation_uuid -> Text,

@@ -110,44 +110,112 @@ mod tests {
 
     #[test]
     fn month_ends_clamp_without_drifting() {
-        let monthly = Schedule { interval: Interval::Months(1), anchor: date(2027, 1, 31) };
+        let monthly = Schedule {
+            interval: Interval::Months(1),
+            anchor: date(2027, 1, 31),
+        };
         assert_eq!(
             series(&monthly, 5),
-            [date(2027, 1, 31), date(2027, 2, 28), date(2027, 3, 31), date(2027, 4, 30), date(2027, 5, 31)]
+            [
+                date(2027, 1, 31),
+                date(2027, 2, 28),
+                date(2027, 3, 31),
+                date(2027, 4, 30),
+                date(2027, 5, 31)
+            ]
         );
-        let leap = Schedule { interval: Interval::Months(1), anchor: date(2028, 1, 30) };
-        assert_eq!(series(&leap, 3), [date(2028, 1, 30), date(2028, 2, 29), date(2028, 3, 30)]);
-        let yearly = Schedule { interval: Interval::Months(12), anchor: date(2028, 2, 29) };
-        assert_eq!(series(&yearly, 3), [date(2028, 2, 29), date(2029, 2, 28), date(2030, 2, 28)]);
-        let quarterly = Schedule { interval: Interval::Months(3), anchor: date(2026, 11, 30) };
-        assert_eq!(series(&quarterly, 3), [date(2026, 11, 30), date(2027, 2, 28), date(2027, 5, 30)]);
+        let leap = Schedule {
+            interval: Interval::Months(1),
+            anchor: date(2028, 1, 30),
+        };
+        assert_eq!(
+            series(&leap, 3),
+            [date(2028, 1, 30), date(2028, 2, 29), date(2028, 3, 30)]
+        );
+        let yearly = Schedule {
+            interval: Interval::Months(12),
+            anchor: date(2028, 2, 29),
+        };
+        assert_eq!(
+            series(&yearly, 3),
+            [date(2028, 2, 29), date(2029, 2, 28), date(2030, 2, 28)]
+        );
+        let quarterly = Schedule {
+            interval: Interval::Months(3),
+            anchor: date(2026, 11, 30),
+        };
+        assert_eq!(
+            series(&quarterly, 3),
+            [date(2026, 11, 30), date(2027, 2, 28), date(2027, 5, 30)]
+        );
     }
 
     #[test]
     fn weekly_and_cron_dates() {
-        let weekly = Schedule { interval: Interval::Weekly, anchor: date(2026, 3, 27) };
+        let weekly = Schedule {
+            interval: Interval::Weekly,
+            anchor: date(2026, 3, 27),
+        };
         assert_eq!(weekly.after(date(2026, 3, 27)), Some(date(2026, 4, 3)));
-        assert_eq!(weekly.on_or_after(date(2026, 4, 4)), Some(date(2026, 4, 10)));
-        let last_day = Schedule { interval: Interval::parse("L * *").unwrap(), anchor: date(2027, 1, 10) };
-        assert_eq!(series(&last_day, 3), [date(2027, 1, 31), date(2027, 2, 28), date(2027, 3, 31)]);
-        let every_other = Schedule { interval: Interval::parse("15 */2 *").unwrap(), anchor: date(2026, 2, 1) };
-        assert_eq!(series(&every_other, 3), [date(2026, 3, 15), date(2026, 5, 15), date(2026, 7, 15)]);
-        let thirty_first = Schedule { interval: Interval::parse("31 * *").unwrap(), anchor: date(2027, 1, 5) };
-        assert_eq!(series(&thirty_first, 4), [date(2027, 1, 31), date(2027, 2, 28), date(2027, 3, 31), date(2027, 4, 30)]);
-        let mondays = Schedule { interval: Interval::parse("* * 1").unwrap(), anchor: date(2026, 3, 25) };
+        assert_eq!(
+            weekly.on_or_after(date(2026, 4, 4)),
+            Some(date(2026, 4, 10))
+        );
+        let last_day = Schedule {
+            interval: Interval::parse("L * *").unwrap(),
+            anchor: date(2027, 1, 10),
+        };
+        assert_eq!(
+            series(&last_day, 3),
+            [date(2027, 1, 31), date(2027, 2, 28), date(2027, 3, 31)]
+        );
+        let every_other = Schedule {
+            interval: Interval::parse("15 */2 *").unwrap(),
+            anchor: date(2026, 2, 1),
+        };
+        assert_eq!(
+            series(&every_other, 3),
+            [date(2026, 3, 15), date(2026, 5, 15), date(2026, 7, 15)]
+        );
+        let thirty_first = Schedule {
+            interval: Interval::parse("31 * *").unwrap(),
+            anchor: date(2027, 1, 5),
+        };
+        assert_eq!(
+            series(&thirty_first, 4),
+            [
+                date(2027, 1, 31),
+                date(2027, 2, 28),
+                date(2027, 3, 31),
+                date(2027, 4, 30)
+            ]
+        );
+        let mondays = Schedule {
+            interval: Interval::parse("* * 1").unwrap(),
+            anchor: date(2026, 3, 25),
+        };
         assert_eq!(series(&mondays, 2), [date(2026, 3, 30), date(2026, 4, 6)]);
     }
 
     #[test]
     fn local_midnight_moves_with_daylight_saving_but_dates_do_not() {
         let zurich = zone::parse("Europe/Zurich").unwrap();
-        let weekly = Schedule { interval: Interval::Weekly, anchor: date(2026, 3, 23) };
-        let instants: Vec<i64> = series(&weekly, 3).into_iter().map(|d| due_instant(zurich, d)).collect();
+        let weekly = Schedule {
+            interval: Interval::Weekly,
+            anchor: date(2026, 3, 23),
+        };
+        let instants: Vec<i64> = series(&weekly, 3)
+            .into_iter()
+            .map(|d| due_instant(zurich, d))
+            .collect();
         // 23 March 00:00 CET, 30 March 00:00 CEST: one week less one hour apart.
         assert_eq!(instants[1] - instants[0], 7 * 86_400 - 3_600);
         assert_eq!(instants[2] - instants[1], 7 * 86_400);
         let new_york = zone::parse("America/New_York").unwrap();
-        let monthly = Schedule { interval: Interval::Months(1), anchor: date(2026, 10, 1) };
+        let monthly = Schedule {
+            interval: Interval::Months(1),
+            anchor: date(2026, 10, 1),
+        };
         let nov = due_instant(new_york, monthly.after(date(2026, 10, 1)).unwrap());
         assert_eq!(nov, 1_793_505_600); // 2026-11-01T04:00Z, the night the clocks go back
     }

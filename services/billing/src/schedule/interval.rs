@@ -85,10 +85,7 @@ impl Interval {
         // cycle is named (quarterly from November: February, May, August, November).
         let first_month = |months: u32| (anchor.month() - 1) % months + 1;
         match self {
-            Self::Weekly => format!(
-                "0 0 * * {}",
-                anchor.weekday().num_days_from_sunday()
-            ),
+            Self::Weekly => format!("0 0 * * {}", anchor.weekday().num_days_from_sunday()),
             Self::Months(1) => format!("0 0 {day} * *"),
             Self::Months(12) => format!("0 0 {day} {} *", anchor.month()),
             Self::Months(n) => format!("0 0 {day} {}/{n} *", first_month(*n)),
@@ -113,26 +110,62 @@ mod tests {
     #[test]
     fn named_intervals_show_a_cron_anchored_at_the_start() {
         let feb15 = date(2026, 2, 15);
-        assert_eq!(Interval::parse("monthly").unwrap().long_form(feb15), "0 0 15 * *");
-        assert_eq!(Interval::parse("quarterly").unwrap().long_form(feb15), "0 0 15 2/3 *");
-        assert_eq!(Interval::parse("semestral").unwrap().long_form(feb15), "0 0 15 2/6 *");
-        assert_eq!(Interval::parse("Yearly").unwrap().long_form(feb15), "0 0 15 2 *");
+        assert_eq!(
+            Interval::parse("monthly").unwrap().long_form(feb15),
+            "0 0 15 * *"
+        );
+        assert_eq!(
+            Interval::parse("quarterly").unwrap().long_form(feb15),
+            "0 0 15 2/3 *"
+        );
+        assert_eq!(
+            Interval::parse("semestral").unwrap().long_form(feb15),
+            "0 0 15 2/6 *"
+        );
+        assert_eq!(
+            Interval::parse("Yearly").unwrap().long_form(feb15),
+            "0 0 15 2 *"
+        );
         // 2026-02-15 is a Sunday.
-        assert_eq!(Interval::parse("weekly").unwrap().long_form(feb15), "0 0 * * 0");
+        assert_eq!(
+            Interval::parse("weekly").unwrap().long_form(feb15),
+            "0 0 * * 0"
+        );
         let nov30 = date(2026, 11, 30);
-        assert_eq!(Interval::parse("quarterly").unwrap().long_form(nov30), "0 0 30 2/3 *");
+        assert_eq!(
+            Interval::parse("quarterly").unwrap().long_form(nov30),
+            "0 0 30 2/3 *"
+        );
     }
 
     #[test]
     fn three_cron_fields_are_checked_by_the_cron_crate() {
-        for ok in ["15 * *", "L * *", "1 */2 *", "1 2/3 *", "* * 1", "1,15 * *", "0 0 15 2/3 *"] {
+        for ok in [
+            "15 * *",
+            "L * *",
+            "1 */2 *",
+            "1 2/3 *",
+            "* * 1",
+            "1,15 * *",
+            "0 0 15 2/3 *",
+        ] {
             assert!(Interval::parse(ok).is_ok(), "{ok}");
         }
         assert_eq!(
-            Interval::parse("0 0 15 2/3 *").unwrap().long_form(date(2026, 1, 1)),
+            Interval::parse("0 0 15 2/3 *")
+                .unwrap()
+                .long_form(date(2026, 1, 1)),
             "0 0 15 2/3 *"
         );
-        for bad in ["", "fortnightly", "15 *", "32 * *", "15 13 *", "30 2 *", "x y z"] {
+        for bad in [
+            "",
+            "fortnightly",
+            "15 *",
+            "32 * *",
+            "15 13 *",
+            "30 2 *",
+            "x y z",
+        ] {
             assert!(Interval::parse(bad).is_err(), "{bad:?}");
         }
     }

@@ -4,6 +4,7 @@
 pub mod body;
 pub mod config;
 mod error_shape;
+pub mod failure;
 mod health;
 pub mod idempotency;
 mod metrics;
@@ -14,6 +15,7 @@ pub mod telemetry;
 
 pub use body::{Form, Json, JsonOrForm};
 pub use coffer_error::{ApiError, Shape};
+pub use failure::{Failure, internal};
 pub use metrics::Metrics;
 pub use module::{Module, ReadyFuture};
 pub use request_id::{RequestId, RequestTrace};

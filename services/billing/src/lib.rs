@@ -1,4 +1,128 @@
 //! The billing service: subscription plans, subscriptions, invoices, charge attempts and
 //! dunning, on a schedule computed in each subscription's own time zone (docs/billing.md).
 
+pub mod plans;
+pub mod replica;
 pub mod schedule;
+mod schema;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use actix_web::web;
+use coffer_events::catalogue::topic;
+use coffer_events::{Bus, Consumer, ConsumerSettings, Outbox, Relay, RelaySettings};
+use coffer_http::{Module, ReadyFuture};
+use coffer_model::clock::Clock;
+use coffer_store::{Migrations, Store};
+use diesel_migrations::{EmbeddedMigrations, embed_migrations};
+
+const POSTGRES: EmbeddedMigrations = embed_migrations!("../../migrations/billing/postgres");
+const SQLITE: EmbeddedMigrations = embed_migrations!("../../migrations/billing/sqlite");
+
+pub const MIGRATIONS: Migrations = Migrations {
+    service: "billing",
+    postgres: || POSTGRES,
+    sqlite: || SQLITE,
+};
+
+#[derive(Clone)]
+pub struct BillingSettings {
+    pub event_prefix: String,
+    pub relay: RelaySettings,
+}
+
+impl Default for BillingSettings {
+    fn default() -> Self {
+        Self {
+            event_prefix: "coffer".into(),
+            relay: RelaySettings::default(),
+        }
+    }
+}
+
+pub(crate) struct BillingState {
+    pub store: Store,
+    pub clock: Arc<dyn Clock>,
+    #[allow(dead_code)] // subscriptions announce through it (issue 5, next)
+    pub outbox: Outbox,
+    pub bus: Arc<dyn Bus>,
+    pub relay: Arc<Relay>,
+    pub replica: Arc<Consumer>,
+}
+
+pub struct Billing {
+    state: web::Data<BillingState>,
+}
+
+impl Billing {
+    /// The store must be migrated with [`MIGRATIONS`].
+    pub fn new(
+        store: Store,
+        clock: Arc<dyn Clock>,
+        bus: Arc<dyn Bus>,
+        settings: BillingSettings,
+    ) -> Self {
+        let outbox = Outbox::new(settings.event_prefix.clone(), Arc::clone(&clock));
+        let relay = Arc::new(Relay::new(
+            store.clone(),
+            Arc::clone(&bus),
+            Arc::clone(&clock),
+            outbox.signal(),
+            settings.relay,
+        ));
+        let replica = Arc::new(Consumer::new(
+            store.clone(),
+            Arc::clone(&bus),
+            Arc::clone(&clock),
+            Arc::new(replica::Replica),
+            ConsumerSettings {
+                name: format!("{}.billing.replica", settings.event_prefix),
+                topics: vec![topic(&settings.event_prefix, "identity")],
+                max_attempts: 5,
+                retry_backoff: Duration::from_millis(200),
+            },
+        ));
+        Self {
+            state: web::Data::new(BillingState {
+                store,
+                clock,
+                outbox,
+                bus,
+                relay,
+                replica,
+            }),
+        }
+    }
+}
+
+impl Module for Billing {
+    fn name(&self) -> &'static str {
+        "billing"
+    }
+
+    fn configure(&self, cfg: &mut web::ServiceConfig) {
+        cfg.app_data(self.state.clone());
+        plans::routes::configure(cfg);
+    }
+
+    fn ready(&self) -> ReadyFuture<'_> {
+        Box::pin(async move {
+            self.state.store.ping().await.map_err(|e| {
+                tracing::warn!(error = %e, "billing database not ready");
+                "database unreachable".to_owned()
+            })?;
+            self.state.bus.ready().await.map_err(|e| {
+                tracing::warn!(error = %e, "event bus not ready");
+                "event bus unreachable".to_owned()
+            })
+        })
+    }
+
+    fn spawn_workers(&self) -> Vec<tokio::task::JoinHandle<()>> {
+        vec![
+            tokio::spawn(Arc::clone(&self.state.relay).run()),
+            tokio::spawn(Arc::clone(&self.state.replica).run_forever()),
+        ]
+    }
+}

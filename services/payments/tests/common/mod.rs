@@ -19,13 +19,30 @@ pub struct World {
     pub app: TestApp,
     pub admin: Admin,
     pub payments: Store,
+    /// The stores of the services `world_with` added, in their order.
+    pub more: Vec<Store>,
 }
 
 pub async fn world(backend: Backend) -> World {
+    world_with(backend, &[], |_, _| Vec::new()).await
+}
+
+/// The world with more services beside identity and payments (billing's tests use it):
+/// `more` gets the harness and a database per migration set, and returns the modules.
+pub async fn world_with(
+    backend: Backend,
+    migrations: &[coffer_store::Migrations],
+    more: impl FnOnce(&coffer_testkit::Harness, &[Store]) -> Vec<Arc<dyn Module>>,
+) -> World {
     let mut parts = None;
     let app = TestApp::spawn(backend, &[coffer_identity::MIGRATIONS], |h| {
         let parts = &mut parts;
         async move {
+            let mut stores = Vec::new();
+            for set in migrations {
+                stores.push(h.database(*set).await);
+            }
+            let extra = more(&h, &stores);
             let identity = Identity::start(
                 h.store.clone(),
                 h.clock_arc(),
@@ -42,19 +59,22 @@ pub async fn world(backend: Backend) -> World {
                 h.bus.clone(),
                 PaymentsSettings::default(),
             );
-            *parts = Some((identity.admin(), payments_store));
-            vec![
+            *parts = Some((identity.admin(), payments_store, stores));
+            let mut modules = vec![
                 Arc::new(identity) as Arc<dyn Module>,
                 Arc::new(payments) as Arc<dyn Module>,
-            ]
+            ];
+            modules.extend(extra);
+            modules
         }
     })
     .await;
-    let (admin, payments) = parts.unwrap();
+    let (admin, payments, more) = parts.unwrap();
     World {
         app,
         admin,
         payments,
+        more,
     }
 }
 

@@ -1,0 +1,49 @@
+//! Billing under test beside identity and payments, each on its own database, sharing one
+//! bus, as in production. The world itself is payments' test world.
+#![allow(dead_code, clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+#[path = "../../../payments/tests/common/mod.rs"]
+mod world;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use coffer_billing::{Billing, BillingSettings};
+use coffer_http::Module;
+use uuid::Uuid;
+pub use world::*;
+
+pub async fn billing_world(backend: Backend) -> World {
+    world_with(backend, &[coffer_billing::MIGRATIONS], |h, stores| {
+        vec![Arc::new(Billing::new(
+            stores[0].clone(),
+            h.clock_arc(),
+            h.bus.clone(),
+            BillingSettings::default(),
+        )) as Arc<dyn Module>]
+    })
+    .await
+}
+
+/// Waits until billing's copy of identity holds `account`.
+pub async fn known_to_billing(w: &World, account: &str) {
+    for _ in 0..800 {
+        let key = account.to_owned();
+        let known = w.more[0]
+            .query(move |db| coffer_billing::replica::account_organisation(db, &key))
+            .await
+            .unwrap();
+        if known.is_some() {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+    panic!("billing never learnt of account {account}");
+}
+
+/// An organisation with an account both payments and billing know, and a token for it.
+pub async fn billing_merchant(w: &World) -> (Uuid, String, String) {
+    let (org, account, token) = w.merchant().await;
+    known_to_billing(w, &account).await;
+    (org, account, token)
+}

@@ -16,7 +16,7 @@ mkdir -p "$state"
 state="$(cd "$state" && pwd)"
 
 # Each service: name and loopback port, as deploy/gateway/routes.conf expects them.
-services=("identity:8081" "payments:8082")
+services=("identity:8081" "payments:8082" "billing:8083")
 
 log() { printf 'run-distributed: %s\n' "$*" >&2; }
 
@@ -48,7 +48,7 @@ if [[ ! -s "$state/fingerprint.key" ]]; then
 fi
 fingerprint_key="$(cat "$state/fingerprint.key")"
 brokers="$(scripts/kafka.sh)"
-cargo build --release -p coffer -p coffer-identity -p coffer-payments >&2
+cargo build --release -p coffer -p coffer-identity -p coffer-payments -p coffer-billing >&2
 bin="${CARGO_TARGET_DIR:-$root/target}/release"
 
 wait_ready() {

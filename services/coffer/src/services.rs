@@ -17,6 +17,7 @@ pub const MIGRATIONS: &[Migrations] = &[
     local_bus::MIGRATIONS,
     coffer_identity::MIGRATIONS,
     coffer_payments::MIGRATIONS,
+    coffer_billing::MIGRATIONS,
 ];
 
 /// The services of one `coffer dev` process.
@@ -93,8 +94,14 @@ pub async fn start_all(
             ..coffer_payments::PaymentsSettings::default()
         },
     );
+    let billing = coffer_billing::Billing::new(
+        open(data_dir, coffer_billing::MIGRATIONS).await?,
+        Arc::clone(&clock),
+        Arc::clone(&bus),
+        coffer_billing::BillingSettings::default(),
+    );
     Ok(Standalone {
-        modules: vec![Arc::new(identity), Arc::new(payments)],
+        modules: vec![Arc::new(identity), Arc::new(payments), Arc::new(billing)],
         identity_admin,
     })
 }

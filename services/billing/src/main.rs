@@ -1,0 +1,34 @@
+//! `coffer-billing`: the billing service on its own (distributed mode). It verifies tokens
+//! against identity's JWKS (`COFFER_AUTH__JWKS_URL`) and learns organisations and accounts
+//! from identity's events.
+
+use std::sync::Arc;
+
+use coffer_billing::{Billing, BillingSettings, MIGRATIONS};
+use coffer_http::Module;
+use coffer_service::{Built, NoSettings, Started};
+
+fn main() -> std::process::ExitCode {
+    coffer_service::main(
+        "coffer-billing",
+        MIGRATIONS,
+        |s: Started<NoSettings>| async move {
+            s.ensure_topics(&["subscriptions"]).await?;
+            let verifier = s.verifier(None)?;
+            let settings = BillingSettings {
+                event_prefix: s.common.events.prefix.clone(),
+                relay: s.common.relay_settings(),
+            };
+            let billing = Billing::new(
+                s.store.clone(),
+                Arc::clone(&s.clock),
+                s.bus.clone(),
+                settings,
+            );
+            Ok(Built {
+                modules: vec![Arc::new(billing) as Arc<dyn Module>],
+                verifier,
+            })
+        },
+    )
+}

@@ -118,6 +118,52 @@ pub const PAYMENT_SOURCE_FAILED: EventType = EventType {
     description: "An instrument could not be stored; `data.status_reason` says why.",
 };
 
+pub const SUBSCRIPTION_CREATED: EventType = EventType {
+    domain: "subscriptions",
+    object: "subscription",
+    action: "created",
+    description: "A subscription was created (pending or active). `data` is the subscription.",
+};
+
+pub const SUBSCRIPTION_UPDATED: EventType = EventType {
+    domain: "subscriptions",
+    object: "subscription",
+    action: "updated",
+    description: "A subscription's terms changed (amount, interval, source, plan, parameters). \
+                  `data` is the subscription.",
+};
+
+pub const SUBSCRIPTION_ACTIVATED: EventType = EventType {
+    domain: "subscriptions",
+    object: "subscription",
+    action: "activated",
+    description: "A pending or suspended subscription became active. `data` is the \
+                  subscription.",
+};
+
+pub const SUBSCRIPTION_SUSPENDED: EventType = EventType {
+    domain: "subscriptions",
+    object: "subscription",
+    action: "suspended",
+    description: "A subscription was suspended, or its suspension changed. `data` is the \
+                  subscription with `suspension_start` and `suspension_end`.",
+};
+
+pub const SUBSCRIPTION_CANCELLED: EventType = EventType {
+    domain: "subscriptions",
+    object: "subscription",
+    action: "cancelled",
+    description: "A subscription was cancelled: by a caller, or by dunning after too many \
+                  failed invoices. `data` is the subscription.",
+};
+
+pub const SUBSCRIPTION_ENDED: EventType = EventType {
+    domain: "subscriptions",
+    object: "subscription",
+    action: "ended",
+    description: "A subscription reached its `planned_end`. `data` is the subscription.",
+};
+
 /// The whole catalogue, in the order docs/events.md lists it.
 pub const CATALOGUE: &[EventType] = &[
     ORGANISATION_CREATED,
@@ -132,6 +178,12 @@ pub const CATALOGUE: &[EventType] = &[
     REFUND_SUCCEEDED,
     PAYMENT_SOURCE_CREATED,
     PAYMENT_SOURCE_FAILED,
+    SUBSCRIPTION_CREATED,
+    SUBSCRIPTION_UPDATED,
+    SUBSCRIPTION_ACTIVATED,
+    SUBSCRIPTION_SUSPENDED,
+    SUBSCRIPTION_CANCELLED,
+    SUBSCRIPTION_ENDED,
 ];
 
 /// docs/events.md, as generated from the catalogue.

@@ -5,6 +5,7 @@ pub mod plans;
 pub mod replica;
 pub mod schedule;
 mod schema;
+pub mod subscriptions;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -44,7 +45,6 @@ impl Default for BillingSettings {
 pub(crate) struct BillingState {
     pub store: Store,
     pub clock: Arc<dyn Clock>,
-    #[allow(dead_code)] // subscriptions announce through it (issue 5, next)
     pub outbox: Outbox,
     pub bus: Arc<dyn Bus>,
     pub relay: Arc<Relay>,
@@ -78,7 +78,9 @@ impl Billing {
             Arc::new(replica::Replica),
             ConsumerSettings {
                 name: format!("{}.billing.replica", settings.event_prefix),
-                topics: vec![topic(&settings.event_prefix, "identity")],
+                topics: ["identity", "payment_gateway", "supporters"]
+                    .map(|domain| topic(&settings.event_prefix, domain))
+                    .to_vec(),
                 max_attempts: 5,
                 retry_backoff: Duration::from_millis(200),
             },
@@ -104,6 +106,7 @@ impl Module for Billing {
     fn configure(&self, cfg: &mut web::ServiceConfig) {
         cfg.app_data(self.state.clone());
         plans::routes::configure(cfg);
+        subscriptions::routes::configure(cfg);
     }
 
     fn ready(&self) -> ReadyFuture<'_> {

@@ -13,3 +13,56 @@ diesel::table! {
         updated -> BigInt,
     }
 }
+
+diesel::table! {
+    payment_sources (uuid) {
+        uuid -> Text,
+        organisation_uuid -> Text,
+        account_uuid -> Text,
+        test_mode -> Bool,
+        payment_method -> Text,
+        payment_provider -> Text,
+        status -> Text,
+        updated_ms -> BigInt,
+    }
+}
+
+diesel::table! {
+    supporters (uuid) {
+        uuid -> Text,
+        organisation_uuid -> Text,
+        updated_ms -> BigInt,
+    }
+}
+
+diesel::table! {
+    subscriptions (uuid) {
+        uuid -> Text,
+        organisation_uuid -> Text,
+        account_uuid -> Text,
+        supporter_uuid -> Nullable<Text>,
+        plan_uuid -> Text,
+        payment_source_uuid -> Text,
+        payment_provider -> Text,
+        payment_method -> Text,
+        test_mode -> Bool,
+        currency -> Text,
+        amount -> BigInt,
+        timezone -> Text,
+        recurring_interval -> Text,
+        anchor_date -> Text,
+        status -> Text,
+        next_due_date -> Nullable<BigInt>,
+        planned_effective_from -> Nullable<Text>,
+        planned_since -> Nullable<BigInt>,
+        planned_end -> Nullable<Text>,
+        ended_at -> Nullable<BigInt>,
+        suspension_start -> Nullable<Text>,
+        suspension_end -> Nullable<Text>,
+        consecutive_failed_invoices -> Integer,
+        custom_parameters -> Text,
+        service_parameters -> Text,
+        created -> BigInt,
+        updated -> BigInt,
+    }
+}

@@ -106,3 +106,27 @@ pub fn clear_other_defaults(db: &mut Db<'_>, plan: &Plan) -> QueryResult<()> {
         .map(drop)
     })
 }
+
+/// The plan a new subscription of `account` gets when it names none: the account's
+/// default, else the organisation's; `None` means the global default.
+pub fn default_for(
+    db: &mut Db<'_>,
+    organisation: &str,
+    account: &str,
+) -> QueryResult<Option<Plan>> {
+    let rows: Vec<Row> = db_run!(db: {
+        p::subscription_plans
+            .filter(p::organisation_uuid.eq(organisation))
+            .filter(p::is_default.eq(true))
+            .filter(p::account_uuid.eq(account).or(p::account_uuid.is_null()))
+            .select(Row::as_select())
+            .load(db)
+    })?;
+    let mut plans = rows
+        .into_iter()
+        .map(Row::into_plan)
+        .collect::<QueryResult<Vec<_>>>()?;
+    // An account's own default comes first.
+    plans.sort_by_key(|plan| plan.account_uuid.is_none());
+    Ok(plans.into_iter().next())
+}

@@ -85,6 +85,13 @@ impl Schedule {
     }
 }
 
+/// The local date in `zone` at the instant `unix`.
+pub fn local_date(zone: Tz, unix: i64) -> NaiveDate {
+    DateTime::from_timestamp(unix, 0)
+        .map(|utc| utc.with_timezone(&zone).date_naive())
+        .unwrap_or_default()
+}
+
 /// The instant a charge date begins in `zone`.
 pub fn due_instant(zone: Tz, date: NaiveDate) -> i64 {
     zone::start_of_day(zone, date)

@@ -3,5 +3,5 @@
 pub mod dates;
 pub mod interval;
 
-pub use dates::{Schedule, due_instant};
+pub use dates::{Schedule, due_instant, local_date};
 pub use interval::{Interval, IntervalError};

@@ -1,0 +1,3 @@
+DROP TABLE subscriptions;
+DROP TABLE supporters;
+DROP TABLE payment_sources;

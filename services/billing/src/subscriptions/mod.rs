@@ -1,0 +1,8 @@
+//! Subscriptions: a supporter's recurring gift, charged to a payment source on a schedule
+//! (docs/billing.md, "Subscriptions").
+
+pub mod record;
+pub mod request;
+pub mod routes;
+pub mod state;
+pub mod store;

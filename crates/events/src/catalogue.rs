@@ -164,6 +164,55 @@ pub const SUBSCRIPTION_ENDED: EventType = EventType {
     description: "A subscription reached its `planned_end`. `data` is the subscription.",
 };
 
+pub const INVOICE_CREATED: EventType = EventType {
+    domain: "subscriptions",
+    object: "invoice",
+    action: "created",
+    description: "An invoice was made for a subscription's charge date, or by hand. `data` is the invoice.",
+};
+
+pub const INVOICE_PAID: EventType = EventType {
+    domain: "subscriptions",
+    object: "invoice",
+    action: "paid",
+    description: "An invoice was paid by a charge, or closed as paid by hand. `data` is the invoice.",
+};
+
+pub const INVOICE_CANCELLED: EventType = EventType {
+    domain: "subscriptions",
+    object: "invoice",
+    action: "cancelled",
+    description: "An invoice was given up after its last retry failed (`status_reason: failed`), or closed as cancelled by hand. `data` is the invoice.",
+};
+
+pub const INVOICE_UPCOMING: EventType = EventType {
+    domain: "subscriptions",
+    object: "invoice",
+    action: "upcoming",
+    description: "A subscription will be charged in its plan's `notify_before_charge_days`. `data` is the subscription with `upcoming_due_date`.",
+};
+
+pub const CHARGE_ATTEMPT_CREATED: EventType = EventType {
+    domain: "subscriptions",
+    object: "charge_attempt",
+    action: "created",
+    description: "A charge attempt was started; payments charges the subscription's payment source. `data` is the attempt with its invoice and subscription.",
+};
+
+pub const CHARGE_ATTEMPT_SUCCEEDED: EventType = EventType {
+    domain: "subscriptions",
+    object: "charge_attempt",
+    action: "succeeded",
+    description: "A charge attempt's payment succeeded. `data` is the attempt with `payment_uuid`.",
+};
+
+pub const CHARGE_ATTEMPT_FAILED: EventType = EventType {
+    domain: "subscriptions",
+    object: "charge_attempt",
+    action: "failed",
+    description: "A charge attempt's payment failed; `data.status_reason` says why and the invoice says what follows.",
+};
+
 /// The whole catalogue, in the order docs/events.md lists it.
 pub const CATALOGUE: &[EventType] = &[
     ORGANISATION_CREATED,
@@ -184,6 +233,13 @@ pub const CATALOGUE: &[EventType] = &[
     SUBSCRIPTION_SUSPENDED,
     SUBSCRIPTION_CANCELLED,
     SUBSCRIPTION_ENDED,
+    INVOICE_CREATED,
+    INVOICE_PAID,
+    INVOICE_CANCELLED,
+    INVOICE_UPCOMING,
+    CHARGE_ATTEMPT_CREATED,
+    CHARGE_ATTEMPT_SUCCEEDED,
+    CHARGE_ATTEMPT_FAILED,
 ];
 
 /// docs/events.md, as generated from the catalogue.

@@ -1,9 +1,12 @@
 //! The billing service: subscription plans, subscriptions, invoices, charge attempts and
 //! dunning, on a schedule computed in each subscription's own time zone (docs/billing.md).
 
+mod announce;
+pub mod invoices;
 pub mod plans;
 pub mod replica;
 pub mod schedule;
+pub mod scheduler;
 mod schema;
 pub mod subscriptions;
 
@@ -31,6 +34,8 @@ pub const MIGRATIONS: Migrations = Migrations {
 pub struct BillingSettings {
     pub event_prefix: String,
     pub relay: RelaySettings,
+    /// How often the scheduler looks for due subscriptions and retries.
+    pub scheduler_every: Duration,
 }
 
 impl Default for BillingSettings {
@@ -38,11 +43,13 @@ impl Default for BillingSettings {
         Self {
             event_prefix: "coffer".into(),
             relay: RelaySettings::default(),
+            scheduler_every: Duration::from_secs(60),
         }
     }
 }
 
 pub(crate) struct BillingState {
+    pub scheduler_every: Duration,
     pub store: Store,
     pub clock: Arc<dyn Clock>,
     pub outbox: Outbox,
@@ -75,7 +82,10 @@ impl Billing {
             store.clone(),
             Arc::clone(&bus),
             Arc::clone(&clock),
-            Arc::new(replica::Replica),
+            Arc::new(replica::Replica {
+                outbox: outbox.clone(),
+                clock: Arc::clone(&clock),
+            }),
             ConsumerSettings {
                 name: format!("{}.billing.replica", settings.event_prefix),
                 topics: ["identity", "payment_gateway", "supporters"]
@@ -87,6 +97,7 @@ impl Billing {
         ));
         Self {
             state: web::Data::new(BillingState {
+                scheduler_every: settings.scheduler_every,
                 store,
                 clock,
                 outbox,
@@ -107,6 +118,7 @@ impl Module for Billing {
         cfg.app_data(self.state.clone());
         plans::routes::configure(cfg);
         subscriptions::routes::configure(cfg);
+        invoices::routes::configure(cfg);
     }
 
     fn ready(&self) -> ReadyFuture<'_> {
@@ -126,6 +138,12 @@ impl Module for Billing {
         vec![
             tokio::spawn(Arc::clone(&self.state.relay).run()),
             tokio::spawn(Arc::clone(&self.state.replica).run_forever()),
+            tokio::spawn(scheduler::run_forever(
+                self.state.store.clone(),
+                self.state.outbox.clone(),
+                Arc::clone(&self.state.clock),
+                self.state.scheduler_every,
+            )),
         ]
     }
 }

@@ -13,11 +13,13 @@ fn main() -> std::process::ExitCode {
         "coffer-billing",
         MIGRATIONS,
         |s: Started<NoSettings>| async move {
-            s.ensure_topics(&["subscriptions"]).await?;
+            s.ensure_topics(&["subscriptions", "payment_gateway", "supporters"])
+                .await?;
             let verifier = s.verifier(None)?;
             let settings = BillingSettings {
                 event_prefix: s.common.events.prefix.clone(),
                 relay: s.common.relay_settings(),
+                ..BillingSettings::default()
             };
             let billing = Billing::new(
                 s.store.clone(),

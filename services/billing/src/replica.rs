@@ -11,7 +11,12 @@ pub use coffer_directory::account_organisation;
 
 use crate::schema::{payment_sources::dsl as ps, supporters::dsl as su};
 
-pub struct Replica;
+/// Keeps the copies, and hands payments' results of charge attempts to
+/// invoices/results.rs.
+pub struct Replica {
+    pub outbox: coffer_events::Outbox,
+    pub clock: std::sync::Arc<dyn coffer_model::clock::Clock>,
+}
 
 fn text(event: &Event, field: &str) -> Result<String, HandlerError> {
     event.data[field]
@@ -39,6 +44,9 @@ impl Handler for Replica {
         let at = event.timestamp;
         match event.object.as_str() {
             "organisation" | "account" => coffer_directory::apply(db, event).map(drop),
+            "payment" => {
+                crate::invoices::results::apply(db, &self.outbox, self.clock.unix(), event)
+            }
             "payment_source" => {
                 let known: Option<i64> = db_run!(db: {
                     ps::payment_sources.find(&uuid).select(ps::updated_ms).first(db).optional()

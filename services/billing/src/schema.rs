@@ -66,3 +66,39 @@ diesel::table! {
         updated -> BigInt,
     }
 }
+
+diesel::table! {
+    invoices (uuid) {
+        uuid -> Text,
+        subscription_uuid -> Text,
+        organisation_uuid -> Text,
+        account_uuid -> Text,
+        period_date -> Nullable<Text>,
+        due_date -> BigInt,
+        status -> Text,
+        status_reason -> Text,
+        amount -> BigInt,
+        refunded_amount -> BigInt,
+        currency -> Text,
+        next_attempt_date -> Nullable<BigInt>,
+        failed_payment_attempts -> Integer,
+        is_manually_created -> Bool,
+        custom_parameters -> Text,
+        service_parameters -> Text,
+        created -> BigInt,
+        updated -> BigInt,
+    }
+}
+
+diesel::table! {
+    charge_attempts (uuid) {
+        uuid -> Text,
+        invoice_uuid -> Text,
+        subscription_uuid -> Text,
+        status -> Text,
+        status_reason -> Nullable<Text>,
+        payment_uuid -> Nullable<Text>,
+        created -> BigInt,
+        updated -> BigInt,
+    }
+}

@@ -71,6 +71,8 @@ pub(crate) struct PaymentsState {
 
 pub struct Payments {
     state: web::Data<PaymentsState>,
+    /// Charges billing's charge attempts (sources/billing_charges.rs).
+    charges: Arc<Consumer>,
 }
 
 impl Payments {
@@ -104,19 +106,32 @@ impl Payments {
         let connector = Arc::new(connectors::test_psp::TestPsp {
             base_url: settings.public_base_url.clone(),
         });
-        Self {
-            state: web::Data::new(PaymentsState {
-                store,
-                clock,
-                outbox,
-                bus,
-                relay,
-                replica,
-                connector,
-                fingerprint_key: settings.fingerprint_key,
-                accounts: TtlCache::new(10_000, Duration::from_secs(2)),
+        let state = web::Data::new(PaymentsState {
+            store,
+            clock,
+            outbox,
+            bus,
+            relay,
+            replica,
+            connector,
+            fingerprint_key: settings.fingerprint_key,
+            accounts: TtlCache::new(10_000, Duration::from_secs(2)),
+        });
+        let charges = Arc::new(Consumer::new(
+            state.store.clone(),
+            Arc::clone(&state.bus),
+            Arc::clone(&state.clock),
+            Arc::new(sources::billing_charges::BillingCharges {
+                state: state.clone(),
             }),
-        }
+            ConsumerSettings {
+                name: format!("{}.payments.billing-charges", settings.event_prefix),
+                topics: vec![topic(&settings.event_prefix, "subscriptions")],
+                max_attempts: 5,
+                retry_backoff: Duration::from_millis(200),
+            },
+        ));
+        Self { state, charges }
     }
 }
 
@@ -154,6 +169,7 @@ impl Module for Payments {
         vec![
             tokio::spawn(Arc::clone(&self.state.relay).run()),
             tokio::spawn(Arc::clone(&self.state.replica).run_forever()),
+            tokio::spawn(Arc::clone(&self.charges).run_forever()),
             tokio::spawn(search::counts::fold_forever(
                 self.state.store.clone(),
                 Duration::from_secs(1),

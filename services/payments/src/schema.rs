@@ -79,6 +79,7 @@ diesel::table! {
         cancel_reason -> Nullable<Text>,
         end_to_end_id -> Nullable<Text>,
         mandate_reference -> Nullable<Text>,
+        charge_attempt_uuid -> Nullable<Text>,
     }
 }
 

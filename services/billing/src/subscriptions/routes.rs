@@ -19,7 +19,7 @@ use super::request::{self, Fields};
 use super::state::{self, Refusal};
 use super::store;
 use crate::BillingState;
-use crate::plans::domain::{GLOBAL_UUID, global};
+use crate::plans::domain::GLOBAL_UUID;
 use crate::plans::store as plans;
 use crate::replica::{self, account_organisation};
 use crate::schedule::local_date;
@@ -54,14 +54,6 @@ fn refused(r: Refusal) -> Failure {
     })
 }
 
-/// The current name of a plan, for responses.
-fn plan_name(tx: &mut Db<'_>, uuid: &str) -> Result<String, Failure> {
-    if uuid == GLOBAL_UUID {
-        return Ok(global().name);
-    }
-    Ok(plans::find(tx, uuid)?.map(|p| p.name).unwrap_or_default())
-}
-
 /// Saves a changed subscription (only if its status is still `expected`), announces it,
 /// and gives the response body.
 fn commit(
@@ -83,7 +75,7 @@ fn commit(
             }
         }
     }
-    let body = s.render(&plan_name(tx, &s.plan_uuid)?);
+    let body = store::rendered(tx, s)?;
     let event = state.outbox.event(
         kind,
         s.uuid.parse().map_err(internal)?,
@@ -275,7 +267,11 @@ async fn create(
 }
 
 /// A subscription the caller may touch.
-async fn load(state: &BillingState, caller: &Caller, raw: &str) -> Result<Subscription, ApiError> {
+pub(crate) async fn load(
+    state: &BillingState,
+    caller: &Caller,
+    raw: &str,
+) -> Result<Subscription, ApiError> {
     let id = parse_uuid("subscription_uuid", raw)
         .map_err(|e| ApiError::validation(vec![e]))?
         .to_string();
@@ -297,13 +293,8 @@ async fn get(
     path: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
     let s = load(&state, &caller, &path).await?;
-    let plan = s.plan_uuid.clone();
-    let name = state
-        .store
-        .run(move |db| plan_name(db, &plan))
-        .await
-        .map_err(ApiError::from)?;
-    Ok(HttpResponse::Ok().json(s.render(&name)))
+    let body = state.store.query(move |db| store::rendered(db, &s)).await?;
+    Ok(HttpResponse::Ok().json(body))
 }
 
 async fn update(

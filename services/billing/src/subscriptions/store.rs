@@ -146,3 +146,15 @@ pub fn find(db: &mut Db<'_>, uuid: &str) -> QueryResult<Option<Subscription>> {
     })?;
     row.map(Row::into_subscription).transpose()
 }
+
+/// The subscription as answered, with its plan's current name.
+pub fn rendered(db: &mut Db<'_>, x: &Subscription) -> QueryResult<serde_json::Value> {
+    let name = if x.plan_uuid == crate::plans::domain::GLOBAL_UUID {
+        crate::plans::domain::global().name
+    } else {
+        crate::plans::store::find(db, &x.plan_uuid)?
+            .map(|p| p.name)
+            .unwrap_or_default()
+    };
+    Ok(x.render(&name))
+}

@@ -19,7 +19,11 @@ pub async fn billing_world(backend: Backend) -> World {
             stores[0].clone(),
             h.clock_arc(),
             h.bus.clone(),
-            BillingSettings::default(),
+            BillingSettings {
+                // Quick passes, so tests wait little after moving the clock.
+                scheduler_every: Duration::from_millis(100),
+                ..BillingSettings::default()
+            },
         )) as Arc<dyn Module>]
     })
     .await

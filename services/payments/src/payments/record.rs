@@ -35,4 +35,7 @@ pub struct Payment {
     pub end_to_end_id: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub mandate_reference: Option<String>,
+    /// Billing's charge attempt this payment was made for.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub charge_attempt_uuid: Option<String>,
 }

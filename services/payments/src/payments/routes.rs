@@ -416,6 +416,7 @@ async fn create(
             Some(source) => mandate_reference(&source.uuid),
             None => mandate_reference(&payment_uuid_simple),
         }),
+        charge_attempt_uuid: None,
     };
     drop(instrument);
     let st = state.clone();

@@ -38,6 +38,7 @@ struct Row {
     cancel_reason: Option<String>,
     end_to_end_id: Option<String>,
     mandate_reference: Option<String>,
+    charge_attempt_uuid: Option<String>,
 }
 
 fn text(v: &serde_json::Value) -> String {
@@ -79,6 +80,7 @@ impl Row {
             cancel_reason: None,
             end_to_end_id: x.end_to_end_id.clone(),
             mandate_reference: x.mandate_reference.clone(),
+            charge_attempt_uuid: x.charge_attempt_uuid.clone(),
         }
     }
 
@@ -118,6 +120,7 @@ impl Row {
             action: self.action.as_deref().map(json).transpose()?,
             end_to_end_id: self.end_to_end_id,
             mandate_reference: self.mandate_reference,
+            charge_attempt_uuid: self.charge_attempt_uuid,
         })
     }
 }
@@ -140,6 +143,18 @@ pub fn find(db: &mut Db<'_>, uuid: &str) -> QueryResult<Option<Payment>> {
         .collect::<QueryResult<_>>()?;
     Ok(Some(payment))
 }
+
+/// The payment made for one of billing's charge attempts, if there is one.
+pub fn find_by_charge_attempt(db: &mut Db<'_>, attempt: &str) -> QueryResult<Option<String>> {
+    db_run!(db: {
+        p::payments
+            .filter(p::charge_attempt_uuid.eq(attempt))
+            .select(p::uuid)
+            .first(db)
+            .optional()
+    })
+}
+
 /// Moves a payment from `from` to `to`; false if it was no longer in `from` (someone else
 /// moved it first), so a transition happens once whatever runs beside it.
 pub fn transition(

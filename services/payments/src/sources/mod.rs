@@ -1,4 +1,6 @@
 //! Payment sources: instruments stored to be charged again (by billing, for recurring gifts).
 
+pub mod billing_charges;
+pub(crate) mod charge;
 pub mod routes;
 pub mod store;

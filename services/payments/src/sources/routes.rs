@@ -13,9 +13,8 @@ use serde_json::json;
 
 use super::store::{self, Source};
 use crate::PaymentsState;
-use crate::connectors::{ChargeOutcome, Instrument, StoreOutcome};
+use crate::connectors::{Instrument, StoreOutcome};
 use crate::failure::{Failure, internal};
-use crate::payments::record::Payment;
 use crate::payments::request::{Checked, PaymentRequest};
 use crate::payments::routes::{
     account_and_profile, announce, card_instrument, mandate_reference, sepa_information,
@@ -236,73 +235,25 @@ async fn charge(
     if amount.value <= 0 {
         return Err(ApiError::invalid("amount.value", "must be above 0"));
     }
-    let now = state.clock.unix();
-    let payment_id = uuid::Uuid::new_v4();
-    let uuid = payment_id.to_string();
-    // A collection under the stored mandate: its own EndToEndId, the mandate's reference.
-    let sepa = source.payment_method == "sepa_dd";
-    let (status, reason, provider_id) =
-        match state
-            .connector
-            .charge_stored(&source.provider_reference, &uuid, amount)
-        {
-            ChargeOutcome::Succeeded {
-                provider_payment_id,
-            } => ("succeeded", None, provider_payment_id),
-            ChargeOutcome::Failed {
-                provider_payment_id,
-                reason,
-            } => ("failed", Some(reason.to_owned()), provider_payment_id),
-            // A stored direct debit mandate: collected later, like any direct debit.
-            ChargeOutcome::Pending {
-                provider_payment_id,
-                ..
-            } => ("pending", None, provider_payment_id),
-        };
-    let payment = Payment {
-        uuid,
-        created: now,
-        organisation_uuid: source.organisation_uuid.clone(),
-        account_uuid: source.account_uuid.clone(),
-        test_mode: source.test_mode,
-        payment_method: source.payment_method.clone(),
-        profile: source.profile.clone(),
-        payment_provider: source.payment_provider.clone(),
-        provider_payment_id: Some(provider_id),
-        status: status.to_owned(),
-        status_reason: reason,
-        amount,
-        refunded_amount: Money {
-            value: 0,
-            currency: amount.currency,
+    let payment = super::charge::recharge(
+        &state,
+        &source,
+        super::charge::Charge {
+            amount,
+            subscription_uuid: body
+                .0
+                .get("subscription_uuid")
+                .and_then(|v| v.as_str())
+                .map(str::to_owned),
+            charge_attempt_uuid: None,
+            custom_parameters: body
+                .0
+                .get("custom_parameters")
+                .cloned()
+                .filter(|v| v.is_object())
+                .unwrap_or_else(|| json!({})),
         },
-        refunds: Vec::new(),
-        supporter_uuid: source.supporter_uuid.clone(),
-        supporter: None,
-        payment_information: source.payment_information.clone(),
-        created_payment_source_uuid: None,
-        subscription_uuid: body
-            .0
-            .get("subscription_uuid")
-            .and_then(|v| v.as_str())
-            .map(str::to_owned),
-        subscription: None,
-        custom_parameters: body
-            .0
-            .get("custom_parameters")
-            .cloned()
-            .filter(|v| v.is_object())
-            .unwrap_or_else(|| json!({})),
-        locale: None,
-        return_url: None,
-        action: None,
-        end_to_end_id: sepa.then(|| format!("CF{}", payment_id.simple())),
-        mandate_reference: source
-            .payment_information
-            .get("mandate_reference")
-            .and_then(|v| v.as_str())
-            .map(str::to_owned),
-    };
+    );
     let st = state.clone();
     let body = state
         .store

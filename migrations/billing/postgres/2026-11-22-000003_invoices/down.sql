@@ -1,0 +1,2 @@
+DROP TABLE charge_attempts;
+DROP TABLE invoices;

@@ -1,0 +1,81 @@
+//! An invoice and a charge attempt, as kept and as answered.
+
+use serde_json::{Map, Value, json};
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Invoice {
+    pub uuid: String,
+    pub subscription_uuid: String,
+    pub organisation_uuid: String,
+    pub account_uuid: String,
+    /// The charge date it bills (`YYYY-MM-DD`); none for an invoice made by hand.
+    pub period_date: Option<String>,
+    /// When it fell due (local midnight of its charge date, or its creation).
+    pub due_date: i64,
+    /// open, paid or cancelled.
+    pub status: String,
+    /// pending, paid, failed or manual.
+    pub status_reason: String,
+    pub amount: i64,
+    pub refunded_amount: i64,
+    pub currency: String,
+    pub next_attempt_date: Option<i64>,
+    pub failed_payment_attempts: i32,
+    pub is_manually_created: bool,
+    pub custom_parameters: Map<String, Value>,
+    pub service_parameters: Value,
+    pub created: i64,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct ChargeAttempt {
+    pub uuid: String,
+    pub invoice_uuid: String,
+    pub subscription_uuid: String,
+    /// pending, succeeded or failed.
+    pub status: String,
+    pub status_reason: Option<String>,
+    pub payment_uuid: Option<String>,
+    pub created: i64,
+}
+
+impl ChargeAttempt {
+    pub fn summary(&self) -> Value {
+        json!({"uuid": self.uuid, "status": self.status, "created": self.created})
+    }
+
+    /// The single form, with its invoice (and, when given, its subscription).
+    pub fn render(&self, invoice: &Invoice, subscription: Option<Value>) -> Value {
+        json!({
+            "uuid": self.uuid,
+            "created": self.created,
+            "status": self.status,
+            "status_reason": self.status_reason,
+            "payment_uuid": self.payment_uuid,
+            "invoice": invoice.render(&[]),
+            "subscription": subscription.unwrap_or_else(|| json!({"uuid": self.subscription_uuid})),
+        })
+    }
+}
+
+impl Invoice {
+    pub fn render(&self, attempts: &[ChargeAttempt]) -> Value {
+        json!({
+            "uuid": self.uuid,
+            "subscription": {"uuid": self.subscription_uuid},
+            "created": self.created,
+            "due_date": self.due_date,
+            "status": self.status,
+            "status_reason": self.status_reason,
+            "amount": self.amount,
+            "refunded_amount": self.refunded_amount,
+            "currency": self.currency,
+            "next_attempt_date": self.next_attempt_date,
+            "failed_payment_attempts": self.failed_payment_attempts,
+            "is_manually_created": self.is_manually_created,
+            "charge_attempts": attempts.iter().map(ChargeAttempt::summary).collect::<Vec<_>>(),
+            "custom_parameters": self.custom_parameters,
+            "service_parameters": self.service_parameters,
+        })
+    }
+}

@@ -1,0 +1,145 @@
+//! What a charge attempt's payment did, as payments announces it (`payment_gateway.payment.*`
+//! with `charge_attempt_uuid`): the attempt ends, and the invoice is paid, retried later or
+//! given up; after too many invoices given up in a row, the subscription is cancelled
+//! (docs/billing.md). Applied once per event, in one transaction.
+
+use coffer_events::catalogue::{
+    CHARGE_ATTEMPT_FAILED, CHARGE_ATTEMPT_SUCCEEDED, INVOICE_CANCELLED, INVOICE_PAID,
+    SUBSCRIPTION_CANCELLED,
+};
+use coffer_events::{Event, HandlerError, Outbox};
+use coffer_store::Db;
+
+use super::dunning::{AfterFailure, after_failure};
+use super::store;
+use crate::announce::announce;
+use crate::plans::domain::{GLOBAL_UUID, global};
+use crate::schedule::{due_instant, local_date};
+use crate::subscriptions::{state, store as subscriptions};
+
+pub fn apply(
+    db: &mut Db<'_>,
+    outbox: &Outbox,
+    now: i64,
+    event: &Event,
+) -> Result<(), HandlerError> {
+    let Some(attempt_uuid) = event.data["charge_attempt_uuid"].as_str() else {
+        return Ok(());
+    };
+    let succeeded = event.name.ends_with(".payment.succeeded");
+    let failed =
+        event.name.ends_with(".payment.failed") || event.name.ends_with(".payment.cancelled");
+    if !succeeded && !failed {
+        return Ok(());
+    }
+    let Some(attempt) = store::find_attempt(db, attempt_uuid)? else {
+        return Ok(());
+    };
+    let payment = event.object_uuid.to_string();
+    let reason = event.data["status_reason"].as_str();
+    let status = if succeeded { "succeeded" } else { "failed" };
+    if !store::finish_attempt(db, &attempt.uuid, status, reason, &payment, now)? {
+        return Ok(());
+    }
+    let Some(mut invoice) = store::find_invoice(db, &attempt.invoice_uuid)? else {
+        return Ok(());
+    };
+    let Some(mut s) = subscriptions::find(db, &invoice.subscription_uuid)? else {
+        return Ok(());
+    };
+    let (org, account) = (s.organisation_uuid.clone(), s.account_uuid.clone());
+    let finished = store::find_attempt(db, &attempt.uuid)?.unwrap_or(attempt);
+    let kind = if succeeded {
+        &CHARGE_ATTEMPT_SUCCEEDED
+    } else {
+        &CHARGE_ATTEMPT_FAILED
+    };
+    announce(
+        db,
+        outbox,
+        kind,
+        (&finished.uuid, &org, &account),
+        finished.render(&invoice, None),
+        None,
+    )?;
+    // An invoice closed by hand meanwhile keeps what it was closed as.
+    if invoice.status != "open" {
+        return Ok(());
+    }
+    let subscription_status = s.status.clone();
+    if succeeded {
+        invoice.status = "paid".into();
+        invoice.status_reason = "paid".into();
+        invoice.next_attempt_date = None;
+        s.consecutive_failed_invoices = 0;
+    } else {
+        invoice.failed_payment_attempts += 1;
+        let plan = if s.plan_uuid == GLOBAL_UUID {
+            global()
+        } else {
+            crate::plans::store::find(db, &s.plan_uuid)?.unwrap_or_else(global)
+        };
+        let due = local_date(s.zone, invoice.due_date);
+        let failed_so_far = u32::try_from(invoice.failed_payment_attempts).unwrap_or(u32::MAX);
+        let in_a_row = u32::try_from(s.consecutive_failed_invoices).unwrap_or(0);
+        match after_failure(&plan.dunning_configuration, due, failed_so_far, in_a_row) {
+            AfterFailure::RetryOn(date) => {
+                invoice.next_attempt_date = Some(due_instant(s.zone, date).max(now))
+            }
+            AfterFailure::GiveUp {
+                cancel_subscription,
+            } => {
+                invoice.status = "cancelled".into();
+                invoice.status_reason = "failed".into();
+                invoice.next_attempt_date = None;
+                s.consecutive_failed_invoices += 1;
+                if cancel_subscription {
+                    // Dunning's last word: already cancelled (by hand) stays as it is.
+                    let _ = state::cancel(&mut s, now);
+                }
+            }
+        }
+    }
+    if !store::save_invoice(db, &invoice, "open", now)? {
+        return Err(HandlerError::Transient(
+            "the invoice changed meanwhile".into(),
+        ));
+    }
+    let attempts = store::attempts_of(db, &invoice.uuid)?;
+    match invoice.status.as_str() {
+        "paid" => announce(
+            db,
+            outbox,
+            &INVOICE_PAID,
+            (&invoice.uuid, &org, &account),
+            invoice.render(&attempts),
+            None,
+        )?,
+        "cancelled" => announce(
+            db,
+            outbox,
+            &INVOICE_CANCELLED,
+            (&invoice.uuid, &org, &account),
+            invoice.render(&attempts),
+            None,
+        )?,
+        _ => {}
+    }
+    if !subscriptions::save(db, &s, &subscription_status, now)? {
+        return Err(HandlerError::Transient(
+            "the subscription changed meanwhile".into(),
+        ));
+    }
+    if s.status == "cancelled" && subscription_status != "cancelled" {
+        let body = subscriptions::rendered(db, &s)?;
+        announce(
+            db,
+            outbox,
+            &SUBSCRIPTION_CANCELLED,
+            (&s.uuid, &org, &account),
+            body,
+            None,
+        )?;
+    }
+    Ok(())
+}

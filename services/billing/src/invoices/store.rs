@@ -1,0 +1,215 @@
+use coffer_store::{Db, db_run};
+use diesel::prelude::*;
+use diesel::result::Error as DieselError;
+
+use super::record::{ChargeAttempt, Invoice};
+use crate::schema::{charge_attempts::dsl as a, invoices::dsl as i};
+
+#[derive(Debug, Clone, Queryable, Selectable, Insertable, AsChangeset)]
+#[diesel(table_name = crate::schema::invoices, treat_none_as_null = true)]
+struct InvoiceRow {
+    uuid: String,
+    subscription_uuid: String,
+    organisation_uuid: String,
+    account_uuid: String,
+    period_date: Option<String>,
+    due_date: i64,
+    status: String,
+    status_reason: String,
+    amount: i64,
+    refunded_amount: i64,
+    currency: String,
+    next_attempt_date: Option<i64>,
+    failed_payment_attempts: i32,
+    is_manually_created: bool,
+    custom_parameters: String,
+    service_parameters: String,
+    created: i64,
+    updated: i64,
+}
+
+#[derive(Debug, Clone, Queryable, Selectable, Insertable)]
+#[diesel(table_name = crate::schema::charge_attempts)]
+struct AttemptRow {
+    uuid: String,
+    invoice_uuid: String,
+    subscription_uuid: String,
+    status: String,
+    status_reason: Option<String>,
+    payment_uuid: Option<String>,
+    created: i64,
+    updated: i64,
+}
+
+fn json<T: serde::de::DeserializeOwned>(text: &str) -> QueryResult<T> {
+    serde_json::from_str(text).map_err(|e| DieselError::DeserializationError(Box::new(e)))
+}
+
+impl InvoiceRow {
+    fn of(x: &Invoice, updated: i64) -> Self {
+        InvoiceRow {
+            uuid: x.uuid.clone(),
+            subscription_uuid: x.subscription_uuid.clone(),
+            organisation_uuid: x.organisation_uuid.clone(),
+            account_uuid: x.account_uuid.clone(),
+            period_date: x.period_date.clone(),
+            due_date: x.due_date,
+            status: x.status.clone(),
+            status_reason: x.status_reason.clone(),
+            amount: x.amount,
+            refunded_amount: x.refunded_amount,
+            currency: x.currency.clone(),
+            next_attempt_date: x.next_attempt_date,
+            failed_payment_attempts: x.failed_payment_attempts,
+            is_manually_created: x.is_manually_created,
+            custom_parameters: serde_json::Value::Object(x.custom_parameters.clone()).to_string(),
+            service_parameters: x.service_parameters.to_string(),
+            created: x.created,
+            updated,
+        }
+    }
+
+    fn into_invoice(self) -> QueryResult<Invoice> {
+        Ok(Invoice {
+            custom_parameters: json(&self.custom_parameters)?,
+            service_parameters: json(&self.service_parameters)?,
+            uuid: self.uuid,
+            subscription_uuid: self.subscription_uuid,
+            organisation_uuid: self.organisation_uuid,
+            account_uuid: self.account_uuid,
+            period_date: self.period_date,
+            due_date: self.due_date,
+            status: self.status,
+            status_reason: self.status_reason,
+            amount: self.amount,
+            refunded_amount: self.refunded_amount,
+            currency: self.currency,
+            next_attempt_date: self.next_attempt_date,
+            failed_payment_attempts: self.failed_payment_attempts,
+            is_manually_created: self.is_manually_created,
+            created: self.created,
+        })
+    }
+}
+
+impl AttemptRow {
+    fn into_attempt(self) -> ChargeAttempt {
+        ChargeAttempt {
+            uuid: self.uuid,
+            invoice_uuid: self.invoice_uuid,
+            subscription_uuid: self.subscription_uuid,
+            status: self.status,
+            status_reason: self.status_reason,
+            payment_uuid: self.payment_uuid,
+            created: self.created,
+        }
+    }
+}
+
+/// False when the subscription already has an invoice for that charge date.
+pub fn insert_invoice(db: &mut Db<'_>, x: &Invoice) -> QueryResult<bool> {
+    let row = InvoiceRow::of(x, x.created);
+    let n = db_run!(db: {
+        diesel::insert_into(i::invoices).values(&row).on_conflict_do_nothing().execute(db)
+    })?;
+    Ok(n == 1)
+}
+
+/// Writes `x` over the stored invoice if it is still `expected`; false otherwise.
+pub fn save_invoice(db: &mut Db<'_>, x: &Invoice, expected: &str, now: i64) -> QueryResult<bool> {
+    let row = InvoiceRow::of(x, now);
+    let n = db_run!(db: {
+        diesel::update(i::invoices.find(&row.uuid).filter(i::status.eq(expected))).set(&row).execute(db)
+    })?;
+    Ok(n == 1)
+}
+
+pub fn find_invoice(db: &mut Db<'_>, uuid: &str) -> QueryResult<Option<Invoice>> {
+    let row: Option<InvoiceRow> = db_run!(db: {
+        i::invoices.find(uuid).select(InvoiceRow::as_select()).first(db).optional()
+    })?;
+    row.map(InvoiceRow::into_invoice).transpose()
+}
+
+pub fn invoices_of(db: &mut Db<'_>, subscription: &str) -> QueryResult<Vec<Invoice>> {
+    let rows: Vec<InvoiceRow> = db_run!(db: {
+        i::invoices
+            .filter(i::subscription_uuid.eq(subscription))
+            .order((i::due_date, i::created, i::uuid))
+            .select(InvoiceRow::as_select())
+            .load(db)
+    })?;
+    rows.into_iter().map(InvoiceRow::into_invoice).collect()
+}
+
+/// Open invoices whose next try is due, oldest first.
+pub fn due_retries(db: &mut Db<'_>, now: i64, limit: i64) -> QueryResult<Vec<String>> {
+    db_run!(db: {
+        i::invoices
+            .filter(i::status.eq("open"))
+            .filter(i::next_attempt_date.le(now))
+            .order(i::next_attempt_date)
+            .limit(limit)
+            .select(i::uuid)
+            .load(db)
+    })
+}
+
+/// False when the invoice already has a pending attempt (the partial unique index says so,
+/// however many requests race).
+pub fn insert_attempt(db: &mut Db<'_>, x: &ChargeAttempt) -> QueryResult<bool> {
+    let row = AttemptRow {
+        uuid: x.uuid.clone(),
+        invoice_uuid: x.invoice_uuid.clone(),
+        subscription_uuid: x.subscription_uuid.clone(),
+        status: x.status.clone(),
+        status_reason: x.status_reason.clone(),
+        payment_uuid: x.payment_uuid.clone(),
+        created: x.created,
+        updated: x.created,
+    };
+    let n = db_run!(db: {
+        diesel::insert_into(a::charge_attempts).values(&row).on_conflict_do_nothing().execute(db)
+    })?;
+    Ok(n == 1)
+}
+
+pub fn attempts_of(db: &mut Db<'_>, invoice: &str) -> QueryResult<Vec<ChargeAttempt>> {
+    let rows: Vec<AttemptRow> = db_run!(db: {
+        a::charge_attempts
+            .filter(a::invoice_uuid.eq(invoice))
+            .order((a::created, a::uuid))
+            .select(AttemptRow::as_select())
+            .load(db)
+    })?;
+    Ok(rows.into_iter().map(AttemptRow::into_attempt).collect())
+}
+
+pub fn find_attempt(db: &mut Db<'_>, uuid: &str) -> QueryResult<Option<ChargeAttempt>> {
+    let row: Option<AttemptRow> = db_run!(db: {
+        a::charge_attempts.find(uuid).select(AttemptRow::as_select()).first(db).optional()
+    })?;
+    Ok(row.map(AttemptRow::into_attempt))
+}
+
+/// Ends a pending attempt; false when it had ended already (a redelivered result).
+pub fn finish_attempt(
+    db: &mut Db<'_>,
+    uuid: &str,
+    status: &str,
+    reason: Option<&str>,
+    payment: &str,
+    now: i64,
+) -> QueryResult<bool> {
+    let n = db_run!(db: {
+        diesel::update(a::charge_attempts.find(uuid).filter(a::status.eq("pending")))
+            .set((
+                a::status.eq(status),
+                a::status_reason.eq(reason),
+                a::payment_uuid.eq(payment),
+                a::updated.eq(now),
+            ))
+            .execute(db)
+    })?;
+    Ok(n == 1)
+}

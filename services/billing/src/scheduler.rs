@@ -1,0 +1,204 @@
+//! The scheduler: every few seconds it invoices the subscriptions that fell due and
+//! starts their charge attempts, retries invoices whose next try has come, and ends
+//! suspensions. Several replicas may run it at once: on PostgreSQL each claims its rows
+//! with `FOR UPDATE SKIP LOCKED`, and a unique index allows one invoice per charge date, so
+//! no charge date is invoiced twice.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use coffer_events::Outbox;
+use coffer_events::catalogue::{SUBSCRIPTION_ACTIVATED, SUBSCRIPTION_ENDED};
+use coffer_model::clock::Clock;
+use coffer_store::{Backend, Db, Store, StoreError, db_run};
+use diesel::prelude::*;
+use diesel::sql_types::Text;
+
+use crate::announce::announce;
+use crate::invoices::{charging, store as invoices};
+use crate::schedule::{Schedule, due_instant, local_date};
+use crate::subscriptions::record::Subscription;
+use crate::subscriptions::store as subscriptions;
+
+/// Subscriptions (or invoices) handled per transaction.
+const BATCH: i64 = 200;
+
+#[derive(QueryableByName)]
+struct Id {
+    #[diesel(sql_type = Text)]
+    uuid: String,
+}
+
+/// The next batch of rows `sql` selects, claimed for this transaction on PostgreSQL.
+/// `sql` may use `$1` for `now`.
+fn claim(tx: &mut Db<'_>, sql: &str, now: Option<i64>) -> QueryResult<Vec<String>> {
+    let lock = match tx.backend() {
+        Backend::Postgres => " FOR UPDATE SKIP LOCKED",
+        Backend::Sqlite => "",
+    };
+    let sql = format!("{sql} LIMIT {BATCH}{lock}");
+    let ids: Vec<Id> = db_run!(tx: {
+        let mut q = diesel::sql_query(&sql).into_boxed();
+        if let Some(now) = now {
+            q = q.bind::<diesel::sql_types::BigInt, _>(now);
+        }
+        q.load(tx)
+    })?;
+    Ok(ids.into_iter().map(|i| i.uuid).collect())
+}
+
+/// Invoices every charge date of `s` that has come, in order; skips those inside a
+/// suspension, resumes at its end, and ends the subscription after `planned_end`.
+fn catch_up(tx: &mut Db<'_>, outbox: &Outbox, s: &mut Subscription, now: i64) -> QueryResult<()> {
+    let (org, account) = (s.organisation_uuid.clone(), s.account_uuid.clone());
+    while let Some(due) = s.next_due_date.filter(|d| *d <= now) {
+        let period = local_date(s.zone, due);
+        if s.planned_end.is_some_and(|end| period > end) {
+            s.status = "ended".into();
+            s.ended_at = Some(now);
+            s.next_due_date = None;
+            let body = subscriptions::rendered(tx, s)?;
+            announce(
+                tx,
+                outbox,
+                &SUBSCRIPTION_ENDED,
+                (&s.uuid, &org, &account),
+                body,
+                None,
+            )?;
+            break;
+        }
+        let mut skip = false;
+        if s.status == "suspended" {
+            if s.suspension_end.is_some_and(|end| period >= end) {
+                resume(tx, outbox, s)?;
+            } else if s.suspension_start.is_some_and(|start| period >= start) {
+                skip = true;
+            }
+        }
+        if !skip {
+            let invoice = charging::draft(s, Some(period.format("%Y-%m-%d").to_string()), due, now);
+            if charging::open(tx, outbox, &invoice, None)? {
+                let body = subscriptions::rendered(tx, s)?;
+                charging::start(tx, outbox, s, body, &invoice, now, None)?;
+            }
+        }
+        let schedule = Schedule {
+            interval: s.interval.clone(),
+            anchor: s.anchor_date,
+        };
+        s.next_due_date = schedule.after(period).map(|d| due_instant(s.zone, d));
+    }
+    Ok(())
+}
+
+/// A suspension that has reached its end: active again, announced.
+fn resume(tx: &mut Db<'_>, outbox: &Outbox, s: &mut Subscription) -> QueryResult<()> {
+    s.status = "active".into();
+    s.suspension_start = None;
+    s.suspension_end = None;
+    let body = subscriptions::rendered(tx, s)?;
+    let (org, account) = (s.organisation_uuid.clone(), s.account_uuid.clone());
+    announce(
+        tx,
+        outbox,
+        &SUBSCRIPTION_ACTIVATED,
+        (&s.uuid, &org, &account),
+        body,
+        None,
+    )
+}
+
+/// One pass; how many subscriptions and invoices it handled.
+pub fn tick(db: &mut Db<'_>, outbox: &Outbox, now: i64) -> QueryResult<usize> {
+    let mut handled = 0;
+    loop {
+        let n = db.write_tx(|tx| {
+            let due = claim(
+                tx,
+                "SELECT uuid FROM subscriptions WHERE status IN ('active', 'suspended') \
+                 AND next_due_date <= $1 ORDER BY next_due_date",
+                Some(now),
+            )?;
+            for uuid in &due {
+                let Some(mut s) = subscriptions::find(tx, uuid)? else {
+                    continue;
+                };
+                let before = s.status.clone();
+                catch_up(tx, outbox, &mut s, now)?;
+                subscriptions::save(tx, &s, &before, now)?;
+            }
+            Ok::<_, diesel::result::Error>(due.len())
+        })?;
+        handled += n;
+        if n < usize::try_from(BATCH).unwrap_or(usize::MAX) {
+            break;
+        }
+    }
+    // Retries whose day has come.
+    handled += db.write_tx(|tx| {
+        let due = claim(
+            tx,
+            "SELECT uuid FROM invoices WHERE status = 'open' AND next_attempt_date <= $1 \
+             ORDER BY next_attempt_date",
+            Some(now),
+        )?;
+        for uuid in &due {
+            let Some(mut invoice) = invoices::find_invoice(tx, uuid)? else {
+                continue;
+            };
+            let Some(s) = subscriptions::find(tx, &invoice.subscription_uuid)? else {
+                continue;
+            };
+            let body = subscriptions::rendered(tx, &s)?;
+            charging::start(tx, outbox, &s, body, &invoice, now, None)?;
+            invoice.next_attempt_date = None;
+            invoices::save_invoice(tx, &invoice, "open", now)?;
+        }
+        Ok::<_, diesel::result::Error>(due.len())
+    })?;
+    // Suspensions that ended between charge dates.
+    handled += db.write_tx(|tx| {
+        let suspended = claim(
+            tx,
+            "SELECT uuid FROM subscriptions WHERE status = 'suspended' \
+             AND suspension_end IS NOT NULL",
+            None,
+        )?;
+        let mut resumed = 0;
+        for uuid in &suspended {
+            let Some(mut s) = subscriptions::find(tx, uuid)? else {
+                continue;
+            };
+            let today = local_date(s.zone, now);
+            if s.suspension_end.is_some_and(|end| end <= today) {
+                resume(tx, outbox, &mut s)?;
+                subscriptions::save(tx, &s, "suspended", now)?;
+                resumed += 1;
+            }
+        }
+        Ok::<_, diesel::result::Error>(resumed)
+    })?;
+    Ok(handled)
+}
+
+/// Runs [`tick`] every `every`, for as long as the service runs.
+pub async fn run_forever(store: Store, outbox: Outbox, clock: Arc<dyn Clock>, every: Duration) {
+    let mut ticks = tokio::time::interval(every);
+    ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        ticks.tick().await;
+        let (out, now) = (outbox.clone(), clock.unix());
+        match store
+            .run(move |db| tick(db, &out, now).map_err(StoreError::from))
+            .await
+        {
+            Ok(0) => {}
+            Ok(n) => {
+                tracing::debug!(handled = n, "billing scheduler pass");
+                outbox.committed();
+            }
+            Err(e) => tracing::warn!(error = %e, "billing scheduler pass failed; retrying"),
+        }
+    }
+}

@@ -1,0 +1,158 @@
+//! Invoices, charge attempts and dunning through HTTP, with payments charging the sources
+//! from billing's events and billing learning the results from payments' events.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod common;
+
+use std::time::Duration;
+
+use common::*;
+use serde_json::{Value, json};
+
+fn subscription(account: &str, source: &str, supporter: &str, status: &str) -> Value {
+    json!({"account_uuid": account, "payment_source_uuid": source, "supporter_uuid": supporter,
+        "test_mode": true, "currency": "CHF", "amount": 1500, "recurring_interval": "monthly",
+        "status": status, "custom_parameters": {"campaign": "winter", "channel": "web"}})
+}
+
+/// Polls `path` until `done` holds, for up to ten seconds.
+async fn until(w: &World, path: &str, token: &str, done: impl Fn(&Value) -> bool) -> Value {
+    for _ in 0..400 {
+        let (status, body) = w.get(path, token).await;
+        if status == 200 && done(&body) {
+            return body;
+        }
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+    panic!("{path} never got there: {}", w.get(path, token).await.1);
+}
+
+coffer_testkit::backend_tests! {
+    async fn a_manual_invoice_is_charged_once_and_closes_as_asked(backend) {
+        let w = billing_world(backend).await;
+        let (org, account, token) = billing_merchant(&w).await;
+        let (source, supporter) = donor(&w, &token, org, &account, "4242424242424242").await;
+        let (_, s, _) = w.post("/subscriptions", &token, &subscription(&account, &source, &supporter, "pending"), None).await;
+        let invoices = format!("/subscriptions/{}/invoices", s["uuid"].as_str().unwrap());
+
+        let (status, invoice, _) = w.post(&invoices, &token, &json!({"custom_parameters": {"channel": "phone"}}), None).await;
+        assert_eq!(status, 201, "{invoice}");
+        assert_eq!(invoice["status"], "open");
+        assert_eq!(invoice["status_reason"], "pending");
+        assert_eq!(invoice["is_manually_created"], true);
+        assert_eq!(invoice["amount"], 1500, "the subscription's amount");
+        assert_eq!(invoice["custom_parameters"], json!({"campaign": "winter", "channel": "phone"}));
+        let path = format!("{invoices}/{}", invoice["uuid"].as_str().unwrap());
+
+        // A hundred concurrent attempts: exactly one is made.
+        let requests: Vec<_> = (0..100)
+            .map(|_| {
+                let (http, url, token) = (w.app.http.clone(), w.app.url(&format!("{path}/charge-attempts")), token.clone());
+                tokio::spawn(async move { http.post(url).bearer_auth(token).send().await.unwrap().status().as_u16() })
+            })
+            .collect();
+        let mut statuses = Vec::new();
+        for r in requests {
+            statuses.push(r.await.unwrap());
+        }
+        assert_eq!(statuses.iter().filter(|s| **s == 201).count(), 1, "{statuses:?}");
+        assert!(statuses.iter().all(|s| *s == 201 || *s == 409), "{statuses:?}");
+
+        let paid = until(&w, &path, &token, |i| i["status"] == "paid").await;
+        assert_eq!(paid["status_reason"], "paid");
+        assert_eq!(paid["charge_attempts"].as_array().unwrap().len(), 1);
+        assert_eq!(paid["charge_attempts"][0]["status"], "succeeded");
+        assert_eq!(w.post(&format!("{path}/charge-attempts"), &token, &json!({}), None).await.0, 409, "paid already");
+
+        let (status, err, _) = w.post(&format!("{path}/close"), &token, &json!({"status": "refunded"}), None).await;
+        assert_eq!(status, 400);
+        assert_eq!(err["error"]["message"][0]["code"], "the_value_you_selected_is_not_a_valid_choice", "{err}");
+        assert_eq!(w.post(&format!("{path}/close"), &token, &json!({"status": "cancelled"}), None).await.0, 400, "only an open invoice closes");
+
+        // Closed by hand: no charge, and nothing more happens to it.
+        let (_, second, _) = w.post(&invoices, &token, &json!({"amount": 700}), None).await;
+        let second_path = format!("{invoices}/{}", second["uuid"].as_str().unwrap());
+        let (status, closed, _) = w.post(&format!("{second_path}/close"), &token, &json!({"status": "cancelled"}), None).await;
+        assert_eq!(status, 200, "{closed}");
+        assert_eq!(closed["status"], "cancelled");
+        assert_eq!(closed["charge_attempts"], json!([]));
+        let (_, all) = w.get(&invoices, &token).await;
+        assert_eq!(all.as_array().unwrap().len(), 2);
+
+        let other = w.token(w.organisation("Other").await).await;
+        assert_eq!(w.get(&invoices, &other).await.0, 403);
+        assert_eq!(w.get(&path, &other).await.0, 403);
+        assert_eq!(w.post(&invoices, &other, &json!({}), None).await.0, 403);
+        assert_eq!(w.post(&format!("{second_path}/close"), &other, &json!({"status": "paid"}), None).await.0, 403);
+        assert_eq!(w.post(&format!("{path}/charge-attempts"), &other, &json!({}), None).await.0, 403);
+    }
+
+    async fn the_scheduler_invoices_each_month_and_dunning_cancels_after_three_failed_invoices(backend) {
+        let w = billing_world(backend).await;
+        let (org, account, token) = billing_merchant(&w).await;
+        // Monthly from today (2026-01-01 UTC), paid by a card that is stored but always fails.
+        let (source, supporter) = donor(&w, &token, org, &account, "4000000000000341").await;
+        let (status, s, _) = w.post("/subscriptions", &token, &subscription(&account, &source, &supporter, "active"), None).await;
+        assert_eq!(status, 201, "{s}");
+        let path = format!("/subscriptions/{}", s["uuid"].as_str().unwrap());
+        let invoices = format!("{path}/invoices");
+        let day = |d: i64| coffer_testkit::START_UNIX + d * 86_400;
+        // Due dates 1 January, 1 February, 1 March; retries 2, 4 and 6 days after each.
+        for (n, due) in [(0, 0), (1, 31), (2, 59)] {
+            for (attempt, offset) in [0, 2, 4, 6].into_iter().enumerate() {
+                w.app.clock.set_unix(day(due + offset) + 3600);
+                let token = w.token(org).await;
+                let invoice = until(&w, &invoices, &token, |list| {
+                    list.as_array().unwrap().get(n).is_some_and(|i| {
+                        i["failed_payment_attempts"] == attempt + 1
+                    })
+                })
+                .await[n].clone();
+                assert_eq!(invoice["due_date"], day(due), "invoice {n}");
+                if attempt < 3 {
+                    assert_eq!(invoice["status"], "open");
+                    assert_eq!(invoice["next_attempt_date"], day(due + [2, 4, 6][attempt]), "retry {attempt} of invoice {n}");
+                } else {
+                    assert_eq!(invoice["status"], "cancelled", "after the last retry");
+                    assert_eq!(invoice["status_reason"], "failed");
+                    assert_eq!(invoice["next_attempt_date"], Value::Null);
+                }
+            }
+            let token = w.token(org).await;
+            let now = w.get(&path, &token).await.1;
+            assert_eq!(now["consecutive_failed_invoices"], n + 1);
+            if n < 2 {
+                assert_eq!(now["subscription_status"], "active");
+            } else {
+                assert_eq!(now["subscription_status"], "cancelled", "the plan's limit of three");
+            }
+        }
+        // Cancelled: the clock moving on makes nothing more.
+        w.app.clock.set_unix(day(120));
+        tokio::time::sleep(Duration::from_millis(400)).await;
+        let token = w.token(org).await;
+        assert_eq!(w.get(&invoices, &token).await.1.as_array().unwrap().len(), 3);
+    }
+
+    async fn a_paying_subscription_is_invoiced_once_per_charge_date(backend) {
+        let w = billing_world(backend).await;
+        let (org, account, token) = billing_merchant(&w).await;
+        let (source, supporter) = donor(&w, &token, org, &account, "4242424242424242").await;
+        let (_, s, _) = w.post("/subscriptions", &token, &subscription(&account, &source, &supporter, "active"), None).await;
+        let invoices = format!("/subscriptions/{}/invoices", s["uuid"].as_str().unwrap());
+        let paid = until(&w, &invoices, &token, |l| l.as_array().unwrap().len() == 1 && l[0]["status"] == "paid").await;
+        assert_eq!(paid[0]["is_manually_created"], false);
+        assert_eq!(paid[0]["custom_parameters"], json!({"campaign": "winter", "channel": "web"}));
+        // Three months later, three more invoices, each paid; never two for one date.
+        w.app.clock.set_unix(coffer_testkit::START_UNIX + 90 * 86_400);
+        let token = w.token(org).await;
+        let all = until(&w, &invoices, &token, |l| {
+            l.as_array().unwrap().len() == 4 && l.as_array().unwrap().iter().all(|i| i["status"] == "paid")
+        })
+        .await;
+        let dues: Vec<i64> = all.as_array().unwrap().iter().map(|i| i["due_date"].as_i64().unwrap()).collect();
+        assert_eq!(dues, [1_767_225_600, 1_769_904_000, 1_772_323_200, 1_775_001_600]);
+        let now = w.get(&format!("/subscriptions/{}", s["uuid"].as_str().unwrap()), &token).await.1;
+        assert_eq!(now["next_due_date"], 1_777_593_600, "1 May");
+    }
+}

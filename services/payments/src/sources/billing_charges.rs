@@ -1,0 +1,82 @@
+//! Billing's charge attempts, as payments receives them: `subscriptions.charge_attempt.created`
+//! names the payment source, the amount and the attempt; payments charges the source and
+//! announces the payment (with `charge_attempt_uuid`) as for any other, which is how billing
+//! learns the result. Applied once per event (the consumer's inbox), in one transaction with
+//! the payment.
+
+use actix_web::web;
+use coffer_events::{Event, Handler, HandlerError, TraceContext};
+use coffer_model::money::Money;
+use coffer_store::Db;
+use serde_json::json;
+
+use super::charge::{Charge, recharge};
+use super::store as sources;
+use crate::PaymentsState;
+use crate::payments::routes::announce;
+use crate::payments::store as payments;
+
+pub struct BillingCharges {
+    pub(crate) state: web::Data<PaymentsState>,
+}
+
+fn field<'a>(event: &'a Event, path: &str) -> Result<&'a str, HandlerError> {
+    event
+        .data
+        .pointer(path)
+        .and_then(|v| v.as_str())
+        .ok_or_else(|| HandlerError::Permanent(format!("{} has no {path}", event.name)))
+}
+
+impl Handler for BillingCharges {
+    fn handle(&self, db: &mut Db<'_>, event: &Event) -> Result<(), HandlerError> {
+        if event.object != "charge_attempt" || !event.name.ends_with(".created") {
+            return Ok(());
+        }
+        let attempt = event.object_uuid.to_string();
+        if payments::find_by_charge_attempt(db, &attempt)?.is_some() {
+            return Ok(());
+        }
+        let source_uuid = field(event, "/subscription/payment_source_uuid")?;
+        let amount = Money::from_json(
+            "amount",
+            &json!({
+                "value": event.data.pointer("/invoice/amount").cloned().unwrap_or_default(),
+                "currency": field(event, "/invoice/currency")?,
+            }),
+        )
+        .map_err(|e| HandlerError::Permanent(format!("{}: {e:?}", event.name)))?;
+        let subscription = field(event, "/subscription/uuid")?.to_owned();
+        let custom = event
+            .data
+            .pointer("/invoice/custom_parameters")
+            .cloned()
+            .filter(|v| v.is_object())
+            .unwrap_or_else(|| json!({}));
+        let Some(source) = sources::find(db, source_uuid)? else {
+            return Err(HandlerError::Permanent(format!(
+                "no payment source {source_uuid}"
+            )));
+        };
+        let mut payment = recharge(
+            &self.state,
+            &source,
+            Charge {
+                amount,
+                subscription_uuid: Some(subscription),
+                charge_attempt_uuid: Some(attempt),
+                custom_parameters: custom,
+            },
+        );
+        // A source that can no longer be charged fails the attempt rather than the event.
+        if source.status != "active" {
+            payment.status = "failed".into();
+            payment.status_reason = Some("payment_source_not_active".into());
+        }
+        payments::insert(db, &payment)?;
+        let trace = TraceContext::new_root();
+        announce(db, &self.state, &payment, None, &trace)
+            .map_err(|_| HandlerError::Transient("announcing the payment failed".into()))?;
+        Ok(())
+    }
+}

@@ -1,0 +1,81 @@
+//! Charging a stored payment source again: for billing's charge attempts (as events, see
+//! billing_charges.rs) and for a platform caller's `POST /payment-sources/{uuid}/charges`.
+
+use coffer_model::money::Money;
+use serde_json::Value;
+
+use super::store::Source;
+use crate::PaymentsState;
+use crate::connectors::ChargeOutcome;
+use crate::payments::record::Payment;
+
+pub(crate) struct Charge {
+    pub amount: Money,
+    pub subscription_uuid: Option<String>,
+    pub charge_attempt_uuid: Option<String>,
+    pub custom_parameters: Value,
+}
+
+/// Asks the provider to charge `source` and gives the payment that records the outcome
+/// (not yet stored).
+pub(crate) fn recharge(state: &PaymentsState, source: &Source, charge: Charge) -> Payment {
+    let now = state.clock.unix();
+    let payment_id = uuid::Uuid::new_v4();
+    let uuid = payment_id.to_string();
+    // A collection under a stored mandate: its own EndToEndId, the mandate's reference.
+    let sepa = source.payment_method == "sepa_dd";
+    let (status, reason, provider_id) =
+        match state
+            .connector
+            .charge_stored(&source.provider_reference, &uuid, charge.amount)
+        {
+            ChargeOutcome::Succeeded {
+                provider_payment_id,
+            } => ("succeeded", None, provider_payment_id),
+            ChargeOutcome::Failed {
+                provider_payment_id,
+                reason,
+            } => ("failed", Some(reason.to_owned()), provider_payment_id),
+            // A direct debit is collected later, like any direct debit.
+            ChargeOutcome::Pending {
+                provider_payment_id,
+                ..
+            } => ("pending", None, provider_payment_id),
+        };
+    Payment {
+        uuid,
+        created: now,
+        organisation_uuid: source.organisation_uuid.clone(),
+        account_uuid: source.account_uuid.clone(),
+        test_mode: source.test_mode,
+        payment_method: source.payment_method.clone(),
+        profile: source.profile.clone(),
+        payment_provider: source.payment_provider.clone(),
+        provider_payment_id: Some(provider_id),
+        status: status.to_owned(),
+        status_reason: reason,
+        amount: charge.amount,
+        refunded_amount: Money {
+            value: 0,
+            currency: charge.amount.currency,
+        },
+        refunds: Vec::new(),
+        supporter_uuid: source.supporter_uuid.clone(),
+        supporter: None,
+        payment_information: source.payment_information.clone(),
+        created_payment_source_uuid: None,
+        subscription_uuid: charge.subscription_uuid,
+        subscription: None,
+        custom_parameters: charge.custom_parameters,
+        locale: None,
+        return_url: None,
+        action: None,
+        end_to_end_id: sepa.then(|| format!("CF{}", payment_id.simple())),
+        mandate_reference: source
+            .payment_information
+            .get("mandate_reference")
+            .and_then(|v| v.as_str())
+            .map(str::to_owned),
+        charge_attempt_uuid: charge.charge_attempt_uuid,
+    }
+}

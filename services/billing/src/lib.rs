@@ -9,6 +9,7 @@ pub mod schedule;
 pub mod scheduler;
 mod schema;
 pub mod subscriptions;
+pub mod test_clocks;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -119,6 +120,7 @@ impl Module for Billing {
         plans::routes::configure(cfg);
         subscriptions::routes::configure(cfg);
         invoices::routes::configure(cfg);
+        test_clocks::routes::configure(cfg);
     }
 
     fn ready(&self) -> ReadyFuture<'_> {
@@ -138,6 +140,11 @@ impl Module for Billing {
         vec![
             tokio::spawn(Arc::clone(&self.state.relay).run()),
             tokio::spawn(Arc::clone(&self.state.replica).run_forever()),
+            tokio::spawn(resume_advancing(
+                self.state.store.clone(),
+                self.state.outbox.clone(),
+                Arc::clone(&self.state.clock),
+            )),
             tokio::spawn(scheduler::run_forever(
                 self.state.store.clone(),
                 self.state.outbox.clone(),
@@ -145,5 +152,27 @@ impl Module for Billing {
                 self.state.scheduler_every,
             )),
         ]
+    }
+}
+
+/// Finishes the advances of test clocks a stopped process left half-way.
+async fn resume_advancing(store: Store, outbox: Outbox, clock: Arc<dyn Clock>) {
+    let clocks = match store.query(test_clocks::store::advancing).await {
+        Ok(clocks) => clocks,
+        Err(e) => {
+            tracing::warn!(error = %e, "cannot list advancing test clocks");
+            return;
+        }
+    };
+    for test_clock in clocks {
+        let run = test_clocks::advance::run(
+            store.clone(),
+            outbox.clone(),
+            Arc::clone(&clock),
+            test_clock.uuid,
+        );
+        if let Err(e) = run.await {
+            tracing::warn!(error = %e, "resuming a test clock's advance failed");
+        }
     }
 }

@@ -30,17 +30,39 @@ struct Id {
 }
 
 /// The next batch of rows `sql` selects, claimed for this transaction on PostgreSQL.
-/// `sql` may use `$1` for `now`.
-fn claim(tx: &mut Db<'_>, sql: &str, now: Option<i64>) -> QueryResult<Vec<String>> {
+/// `{now}` in `sql` stands for `now`, and `{scope}` for the subscriptions of the pass: those
+/// on the real clock, or those on one test clock.
+fn claim(
+    tx: &mut Db<'_>,
+    sql: &str,
+    now: Option<i64>,
+    clock: Option<&str>,
+) -> QueryResult<Vec<String>> {
     let lock = match tx.backend() {
         Backend::Postgres => " FOR UPDATE SKIP LOCKED",
         Backend::Sqlite => "",
     };
-    let sql = format!("{sql} LIMIT {BATCH}{lock}");
+    let mut sql = format!("{sql} LIMIT {BATCH}{lock}");
+    let mut n = 0;
+    if now.is_some() {
+        n += 1;
+        sql = sql.replace("{now}", &format!("${n}"));
+    }
+    let scope = match clock {
+        Some(_) => {
+            n += 1;
+            format!("test_clock_uuid = ${n}")
+        }
+        None => "test_clock_uuid IS NULL".to_owned(),
+    };
+    sql = sql.replace("{scope}", &scope);
     let ids: Vec<Id> = db_run!(tx: {
         let mut q = diesel::sql_query(&sql).into_boxed();
         if let Some(now) = now {
             q = q.bind::<diesel::sql_types::BigInt, _>(now);
+        }
+        if let Some(clock) = clock {
+            q = q.bind::<Text, _>(clock.to_owned());
         }
         q.load(tx)
     })?;
@@ -109,16 +131,18 @@ fn resume(tx: &mut Db<'_>, outbox: &Outbox, s: &mut Subscription) -> QueryResult
     )
 }
 
-/// One pass; how many subscriptions and invoices it handled.
-pub fn tick(db: &mut Db<'_>, outbox: &Outbox, now: i64) -> QueryResult<usize> {
+/// One pass over the real clock's subscriptions (`clock` none) or one test clock's;
+/// how many subscriptions and invoices it handled.
+pub fn tick(db: &mut Db<'_>, outbox: &Outbox, now: i64, clock: Option<&str>) -> QueryResult<usize> {
     let mut handled = 0;
     loop {
         let n = db.write_tx(|tx| {
             let due = claim(
                 tx,
                 "SELECT uuid FROM subscriptions WHERE status IN ('active', 'suspended') \
-                 AND next_due_date <= $1 ORDER BY next_due_date",
+                 AND next_due_date <= {now} AND {scope} ORDER BY next_due_date",
                 Some(now),
+                clock,
             )?;
             for uuid in &due {
                 let Some(mut s) = subscriptions::find(tx, uuid)? else {
@@ -139,9 +163,11 @@ pub fn tick(db: &mut Db<'_>, outbox: &Outbox, now: i64) -> QueryResult<usize> {
     handled += db.write_tx(|tx| {
         let due = claim(
             tx,
-            "SELECT uuid FROM invoices WHERE status = 'open' AND next_attempt_date <= $1 \
+            "SELECT uuid FROM invoices WHERE status = 'open' AND next_attempt_date <= {now} \
+             AND subscription_uuid IN (SELECT uuid FROM subscriptions WHERE {scope}) \
              ORDER BY next_attempt_date",
             Some(now),
+            clock,
         )?;
         for uuid in &due {
             let Some(mut invoice) = invoices::find_invoice(tx, uuid)? else {
@@ -162,8 +188,9 @@ pub fn tick(db: &mut Db<'_>, outbox: &Outbox, now: i64) -> QueryResult<usize> {
         let suspended = claim(
             tx,
             "SELECT uuid FROM subscriptions WHERE status = 'suspended' \
-             AND suspension_end IS NOT NULL",
+             AND suspension_end IS NOT NULL AND {scope}",
             None,
+            clock,
         )?;
         let mut resumed = 0;
         for uuid in &suspended {
@@ -190,7 +217,7 @@ pub async fn run_forever(store: Store, outbox: Outbox, clock: Arc<dyn Clock>, ev
         ticks.tick().await;
         let (out, now) = (outbox.clone(), clock.unix());
         match store
-            .run(move |db| tick(db, &out, now).map_err(StoreError::from))
+            .run(move |db| tick(db, &out, now, None).map_err(StoreError::from))
             .await
         {
             Ok(0) => {}

@@ -64,6 +64,7 @@ diesel::table! {
         service_parameters -> Text,
         created -> BigInt,
         updated -> BigInt,
+        test_clock_uuid -> Nullable<Text>,
     }
 }
 
@@ -98,6 +99,18 @@ diesel::table! {
         status -> Text,
         status_reason -> Nullable<Text>,
         payment_uuid -> Nullable<Text>,
+        created -> BigInt,
+        updated -> BigInt,
+    }
+}
+
+diesel::table! {
+    test_clocks (uuid) {
+        uuid -> Text,
+        owner -> Text,
+        frozen_time -> BigInt,
+        target_time -> Nullable<BigInt>,
+        status -> Text,
         created -> BigInt,
         updated -> BigInt,
     }

@@ -47,6 +47,8 @@ pub fn apply(
     let Some(mut s) = subscriptions::find(db, &invoice.subscription_uuid)? else {
         return Ok(());
     };
+    // A subscription on a test clock lives in the clock's time.
+    let now = crate::test_clocks::store::time_of(db, s.test_clock_uuid.as_deref(), now)?;
     let (org, account) = (s.organisation_uuid.clone(), s.account_uuid.clone());
     let finished = store::find_attempt(db, &attempt.uuid)?.unwrap_or(attempt);
     let kind = if succeeded {

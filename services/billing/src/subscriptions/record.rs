@@ -41,6 +41,8 @@ pub struct Subscription {
     pub custom_parameters: Map<String, Value>,
     pub service_parameters: Value,
     pub created: i64,
+    /// A test-mode subscription may live on a test clock instead of the real time.
+    pub test_clock_uuid: Option<String>,
 }
 
 impl Subscription {
@@ -79,6 +81,7 @@ impl Subscription {
             "test_mode": self.test_mode,
             "custom_parameters": self.custom_parameters,
             "service_parameters": self.service_parameters,
+            "test_clock_uuid": self.test_clock_uuid,
         })
     }
 }

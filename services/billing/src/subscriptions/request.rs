@@ -31,6 +31,7 @@ pub struct Fields {
     pub planned_end: Option<Option<NaiveDate>>,
     pub custom_parameters: Option<Map<String, Value>>,
     pub service_parameters: Option<Value>,
+    pub test_clock_uuid: Option<String>,
 }
 
 pub fn date(property: &str, raw: &str) -> Result<NaiveDate, FieldError> {
@@ -97,6 +98,7 @@ pub fn read(body: &Value) -> Result<Fields, Vec<FieldError>> {
         payment_source_uuid: r.uuid("payment_source_uuid").flatten(),
         supporter_uuid: r.uuid("supporter_uuid"),
         plan_uuid: r.uuid("subscription_plan_uuid").flatten(),
+        test_clock_uuid: r.uuid("test_clock_uuid").flatten(),
         planned_effective_from: r.date("planned_effective_from"),
         planned_end: r.date("planned_end"),
         ..Fields::default()
@@ -252,11 +254,17 @@ pub fn require_for_create(f: &Fields) -> Result<(), Vec<FieldError>> {
 
 /// Update Subscription refuses what it cannot change, naming it.
 pub fn refuse_fixed_for_update(body: &Value) -> Result<(), Vec<FieldError>> {
-    let fixed: Vec<FieldError> = ["status", "account_uuid", "test_mode", "currency"]
-        .into_iter()
-        .filter(|k| body.get(*k).is_some())
-        .map(|k| FieldError::not_valid(k, "cannot be changed by an update"))
-        .collect();
+    let fixed: Vec<FieldError> = [
+        "status",
+        "account_uuid",
+        "test_mode",
+        "currency",
+        "test_clock_uuid",
+    ]
+    .into_iter()
+    .filter(|k| body.get(*k).is_some())
+    .map(|k| FieldError::not_valid(k, "cannot be changed by an update"))
+    .collect();
     if fixed.is_empty() { Ok(()) } else { Err(fixed) }
 }
 

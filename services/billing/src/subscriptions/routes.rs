@@ -23,6 +23,7 @@ use crate::plans::domain::GLOBAL_UUID;
 use crate::plans::store as plans;
 use crate::replica::{self, account_organisation};
 use crate::schedule::local_date;
+use crate::test_clocks::store as test_clocks;
 
 pub(crate) fn configure(cfg: &mut web::ServiceConfig) {
     // Shape A, as SPEC.md shows for Update Subscription; the state changes answer in
@@ -198,7 +199,26 @@ async fn create(
         account.parse().map_err(ApiError::internal)?,
         organisation.parse().map_err(ApiError::internal)?,
     )?;
-    let now = state.clock.unix();
+    // A subscription on a test clock lives in the clock's time from its creation on.
+    let now = match &fields.test_clock_uuid {
+        None => state.clock.unix(),
+        Some(uuid) => {
+            if fields.test_mode != Some(true) {
+                return Err(ApiError::invalid(
+                    "test_clock_uuid",
+                    "only a test-mode subscription can live on a test clock",
+                ));
+            }
+            let id = uuid.clone();
+            state
+                .store
+                .query(move |db| test_clocks::find(db, &id))
+                .await?
+                .filter(|c| c.owner == organisation)
+                .ok_or_else(|| ApiError::not_found("Test clock"))?
+                .frozen_time
+        }
+    };
     let (timezone, zone) = fields
         .timezone
         .clone()
@@ -241,6 +261,7 @@ async fn create(
         custom_parameters: serde_json::Map::new(),
         service_parameters: json!({}),
         created: now,
+        test_clock_uuid: fields.test_clock_uuid.clone(),
     };
     let activate = fields.status.as_deref() == Some("active");
     let st = state.clone();
@@ -264,6 +285,15 @@ async fn create(
     .await?;
     state.outbox.committed();
     Ok(response)
+}
+
+/// The time of a subscription: its test clock's, or the real one.
+async fn time_of(state: &BillingState, clock: Option<&str>) -> Result<i64, ApiError> {
+    let (clock, real) = (clock.map(str::to_owned), state.clock.unix());
+    Ok(state
+        .store
+        .query(move |db| test_clocks::time_of(db, clock.as_deref(), real))
+        .await?)
 }
 
 /// A subscription the caller may touch.
@@ -313,7 +343,7 @@ async fn update(
             current.status
         )));
     }
-    let now = state.clock.unix();
+    let now = time_of(&state, current.test_clock_uuid.as_deref()).await?;
     let st = state.clone();
     let body = state
         .store
@@ -372,7 +402,7 @@ async fn change(
     let action = req.path().rsplit('/').next().unwrap_or_default().to_owned();
     let mut s = load(&state, &caller, &path).await?;
     let expected = s.status.clone();
-    let now = state.clock.unix();
+    let now = time_of(&state, s.test_clock_uuid.as_deref()).await?;
     let today = local_date(s.zone, now);
     let kind = match action.as_str() {
         "activate" => {

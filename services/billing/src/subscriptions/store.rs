@@ -39,6 +39,7 @@ struct Row {
     service_parameters: String,
     created: i64,
     updated: i64,
+    test_clock_uuid: Option<String>,
 }
 
 fn broken(what: &str) -> DieselError {
@@ -83,6 +84,7 @@ impl Row {
             service_parameters: x.service_parameters.to_string(),
             created: x.created,
             updated,
+            test_clock_uuid: x.test_clock_uuid.clone(),
         }
     }
 
@@ -119,6 +121,7 @@ impl Row {
             ended_at: self.ended_at,
             consecutive_failed_invoices: self.consecutive_failed_invoices,
             created: self.created,
+            test_clock_uuid: self.test_clock_uuid,
         })
     }
 }
@@ -157,4 +160,12 @@ pub fn rendered(db: &mut Db<'_>, x: &Subscription) -> QueryResult<serde_json::Va
             .unwrap_or_default()
     };
     Ok(x.render(&name))
+}
+
+/// The subscriptions living on a test clock.
+pub fn on_clock(db: &mut Db<'_>, clock: &str) -> QueryResult<Vec<Subscription>> {
+    let rows: Vec<Row> = db_run!(db: {
+        s::subscriptions.filter(s::test_clock_uuid.eq(clock)).select(Row::as_select()).load(db)
+    })?;
+    rows.into_iter().map(Row::into_subscription).collect()
 }

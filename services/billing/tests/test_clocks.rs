@@ -1,0 +1,106 @@
+//! Test clocks: a year of giving in seconds, through the real scheduler and payments.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod common;
+
+use std::time::Duration;
+
+use common::*;
+use serde_json::{Value, json};
+
+/// 2027-01-01T00:00:00Z
+const CLOCK_START: i64 = 1_798_761_600;
+
+async fn ready(w: &World, clock: &str, token: &str) -> Value {
+    for _ in 0..1200 {
+        let (_, c) = w.get(&format!("/test-clocks/{clock}"), token).await;
+        if c["status"] == "ready" {
+            return c;
+        }
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+    panic!("the test clock never finished advancing");
+}
+
+coffer_testkit::backend_tests! {
+    async fn dunning_on_a_test_clock_plays_out_in_order_and_the_real_clock_leaves_it_alone(backend) {
+        let w = billing_world(backend).await;
+        let (org, account, token) = billing_merchant(&w).await;
+        let (status, clock, _) = w.post("/test-clocks", &token, &json!({"frozen_time": CLOCK_START}), None).await;
+        assert_eq!(status, 201, "{clock}");
+        assert_eq!(clock["status"], "ready");
+        assert_eq!(clock["frozen_time"], CLOCK_START);
+        let clock = clock["uuid"].as_str().unwrap().to_owned();
+
+        let (source, supporter) = donor(&w, &token, org, &account, "4000000000000341").await;
+        let body = json!({"account_uuid": account, "payment_source_uuid": source, "supporter_uuid": supporter,
+            "test_mode": true, "currency": "CHF", "amount": 2000, "recurring_interval": "monthly",
+            "status": "active", "test_clock_uuid": clock});
+        let (status, s, _) = w.post("/subscriptions", &token, &body, None).await;
+        assert_eq!(status, 201, "{s}");
+        assert_eq!(s["next_due_date"], CLOCK_START, "its first charge is the clock's today");
+        let mut live = body.clone();
+        live["test_mode"] = json!(false);
+        let (status, err, _) = w.post("/subscriptions", &token, &live, None).await;
+        assert_eq!(status, 400, "{err}");
+        let path = format!("/subscriptions/{}", s["uuid"].as_str().unwrap());
+
+        // The real clock moving on touches nothing of the test clock's.
+        w.app.clock.set_unix(coffer_testkit::START_UNIX + 400 * 86_400);
+        tokio::time::sleep(Duration::from_millis(400)).await;
+        let token = w.token(org).await;
+        assert_eq!(w.get(&format!("{path}/invoices"), &token).await.1, json!([]));
+
+        // Three and a half months: three invoices, each tried four times, then the end.
+        let (status, advancing, _) = w.post(&format!("/test-clocks/{clock}/advance"), &token,
+            &json!({"frozen_time": CLOCK_START + 105 * 86_400}), None).await;
+        assert_eq!(status, 200, "{advancing}");
+        assert_eq!(advancing["status"], "advancing");
+        assert_eq!(w.post(&format!("/test-clocks/{clock}/advance"), &token, &json!({"frozen_time": CLOCK_START + 200 * 86_400}), None).await.0, 409);
+        let done = ready(&w, &clock, &token).await;
+        assert_eq!(done["frozen_time"], CLOCK_START + 105 * 86_400);
+        let invoices = w.get(&format!("{path}/invoices"), &token).await.1;
+        let summary: Vec<(i64, &str, i64)> = invoices.as_array().unwrap().iter()
+            .map(|i| (i["due_date"].as_i64().unwrap(), i["status"].as_str().unwrap(), i["failed_payment_attempts"].as_i64().unwrap()))
+            .collect();
+        let day = |d: i64| CLOCK_START + d * 86_400;
+        assert_eq!(summary, [(day(0), "cancelled", 4), (day(31), "cancelled", 4), (day(59), "cancelled", 4)]);
+        let attempts: Vec<usize> = invoices.as_array().unwrap().iter().map(|i| i["charge_attempts"].as_array().unwrap().len()).collect();
+        assert_eq!(attempts, [4, 4, 4]);
+        let after = w.get(&path, &token).await.1;
+        assert_eq!(after["subscription_status"], "cancelled");
+        assert_eq!(after["consecutive_failed_invoices"], 3);
+        assert_eq!(after["ended_at"], day(65), "cancelled when the third invoice's last retry failed");
+
+        let other = w.token(w.organisation("Other").await).await;
+        assert_eq!(w.get(&format!("/test-clocks/{clock}"), &other).await.0, 403);
+        assert_eq!(w.post(&format!("/test-clocks/{clock}/advance"), &other, &json!({"frozen_time": day(300)}), None).await.0, 403);
+        assert_eq!(w.post(&format!("/test-clocks/{clock}/advance"), &token, &json!({"frozen_time": day(1)}), None).await.0, 400, "never backwards");
+    }
+
+    async fn a_year_of_monthly_giving_on_a_test_clock(backend) {
+        let w = billing_world(backend).await;
+        let (org, account, token) = billing_merchant(&w).await;
+        let (_, clock, _) = w.post("/test-clocks", &token, &json!({"frozen_time": CLOCK_START + 30 * 86_400}), None).await;
+        let clock = clock["uuid"].as_str().unwrap().to_owned();
+        let (source, supporter) = donor(&w, &token, org, &account, "4242424242424242").await;
+        // From 31 January in Zurich: the month ends clamp, and the dates never drift.
+        let body = json!({"account_uuid": account, "payment_source_uuid": source, "supporter_uuid": supporter,
+            "test_mode": true, "currency": "CHF", "amount": 2000, "recurring_interval": "monthly",
+            "timezone": "Europe/Zurich", "planned_effective_from": "2027-01-31", "status": "active", "test_clock_uuid": clock});
+        let (_, s, _) = w.post("/subscriptions", &token, &body, None).await;
+        let path = format!("/subscriptions/{}", s["uuid"].as_str().unwrap());
+        w.post(&format!("/test-clocks/{clock}/advance"), &token, &json!({"frozen_time": CLOCK_START + 365 * 86_400}), None).await;
+        ready(&w, &clock, &token).await;
+        let invoices = w.get(&format!("{path}/invoices"), &token).await.1;
+        let all = invoices.as_array().unwrap();
+        assert_eq!(all.len(), 12, "31 January to 31 December");
+        assert!(all.iter().all(|i| i["status"] == "paid"), "{invoices}");
+        let dates: Vec<String> = all.iter().map(|i| {
+            let t = i["due_date"].as_i64().unwrap();
+            chrono::DateTime::from_timestamp(t, 0).unwrap().with_timezone(&chrono_tz::Europe::Zurich).format("%m-%d %H:%M").to_string()
+        }).collect();
+        assert_eq!(dates, ["01-31 00:00", "02-28 00:00", "03-31 00:00", "04-30 00:00", "05-31 00:00", "06-30 00:00",
+            "07-31 00:00", "08-31 00:00", "09-30 00:00", "10-31 00:00", "11-30 00:00", "12-31 00:00"]);
+    }
+}

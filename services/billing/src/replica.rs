@@ -45,6 +45,12 @@ impl Handler for Replica {
         match event.object.as_str() {
             "organisation" | "account" => coffer_directory::apply(db, event).map(drop),
             "payment" => {
+                crate::subscriptions::from_payment::apply(
+                    db,
+                    &self.outbox,
+                    self.clock.unix(),
+                    event,
+                )?;
                 crate::invoices::results::apply(db, &self.outbox, self.clock.unix(), event)
             }
             "payment_source" => {

@@ -190,4 +190,37 @@ coffer_testkit::backend_tests! {
         assert_eq!(w.get(&path, &token).await.1["subscription_status"], "pending");
         assert_eq!(w.get(&format!("/subscriptions/{}", uuid::Uuid::new_v4()), &token).await.0, 404);
     }
+
+    async fn a_payment_with_subscription_terms_starts_a_subscription_when_it_succeeds(backend) {
+        let w = billing_world(backend).await;
+        let (_, account, token) = billing_merchant(&w).await;
+        let mut events = subscribe(&w, "subscriptions").await;
+        for (number, approve) in [("4242424242424242", false), ("4000000000003220", true)] {
+            let body = json!({"account_uuid": account, "payment_method": "card", "amount": {"value": "3000", "currency": "CHF"},
+                "payment_information": {"number": number, "expiry_month": 12, "expiry_year": 2030, "cvv": "123"},
+                "create_payment_source": true, "create_supporter": true, "return_url": "https://charity.example/thanks",
+                "supporter": {"first_name": "Ada", "last_name": "Lovelace", "email": "ada@example.org"},
+                "subscription": {"recurring_interval": "monthly", "timezone": "Europe/Zurich", "custom_parameters": {"origin": "first gift"}}});
+            let (status, paid, _) = w.post("/payments", &token, &body, None).await;
+            assert_eq!(status, 201, "{paid}");
+            if approve {
+                press(&w, &paid, "approve").await;
+            }
+            let born = next_named(&mut events, "coffer.event.subscriptions.subscription.created").await;
+            assert_eq!(born.data["payment_source_uuid"], paid["created_payment_source_uuid"]);
+            let path = format!("/subscriptions/{}", born.object_uuid);
+            let (status, s) = w.get(&path, &token).await;
+            assert_eq!(status, 200, "{s}");
+            assert_eq!(s["subscription_status"], "active");
+            assert_eq!(s["amount"], 3000);
+            assert_eq!(s["supporter_uuid"], paid["supporter_uuid"]);
+            assert_eq!(s["recurring_interval"], "0 0 1 * *", "anchored at the payment's day in Zurich");
+            assert_eq!(s["next_due_date"], 1_769_900_400, "1 February, local midnight");
+            assert_eq!(s["custom_parameters"], json!({"origin": "first gift"}));
+            let (_, invoices) = w.get(&format!("{path}/invoices"), &token).await;
+            assert_eq!(invoices.as_array().unwrap().len(), 1, "{invoices}");
+            assert_eq!(invoices[0]["status"], "paid", "the first period is the payment's");
+            assert_eq!(invoices[0]["charge_attempts"][0]["status"], "succeeded");
+        }
+    }
 }

@@ -155,4 +155,54 @@ coffer_testkit::backend_tests! {
         let now = w.get(&format!("/subscriptions/{}", s["uuid"].as_str().unwrap()), &token).await.1;
         assert_eq!(now["next_due_date"], 1_777_593_600, "1 May");
     }
+
+    async fn schedulers_racing_on_one_database_invoice_each_date_once(backend) {
+        let w = billing_world(backend).await;
+        let (org, account, token) = billing_merchant(&w).await;
+        let (source, supporter) = donor(&w, &token, org, &account, "4242424242424242").await;
+        // Two more schedulers beside the service's own, passing as fast as they can.
+        let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let racers: Vec<_> = (0..2)
+            .map(|_| {
+                let (store, stop) = (w.more[0].clone(), stop.clone());
+                let clock = w.app.clock.clone();
+                let outbox = coffer_events::Outbox::new("coffer", clock.clone().into_arc());
+                tokio::spawn(async move {
+                    while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                        let (out, now) = (outbox.clone(), coffer_model::clock::Clock::unix(&clock));
+                        store
+                            .run(move |db| coffer_billing::scheduler::tick(db, &out, now, None).map_err(coffer_store::StoreError::from))
+                            .await
+                            .unwrap();
+                    }
+                })
+            })
+            .collect();
+        // Each monthly from today, 1 January; then the clock jumps to 1 April, and three
+        // more charge dates have come at once.
+        let mut paths = Vec::new();
+        for _ in 0..20 {
+            let (status, s, _) = w.post("/subscriptions", &token, &subscription(&account, &source, &supporter, "active"), None).await;
+            assert_eq!(status, 201, "{s}");
+            paths.push(format!("/subscriptions/{}/invoices", s["uuid"].as_str().unwrap()));
+        }
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        w.app.clock.set_unix(1_775_001_600 + 3600);
+        tokio::time::sleep(Duration::from_millis(700)).await;
+        let token = w.token(org).await;
+        stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        for r in racers {
+            r.await.unwrap();
+        }
+        for path in &paths {
+            let invoices = until(&w, path, &token, |l| {
+                l.as_array().unwrap().len() >= 4 && l.as_array().unwrap().iter().all(|i| i["status"] == "paid")
+            })
+            .await;
+            let dues: Vec<i64> = invoices.as_array().unwrap().iter().map(|i| i["due_date"].as_i64().unwrap()).collect();
+            assert_eq!(dues, [1_767_225_600, 1_769_904_000, 1_772_323_200, 1_775_001_600], "one invoice per date: {path}");
+            assert!(invoices.as_array().unwrap().iter().all(|i| i["charge_attempts"].as_array().unwrap().len() == 1),
+                "one charge per invoice: {invoices}");
+        }
+    }
 }

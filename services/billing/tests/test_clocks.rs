@@ -103,4 +103,65 @@ coffer_testkit::backend_tests! {
         assert_eq!(dates, ["01-31 00:00", "02-28 00:00", "03-31 00:00", "04-30 00:00", "05-31 00:00", "06-30 00:00",
             "07-31 00:00", "08-31 00:00", "09-30 00:00", "10-31 00:00", "11-30 00:00", "12-31 00:00"]);
     }
+
+    async fn suspensions_skip_their_dates_and_planned_ends_end(backend) {
+        let w = billing_world(backend).await;
+        let (org, account, token) = billing_merchant(&w).await;
+        let (_, clock, _) = w.post("/test-clocks", &token, &json!({"frozen_time": CLOCK_START}), None).await;
+        let clock = clock["uuid"].as_str().unwrap().to_owned();
+        let (source, supporter) = donor(&w, &token, org, &account, "4242424242424242").await;
+        let make = |interval: &str, zone: &str, from: &str, end: Option<&str>| {
+            let mut body = json!({"account_uuid": account, "payment_source_uuid": source, "supporter_uuid": supporter,
+                "test_mode": true, "currency": "USD", "amount": 1000, "recurring_interval": interval, "timezone": zone,
+                "planned_effective_from": from, "status": "active", "test_clock_uuid": clock});
+            if let Some(end) = end {
+                body["planned_end"] = json!(end);
+            }
+            body
+        };
+        let create = |body: Value| {
+            let (w, token) = (&w, token.clone());
+            async move {
+                let (status, s, _) = w.post("/subscriptions", &token, &body, None).await;
+                assert_eq!(status, 201, "{s}");
+                format!("/subscriptions/{}", s["uuid"].as_str().unwrap())
+            }
+        };
+        // Weekly on Sundays in New York across the March change of clocks, ending 29 March.
+        let weekly = create(make("weekly", "America/New_York", "2027-03-07", Some("2027-03-29"))).await;
+        // Monthly from the 29th: February 2027 has no 29th, and March has one again.
+        let leap = create(make("monthly", "UTC", "2027-01-29", None)).await;
+        // Monthly, suspended from 10 February to 10 April: March is skipped.
+        let paused = create(make("monthly", "Europe/Zurich", "2027-01-15", None)).await;
+        let (status, _, _) = w.post(&format!("{paused}/suspend"), &token,
+            &json!({"suspension_start": "2027-02-10", "suspension_end": "2027-04-10"}), None).await;
+        assert_eq!(status, 200);
+        // Monthly, suspended indefinitely from 20 January: nothing after.
+        let stopped = create(make("monthly", "Europe/Zurich", "2027-01-01", None)).await;
+        w.post(&format!("{stopped}/suspend"), &token, &json!({"suspension_start": "2027-01-20"}), None).await;
+
+        // To 21 April.
+        w.post(&format!("/test-clocks/{clock}/advance"), &token, &json!({"frozen_time": CLOCK_START + 110 * 86_400}), None).await;
+        ready(&w, &clock, &token).await;
+        let local = |path: String, zone: chrono_tz::Tz| {
+            let (w, token) = (&w, token.clone());
+            async move {
+                let invoices = w.get(&format!("{path}/invoices"), &token).await.1;
+                invoices.as_array().unwrap().iter().map(|i| {
+                    chrono::DateTime::from_timestamp(i["due_date"].as_i64().unwrap(), 0).unwrap()
+                        .with_timezone(&zone).format("%Y-%m-%d %H:%M").to_string()
+                }).collect::<Vec<_>>()
+            }
+        };
+        assert_eq!(local(weekly.clone(), chrono_tz::America::New_York).await,
+            ["2027-03-07 00:00", "2027-03-14 00:00", "2027-03-21 00:00", "2027-03-28 00:00"], "no date skipped or repeated at the change");
+        let ended = w.get(&weekly, &token).await.1;
+        assert_eq!(ended["subscription_status"], "ended");
+        assert_eq!(local(leap.clone(), chrono_tz::UTC).await, ["2027-01-29 00:00", "2027-02-28 00:00", "2027-03-29 00:00"]);
+        assert_eq!(local(paused.clone(), chrono_tz::Europe::Zurich).await, ["2027-01-15 00:00", "2027-04-15 00:00"],
+            "February and March fall in the suspension");
+        assert_eq!(w.get(&paused, &token).await.1["subscription_status"], "active", "active again from 10 April");
+        assert_eq!(local(stopped.clone(), chrono_tz::Europe::Zurich).await, ["2027-01-01 00:00"]);
+        assert_eq!(w.get(&stopped, &token).await.1["subscription_status"], "suspended");
+    }
 }

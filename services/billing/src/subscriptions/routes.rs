@@ -189,6 +189,7 @@ async fn create(
     let fields = request::read(&body.0).map_err(ApiError::validation)?;
     request::require_for_create(&fields).map_err(ApiError::validation)?;
     let account = fields.account_uuid.clone().unwrap_or_default();
+    await_references(&state, &account, &fields).await?;
     let lookup = account.clone();
     let organisation = state
         .store
@@ -287,6 +288,38 @@ async fn create(
     Ok(response)
 }
 
+/// How long a request waits for billing to hear of an account, payment source or supporter
+/// it names: they are made in other services and reach billing by their events, which can
+/// trail a client that creates a source and then at once a subscription by a moment.
+const REFERENCE_WAIT: std::time::Duration = std::time::Duration::from_secs(2);
+
+async fn await_references(state: &BillingState, account: &str, f: &Fields) -> Result<(), ApiError> {
+    let (account, source) = (account.to_owned(), f.payment_source_uuid.clone());
+    let supporter = f.supporter_uuid.clone().flatten();
+    let started = std::time::Instant::now();
+    loop {
+        let (a, so, su) = (account.clone(), source.clone(), supporter.clone());
+        let known = state
+            .store
+            .query(move |db| {
+                Ok(account_organisation(db, &a)?.is_some()
+                    && match &so {
+                        Some(uuid) => replica::source(db, uuid)?.is_some(),
+                        None => true,
+                    }
+                    && match &su {
+                        Some(uuid) => replica::supporter_organisation(db, uuid)?.is_some(),
+                        None => true,
+                    })
+            })
+            .await?;
+        if known || started.elapsed() >= REFERENCE_WAIT {
+            return Ok(());
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+}
+
 /// The time of a subscription: its test clock's, or the real one.
 async fn time_of(state: &BillingState, clock: Option<&str>) -> Result<i64, ApiError> {
     let (clock, real) = (clock.map(str::to_owned), state.clock.unix());
@@ -343,6 +376,7 @@ async fn update(
             current.status
         )));
     }
+    await_references(&state, &current.account_uuid, &fields).await?;
     let now = time_of(&state, current.test_clock_uuid.as_deref()).await?;
     let st = state.clone();
     let body = state

@@ -2,6 +2,7 @@
 //! dunning, on a schedule computed in each subscription's own time zone (docs/billing.md).
 
 mod announce;
+pub mod config;
 pub mod invoices;
 pub mod plans;
 pub mod replica;

@@ -4,22 +4,25 @@
 
 use std::sync::Arc;
 
+use std::time::Duration;
+
+use coffer_billing::config::BillingConfig;
 use coffer_billing::{Billing, BillingSettings, MIGRATIONS};
 use coffer_http::Module;
-use coffer_service::{Built, NoSettings, Started};
+use coffer_service::{Built, Started};
 
 fn main() -> std::process::ExitCode {
     coffer_service::main(
         "coffer-billing",
         MIGRATIONS,
-        |s: Started<NoSettings>| async move {
+        |s: Started<BillingConfig>| async move {
             s.ensure_topics(&["subscriptions", "payment_gateway", "supporters"])
                 .await?;
             let verifier = s.verifier(None)?;
             let settings = BillingSettings {
                 event_prefix: s.common.events.prefix.clone(),
                 relay: s.common.relay_settings(),
-                ..BillingSettings::default()
+                scheduler_every: Duration::from_millis(s.config.billing.scheduler_interval_ms),
             };
             let billing = Billing::new(
                 s.store.clone(),

@@ -19,7 +19,11 @@ pub async fn run(args: AdminArgs) -> anyhow::Result<()> {
     };
     let clock: Arc<dyn coffer_model::clock::Clock> = Arc::new(SystemClock);
     // The events go to identity's outbox; the relay of the running service publishes them.
-    let admin = Admin::new(store, Arc::clone(&clock), Outbox::new("coffer", clock));
+    let admin = Admin::new(
+        store,
+        Arc::clone(&clock),
+        Outbox::new(args.events_prefix.clone(), clock),
+    );
     let out = match args.command {
         AdminCommand::Organisation(OrganisationCommand::Create {
             name,

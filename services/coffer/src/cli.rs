@@ -60,6 +60,10 @@ pub struct AdminArgs {
     /// (a distributed install on PostgreSQL).
     #[arg(long, env = "COFFER_IDENTITY_DATABASE_URL")]
     pub identity_database_url: Option<String>,
+    /// The event prefix the services run with (`events.prefix`): the changes are
+    /// announced on its topics.
+    #[arg(long, env = "COFFER_EVENTS__PREFIX", default_value = "coffer")]
+    pub events_prefix: String,
     #[command(subcommand)]
     pub command: AdminCommand,
 }

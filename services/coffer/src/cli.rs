@@ -21,7 +21,7 @@ pub enum Command {
     /// Apply pending migrations to every service's database in the data directory.
     Migrate(DataDirArgs),
     /// Operator commands; safe to run while `coffer dev` is serving the same data directory.
-    Admin(AdminArgs),
+    Admin(Box<AdminArgs>),
     /// Load a running Coffer over loopback and report throughput, latency and memory.
     Bench(crate::bench::BenchArgs),
     /// Events per second from outbox to consumer and the lag between them, in-process

@@ -31,7 +31,7 @@ fn main() -> std::process::ExitCode {
         match cli.command {
             Command::Dev(args) => dev::run(args).await,
             Command::Migrate(args) => services::migrate(&args.data_dir).await.map(|_| ()),
-            Command::Admin(args) => admin::run(args).await,
+            Command::Admin(args) => admin::run(*args).await,
             Command::Bench(args) => bench::run(args).await,
             Command::BenchEvents(args) => bench_events::run_all(args).await,
             Command::BenchPayments(args) => bench_payments::run(args).await,

@@ -4,24 +4,28 @@
 //! with `FOR UPDATE SKIP LOCKED`, and a unique index allows one invoice per charge date, so
 //! no charge date is invoiced twice.
 
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 use std::time::Duration;
 
-use coffer_events::Outbox;
-use coffer_events::catalogue::{SUBSCRIPTION_ACTIVATED, SUBSCRIPTION_ENDED};
+use coffer_events::catalogue::{
+    CHARGE_ATTEMPT_CREATED, INVOICE_CREATED, SUBSCRIPTION_ACTIVATED, SUBSCRIPTION_ENDED,
+};
+use coffer_events::{Outbox, append};
 use coffer_model::clock::Clock;
 use coffer_store::{Backend, Db, Store, StoreError, db_run};
 use diesel::prelude::*;
 use diesel::sql_types::Text;
 
 use crate::announce::announce;
+use crate::invoices::record::{ChargeAttempt, Invoice};
 use crate::invoices::{charging, store as invoices};
 use crate::schedule::{Schedule, due_instant, local_date};
 use crate::subscriptions::record::Subscription;
 use crate::subscriptions::store as subscriptions;
 
 /// Subscriptions (or invoices) handled per transaction.
-const BATCH: i64 = 200;
+const BATCH: i64 = 500;
 
 #[derive(QueryableByName)]
 struct Id {
@@ -71,7 +75,15 @@ fn claim(
 
 /// Invoices every charge date of `s` that has come, in order; skips those inside a
 /// suspension, resumes at its end, and ends the subscription after `planned_end`.
-fn catch_up(tx: &mut Db<'_>, outbox: &Outbox, s: &mut Subscription, now: i64) -> QueryResult<()> {
+/// The invoices a pass makes are collected in `invoices` and written together
+/// ([`write_invoices`]); the rare state changes are written at once.
+fn catch_up(
+    tx: &mut Db<'_>,
+    outbox: &Outbox,
+    s: &mut Subscription,
+    now: i64,
+    invoices: &mut Vec<Invoice>,
+) -> QueryResult<()> {
     let (org, account) = (s.organisation_uuid.clone(), s.account_uuid.clone());
     while let Some(due) = s.next_due_date.filter(|d| *d <= now) {
         let period = local_date(s.zone, due);
@@ -99,11 +111,12 @@ fn catch_up(tx: &mut Db<'_>, outbox: &Outbox, s: &mut Subscription, now: i64) ->
             }
         }
         if !skip {
-            let invoice = charging::draft(s, Some(period.format("%Y-%m-%d").to_string()), due, now);
-            if charging::open(tx, outbox, &invoice, None)? {
-                let body = subscriptions::rendered(tx, s)?;
-                charging::start(tx, outbox, s, body, &invoice, now, None)?;
-            }
+            invoices.push(charging::draft(
+                s,
+                Some(period.format("%Y-%m-%d").to_string()),
+                due,
+                now,
+            ));
         }
         let schedule = Schedule {
             interval: s.interval.clone(),
@@ -112,6 +125,79 @@ fn catch_up(tx: &mut Db<'_>, outbox: &Outbox, s: &mut Subscription, now: i64) ->
         s.next_due_date = schedule.after(period).map(|d| due_instant(s.zone, d));
     }
     Ok(())
+}
+
+/// Writes a pass's invoices and their charge attempts, with their events, in a few
+/// multi-row statements: a pass over hundreds of subscriptions costs a handful of round
+/// trips rather than several per subscription. An invoice whose charge date has one
+/// already (another scheduler was first) is left out, with its attempt.
+fn write_invoices(
+    tx: &mut Db<'_>,
+    outbox: &Outbox,
+    subscriptions_by_uuid: &HashMap<String, Subscription>,
+    invoices: &[Invoice],
+    now: i64,
+) -> QueryResult<()> {
+    if invoices.is_empty() {
+        return Ok(());
+    }
+    let made: HashSet<String> = invoices::insert_invoices(tx, invoices)?
+        .into_iter()
+        .collect();
+    let mut plan_names: HashMap<String, String> = HashMap::new();
+    let mut attempts = Vec::new();
+    let mut events = Vec::new();
+    let id = |u: &str| -> QueryResult<uuid::Uuid> {
+        u.parse()
+            .map_err(|e| diesel::result::Error::SerializationError(Box::new(e)))
+    };
+    for invoice in invoices.iter().filter(|i| made.contains(&i.uuid)) {
+        let Some(s) = subscriptions_by_uuid.get(&invoice.subscription_uuid) else {
+            continue;
+        };
+        let name = match plan_names.get(&s.plan_uuid) {
+            Some(name) => name.clone(),
+            None => {
+                let body = subscriptions::rendered(tx, s)?;
+                let name = body["subscription_plan"]["name"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .to_owned();
+                plan_names.insert(s.plan_uuid.clone(), name.clone());
+                name
+            }
+        };
+        let attempt = ChargeAttempt {
+            uuid: uuid::Uuid::new_v4().to_string(),
+            invoice_uuid: invoice.uuid.clone(),
+            subscription_uuid: s.uuid.clone(),
+            status: "pending".into(),
+            status_reason: None,
+            payment_uuid: None,
+            created: now,
+        };
+        let (org, account) = (
+            s.organisation_uuid.parse().ok(),
+            s.account_uuid.parse().ok(),
+        );
+        events.push(outbox.event(
+            &INVOICE_CREATED,
+            id(&invoice.uuid)?,
+            org,
+            account,
+            invoice.render(&[]),
+        ));
+        events.push(outbox.event(
+            &CHARGE_ATTEMPT_CREATED,
+            id(&attempt.uuid)?,
+            org,
+            account,
+            attempt.render(invoice, Some(s.render(&name))),
+        ));
+        attempts.push(attempt);
+    }
+    invoices::insert_attempts(tx, &attempts)?;
+    append(tx, &events, None)
 }
 
 /// A suspension that has reached its end: active again, announced.
@@ -144,14 +230,15 @@ pub fn tick(db: &mut Db<'_>, outbox: &Outbox, now: i64, clock: Option<&str>) -> 
                 Some(now),
                 clock,
             )?;
-            for uuid in &due {
-                let Some(mut s) = subscriptions::find(tx, uuid)? else {
-                    continue;
-                };
+            let mut made = Vec::new();
+            let mut by_uuid = HashMap::new();
+            for mut s in subscriptions::find_many(tx, &due)? {
                 let before = s.status.clone();
-                catch_up(tx, outbox, &mut s, now)?;
+                catch_up(tx, outbox, &mut s, now, &mut made)?;
                 subscriptions::save(tx, &s, &before, now)?;
+                by_uuid.insert(s.uuid.clone(), s);
             }
+            write_invoices(tx, outbox, &by_uuid, &made, now)?;
             Ok::<_, diesel::result::Error>(due.len())
         })?;
         handled += n;

@@ -7,6 +7,8 @@ use crate::schema::{charge_attempts::dsl as a, invoices::dsl as i};
 
 #[derive(Debug, Clone, Queryable, Selectable, Insertable, AsChangeset)]
 #[diesel(table_name = crate::schema::invoices, treat_none_as_null = true)]
+// NULL rather than DEFAULT for a missing value, which SQLite needs in multi-row inserts.
+#[diesel(treat_none_as_default_value = false)]
 struct InvoiceRow {
     uuid: String,
     subscription_uuid: String,
@@ -29,7 +31,7 @@ struct InvoiceRow {
 }
 
 #[derive(Debug, Clone, Queryable, Selectable, Insertable)]
-#[diesel(table_name = crate::schema::charge_attempts)]
+#[diesel(table_name = crate::schema::charge_attempts, treat_none_as_default_value = false)]
 struct AttemptRow {
     uuid: String,
     invoice_uuid: String,
@@ -115,6 +117,25 @@ pub fn insert_invoice(db: &mut Db<'_>, x: &Invoice) -> QueryResult<bool> {
     Ok(n == 1)
 }
 
+/// Inserts many invoices at once; gives the uuids of those made (an invoice for a charge
+/// date that has one already is left out).
+pub fn insert_invoices(db: &mut Db<'_>, xs: &[Invoice]) -> QueryResult<Vec<String>> {
+    let rows: Vec<InvoiceRow> = xs.iter().map(|x| InvoiceRow::of(x, x.created)).collect();
+    let mut made = Vec::with_capacity(rows.len());
+    // Each statement stays well inside the bind parameter limits of both databases.
+    for chunk in rows.chunks(500) {
+        let uuids: Vec<String> = db_run!(db: {
+            diesel::insert_into(i::invoices)
+                .values(chunk)
+                .on_conflict_do_nothing()
+                .returning(i::uuid)
+                .get_results(db)
+        })?;
+        made.extend(uuids);
+    }
+    Ok(made)
+}
+
 /// Writes `x` over the stored invoice if it is still `expected`; false otherwise.
 pub fn save_invoice(db: &mut Db<'_>, x: &Invoice, expected: &str, now: i64) -> QueryResult<bool> {
     let row = InvoiceRow::of(x, now);
@@ -190,6 +211,29 @@ pub fn find_attempt(db: &mut Db<'_>, uuid: &str) -> QueryResult<Option<ChargeAtt
         a::charge_attempts.find(uuid).select(AttemptRow::as_select()).first(db).optional()
     })?;
     Ok(row.map(AttemptRow::into_attempt))
+}
+
+/// Inserts many new attempts at once.
+pub fn insert_attempts(db: &mut Db<'_>, xs: &[ChargeAttempt]) -> QueryResult<()> {
+    let rows: Vec<AttemptRow> = xs
+        .iter()
+        .map(|x| AttemptRow {
+            uuid: x.uuid.clone(),
+            invoice_uuid: x.invoice_uuid.clone(),
+            subscription_uuid: x.subscription_uuid.clone(),
+            status: x.status.clone(),
+            status_reason: x.status_reason.clone(),
+            payment_uuid: x.payment_uuid.clone(),
+            created: x.created,
+            updated: x.created,
+        })
+        .collect();
+    for chunk in rows.chunks(1000) {
+        db_run!(db: {
+            diesel::insert_into(a::charge_attempts).values(chunk).on_conflict_do_nothing().execute(db)
+        })?;
+    }
+    Ok(())
 }
 
 /// Ends a pending attempt; false when it had ended already (a redelivered result).

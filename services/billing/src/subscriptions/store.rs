@@ -169,3 +169,11 @@ pub fn on_clock(db: &mut Db<'_>, clock: &str) -> QueryResult<Vec<Subscription>> 
     })?;
     rows.into_iter().map(Row::into_subscription).collect()
 }
+
+/// The subscriptions of `uuids` that exist, in no particular order.
+pub fn find_many(db: &mut Db<'_>, uuids: &[String]) -> QueryResult<Vec<Subscription>> {
+    let rows: Vec<Row> = db_run!(db: {
+        s::subscriptions.filter(s::uuid.eq_any(uuids)).select(Row::as_select()).load(db)
+    })?;
+    rows.into_iter().map(Row::into_subscription).collect()
+}

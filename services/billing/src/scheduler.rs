@@ -232,12 +232,22 @@ pub fn tick(db: &mut Db<'_>, outbox: &Outbox, now: i64, clock: Option<&str>) -> 
             )?;
             let mut made = Vec::new();
             let mut by_uuid = HashMap::new();
+            let mut moved_on = Vec::new();
             for mut s in subscriptions::find_many(tx, &due)? {
-                let before = s.status.clone();
+                let before = s.clone();
                 catch_up(tx, outbox, &mut s, now, &mut made)?;
-                subscriptions::save(tx, &s, &before, now)?;
+                // Most only move on to their next charge date: those are written together.
+                let mut only_moved = before.clone();
+                only_moved.next_due_date = s.next_due_date;
+                match s.next_due_date {
+                    Some(next) if only_moved == s => moved_on.push((s.uuid.clone(), next)),
+                    _ => {
+                        subscriptions::save(tx, &s, &before.status, now)?;
+                    }
+                }
                 by_uuid.insert(s.uuid.clone(), s);
             }
+            subscriptions::move_on(tx, &moved_on, now)?;
             write_invoices(tx, outbox, &by_uuid, &made, now)?;
             Ok::<_, diesel::result::Error>(due.len())
         })?;

@@ -177,3 +177,35 @@ pub fn find_many(db: &mut Db<'_>, uuids: &[String]) -> QueryResult<Vec<Subscript
     })?;
     rows.into_iter().map(Row::into_subscription).collect()
 }
+
+/// Sets the next charge date of many subscriptions: one statement on PostgreSQL (arrays
+/// of uuids and dates), one per subscription on SQLite.
+pub fn move_on(db: &mut Db<'_>, next: &[(String, i64)], now: i64) -> QueryResult<()> {
+    use diesel::sql_types::{Array, BigInt, Text};
+    if next.is_empty() {
+        return Ok(());
+    }
+    match db {
+        Db::Pg(conn) => {
+            let (uuids, dates): (Vec<String>, Vec<i64>) = next.iter().cloned().unzip();
+            diesel::sql_query(
+                "UPDATE subscriptions SET next_due_date = v.next, updated = $3 \
+                 FROM (SELECT unnest($1::text[]) AS uuid, unnest($2::bigint[]) AS next) AS v \
+                 WHERE subscriptions.uuid = v.uuid",
+            )
+            .bind::<Array<Text>, _>(uuids)
+            .bind::<Array<BigInt>, _>(dates)
+            .bind::<BigInt, _>(now)
+            .execute(&mut **conn)
+            .map(drop)
+        }
+        Db::Sqlite(conn) => {
+            for (uuid, date) in next {
+                diesel::update(s::subscriptions.find(uuid))
+                    .set((s::next_due_date.eq(date), s::updated.eq(now)))
+                    .execute(&mut **conn)?;
+            }
+            Ok(())
+        }
+    }
+}

@@ -13,6 +13,7 @@ mod envelope;
 pub mod kafka_bus;
 pub mod local_bus;
 pub mod outbox;
+pub mod readiness;
 pub mod relay;
 mod schema;
 

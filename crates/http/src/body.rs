@@ -183,6 +183,33 @@ impl<T: DeserializeOwned + 'static> FromRequest for Json<T> {
     }
 }
 
+/// A JSON body that may be left out: no body at all gives `T::default()`, while a body
+/// that is sent must be valid, so a mistyped field is a 400 naming it rather than ignored.
+#[derive(Debug)]
+pub struct OptionalJson<T>(pub T);
+
+impl<T: DeserializeOwned + Default + 'static> FromRequest for OptionalJson<T> {
+    type Error = ApiError;
+    type Future = Extracting<Self>;
+
+    fn from_request(req: &HttpRequest, payload: &mut Payload) -> Self::Future {
+        let req = req.clone();
+        let mut payload = payload.take();
+        Box::pin(async move {
+            let bytes = read(&req, &mut payload).await?;
+            if bytes.iter().all(u8::is_ascii_whitespace) {
+                return Ok(OptionalJson(T::default()));
+            }
+            if kind_of(&req) != Some(Kind::Json) {
+                return Err(ApiError::bad_request(
+                    "The request body must be sent as application/json",
+                ));
+            }
+            parse_json(&bytes).map(OptionalJson)
+        })
+    }
+}
+
 /// A form body (`application/x-www-form-urlencoded`).
 #[derive(Debug)]
 pub struct Form<T>(pub T);

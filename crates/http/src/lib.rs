@@ -13,7 +13,7 @@ mod request_id;
 mod server;
 pub mod telemetry;
 
-pub use body::{Form, Json, JsonOrForm};
+pub use body::{Form, Json, JsonOrForm, OptionalJson};
 pub use coffer_error::{ApiError, Shape};
 pub use failure::{Failure, internal};
 pub use metrics::Metrics;

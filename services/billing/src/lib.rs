@@ -125,16 +125,11 @@ impl Module for Billing {
     }
 
     fn ready(&self) -> ReadyFuture<'_> {
-        Box::pin(async move {
-            self.state.store.ping().await.map_err(|e| {
-                tracing::warn!(error = %e, "billing database not ready");
-                "database unreachable".to_owned()
-            })?;
-            self.state.bus.ready().await.map_err(|e| {
-                tracing::warn!(error = %e, "event bus not ready");
-                "event bus unreachable".to_owned()
-            })
-        })
+        Box::pin(coffer_events::readiness::store_and_bus(
+            "billing",
+            &self.state.store,
+            self.state.bus.as_ref(),
+        ))
     }
 
     fn spawn_workers(&self) -> Vec<tokio::task::JoinHandle<()>> {

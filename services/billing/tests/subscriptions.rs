@@ -121,6 +121,9 @@ coffer_testkit::backend_tests! {
         // Today is 2026-01-01 in Zurich (the test clock).
         let (status, err) = act("suspend", json!({"suspension_start": "2025-12-31"})).await;
         assert_eq!(status, 400, "not before today: {err}");
+        let (status, err) = act("suspend", json!({"suspension_start": 20260105})).await;
+        assert_eq!(status, 400, "a date sent as a number is refused, not ignored: {err}");
+        assert!(err["message"].as_str().unwrap().contains("suspension_start"), "{err}");
         let (status, suspended) = act("suspend", json!({"suspension_end": "2026-03-01"})).await;
         assert_eq!(status, 200, "{suspended}");
         assert_eq!(suspended["subscription_status"], "suspended");

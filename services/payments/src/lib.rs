@@ -153,16 +153,11 @@ impl Module for Payments {
     }
 
     fn ready(&self) -> ReadyFuture<'_> {
-        Box::pin(async move {
-            self.state.store.ping().await.map_err(|e| {
-                tracing::warn!(error = %e, "payments database not ready");
-                "database unreachable".to_owned()
-            })?;
-            self.state.bus.ready().await.map_err(|e| {
-                tracing::warn!(error = %e, "event bus not ready");
-                "event bus unreachable".to_owned()
-            })
-        })
+        Box::pin(coffer_events::readiness::store_and_bus(
+            "payments",
+            &self.state.store,
+            self.state.bus.as_ref(),
+        ))
     }
 
     fn spawn_workers(&self) -> Vec<tokio::task::JoinHandle<()>> {

@@ -1,7 +1,7 @@
 use actix_web::{HttpResponse, web};
 use coffer_auth::Caller;
 use coffer_events::catalogue::{INVOICE_CANCELLED, INVOICE_PAID};
-use coffer_http::{ApiError, Failure, Json, RequestTrace, Shape};
+use coffer_http::{ApiError, Failure, Json, OptionalJson, RequestTrace, Shape};
 use coffer_model::ids::parse_uuid;
 use coffer_model::validation::FieldError;
 use coffer_store::Db;
@@ -105,9 +105,9 @@ async fn create(
     caller: Caller,
     path: web::Path<String>,
     trace: RequestTrace,
-    body: Option<Json<Value>>,
+    body: OptionalJson<Value>,
 ) -> Result<HttpResponse, ApiError> {
-    let body = body.map(|b| b.0).unwrap_or_default();
+    let body = body.0;
     let mut errors = Vec::new();
     let amount = match body.get("amount") {
         None | Some(Value::Null) => None,

@@ -7,7 +7,7 @@ use coffer_events::catalogue::{
 };
 use coffer_events::{EventType, TraceContext, append};
 use coffer_http::idempotency::{self, IdempotencyKey};
-use coffer_http::{ApiError, Failure, Json, RequestTrace, Shape, internal};
+use coffer_http::{ApiError, Failure, Json, OptionalJson, RequestTrace, Shape, internal};
 use coffer_model::ids::parse_uuid;
 use coffer_model::validation::FieldError;
 use coffer_store::Db;
@@ -431,7 +431,7 @@ async fn change(
     req: HttpRequest,
     path: web::Path<String>,
     trace: RequestTrace,
-    body: Option<web::Json<SuspendBody>>,
+    body: OptionalJson<SuspendBody>,
 ) -> Result<HttpResponse, ApiError> {
     let action = req.path().rsplit('/').next().unwrap_or_default().to_owned();
     let mut s = load(&state, &caller, &path).await?;
@@ -452,7 +452,7 @@ async fn change(
             &SUBSCRIPTION_CANCELLED
         }
         _ => {
-            let b = body.map(|b| b.into_inner()).unwrap_or_default();
+            let b = body.0;
             let mut errors = Vec::new();
             let mut date = |property: &str, raw: Option<String>| {
                 raw.and_then(|r| request::date(property, &r).map_err(|e| errors.push(e)).ok())

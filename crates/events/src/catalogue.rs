@@ -189,7 +189,7 @@ pub const INVOICE_UPCOMING: EventType = EventType {
     domain: "subscriptions",
     object: "invoice",
     action: "upcoming",
-    description: "A subscription will be charged in its plan's `notify_before_charge_days`. `data` is the subscription with `upcoming_due_date`.",
+    description: "A subscription will be charged in its plan's `notify_before_charge_days`. `data` is the subscription with `upcoming_due_date`; the object is the subscription.",
 };
 
 pub const CHARGE_ATTEMPT_CREATED: EventType = EventType {
@@ -210,7 +210,7 @@ pub const CHARGE_ATTEMPT_FAILED: EventType = EventType {
     domain: "subscriptions",
     object: "charge_attempt",
     action: "failed",
-    description: "A charge attempt's payment failed; `data.status_reason` says why and the invoice says what follows.",
+    description: "A charge attempt's payment failed; `data.status_reason` says why, the invoice says what follows, and `data.notify_supporter` is the plan's `notify_on_failed_attempt`.",
 };
 
 /// The whole catalogue, in the order docs/events.md lists it.

@@ -11,6 +11,7 @@ pub mod scheduler;
 mod schema;
 pub mod subscriptions;
 pub mod test_clocks;
+pub mod upcoming;
 
 use std::sync::Arc;
 use std::time::Duration;

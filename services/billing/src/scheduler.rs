@@ -23,9 +23,21 @@ use crate::invoices::{charging, store as invoices};
 use crate::schedule::{Schedule, due_instant, local_date};
 use crate::subscriptions::record::Subscription;
 use crate::subscriptions::store as subscriptions;
+use crate::upcoming;
 
 /// Subscriptions (or invoices) handled per transaction.
 const BATCH: i64 = 500;
+
+/// Subscriptions whose plan announces charges ahead and whose next charge is near its
+/// announcement. The day arithmetic is approximate (a day is not always 86,400 s in a
+/// zone), so the query takes two hours more and [`upcoming::pass`] decides exactly.
+const NEAR_THEIR_ANNOUNCEMENT: &str = "SELECT uuid FROM subscriptions \
+     WHERE plan_uuid IN (SELECT uuid FROM subscription_plans WHERE notify_before_charge_days IS NOT NULL) \
+     AND status IN ('active', 'suspended') AND next_due_date > {now} \
+     AND (upcoming_announced IS NULL OR upcoming_announced <> next_due_date) \
+     AND next_due_date - 86400 * (SELECT p.notify_before_charge_days FROM subscription_plans p \
+         WHERE p.uuid = subscriptions.plan_uuid) - 7200 <= {now} \
+     AND {scope} ORDER BY next_due_date";
 
 #[derive(QueryableByName)]
 struct Id {
@@ -221,6 +233,20 @@ fn resume(tx: &mut Db<'_>, outbox: &Outbox, s: &mut Subscription) -> QueryResult
 /// how many subscriptions and invoices it handled.
 pub fn tick(db: &mut Db<'_>, outbox: &Outbox, now: i64, clock: Option<&str>) -> QueryResult<usize> {
     let mut handled = 0;
+    // Charges to announce ahead come first: at a moment when a charge is both announced
+    // and due, the announcement still precedes it.
+    loop {
+        let (claimed, made) = db.write_tx(|tx| {
+            let near = claim(tx, NEAR_THEIR_ANNOUNCEMENT, Some(now), clock)?;
+            let made = upcoming::pass(tx, outbox, now, &near)?;
+            Ok::<_, diesel::result::Error>((near.len(), made))
+        })?;
+        handled += made;
+        // A full batch with nothing to announce holds only charges still a little early.
+        if claimed < usize::try_from(BATCH).unwrap_or(usize::MAX) || made == 0 {
+            break;
+        }
+    }
     loop {
         let n = db.write_tx(|tx| {
             let due = claim(

@@ -11,6 +11,7 @@ diesel::table! {
         notification_configuration -> Text,
         created -> BigInt,
         updated -> BigInt,
+        notify_before_charge_days -> Nullable<Integer>,
     }
 }
 
@@ -65,6 +66,7 @@ diesel::table! {
         created -> BigInt,
         updated -> BigInt,
         test_clock_uuid -> Nullable<Text>,
+        upcoming_announced -> Nullable<BigInt>,
     }
 }
 

@@ -51,17 +51,30 @@ pub fn apply(
     let now = crate::test_clocks::store::time_of(db, s.test_clock_uuid.as_deref(), now)?;
     let (org, account) = (s.organisation_uuid.clone(), s.account_uuid.clone());
     let finished = store::find_attempt(db, &attempt.uuid)?.unwrap_or(attempt);
+    let plan = if s.plan_uuid == GLOBAL_UUID {
+        global()
+    } else {
+        crate::plans::store::find(db, &s.plan_uuid)?.unwrap_or_else(global)
+    };
     let kind = if succeeded {
         &CHARGE_ATTEMPT_SUCCEEDED
     } else {
         &CHARGE_ATTEMPT_FAILED
     };
+    let mut data = finished.render(&invoice, None);
+    if !succeeded {
+        // The plan's word on whether the charity tells its supporter (docs/billing.md).
+        data["notify_supporter"] = plan
+            .notification_configuration
+            .notify_on_failed_attempt
+            .into();
+    }
     announce(
         db,
         outbox,
         kind,
         (&finished.uuid, &org, &account),
-        finished.render(&invoice, None),
+        data,
         None,
     )?;
     // An invoice closed by hand meanwhile keeps what it was closed as.
@@ -76,11 +89,6 @@ pub fn apply(
         s.consecutive_failed_invoices = 0;
     } else {
         invoice.failed_payment_attempts += 1;
-        let plan = if s.plan_uuid == GLOBAL_UUID {
-            global()
-        } else {
-            crate::plans::store::find(db, &s.plan_uuid)?.unwrap_or_else(global)
-        };
         let due = local_date(s.zone, invoice.due_date);
         let failed_so_far = u32::try_from(invoice.failed_payment_attempts).unwrap_or(u32::MAX);
         let in_a_row = u32::try_from(s.consecutive_failed_invoices).unwrap_or(0);

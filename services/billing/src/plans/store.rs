@@ -17,6 +17,8 @@ struct Row {
     notification_configuration: String,
     created: i64,
     updated: i64,
+    /// Kept beside the configuration for the scheduler's query (`notifications.rs`).
+    notify_before_charge_days: Option<i32>,
 }
 
 fn to_text<T: serde::Serialize>(value: &T) -> QueryResult<String> {
@@ -39,6 +41,10 @@ impl Row {
             notification_configuration: to_text(&plan.notification_configuration)?,
             created: plan.created,
             updated,
+            notify_before_charge_days: plan
+                .notification_configuration
+                .notify_before_charge_days
+                .and_then(|d| i32::try_from(d).ok()),
         })
     }
 

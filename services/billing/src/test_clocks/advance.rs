@@ -1,5 +1,5 @@
 //! Advancing a test clock: step by step to each moment something falls due on it (a charge
-//! date, a retry, the end of a suspension), run the scheduler's pass for that clock at that
+//! date, a retry, the end of a suspension, a charge's announcement), run the scheduler's pass for that clock at that
 //! moment, and wait until payments has answered its charge attempts, so that every
 //! invoice, charge, retry, suspension end and cancellation happens in order.
 
@@ -16,6 +16,7 @@ use crate::schedule::due_instant;
 use crate::scheduler;
 use crate::schema::{charge_attempts::dsl as a, invoices::dsl as i};
 use crate::subscriptions::store as subscriptions;
+use crate::upcoming;
 
 /// How long one step waits for payments to answer its charges (a direct debit, for one,
 /// stays pending until the bank collects it).
@@ -28,6 +29,7 @@ fn next_moment(db: &mut Db<'_>, clock: &str, from: i64, to: i64) -> QueryResult<
     for s in subscriptions::on_clock(db, clock)? {
         if matches!(s.status.as_str(), "active" | "suspended") {
             moments.extend(s.next_due_date);
+            moments.extend(upcoming::moment(db, &s)?);
         }
         if s.status == "suspended" {
             moments.extend(s.suspension_end.map(|d| due_instant(s.zone, d)));

@@ -23,6 +23,12 @@ pub struct Envelope {
     pub event: Event,
 }
 
+/// [`Envelope`] by reference: the same JSON, for writing an event without cloning it.
+#[derive(Serialize)]
+struct EnvelopeOf<'a> {
+    event: &'a Event,
+}
+
 impl Event {
     /// A new event of `kind` about `object_uuid`, named under `prefix`.
     pub fn new(
@@ -52,9 +58,12 @@ impl Event {
     }
 
     pub fn to_json(&self) -> Result<Vec<u8>, serde_json::Error> {
-        serde_json::to_vec(&Envelope {
-            event: self.clone(),
-        })
+        serde_json::to_vec(&EnvelopeOf { event: self })
+    }
+
+    /// The wire form as text, written without copying the event.
+    pub fn to_json_string(&self) -> Result<String, serde_json::Error> {
+        serde_json::to_string(&EnvelopeOf { event: self })
     }
 
     pub fn from_json(bytes: &[u8]) -> Result<Event, serde_json::Error> {

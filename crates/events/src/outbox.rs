@@ -111,10 +111,10 @@ pub fn append(
 ) -> QueryResult<()> {
     let mut rows = Vec::with_capacity(events.len());
     for e in events {
-        let payload = serde_json::to_string(&crate::Envelope {
-            event: e.event.clone(),
-        })
-        .map_err(|err| diesel::result::Error::SerializationError(Box::new(err)))?;
+        let payload = e
+            .event
+            .to_json_string()
+            .map_err(|err| diesel::result::Error::SerializationError(Box::new(err)))?;
         rows.push(NewRow {
             event_id: e.event.id.to_string(),
             topic: &e.topic,

@@ -13,12 +13,15 @@ pub struct BillingConfig {
 pub struct BillingSection {
     /// How often the scheduler looks for due subscriptions and retries, in milliseconds.
     pub scheduler_interval_ms: u64,
+    /// Scheduler passes run side by side on PostgreSQL, each on its own connection.
+    pub scheduler_workers: usize,
 }
 
 impl Default for BillingSection {
     fn default() -> Self {
         Self {
             scheduler_interval_ms: 60_000,
+            scheduler_workers: 2,
         }
     }
 }
@@ -29,6 +32,12 @@ impl Validate for BillingConfig {
             return Err(ConfigError::invalid(
                 "billing.scheduler_interval_ms",
                 "must be from 100 to 3600000",
+            ));
+        }
+        if !(1..=16).contains(&self.billing.scheduler_workers) {
+            return Err(ConfigError::invalid(
+                "billing.scheduler_workers",
+                "must be from 1 to 16",
             ));
         }
         Ok(())

@@ -39,6 +39,8 @@ pub struct BillingSettings {
     pub relay: RelaySettings,
     /// How often the scheduler looks for due subscriptions and retries.
     pub scheduler_every: Duration,
+    /// Scheduler passes run side by side on PostgreSQL.
+    pub scheduler_workers: usize,
 }
 
 impl Default for BillingSettings {
@@ -47,12 +49,14 @@ impl Default for BillingSettings {
             event_prefix: "coffer".into(),
             relay: RelaySettings::default(),
             scheduler_every: Duration::from_secs(60),
+            scheduler_workers: 2,
         }
     }
 }
 
 pub(crate) struct BillingState {
     pub scheduler_every: Duration,
+    pub scheduler_workers: usize,
     pub store: Store,
     pub clock: Arc<dyn Clock>,
     pub outbox: Outbox,
@@ -101,6 +105,7 @@ impl Billing {
         Self {
             state: web::Data::new(BillingState {
                 scheduler_every: settings.scheduler_every,
+                scheduler_workers: settings.scheduler_workers,
                 store,
                 clock,
                 outbox,
@@ -147,6 +152,7 @@ impl Module for Billing {
                 self.state.outbox.clone(),
                 Arc::clone(&self.state.clock),
                 self.state.scheduler_every,
+                self.state.scheduler_workers,
             )),
         ]
     }

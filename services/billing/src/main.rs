@@ -23,6 +23,7 @@ fn main() -> std::process::ExitCode {
                 event_prefix: s.common.events.prefix.clone(),
                 relay: s.common.relay_settings(),
                 scheduler_every: Duration::from_millis(s.config.billing.scheduler_interval_ms),
+                scheduler_workers: s.config.billing.scheduler_workers,
             };
             let billing = Billing::new(
                 s.store.clone(),

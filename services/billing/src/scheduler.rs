@@ -26,7 +26,7 @@ use crate::subscriptions::store as subscriptions;
 use crate::upcoming;
 
 /// Subscriptions (or invoices) handled per transaction.
-const BATCH: i64 = 500;
+const BATCH: i64 = 1000;
 
 /// Subscriptions whose plan announces charges ahead and whose next charge is near its
 /// announcement. The day arithmetic is approximate (a day is not always 86,400 s in a
@@ -283,29 +283,35 @@ pub fn tick(db: &mut Db<'_>, outbox: &Outbox, now: i64, clock: Option<&str>) -> 
         }
     }
     // Retries whose day has come.
-    handled += db.write_tx(|tx| {
-        let due = claim(
-            tx,
-            "SELECT uuid FROM invoices WHERE status = 'open' AND next_attempt_date <= {now} \
+    loop {
+        let n = db.write_tx(|tx| {
+            let due = claim(
+                tx,
+                "SELECT uuid FROM invoices WHERE status = 'open' AND next_attempt_date <= {now} \
              AND subscription_uuid IN (SELECT uuid FROM subscriptions WHERE {scope}) \
              ORDER BY next_attempt_date",
-            Some(now),
-            clock,
-        )?;
-        for uuid in &due {
-            let Some(mut invoice) = invoices::find_invoice(tx, uuid)? else {
-                continue;
-            };
-            let Some(s) = subscriptions::find(tx, &invoice.subscription_uuid)? else {
-                continue;
-            };
-            let body = subscriptions::rendered(tx, &s)?;
-            charging::start(tx, outbox, &s, body, &invoice, now, None)?;
-            invoice.next_attempt_date = None;
-            invoices::save_invoice(tx, &invoice, "open", now)?;
+                Some(now),
+                clock,
+            )?;
+            for uuid in &due {
+                let Some(mut invoice) = invoices::find_invoice(tx, uuid)? else {
+                    continue;
+                };
+                let Some(s) = subscriptions::find(tx, &invoice.subscription_uuid)? else {
+                    continue;
+                };
+                let body = subscriptions::rendered(tx, &s)?;
+                charging::start(tx, outbox, &s, body, &invoice, now, None)?;
+                invoice.next_attempt_date = None;
+                invoices::save_invoice(tx, &invoice, "open", now)?;
+            }
+            Ok::<_, diesel::result::Error>(due.len())
+        })?;
+        handled += n;
+        if n < usize::try_from(BATCH).unwrap_or(usize::MAX) {
+            break;
         }
-        Ok::<_, diesel::result::Error>(due.len())
-    })?;
+    }
     // Suspensions that ended between charge dates.
     handled += db.write_tx(|tx| {
         let suspended = claim(
@@ -332,23 +338,47 @@ pub fn tick(db: &mut Db<'_>, outbox: &Outbox, now: i64, clock: Option<&str>) -> 
     Ok(handled)
 }
 
-/// Runs [`tick`] every `every`, for as long as the service runs.
-pub async fn run_forever(store: Store, outbox: Outbox, clock: Arc<dyn Clock>, every: Duration) {
+/// Runs [`tick`] every `every`, for as long as the service runs. On PostgreSQL `workers`
+/// passes run side by side, each on its own connection: their claims skip each other's
+/// rows, so a large pass is shared among them the way it is among replicas, and uses more
+/// than one core of the database. SQLite has one writer, so it runs one.
+pub async fn run_forever(
+    store: Store,
+    outbox: Outbox,
+    clock: Arc<dyn Clock>,
+    every: Duration,
+    workers: usize,
+) {
+    let workers = match store.backend() {
+        Backend::Postgres => workers.max(1),
+        Backend::Sqlite => 1,
+    };
     let mut ticks = tokio::time::interval(every);
     ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
         ticks.tick().await;
-        let (out, now) = (outbox.clone(), clock.unix());
-        match store
-            .run(move |db| tick(db, &out, now, None).map_err(StoreError::from))
-            .await
-        {
-            Ok(0) => {}
-            Ok(n) => {
-                tracing::debug!(handled = n, "billing scheduler pass");
-                outbox.committed();
+        let now = clock.unix();
+        let passes: Vec<_> = (0..workers)
+            .map(|_| {
+                let (store, out) = (store.clone(), outbox.clone());
+                tokio::spawn(async move {
+                    store
+                        .run(move |db| tick(db, &out, now, None).map_err(StoreError::from))
+                        .await
+                })
+            })
+            .collect();
+        let mut handled = 0;
+        for pass in passes {
+            match pass.await {
+                Ok(Ok(n)) => handled += n,
+                Ok(Err(e)) => tracing::warn!(error = %e, "billing scheduler pass failed; retrying"),
+                Err(e) => tracing::warn!(error = %e, "billing scheduler pass stopped"),
             }
-            Err(e) => tracing::warn!(error = %e, "billing scheduler pass failed; retrying"),
+        }
+        if handled > 0 {
+            tracing::debug!(handled, "billing scheduler pass");
+            outbox.committed();
         }
     }
 }

@@ -98,6 +98,40 @@ coffer_testkit::backend_tests! {
         assert_eq!(missing, ["account_uuid", "payment_source_uuid", "supporter_uuid", "currency", "amount", "recurring_interval"]);
     }
 
+    async fn changes_at_the_same_moment_are_all_kept(backend) {
+        let w = billing_world(backend).await;
+        let (org, account, token) = billing_merchant(&w).await;
+        let (source, supporter) = donor(&w, &token, org, &account, "4242424242424242").await;
+        let mut paths = Vec::new();
+        for _ in 0..10 {
+            let mut body = subscription(&account, &source, &supporter);
+            body["status"] = json!("active");
+            let (status, s) = post(&w, "/subscriptions", &token, &body).await;
+            assert_eq!(status, 201, "{s}");
+            paths.push(format!("/subscriptions/{}", s["uuid"].as_str().unwrap()));
+        }
+        // Each subscription is suspended and given a new amount at once: both answers are
+        // 200 and neither change undoes the other.
+        let races = paths.iter().enumerate().map(|(i, path)| {
+            let (w, token) = (&w, token.clone());
+            async move {
+                let suspend = format!("{path}/suspend");
+                let amount = 2000 + i64::try_from(i).unwrap();
+                let (nothing, new_amount) = (json!({}), json!({"amount": amount}));
+                let (suspended, patched) = tokio::join!(
+                    post(w, &suspend, &token, &nothing),
+                    w.patch(path, &token, &new_amount),
+                );
+                assert_eq!(suspended.0, 200, "{}", suspended.1);
+                assert_eq!(patched.0, 200, "{}", patched.1);
+                let now = w.get(path, &token).await.1;
+                assert_eq!(now["subscription_status"], "suspended", "{now}");
+                assert_eq!(now["amount"], amount, "{now}");
+            }
+        });
+        futures_util::future::join_all(races).await;
+    }
+
     async fn every_transition_and_its_conflicts(backend) {
         let w = billing_world(backend).await;
         let (org, account, token) = billing_merchant(&w).await;

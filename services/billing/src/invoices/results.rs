@@ -44,7 +44,7 @@ pub fn apply(
     let Some(mut invoice) = store::find_invoice(db, &attempt.invoice_uuid)? else {
         return Ok(());
     };
-    let Some(mut s) = subscriptions::find(db, &invoice.subscription_uuid)? else {
+    let Some(mut s) = subscriptions::find_locked(db, &invoice.subscription_uuid)? else {
         return Ok(());
     };
     // A subscription on a test clock lives in the clock's time.

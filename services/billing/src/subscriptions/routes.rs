@@ -383,7 +383,16 @@ async fn update(
         .store
         .run(move |db| {
             db.write_tx(|tx| {
-                let mut s = current.clone();
+                // Changes go onto the row as it is now, locked (see `change`).
+                let mut s = store::find_locked(tx, &current.uuid)?
+                    .ok_or_else(|| Failure::Api(ApiError::not_found("Subscription")))?;
+                if matches!(s.status.as_str(), "cancelled" | "ended") {
+                    return Err(Failure::Api(ApiError::conflict(format!(
+                        "A {} subscription cannot be updated",
+                        s.status
+                    ))));
+                }
+                let expected = s.status.clone();
                 apply_references(tx, &mut s, &fields, false)?;
                 let reschedule = fields.recurring_interval.is_some()
                     || fields.timezone.is_some()
@@ -407,7 +416,7 @@ async fn update(
                     tx,
                     &st,
                     &s,
-                    Some(&current.status),
+                    Some(&expected),
                     &SUBSCRIPTION_UPDATED,
                     &trace.0,
                 )
@@ -434,44 +443,45 @@ async fn change(
     body: OptionalJson<SuspendBody>,
 ) -> Result<HttpResponse, ApiError> {
     let action = req.path().rsplit('/').next().unwrap_or_default().to_owned();
-    let mut s = load(&state, &caller, &path).await?;
-    let expected = s.status.clone();
-    let now = time_of(&state, s.test_clock_uuid.as_deref()).await?;
-    let today = local_date(s.zone, now);
-    let kind = match action.as_str() {
-        "activate" => {
-            state::activate(&mut s, today, now)
-                .map_err(refused)
-                .map_err(ApiError::from)?;
-            &SUBSCRIPTION_ACTIVATED
+    let loaded = load(&state, &caller, &path).await?;
+    let now = time_of(&state, loaded.test_clock_uuid.as_deref()).await?;
+    let today = local_date(loaded.zone, now);
+    let (mut start, mut end) = (None, None);
+    if action == "suspend" {
+        let b = body.0;
+        let mut errors = Vec::new();
+        let mut date = |property: &str, raw: Option<String>| {
+            raw.and_then(|r| request::date(property, &r).map_err(|e| errors.push(e)).ok())
+        };
+        start = date("suspension_start", b.suspension_start);
+        end = date("suspension_end", b.suspension_end);
+        if !errors.is_empty() {
+            return Err(ApiError::validation(errors));
         }
-        "cancel" => {
-            state::cancel(&mut s, now)
-                .map_err(refused)
-                .map_err(ApiError::from)?;
-            &SUBSCRIPTION_CANCELLED
-        }
-        _ => {
-            let b = body.0;
-            let mut errors = Vec::new();
-            let mut date = |property: &str, raw: Option<String>| {
-                raw.and_then(|r| request::date(property, &r).map_err(|e| errors.push(e)).ok())
-            };
-            let start = date("suspension_start", b.suspension_start);
-            let end = date("suspension_end", b.suspension_end);
-            if !errors.is_empty() {
-                return Err(ApiError::validation(errors));
-            }
-            state::suspend(&mut s, start, end, today)
-                .map_err(refused)
-                .map_err(ApiError::from)?;
-            &SUBSCRIPTION_SUSPENDED
-        }
-    };
+    }
     let st = state.clone();
     let body = state
         .store
-        .run(move |db| db.write_tx(|tx| commit(tx, &st, &s, Some(&expected), kind, &trace.0)))
+        .run(move |db| {
+            db.write_tx(|tx| {
+                // The transition is judged on the row as it is now, locked, so that a
+                // charge result or a scheduler pass in between is neither lost nor undone.
+                let mut s = store::find_locked(tx, &loaded.uuid)?
+                    .ok_or_else(|| Failure::Api(ApiError::not_found("Subscription")))?;
+                let expected = s.status.clone();
+                let kind = match action.as_str() {
+                    "activate" => {
+                        state::activate(&mut s, today, now).map(|()| &SUBSCRIPTION_ACTIVATED)
+                    }
+                    "cancel" => state::cancel(&mut s, now).map(|()| &SUBSCRIPTION_CANCELLED),
+                    _ => {
+                        state::suspend(&mut s, start, end, today).map(|()| &SUBSCRIPTION_SUSPENDED)
+                    }
+                }
+                .map_err(|e| Failure::Api(ApiError::from(refused(e))))?;
+                commit(tx, &st, &s, Some(&expected), kind, &trace.0)
+            })
+        })
         .await?;
     state.outbox.committed();
     Ok(HttpResponse::Ok().json(body))

@@ -150,6 +150,25 @@ pub fn find(db: &mut Db<'_>, uuid: &str) -> QueryResult<Option<Subscription>> {
     row.map(Row::into_subscription).transpose()
 }
 
+/// The subscription, locked until the transaction ends on PostgreSQL, for a change made
+/// from what it is now. (A SQLite write transaction holds the only write lock already.)
+pub fn find_locked(db: &mut Db<'_>, uuid: &str) -> QueryResult<Option<Subscription>> {
+    let row: Option<Row> = match db {
+        Db::Pg(conn) => s::subscriptions
+            .find(uuid)
+            .select(Row::as_select())
+            .for_update()
+            .first(*conn)
+            .optional(),
+        Db::Sqlite(conn) => s::subscriptions
+            .find(uuid)
+            .select(Row::as_select())
+            .first(*conn)
+            .optional(),
+    }?;
+    row.map(Row::into_subscription).transpose()
+}
+
 /// The subscription as answered, with its plan's current name.
 pub fn rendered(db: &mut Db<'_>, x: &Subscription) -> QueryResult<serde_json::Value> {
     let name = if x.plan_uuid == crate::plans::domain::GLOBAL_UUID {

@@ -168,6 +168,15 @@ impl TestApp {
             .collect()
     }
 
+    /// The databases made with [`Harness::database`], in the order they were made: for a
+    /// test that points another process at one of them.
+    pub fn more_database_urls(&self) -> Vec<String> {
+        self._more_dbs
+            .lock()
+            .map(|more| more.iter().map(|db| db.url.clone()).collect())
+            .unwrap_or_default()
+    }
+
     pub fn url(&self, path: &str) -> String {
         format!("{}{path}", self.base_url)
     }

@@ -258,14 +258,27 @@ fn oldest_of(
         .collect())
 }
 
+/// An event's id and name, as read from its wire form.
+#[derive(serde::Deserialize)]
+struct Headline {
+    event: IdAndName,
+}
+
+#[derive(serde::Deserialize)]
+struct IdAndName {
+    id: String,
+    name: String,
+}
+
 fn to_message((_, topic, key, payload, traceparent): &Claimed) -> Message {
     let mut headers = Vec::new();
     if let Some(t) = traceparent {
         headers.push(("traceparent".to_owned(), t.clone()));
     }
     // The id and name ride in headers too, so tools can route without parsing the body.
-    if let Ok(event) = crate::Event::from_json(payload.as_bytes()) {
-        headers.push(("event_id".to_owned(), event.id.to_string()));
+    // Only those two are read here; the rest of the payload is skipped, not built.
+    if let Ok(Headline { event }) = serde_json::from_str::<Headline>(payload) {
+        headers.push(("event_id".to_owned(), event.id));
         headers.push(("event_name".to_owned(), event.name));
     }
     Message {

@@ -35,16 +35,26 @@ pub fn apply(
     let Some(attempt) = store::find_attempt(db, attempt_uuid)? else {
         return Ok(());
     };
+    // The invoice is locked before its attempt is touched, in the order Create Charge
+    // Attempt takes them too, so neither waits on the other in a circle.
+    let Some(mut invoice) = store::find_invoice_locked(db, &attempt.invoice_uuid)? else {
+        return Ok(());
+    };
     let payment = event.object_uuid.to_string();
     let reason = event.data["status_reason"].as_str();
     let status = if succeeded { "succeeded" } else { "failed" };
     if !store::finish_attempt(db, &attempt.uuid, status, reason, &payment, now)? {
         return Ok(());
     }
-    let Some(mut invoice) = store::find_invoice(db, &attempt.invoice_uuid)? else {
-        return Ok(());
+    // A failure changes the subscription (its count of failed invoices, perhaps its
+    // state), so it is read locked; a success changes it only when that count was not 0
+    // already, which is rare, so most successes leave the row alone and unlocked.
+    let read = if succeeded {
+        subscriptions::find
+    } else {
+        subscriptions::find_locked
     };
-    let Some(mut s) = subscriptions::find_locked(db, &invoice.subscription_uuid)? else {
+    let Some(mut s) = read(db, &invoice.subscription_uuid)? else {
         return Ok(());
     };
     // A subscription on a test clock lives in the clock's time.
@@ -82,6 +92,7 @@ pub fn apply(
         return Ok(());
     }
     let subscription_status = s.status.clone();
+    let failed_before = s.consecutive_failed_invoices;
     if succeeded {
         invoice.status = "paid".into();
         invoice.status_reason = "paid".into();
@@ -135,7 +146,16 @@ pub fn apply(
         )?,
         _ => {}
     }
-    if !subscriptions::save(db, &s, &subscription_status, now)? {
+    if succeeded {
+        if failed_before != 0 {
+            // The count goes back to 0 on the row as it is now, locked.
+            if let Some(mut fresh) = subscriptions::find_locked(db, &s.uuid)? {
+                fresh.consecutive_failed_invoices = 0;
+                let status = fresh.status.clone();
+                subscriptions::save(db, &fresh, &status, now)?;
+            }
+        }
+    } else if !subscriptions::save(db, &s, &subscription_status, now)? {
         return Err(HandlerError::Transient(
             "the subscription changed meanwhile".into(),
         ));

@@ -257,6 +257,16 @@ async fn charge(
         .store
         .run(move |db| {
             db.write_tx(|tx| {
+                // Judged on the invoice as it is now, locked: one paid meanwhile (its
+                // attempt succeeded while this request waited) takes no other.
+                let invoice = store::find_invoice_locked(tx, &invoice.uuid)?
+                    .ok_or_else(|| ApiError::not_found("Invoice"))?;
+                if invoice.status != "open" {
+                    return Err(Failure::Api(ApiError::conflict(format!(
+                        "The invoice is {}",
+                        invoice.status
+                    ))));
+                }
                 let subscription = rendered(tx, &s)?;
                 let attempt = charging::start(
                     tx,

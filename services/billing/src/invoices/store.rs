@@ -152,6 +152,25 @@ pub fn find_invoice(db: &mut Db<'_>, uuid: &str) -> QueryResult<Option<Invoice>>
     row.map(InvoiceRow::into_invoice).transpose()
 }
 
+/// The invoice, locked until the transaction ends on PostgreSQL (SQLite's write
+/// transaction is exclusive already): for a change judged on what it is now.
+pub fn find_invoice_locked(db: &mut Db<'_>, uuid: &str) -> QueryResult<Option<Invoice>> {
+    let row: Option<InvoiceRow> = match db {
+        Db::Pg(conn) => i::invoices
+            .find(uuid)
+            .select(InvoiceRow::as_select())
+            .for_update()
+            .first(*conn)
+            .optional(),
+        Db::Sqlite(conn) => i::invoices
+            .find(uuid)
+            .select(InvoiceRow::as_select())
+            .first(*conn)
+            .optional(),
+    }?;
+    row.map(InvoiceRow::into_invoice).transpose()
+}
+
 pub fn invoices_of(db: &mut Db<'_>, subscription: &str) -> QueryResult<Vec<Invoice>> {
     let rows: Vec<InvoiceRow> = db_run!(db: {
         i::invoices

@@ -21,7 +21,7 @@ impl Default for BillingSection {
     fn default() -> Self {
         Self {
             scheduler_interval_ms: 60_000,
-            scheduler_workers: 2,
+            scheduler_workers: 3,
         }
     }
 }

@@ -49,7 +49,7 @@ impl Default for BillingSettings {
             event_prefix: "coffer".into(),
             relay: RelaySettings::default(),
             scheduler_every: Duration::from_secs(60),
-            scheduler_workers: 2,
+            scheduler_workers: 3,
         }
     }
 }

@@ -179,15 +179,7 @@ fn write_invoices(
                 name
             }
         };
-        let attempt = ChargeAttempt {
-            uuid: uuid::Uuid::new_v4().to_string(),
-            invoice_uuid: invoice.uuid.clone(),
-            subscription_uuid: s.uuid.clone(),
-            status: "pending".into(),
-            status_reason: None,
-            payment_uuid: None,
-            created: now,
-        };
+        let attempt = ChargeAttempt::pending(invoice, now);
         let (org, account) = (
             s.organisation_uuid.parse().ok(),
             s.account_uuid.parse().ok(),

@@ -71,15 +71,7 @@ pub fn start(
     now: i64,
     trace: Option<&TraceContext>,
 ) -> Result<Option<ChargeAttempt>, DieselError> {
-    let attempt = ChargeAttempt {
-        uuid: uuid::Uuid::new_v4().to_string(),
-        invoice_uuid: invoice.uuid.clone(),
-        subscription_uuid: s.uuid.clone(),
-        status: "pending".into(),
-        status_reason: None,
-        payment_uuid: None,
-        created: now,
-    };
+    let attempt = ChargeAttempt::pending(invoice, now);
     if !store::insert_attempt(tx, &attempt)? {
         return Ok(None);
     }

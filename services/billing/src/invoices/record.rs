@@ -40,6 +40,19 @@ pub struct ChargeAttempt {
 }
 
 impl ChargeAttempt {
+    /// A new attempt to charge `invoice`, pending until payments answers.
+    pub fn pending(invoice: &Invoice, now: i64) -> Self {
+        ChargeAttempt {
+            uuid: uuid::Uuid::new_v4().to_string(),
+            invoice_uuid: invoice.uuid.clone(),
+            subscription_uuid: invoice.subscription_uuid.clone(),
+            status: "pending".into(),
+            status_reason: None,
+            payment_uuid: None,
+            created: now,
+        }
+    }
+
     pub fn summary(&self) -> Value {
         json!({"uuid": self.uuid, "status": self.status, "created": self.created})
     }

@@ -195,19 +195,26 @@ pub fn due_retries(db: &mut Db<'_>, now: i64, limit: i64) -> QueryResult<Vec<Str
     })
 }
 
+impl AttemptRow {
+    /// The row of a new attempt.
+    fn of(x: &ChargeAttempt) -> Self {
+        AttemptRow {
+            uuid: x.uuid.clone(),
+            invoice_uuid: x.invoice_uuid.clone(),
+            subscription_uuid: x.subscription_uuid.clone(),
+            status: x.status.clone(),
+            status_reason: x.status_reason.clone(),
+            payment_uuid: x.payment_uuid.clone(),
+            created: x.created,
+            updated: x.created,
+        }
+    }
+}
+
 /// False when the invoice already has a pending attempt (the partial unique index says so,
 /// however many requests race).
 pub fn insert_attempt(db: &mut Db<'_>, x: &ChargeAttempt) -> QueryResult<bool> {
-    let row = AttemptRow {
-        uuid: x.uuid.clone(),
-        invoice_uuid: x.invoice_uuid.clone(),
-        subscription_uuid: x.subscription_uuid.clone(),
-        status: x.status.clone(),
-        status_reason: x.status_reason.clone(),
-        payment_uuid: x.payment_uuid.clone(),
-        created: x.created,
-        updated: x.created,
-    };
+    let row = AttemptRow::of(x);
     let n = db_run!(db: {
         diesel::insert_into(a::charge_attempts).values(&row).on_conflict_do_nothing().execute(db)
     })?;
@@ -234,19 +241,7 @@ pub fn find_attempt(db: &mut Db<'_>, uuid: &str) -> QueryResult<Option<ChargeAtt
 
 /// Inserts many new attempts at once.
 pub fn insert_attempts(db: &mut Db<'_>, xs: &[ChargeAttempt]) -> QueryResult<()> {
-    let rows: Vec<AttemptRow> = xs
-        .iter()
-        .map(|x| AttemptRow {
-            uuid: x.uuid.clone(),
-            invoice_uuid: x.invoice_uuid.clone(),
-            subscription_uuid: x.subscription_uuid.clone(),
-            status: x.status.clone(),
-            status_reason: x.status_reason.clone(),
-            payment_uuid: x.payment_uuid.clone(),
-            created: x.created,
-            updated: x.created,
-        })
-        .collect();
+    let rows: Vec<AttemptRow> = xs.iter().map(AttemptRow::of).collect();
     for chunk in rows.chunks(1000) {
         db_run!(db: {
             diesel::insert_into(a::charge_attempts).values(chunk).on_conflict_do_nothing().execute(db)

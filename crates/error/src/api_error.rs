@@ -206,6 +206,10 @@ impl std::error::Error for ApiError {}
 impl From<coffer_store::StoreError> for ApiError {
     fn from(e: coffer_store::StoreError) -> Self {
         match e {
+            e if e.is_busy() => {
+                tracing::warn!(error = %e, "database busy");
+                ApiError::unavailable("The service is temporarily unavailable")
+            }
             coffer_store::StoreError::Pool(_) | coffer_store::StoreError::Unavailable(_) => {
                 tracing::error!(error = %e, "database unavailable");
                 ApiError::unavailable("The service is temporarily unavailable")

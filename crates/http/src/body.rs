@@ -88,52 +88,124 @@ fn property_of(path: &serde_path_to_error::Path, message: &str) -> String {
     property
 }
 
-fn field_error(property: String, message: String) -> ApiError {
+fn field_error(property: String, message: String) -> FieldError {
     if message.starts_with("missing field") {
-        ApiError::validation(vec![FieldError::not_null(&property)])
+        FieldError::not_null(&property)
     } else {
-        ApiError::validation(vec![FieldError::not_valid(&property, message)])
+        FieldError::not_valid(&property, message)
     }
 }
 
+/// The most properties one answer names; a body with more faults than this is rewritten
+/// by its sender anyway, and the bound keeps a hostile body from costing a parse per key.
+const MAX_ITEMS: usize = 50;
+
+/// Reads a request body: it must be JSON, and a JSON object, since every Coffer operation
+/// takes one. `[]`, `null` or `"x"` would otherwise pass for a struct whose fields all
+/// have defaults, and an operation would run on defaults its client never asked for.
 pub fn parse_json<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
-    let mut de = serde_json::Deserializer::from_slice(bytes);
-    match serde_path_to_error::deserialize(&mut de) {
-        Ok(value) => {
-            de.end()
-                .map_err(|_| ApiError::bad_request("The request body is not valid JSON"))?;
-            Ok(value)
+    let value: serde_json::Value = serde_json::from_slice(bytes).map_err(|e| {
+        // serde_json counts nesting against a fixed limit and calls the overflow a syntax
+        // error; the client deserves to know which limit it hit.
+        if e.to_string().starts_with("recursion limit exceeded") {
+            ApiError::bad_request("The request body is nested more than 128 levels deep")
+        } else {
+            ApiError::bad_request("The request body is not valid JSON")
         }
-        Err(e) => {
-            let inner = e.inner();
-            if inner.is_syntax() || inner.is_eof() {
-                return Err(ApiError::bad_request("The request body is not valid JSON"));
-            }
-            // serde_json appends " at line 1 column 9"; the property says where already.
-            let message = inner.to_string();
-            let message = message
-                .split(" at line ")
-                .next()
-                .unwrap_or(&message)
-                .to_owned();
-            Err(field_error(property_of(e.path(), &message), message))
-        }
+    })?;
+    if !value.is_object() {
+        return Err(ApiError::bad_request(
+            "The request body must be a JSON object",
+        ));
     }
+    parse_value(value)
 }
 
-/// Reads `T` out of a JSON value already parsed, naming the offending property on failure.
+/// Reads `T` out of a JSON value already parsed, naming every offending property.
+///
+/// serde stops at the first fault, so the value is read again without each property that
+/// failed until it reads (or until a required property is missing, which serde reports
+/// only once every present one has been read): one round trip tells the client all.
 pub fn parse_value<T: DeserializeOwned>(value: serde_json::Value) -> Result<T, ApiError> {
-    serde_path_to_error::deserialize(value).map_err(|e| {
-        let message = e.inner().to_string();
-        field_error(property_of(e.path(), &message), message)
-    })
+    parse_value_at("", value).map_err(ApiError::validation)
+}
+
+/// [`parse_value`] for a value found at `property` of a body, whose name leads every
+/// offending property's path.
+pub fn parse_value_at<T: DeserializeOwned>(
+    property: &str,
+    mut value: serde_json::Value,
+) -> Result<T, Vec<FieldError>> {
+    let mut items: Vec<FieldError> = Vec::new();
+    // What was taken out to read on; a property then reported missing was named already.
+    let mut removed: Vec<String> = Vec::new();
+    for _ in 0..4 * MAX_ITEMS {
+        let failure = match serde_path_to_error::deserialize::<_, T>(&value) {
+            Ok(parsed) if items.is_empty() => return Ok(parsed),
+            Ok(_) => break,
+            Err(e) => e,
+        };
+        // serde_json appends " at line 1 column 9"; the property says where already.
+        let message = failure.inner().to_string();
+        let message = message
+            .split(" at line ")
+            .next()
+            .unwrap_or(&message)
+            .to_owned();
+        let offending = property_of(failure.path(), &message);
+        if !removed.contains(&offending) {
+            items.push(field_error(offending, message));
+        }
+        // A wrong property is taken out; so is an object lacking a required property,
+        // since serde reports that only after reading the object's other properties and
+        // would otherwise stop its siblings from being read.
+        let at = failure.path().to_string();
+        if items.len() >= MAX_ITEMS || !remove(&mut value, failure.path()) {
+            break;
+        }
+        removed.push(at);
+    }
+    if !property.is_empty() {
+        for item in &mut items {
+            item.property = if item.property.is_empty() {
+                property.to_owned()
+            } else {
+                format!("{property}.{}", item.property)
+            };
+        }
+    }
+    Err(items)
+}
+
+/// Takes the property at `path` out of `value`; false when the path does not lead to a
+/// key of an object (the root, or an array element, whose removal would shift the rest).
+fn remove(value: &mut serde_json::Value, path: &serde_path_to_error::Path) -> bool {
+    use serde_path_to_error::Segment;
+    let segments: Vec<&Segment> = path.iter().collect();
+    let Some((Segment::Map { key }, parents)) = segments.split_last() else {
+        return false;
+    };
+    let mut at = value;
+    for segment in parents {
+        let next = match segment {
+            Segment::Map { key } => at.get_mut(key.as_str()),
+            Segment::Seq { index } => at.get_mut(*index),
+            _ => None,
+        };
+        match next {
+            Some(v) => at = v,
+            None => return false,
+        }
+    }
+    at.as_object_mut()
+        .is_some_and(|o| o.remove(key.as_str()).is_some())
 }
 
 pub fn parse_form<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
     let de = serde_urlencoded::Deserializer::new(form_urlencoded::parse(bytes));
     serde_path_to_error::deserialize(de).map_err(|e| {
         let message = e.inner().to_string();
-        field_error(property_of(e.path(), &message), message)
+        ApiError::validation(vec![field_error(property_of(e.path(), &message), message)])
     })
 }
 
@@ -273,6 +345,38 @@ mod tests {
         let e = parse_json::<Outer>(b"{not json").unwrap_err();
         assert_eq!(e.status().as_u16(), 400);
         assert!(e.items().is_empty());
+    }
+
+    #[test]
+    fn every_wrong_property_is_named_once() {
+        let named = |body: &[u8]| {
+            let e = parse_json::<Outer>(body).unwrap_err();
+            let mut properties: Vec<String> =
+                e.items().iter().map(|i| i.property.clone()).collect();
+            properties.sort();
+            properties
+        };
+        assert_eq!(
+            named(br#"{"name":7,"inner":{"count":"x"}}"#),
+            ["inner.count", "name"]
+        );
+        // A required property missing inside an object does not hide a sibling's fault.
+        assert_eq!(named(br#"{"name":7,"inner":{}}"#), ["inner.count", "name"]);
+    }
+
+    #[test]
+    fn a_body_that_is_not_an_object_is_refused() {
+        for body in [&b"[]"[..], b"null", b"\"x\"", b"12"] {
+            let e = parse_json::<serde_json::Value>(body).unwrap_err();
+            assert_eq!(e.message(), "The request body must be a JSON object");
+        }
+    }
+
+    #[test]
+    fn nesting_past_the_limit_says_so() {
+        let deep = format!("{{\"a\":{}{}}}", "[".repeat(200), "]".repeat(200));
+        let e = parse_json::<serde_json::Value>(deep.as_bytes()).unwrap_err();
+        assert!(e.message().contains("nested"), "{}", e.message());
     }
 
     #[test]

@@ -50,6 +50,13 @@ impl Currency {
     }
 
     /// Number of decimal places between the minor and the major unit (CHF 2, JPY 0, BHD 3).
+    /// The largest amount Coffer takes in this currency, in minor units: 10^11 major units
+    /// less one minor unit (CHF 99,999,999,999.99, JPY 99,999,999,999). No donation comes
+    /// near it, and it keeps every sum Coffer makes of amounts far from overflowing.
+    pub fn max_minor_units(&self) -> i64 {
+        10i64.pow(11 + u32::from(self.exponent)) - 1
+    }
+
     pub fn exponent(&self) -> u8 {
         self.exponent
     }

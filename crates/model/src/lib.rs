@@ -30,6 +30,7 @@ pub use self::ids::parse_uuid;
 pub use self::locale::{Locale, LocaleError};
 pub use self::minor_units::{MinorUnitsError, parse_minor_units};
 pub use self::money::{Money, MoneyError};
+pub use self::money_json::over_maximum;
 pub use self::paging::{Paging, PagingLimits, PagingQuery};
 pub use self::timestamp::{Date, DateError, UnixSeconds};
 pub use self::validation::{FieldError, Violations};

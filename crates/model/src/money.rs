@@ -102,6 +102,13 @@ struct MoneyWire {
 impl<'de> Deserialize<'de> for Money {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         let wire = MoneyWire::deserialize(deserializer)?;
+        if wire.value > wire.currency.max_minor_units() {
+            return Err(serde::de::Error::custom(format!(
+                "the value must be at most {} minor units in {}",
+                wire.currency.max_minor_units(),
+                wire.currency.code()
+            )));
+        }
         Ok(Money {
             value: wire.value,
             currency: wire.currency,

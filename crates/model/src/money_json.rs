@@ -6,6 +6,18 @@ use crate::minor_units::minor_units_from_json;
 use crate::money::Money;
 use crate::validation::FieldError;
 
+/// The error for an amount above [`Currency::max_minor_units`].
+pub fn over_maximum(property: &str, currency: Currency) -> FieldError {
+    FieldError::not_valid(
+        property,
+        format!(
+            "must be at most {} minor units in {}",
+            currency.max_minor_units(),
+            currency.code()
+        ),
+    )
+}
+
 impl Money {
     /// Reads a Money out of a request body, naming `<property>.value` and
     /// `<property>.currency` separately so the client sees every mistake at once.
@@ -36,6 +48,9 @@ impl Money {
         };
 
         match (value, currency) {
+            (Ok(value), Ok(currency)) if value > currency.max_minor_units() => {
+                Err(vec![over_maximum(&format!("{property}.value"), currency)])
+            }
             (Ok(value), Ok(currency)) => Ok(Money { value, currency }),
             (value, currency) => Err(value.err().into_iter().chain(currency.err()).collect()),
         }
@@ -90,6 +105,23 @@ mod tests {
             Money::from_json("amount", &json!({"value": "5", "currency": 756})).unwrap_err();
         assert_eq!(errors.len(), 1);
         assert_eq!(errors[0].property, "amount.currency");
+
+        let errors = Money::from_json(
+            "amount",
+            &json!({"value": "10000000000000", "currency": "CHF"}),
+        )
+        .unwrap_err();
+        assert_eq!(errors[0].property, "amount.value");
+        let most = Money::from_json(
+            "amount",
+            &json!({"value": "9999999999999", "currency": "CHF"}),
+        );
+        assert_eq!(most.unwrap().value, 9_999_999_999_999);
+        let yen = Money::from_json(
+            "amount",
+            &json!({"value": "100000000000", "currency": "JPY"}),
+        );
+        assert!(yen.is_err());
 
         let errors = Money::from_json("amount", &json!("1050 CHF")).unwrap_err();
         assert_eq!(errors.len(), 1);

@@ -23,7 +23,15 @@ pub enum DateError {
     Format,
     #[error("the date does not exist in the calendar")]
     NoSuchDay,
+    #[error("the date must be between 1970-01-01 and 2199-12-31")]
+    OutOfRange,
 }
+
+/// The years a request may name. Every date Coffer takes in plans work (charge dates, a
+/// suspension, a clock's time), so none may lie where that work would never end or where
+/// calendars stop: 1970 is the Unix epoch, and 2199 is past any donor's horizon.
+pub const FIRST_YEAR: i32 = 1970;
+pub const LAST_YEAR: i32 = 2199;
 
 /// A calendar date without time zone; the caller decides which zone's midnight it means.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -50,6 +58,9 @@ impl Date {
                 .ok_or(DateError::Format)
         };
         let year = i32::from(number(0..4)?);
+        if !(FIRST_YEAR..=LAST_YEAR).contains(&year) {
+            return Err(DateError::OutOfRange);
+        }
         let month = u8::try_from(number(5..7)?).map_err(|_| DateError::NoSuchDay)?;
         let day = u8::try_from(number(8..10)?).map_err(|_| DateError::NoSuchDay)?;
         let month = time::Month::try_from(month).map_err(|_| DateError::NoSuchDay)?;
@@ -130,13 +141,26 @@ mod tests {
             date!(2024 - 02 - 29)
         );
         assert_eq!(
-            Date::parse_str("0001-01-01").unwrap().as_time(),
-            date!(0001 - 01 - 01)
+            Date::parse_str("1970-01-01").unwrap().as_time(),
+            date!(1970 - 01 - 01)
         );
         assert_eq!(
-            Date::parse_str("9999-12-31").unwrap().as_time(),
-            date!(9999 - 12 - 31)
+            Date::parse_str("2199-12-31").unwrap().as_time(),
+            date!(2199 - 12 - 31)
         );
+    }
+
+    #[test]
+    fn rejects_years_outside_the_bound() {
+        for raw in [
+            "0000-01-01",
+            "0001-01-01",
+            "1969-12-31",
+            "2200-01-01",
+            "9999-12-31",
+        ] {
+            assert_eq!(Date::parse_str(raw), Err(DateError::OutOfRange), "{raw}");
+        }
     }
 
     #[test]

@@ -22,6 +22,17 @@ impl StoreError {
         matches!(self, StoreError::Query(DieselError::NotFound))
     }
 
+    /// SQLite's answer when its single write lock stayed taken past the busy timeout: the
+    /// database is there but cannot take the write now, which a client may retry.
+    pub fn is_busy(&self) -> bool {
+        matches!(
+            self,
+            StoreError::Query(DieselError::DatabaseError(_, info))
+                if info.message().contains("database is locked")
+                    || info.message().contains("database table is locked")
+        )
+    }
+
     pub fn is_unique_violation(&self) -> bool {
         matches!(
             self,

@@ -144,10 +144,19 @@ impl Store {
         crate::migrate::run(&mut conn, migrations)
     }
 
-    /// A round trip to the database, for readiness checks.
+    /// A round trip to the database, for readiness checks. On SQLite a read always
+    /// succeeds beside a writer, so readiness there asks for the write lock itself and
+    /// gives up after a second: a service whose writes would wait out their timeout is
+    /// not ready, whatever its reads say.
     pub async fn ping(&self) -> Result<(), StoreError> {
-        self.run(|conn| {
-            crate::db_run!(conn: { conn.batch_execute("SELECT 1").map_err(StoreError::from) })
+        self.run(|db| match db {
+            Db::Pg(pg) => pg.batch_execute("SELECT 1").map_err(StoreError::from),
+            Db::Sqlite(sqlite) => {
+                sqlite.batch_execute("PRAGMA busy_timeout = 1000")?;
+                let taken = sqlite.batch_execute("BEGIN IMMEDIATE; ROLLBACK;");
+                sqlite.batch_execute(crate::sqlite::BUSY_TIMEOUT)?;
+                taken.map_err(StoreError::from)
+            }
         })
         .await
     }

@@ -3,6 +3,7 @@ use coffer_auth::Caller;
 use coffer_events::catalogue::{INVOICE_CANCELLED, INVOICE_PAID};
 use coffer_http::{ApiError, Failure, Json, OptionalJson, RequestTrace, Shape};
 use coffer_model::ids::parse_uuid;
+use coffer_model::over_maximum;
 use coffer_model::validation::FieldError;
 use coffer_store::Db;
 use serde_json::{Map, Value};
@@ -148,6 +149,11 @@ async fn create(
         return Err(ApiError::validation(errors));
     }
     let s = load_subscription(&state, &caller, &path).await?;
+    if amount.is_some_and(|a| a > s.currency.max_minor_units()) {
+        return Err(ApiError::validation(vec![over_maximum(
+            "amount", s.currency,
+        )]));
+    }
     let now = state.clock.unix();
     let mut invoice = charging::draft(&s, None, now, now);
     if let Some(a) = amount {

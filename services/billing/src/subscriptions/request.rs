@@ -5,6 +5,7 @@
 use chrono::NaiveDate;
 use coffer_model::currency::Currency;
 use coffer_model::ids::parse_uuid;
+use coffer_model::over_maximum;
 use coffer_model::timestamp::Date;
 use coffer_model::validation::FieldError;
 use coffer_model::zone::{self, Tz};
@@ -138,6 +139,13 @@ pub fn read(body: &Value) -> Result<Fields, Vec<FieldError>> {
                 )),
             }
         }
+    }
+    // Create names the currency beside the amount; an update's currency is the
+    // subscription's, checked where the subscription is at hand.
+    if let (Some(amount), Some(currency)) = (f.amount, f.currency)
+        && amount > currency.max_minor_units()
+    {
+        errors.push(over_maximum("amount", currency));
     }
     match object.get("timezone") {
         None | Some(Value::Null) => {}

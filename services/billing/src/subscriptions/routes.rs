@@ -9,6 +9,7 @@ use coffer_events::{EventType, TraceContext, append};
 use coffer_http::idempotency::{self, IdempotencyKey};
 use coffer_http::{ApiError, Failure, Json, OptionalJson, RequestTrace, Shape, internal};
 use coffer_model::ids::parse_uuid;
+use coffer_model::over_maximum;
 use coffer_model::validation::FieldError;
 use coffer_store::Db;
 use serde::Deserialize;
@@ -398,6 +399,11 @@ async fn update(
                     || fields.timezone.is_some()
                     || fields.planned_effective_from.is_some();
                 apply_terms(&mut s, fields);
+                if s.amount > s.currency.max_minor_units() {
+                    return Err(Failure::Api(ApiError::validation(vec![over_maximum(
+                        "amount", s.currency,
+                    )])));
+                }
                 if let (Some(from), Some(end)) = (s.planned_effective_from, s.planned_end)
                     && end < from
                 {

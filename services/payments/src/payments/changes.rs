@@ -4,7 +4,7 @@ use actix_web::{HttpResponse, web};
 use coffer_auth::Caller;
 use coffer_events::append;
 use coffer_events::catalogue::PAYMENT_CANCELLED;
-use coffer_http::{ApiError, Json, RequestTrace, Shape};
+use coffer_http::{ApiError, Json, OptionalJson, RequestTrace, Shape};
 use coffer_model::ids::parse_uuid;
 use coffer_store::Db;
 use diesel::result::Error as DieselError;
@@ -48,6 +48,9 @@ fn payment_uuid(raw: &str) -> Result<String, ApiError> {
         .map_err(|e| ApiError::validation(vec![e]))
 }
 
+/// The longest cancellation reason kept, in characters.
+const MAX_REASON: usize = 1_000;
+
 #[derive(Debug, Default, Deserialize)]
 struct CancelRequest {
     reason: Option<String>,
@@ -58,10 +61,19 @@ async fn cancel(
     caller: Caller,
     path: web::Path<String>,
     trace: RequestTrace,
-    body: Option<Json<CancelRequest>>,
+    body: OptionalJson<CancelRequest>,
 ) -> Result<HttpResponse, ApiError> {
     let uuid = payment_uuid(&path)?;
-    let reason = body.and_then(|b| b.0.reason);
+    let reason = body.0.reason;
+    if reason
+        .as_ref()
+        .is_some_and(|r| r.chars().count() > MAX_REASON)
+    {
+        return Err(ApiError::invalid(
+            "reason",
+            format!("must be at most {MAX_REASON} characters"),
+        ));
+    }
     let now = state.clock.unix();
     let st = state.clone();
     let payment = state

@@ -38,4 +38,7 @@ pub struct Payment {
     /// Billing's charge attempt this payment was made for.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub charge_attempt_uuid: Option<String>,
+    /// The reason a client gave when it cancelled the payment.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cancel_reason: Option<String>,
 }

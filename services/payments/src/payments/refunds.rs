@@ -6,7 +6,7 @@ use coffer_auth::Caller;
 use coffer_events::append;
 use coffer_events::catalogue::REFUND_SUCCEEDED;
 use coffer_http::idempotency::{self, IdempotencyKey};
-use coffer_http::{ApiError, Json, RequestTrace};
+use coffer_http::{ApiError, OptionalJson, RequestTrace};
 use coffer_model::ids::parse_uuid;
 use coffer_model::money::Money;
 use serde_json::json;
@@ -30,15 +30,23 @@ async fn create(
     path: web::Path<String>,
     key: IdempotencyKey,
     trace: RequestTrace,
-    body: Option<Json<serde_json::Value>>,
+    body: OptionalJson<serde_json::Value>,
 ) -> Result<HttpResponse, ApiError> {
     let uuid = parse_uuid("payment_uuid", &path)
         .map_err(|e| ApiError::validation(vec![e]))?
         .to_string();
-    let body = body.map_or_else(|| json!({}), |b| b.0);
+    // No body at all refunds the residual; a body that was sent must say so itself, so a
+    // request whose amount was lost on the way is refused rather than refunding everything.
+    let body = body.0;
     let hash = idempotency::request_hash(&req, &body);
     let requested = match body.get("amount") {
-        None | Some(serde_json::Value::Null) => None,
+        None => None,
+        Some(serde_json::Value::Null) => {
+            return Err(ApiError::invalid(
+                "amount",
+                "must be an amount; leave it out to refund the residual",
+            ));
+        }
         Some(value) => Some(Money::from_json("amount", value).map_err(ApiError::validation)?),
     };
     let now = state.clock.unix();

@@ -1,5 +1,6 @@
 //! The payment initialisation request (SPEC.md), checked for what needs no database.
 
+use coffer_http::body::parse_value_at;
 use coffer_model::ids::parse_uuid;
 use coffer_model::locale::Locale;
 use coffer_model::money::Money;
@@ -33,7 +34,8 @@ pub struct Checked {
     pub profile: Option<String>,
     pub locale: Option<String>,
     pub amount: Money,
-    pub card: Option<CardInput>,
+    /// The card as read, or every property that does not read as a card's.
+    pub card: Option<Result<CardInput, Vec<FieldError>>>,
     pub payment_information: Option<serde_json::Value>,
     pub subscription: Option<serde_json::Value>,
     pub return_url: Option<String>,
@@ -106,10 +108,13 @@ impl PaymentRequest {
                 v.push(FieldError::not_valid(property, "must be an object"));
             }
         }
+        // Read as a card whatever the method, since the method is known only once the
+        // profile is; its faults count only if the payment turns out to be by card.
         let card = match &self.payment_information {
-            Some(info) if info.is_object() => {
-                serde_json::from_value::<CardInput>(info.clone()).ok()
-            }
+            Some(info) if info.is_object() => Some(parse_value_at::<CardInput>(
+                "payment_information",
+                info.clone(),
+            )),
             Some(_) => {
                 v.push(FieldError::not_valid(
                     "payment_information",

@@ -5,7 +5,7 @@ use coffer_events::catalogue::{
     PAYMENT_FAILED, PAYMENT_SOURCE_CREATED, PAYMENT_SUCCEEDED, SUPPORTER_CREATED,
 };
 use coffer_events::{TraceContext, append};
-use coffer_http::body::parse_value;
+use coffer_http::body::{parse_value, parse_value_at};
 use coffer_http::idempotency::{self, IdempotencyKey};
 use coffer_http::{ApiError, Json, RequestTrace};
 use coffer_model::iban::Iban;
@@ -88,7 +88,8 @@ pub(crate) fn supporter_of(
         object.remove("uuid");
         object.remove("email_permission");
     }
-    let input: SupporterInput = parse_value(fields).map_err(|e| prefixed(e, "supporter"))?;
+    let input: SupporterInput =
+        parse_value_at("supporter", fields).map_err(ApiError::validation)?;
     let mut supporter = Supporter {
         uuid: uuid::Uuid::new_v4().to_string(),
         organisation_uuid: organisation.to_owned(),
@@ -158,22 +159,6 @@ pub(crate) fn sepa_information(
     Ok(json!({ "iban": masked, "account_holder": holder }))
 }
 
-fn prefixed(e: ApiError, prefix: &str) -> ApiError {
-    if e.items().is_empty() {
-        return e;
-    }
-    ApiError::validation(
-        e.items()
-            .iter()
-            .cloned()
-            .map(|mut i| {
-                i.property = format!("{prefix}.{}", i.property);
-                i
-            })
-            .collect(),
-    )
-}
-
 pub(crate) fn announce(
     tx: &mut Db<'_>,
     state: &PaymentsState,
@@ -228,6 +213,7 @@ pub(crate) fn card_instrument(
         .card
         .clone()
         .ok_or_else(|| ApiError::validation(vec![FieldError::not_null("payment_information")]))?
+        .map_err(ApiError::validation)?
         .validate((now.year(), u32::from(u8::from(now.month()))))
         .map_err(ApiError::validation)?;
     let masked =
@@ -417,6 +403,7 @@ async fn create(
             None => mandate_reference(&payment_uuid_simple),
         }),
         charge_attempt_uuid: None,
+        cancel_reason: None,
     };
     drop(instrument);
     let st = state.clone();

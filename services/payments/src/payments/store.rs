@@ -77,7 +77,7 @@ impl Row {
             locale: x.locale.clone(),
             return_url: x.return_url.clone(),
             action: x.action.as_ref().map(text),
-            cancel_reason: None,
+            cancel_reason: x.cancel_reason.clone(),
             end_to_end_id: x.end_to_end_id.clone(),
             mandate_reference: x.mandate_reference.clone(),
             charge_attempt_uuid: x.charge_attempt_uuid.clone(),
@@ -121,6 +121,7 @@ impl Row {
             end_to_end_id: self.end_to_end_id,
             mandate_reference: self.mandate_reference,
             charge_attempt_uuid: self.charge_attempt_uuid,
+            cancel_reason: self.cancel_reason,
         })
     }
 }

@@ -79,8 +79,69 @@ fn named(property: &str, path: &str) -> Result<Field, FieldError> {
     })
 }
 
-/// Parses `query` (at `property`) into a filter.
+/// The most conditions one query may hold, and the deepest it may nest operators. A
+/// condition becomes a bound parameter and an expression in SQL, and the databases stop
+/// at an expression depth of 1,000; these bounds keep every query far inside that.
+pub const MAX_CONDITIONS: usize = 200;
+pub const MAX_DEPTH: usize = 12;
+
+impl Filter {
+    fn conditions(&self) -> usize {
+        match self {
+            Filter::Match(..) | Filter::Range(..) | Filter::Exists(_) => 1,
+            Filter::And(parts) | Filter::Or(parts) => parts.iter().map(Filter::conditions).sum(),
+            Filter::Not(inner) => inner.conditions(),
+        }
+    }
+
+    fn depth(&self) -> usize {
+        match self {
+            Filter::Match(..) | Filter::Range(..) | Filter::Exists(_) => 1,
+            Filter::And(parts) | Filter::Or(parts) => {
+                1 + parts.iter().map(Filter::depth).max().unwrap_or(0)
+            }
+            Filter::Not(inner) => 1 + inner.depth(),
+        }
+    }
+}
+
+/// Parses `query` (at `property`) into a filter within [`MAX_CONDITIONS`] and
+/// [`MAX_DEPTH`].
 pub fn parse(property: &str, query: &Value) -> Result<Filter, FieldError> {
+    // A query nested past the bound is refused before it is walked.
+    if nesting(query) > 4 * MAX_DEPTH {
+        return Err(too_deep(property));
+    }
+    let filter = parse_clause(property, query)?;
+    if filter.conditions() > MAX_CONDITIONS {
+        return Err(FieldError::not_valid(
+            property,
+            format!("must hold at most {MAX_CONDITIONS} conditions"),
+        ));
+    }
+    if filter.depth() > MAX_DEPTH {
+        return Err(too_deep(property));
+    }
+    Ok(filter)
+}
+
+fn too_deep(property: &str) -> FieldError {
+    FieldError::not_valid(
+        property,
+        format!("must nest operators at most {MAX_DEPTH} levels deep"),
+    )
+}
+
+/// How deep a JSON value nests.
+fn nesting(value: &Value) -> usize {
+    match value {
+        Value::Array(items) => 1 + items.iter().map(nesting).max().unwrap_or(0),
+        Value::Object(map) => 1 + map.values().map(nesting).max().unwrap_or(0),
+        _ => 0,
+    }
+}
+
+fn parse_clause(property: &str, query: &Value) -> Result<Filter, FieldError> {
     let Some(object) = query.as_object() else {
         return Err(FieldError::not_valid(
             property,
@@ -91,7 +152,9 @@ pub fn parse(property: &str, query: &Value) -> Result<Filter, FieldError> {
     for (op, arg) in object {
         let at = format!("{property}.{op}");
         let part = match op.as_str() {
-            "$match" => {
+            // `$term` is the name RaiseNow's documented queries use for an exact match, which
+            // is what `$match` does here.
+            "$match" | "$term" => {
                 let fields = arg
                     .as_object()
                     .ok_or_else(|| FieldError::not_valid(&at, "must map fields to values"))?;
@@ -110,6 +173,29 @@ pub fn parse(property: &str, query: &Value) -> Result<Filter, FieldError> {
                 }
                 Filter::And(all)
             }
+            "$terms" => {
+                let fields = arg.as_object().ok_or_else(|| {
+                    FieldError::not_valid(&at, "must map fields to arrays of values")
+                })?;
+                let mut all = Vec::new();
+                for (path, values) in fields {
+                    let here = format!("{at}.{path}");
+                    let field = named(&here, path)?;
+                    let values = values
+                        .as_array()
+                        .filter(|v| v.iter().all(|x| !x.is_object() && !x.is_array()))
+                        .ok_or_else(|| {
+                            FieldError::not_valid(&here, "must be an array of single values")
+                        })?;
+                    all.push(Filter::Or(
+                        values
+                            .iter()
+                            .map(|v| Filter::Match(field.clone(), v.clone()))
+                            .collect(),
+                    ));
+                }
+                Filter::And(all)
+            }
             "$and" | "$or" => {
                 let items = arg
                     .as_array()
@@ -117,7 +203,7 @@ pub fn parse(property: &str, query: &Value) -> Result<Filter, FieldError> {
                 let parsed = items
                     .iter()
                     .enumerate()
-                    .map(|(i, q)| parse(&format!("{at}[{i}]"), q))
+                    .map(|(i, q)| parse_clause(&format!("{at}[{i}]"), q))
                     .collect::<Result<Vec<_>, _>>()?;
                 if op == "$and" {
                     Filter::And(parsed)
@@ -125,7 +211,7 @@ pub fn parse(property: &str, query: &Value) -> Result<Filter, FieldError> {
                     Filter::Or(parsed)
                 }
             }
-            "$not" => Filter::Not(Box::new(parse(&at, arg)?)),
+            "$not" => Filter::Not(Box::new(parse_clause(&at, arg)?)),
             "$exists" => {
                 let path = arg
                     .as_str()
@@ -186,6 +272,34 @@ mod tests {
     use serde_json::json;
 
     #[test]
+    fn term_is_an_exact_match_and_terms_any_of_several() {
+        let term = parse("query", &json!({"$term": {"status": "succeeded"}})).unwrap();
+        let matched = parse("query", &json!({"$match": {"status": "succeeded"}})).unwrap();
+        assert_eq!(term, matched);
+        let terms = parse("query", &json!({"$terms": {"status": ["a", "b"]}})).unwrap();
+        assert_eq!(terms.conditions(), 2);
+    }
+
+    #[test]
+    fn size_and_depth_are_bounded() {
+        let many: Vec<Value> = (0..=MAX_CONDITIONS)
+            .map(|i| json!({"$match": {"status": i.to_string()}}))
+            .collect();
+        let e = parse("query", &json!({ "$or": many })).unwrap_err();
+        assert_eq!(e.property, "query");
+        let mut deep = json!({"$match": {"status": "x"}});
+        for _ in 0..MAX_DEPTH {
+            deep = json!({ "$not": deep });
+        }
+        assert_eq!(parse("query", &deep).unwrap_err().property, "query");
+        let mut ok = json!({"$match": {"status": "x"}});
+        for _ in 0..MAX_DEPTH - 2 {
+            ok = json!({ "$and": [ok] });
+        }
+        assert!(parse("query", &ok).is_ok());
+    }
+
+    #[test]
     fn unknown_fields_and_operators_are_named() {
         let e = parse("query", &json!({"$match": {"password": "x"}})).unwrap_err();
         assert_eq!(e.property, "query.$match.password");
@@ -198,6 +312,8 @@ mod tests {
         let e = parse("query", &json!({"$range": {"created": {"around": 1}}})).unwrap_err();
         assert_eq!(e.property, "query.$range.created.around");
         assert!(field("custom_parameters.a'b").is_none());
+        let e = parse("query", &json!({"$terms": {"status": [{"a": 1}]}})).unwrap_err();
+        assert_eq!(e.property, "query.$terms.status");
         assert!(field("custom_parameters.campaign").is_some());
     }
 }

@@ -20,6 +20,9 @@ use crate::payments::store;
 /// SPEC.md: size defaults to 10 and may not exceed 10,000.
 const DEFAULT_SIZE: i64 = 10;
 const MAX_SIZE: i64 = 10_000;
+/// The deepest offset `from` reaches; past it a client pages with `search_after`, which
+/// costs the same on every page.
+const MAX_WINDOW: i64 = 100_000;
 
 pub(crate) fn configure(cfg: &mut web::ServiceConfig) {
     cfg.route("/search/payments", web::post().to(search));
@@ -92,9 +95,16 @@ struct Stats {
     min: Option<i64>,
     #[diesel(sql_type = Nullable<BigInt>)]
     max: Option<i64>,
+    /// The sum in two parts, whole billions and the rest, each far from overflowing: a
+    /// tenant's payments at the maximum amount would overflow one BIGINT sum within a
+    /// million rows.
     #[diesel(sql_type = Nullable<BigInt>)]
-    sum: Option<i64>,
+    sum_high: Option<i64>,
+    #[diesel(sql_type = Nullable<BigInt>)]
+    sum_low: Option<i64>,
 }
+
+const SUM_SPLIT: i64 = 1_000_000_000;
 
 #[derive(QueryableByName)]
 struct Span {
@@ -209,8 +219,11 @@ async fn search(
         ));
     }
     let from = request.from.unwrap_or(0);
-    if from < 0 {
-        errors.push(FieldError::not_valid("from", "must not be negative"));
+    if !(0..=MAX_WINDOW).contains(&from) {
+        errors.push(FieldError::not_valid(
+            "from",
+            format!("must be between 0 and {MAX_WINDOW}; page further with search_after"),
+        ));
     }
     let sort = request.sort.unwrap_or_default();
     let sort = match sort.first() {
@@ -253,7 +266,9 @@ async fn search(
     let visible: Option<Vec<String>> = caller
         .organisation_filter()
         .map(|ids| ids.iter().map(ToString::to_string).collect());
-    let (includes, excludes) = (request.includes, request.excludes);
+    // An empty `includes` asks for every field, as RaiseNow documents it.
+    let includes = request.includes.filter(|paths| !paths.is_empty());
+    let excludes = request.excludes;
     let (sort_column, sort_kind, sort_path, direction) = sort;
     let search_after = request.search_after;
     // Filtering and grouping only on counted columns: add kept counts up (counts.rs).
@@ -333,20 +348,35 @@ async fn search(
                     AggKind::Stats => 0,
                 };
                 if agg.kind == AggKind::Stats {
-                    // SUM is cast back to BIGINT: PostgreSQL widens it to NUMERIC.
+                    // Sums are cast back to BIGINT: PostgreSQL widens them to NUMERIC.
                     let row = load::<Stats>(
                         db,
                         &format!(
-                            "SELECT COUNT({expr}) AS count, MIN({expr}) AS min, MAX({expr}) AS max, CAST(SUM({expr}) AS BIGINT) AS sum FROM payments WHERE {where_}"
+                            "SELECT COUNT({expr}) AS count, MIN({expr}) AS min, MAX({expr}) AS max, \
+                             CAST(SUM({expr} / {SUM_SPLIT}) AS BIGINT) AS sum_high, \
+                             CAST(SUM({expr} % {SUM_SPLIT}) AS BIGINT) AS sum_low FROM payments WHERE {where_}"
                         ),
                         &binds,
                     )?;
                     let Some(st) = row.first() else { continue };
+                    let sum = st.sum_high.zip(st.sum_low).map(|(high, low)| {
+                        i128::from(high) * i128::from(SUM_SPLIT) + i128::from(low)
+                    });
                     // The mean in whole minor units, rounded half up: money is never a float.
-                    let avg = st.sum.filter(|_| st.count > 0).map(|sum| (2 * sum + st.count) / (2 * st.count));
+                    let count = i128::from(st.count);
+                    let avg = sum.filter(|_| count > 0).map(|sum| (2 * sum + count) / (2 * count));
+                    // Amounts are strings of digits on the wire, as Money's value is; a sum
+                    // may pass what a JSON number holds exactly.
+                    let digits = |v: Option<i128>| v.map(|v| v.to_string());
                     out.insert(
                         agg.name.clone(),
-                        json!({ "count": st.count, "min": st.min, "max": st.max, "sum": st.sum, "avg": avg }),
+                        json!({
+                            "count": st.count,
+                            "min": digits(st.min.map(i128::from)),
+                            "max": digits(st.max.map(i128::from)),
+                            "sum": digits(sum),
+                            "avg": digits(avg),
+                        }),
                     );
                     continue;
                 }

@@ -77,5 +77,6 @@ pub(crate) fn recharge(state: &PaymentsState, source: &Source, charge: Charge) -
             .and_then(|v| v.as_str())
             .map(str::to_owned),
         charge_attempt_uuid: charge.charge_attempt_uuid,
+        cancel_reason: None,
     }
 }

@@ -32,6 +32,9 @@ pub enum DateError {
 /// calendars stop: 1970 is the Unix epoch, and 2199 is past any donor's horizon.
 pub const FIRST_YEAR: i32 = 1970;
 pub const LAST_YEAR: i32 = 2199;
+/// The last second of [`LAST_YEAR`] (2199-12-31T23:59:59Z), the latest instant a request
+/// may name.
+pub const LAST_INSTANT: i64 = 7_258_118_399;
 
 /// A calendar date without time zone; the caller decides which zone's midnight it means.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -148,6 +151,16 @@ mod tests {
             Date::parse_str("2199-12-31").unwrap().as_time(),
             date!(2199 - 12 - 31)
         );
+    }
+
+    #[test]
+    fn the_last_instant_ends_the_last_year() {
+        let last = time::OffsetDateTime::from_unix_timestamp(LAST_INSTANT).unwrap();
+        assert_eq!(
+            (last.year(), last.ordinal(), last.hour()),
+            (LAST_YEAR, 365, 23)
+        );
+        assert_eq!((last.minute(), last.second()), (59, 59));
     }
 
     #[test]

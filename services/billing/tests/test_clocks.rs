@@ -164,4 +164,85 @@ coffer_testkit::backend_tests! {
         assert_eq!(local(stopped.clone(), chrono_tz::Europe::Zurich).await, ["2027-01-01 00:00"]);
         assert_eq!(w.get(&stopped, &token).await.1["subscription_status"], "suspended");
     }
+
+    async fn clocks_are_bounded_idempotent_and_can_be_deleted(backend) {
+        let w = billing_world(backend).await;
+        let (org, account, token) = billing_merchant(&w).await;
+        for (body, property) in [
+            (json!({"frozen_time": CLOCK_START, "organisation_uuid": 123}), "organisation_uuid"),
+            (json!({"frozen_time": "2027-01-01"}), "frozen_time"),
+            (json!({"frozen_time": -1}), "frozen_time"),
+            (json!({"frozen_time": 253_402_300_800_i64}), "frozen_time"),
+            (json!({}), "frozen_time"),
+        ] {
+            let (status, err, _) = w.post("/test-clocks", &token, &body, None).await;
+            assert_eq!(status, 400, "{body}: {err}");
+            assert_eq!(err["errors"][0]["property"], property, "{body}: {err}");
+        }
+        let (status, err, _) = w.post("/test-clocks", &token, &json!([]), None).await;
+        assert_eq!(status, 400, "{err}");
+
+        // The same key gives the same clock.
+        let body = json!({"frozen_time": CLOCK_START});
+        let (status, first, _) = w.post("/test-clocks", &token, &body, Some("clock-1")).await;
+        assert_eq!(status, 201, "{first}");
+        let (status, again, headers) = w.post("/test-clocks", &token, &body, Some("clock-1")).await;
+        assert_eq!((status, &again), (201, &first));
+        assert_eq!(headers["idempotent-replayed"], "true");
+        let clock = first["uuid"].as_str().unwrap().to_owned();
+
+        let too_far = CLOCK_START + 3 * 366 * 86_400 + 1;
+        let (status, err, _) = w.post(&format!("/test-clocks/{clock}/advance"), &token, &json!({"frozen_time": too_far}), None).await;
+        assert_eq!(status, 400, "{err}");
+        assert_eq!(err["errors"][0]["property"], "frozen_time");
+
+        // A weekly subscription advancing three years, deleted on the way: the advance
+        // stops, the subscription is cancelled, and nothing more is invoiced.
+        let (source, supporter) = donor(&w, &token, org, &account, "4242424242424242").await;
+        let (status, s, _) = w.post("/subscriptions", &token, &json!({"account_uuid": account, "payment_source_uuid": source,
+            "supporter_uuid": supporter, "test_mode": true, "currency": "CHF", "amount": 500, "recurring_interval": "weekly",
+            "status": "active", "test_clock_uuid": clock}), None).await;
+        assert_eq!(status, 201, "{s}");
+        let path = format!("/subscriptions/{}", s["uuid"].as_str().unwrap());
+        let (status, _, _) = w.post(&format!("/test-clocks/{clock}/advance"), &token,
+            &json!({"frozen_time": CLOCK_START + 3 * 366 * 86_400}), None).await;
+        assert_eq!(status, 200);
+        tokio::time::sleep(Duration::from_millis(300)).await;
+
+        let other = w.token(w.organisation("Other").await).await;
+        let delete = |token: String| {
+            let w = &w;
+            let url = w.app.url(&format!("/test-clocks/{clock}"));
+            async move { w.app.http.delete(url).bearer_auth(token).send().await.unwrap().status().as_u16() }
+        };
+        assert_eq!(delete(other).await, 403);
+        assert_eq!(delete(token.clone()).await, 204);
+        assert_eq!(w.get(&format!("/test-clocks/{clock}"), &token).await.0, 404);
+        assert_eq!(w.get(&path, &token).await.1["subscription_status"], "cancelled");
+        let count = |invoices: Value| invoices.as_array().unwrap().len();
+        let invoiced = count(w.get(&format!("{path}/invoices"), &token).await.1);
+        assert!(invoiced < 157, "the advance was stopped ({invoiced} invoices)");
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        assert_eq!(count(w.get(&format!("{path}/invoices"), &token).await.1), invoiced);
+        assert_eq!(delete(token.clone()).await, 404);
+    }
+
+    async fn dates_outside_the_calendar_bound_are_refused(backend) {
+        let w = billing_world(backend).await;
+        let (org, account, token) = billing_merchant(&w).await;
+        let (source, supporter) = donor(&w, &token, org, &account, "4242424242424242").await;
+        for (property, date) in [("planned_effective_from", "0000-01-01"), ("planned_end", "9999-12-31"), ("planned_effective_from", "1969-12-31")] {
+            let mut body = json!({"account_uuid": account, "payment_source_uuid": source, "supporter_uuid": supporter,
+                "test_mode": true, "currency": "CHF", "amount": 500, "recurring_interval": "monthly"});
+            body[property] = json!(date);
+            let (status, err, _) = w.post("/subscriptions", &token, &body, None).await;
+            assert_eq!(status, 400, "{date}: {err}");
+            let items = err.get("errors").or_else(|| err.pointer("/error/message")).unwrap();
+            assert_eq!(items[0]["property"], property, "{err}");
+        }
+        let (status, err, _) = w.post("/subscriptions", &token, &json!({"account_uuid": account, "payment_source_uuid": source,
+            "supporter_uuid": supporter, "test_mode": true, "currency": "CHF", "amount": 10_000_000_000_000_i64,
+            "recurring_interval": "monthly"}), None).await;
+        assert_eq!(status, 400, "{err}");
+    }
 }

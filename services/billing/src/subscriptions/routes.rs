@@ -5,9 +5,8 @@ use coffer_events::catalogue::{
     SUBSCRIPTION_ACTIVATED, SUBSCRIPTION_CANCELLED, SUBSCRIPTION_CREATED, SUBSCRIPTION_SUSPENDED,
     SUBSCRIPTION_UPDATED,
 };
-use coffer_events::{EventType, TraceContext, append};
 use coffer_http::idempotency::{self, IdempotencyKey};
-use coffer_http::{ApiError, Failure, Json, OptionalJson, RequestTrace, Shape, internal};
+use coffer_http::{ApiError, Failure, Json, OptionalJson, RequestTrace, Shape};
 use coffer_model::ids::parse_uuid;
 use coffer_model::over_maximum;
 use coffer_model::validation::FieldError;
@@ -15,6 +14,7 @@ use coffer_store::Db;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
+use super::commands::commit;
 use super::record::Subscription;
 use super::request::{self, Fields};
 use super::state::{self, Refusal};
@@ -54,39 +54,6 @@ fn refused(r: Refusal) -> Failure {
         Refusal::Invalid(errors) => ApiError::validation(errors),
         Refusal::Conflict(message) => ApiError::conflict(message),
     })
-}
-
-/// Saves a changed subscription (only if its status is still `expected`), announces it,
-/// and gives the response body.
-fn commit(
-    tx: &mut Db<'_>,
-    state: &BillingState,
-    s: &Subscription,
-    expected: Option<&str>,
-    kind: &'static EventType,
-    trace: &TraceContext,
-) -> Result<Value, Failure> {
-    let now = state.clock.unix();
-    match expected {
-        None => store::insert(tx, s)?,
-        Some(status) => {
-            if !store::save(tx, s, status, now)? {
-                return Err(Failure::Api(ApiError::conflict(
-                    "The subscription changed meanwhile; fetch it and try again",
-                )));
-            }
-        }
-    }
-    let body = store::rendered(tx, s)?;
-    let event = state.outbox.event(
-        kind,
-        s.uuid.parse().map_err(internal)?,
-        s.organisation_uuid.parse().ok(),
-        s.account_uuid.parse().ok(),
-        body.clone(),
-    );
-    append(tx, &[event], Some(trace))?;
-    Ok(body)
 }
 
 /// Checks the references a create or update names against what billing knows, and applies
@@ -373,7 +340,8 @@ async fn update(
     let current = load(&state, &caller, &path).await?;
     if matches!(current.status.as_str(), "cancelled" | "ended") {
         return Err(ApiError::conflict(format!(
-            "A {} subscription cannot be updated",
+            "{} {} subscription cannot be updated",
+            state::article(&current.status),
             current.status
         )));
     }
@@ -389,7 +357,8 @@ async fn update(
                     .ok_or_else(|| Failure::Api(ApiError::not_found("Subscription")))?;
                 if matches!(s.status.as_str(), "cancelled" | "ended") {
                     return Err(Failure::Api(ApiError::conflict(format!(
-                        "A {} subscription cannot be updated",
+                        "{} {} subscription cannot be updated",
+                        state::article(&s.status),
                         s.status
                     ))));
                 }

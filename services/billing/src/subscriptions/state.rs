@@ -15,7 +15,11 @@ pub enum Refusal {
 }
 
 fn conflict(action: &str, s: &Subscription) -> Refusal {
-    Refusal::Conflict(format!("A {} subscription cannot be {action}", s.status))
+    Refusal::Conflict(format!(
+        "{} {} subscription cannot be {action}",
+        article(&s.status),
+        s.status
+    ))
 }
 
 /// The first charge date from `today` on, as an instant, for an active subscription.
@@ -91,4 +95,13 @@ pub fn suspend(
     s.suspension_start = Some(start);
     s.suspension_end = end;
     Ok(())
+}
+
+/// "An active subscription", "A pending subscription".
+pub fn article(word: &str) -> &'static str {
+    if word.starts_with(['a', 'e', 'i', 'o', 'u']) {
+        "An"
+    } else {
+        "A"
+    }
 }

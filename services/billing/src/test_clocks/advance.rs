@@ -76,6 +76,13 @@ pub async fn run(
     // Whatever is due by the clock's present comes first (a subscription made just now).
     let mut first = true;
     loop {
+        // Each step is its own short transactions; between them other writers go first,
+        // and a clock deleted meanwhile stops here.
+        tokio::task::yield_now().await;
+        let id = clock.clone();
+        if store.query(move |db| store::find(db, &id)).await?.is_none() {
+            return Ok(());
+        }
         let (id, from) = (clock.clone(), if first { i64::MIN } else { at });
         first = false;
         let next = store

@@ -3,5 +3,6 @@
 //! the real payments service (docs/billing.md, "Test clocks").
 
 pub mod advance;
+pub mod commands;
 pub mod routes;
 pub mod store;

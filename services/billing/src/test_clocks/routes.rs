@@ -1,93 +1,69 @@
-use actix_web::{HttpResponse, web};
+//! Test clocks over HTTP: read the request, call one command, render.
+
+use actix_web::http::StatusCode;
+use actix_web::{HttpRequest, HttpResponse, web};
 use coffer_auth::Caller;
-use coffer_http::{ApiError, Json};
+use coffer_http::body::parse_value;
+use coffer_http::idempotency::{self, IdempotencyKey};
+use coffer_http::{ApiError, Failure, Json, RequestTrace};
 use coffer_model::ids::parse_uuid;
-use coffer_model::validation::FieldError;
+use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::advance;
-use super::store::{self, TestClock};
+use super::commands;
+use super::store::TestClock;
 use crate::BillingState;
 
 pub(crate) fn configure(cfg: &mut web::ServiceConfig) {
     cfg.route("/test-clocks", web::post().to(create))
         .route("/test-clocks/{test_clock_uuid}", web::get().to(get))
+        .route("/test-clocks/{test_clock_uuid}", web::delete().to(delete))
         .route(
             "/test-clocks/{test_clock_uuid}/advance",
             web::post().to(advance_to),
         );
 }
 
-fn frozen_time(body: &Value) -> Result<i64, ApiError> {
-    body.get("frozen_time")
-        .and_then(Value::as_i64)
-        .filter(|t| *t >= 0)
-        .ok_or_else(|| {
-            ApiError::validation(vec![FieldError::not_valid(
-                "frozen_time",
-                "must be a time in Unix seconds",
-            )])
-        })
+/// Create and advance bodies; a property of the wrong type is a 400 naming it.
+#[derive(Debug, Deserialize)]
+struct ClockRequest {
+    frozen_time: Option<i64>,
+    organisation_uuid: Option<String>,
 }
 
-/// The organisation a clock belongs to: the one named, or the caller's only one.
-fn owner(caller: &Caller, body: &Value) -> Result<String, ApiError> {
-    let named = match body.get("organisation_uuid").and_then(Value::as_str) {
-        Some(raw) => {
-            Some(parse_uuid("organisation_uuid", raw).map_err(|e| ApiError::validation(vec![e]))?)
-        }
-        None => None,
-    };
-    let organisation = match (named, caller.organisation_filter()) {
-        (Some(org), _) => org,
-        (None, Some([only])) => *only,
-        _ => {
-            return Err(ApiError::validation(vec![FieldError::not_null(
-                "organisation_uuid",
-            )]));
-        }
-    };
-    caller.require_organisation(organisation)?;
-    Ok(organisation.to_string())
+fn clock_uuid(raw: &str) -> Result<String, ApiError> {
+    parse_uuid("test_clock_uuid", raw)
+        .map(|u| u.to_string())
+        .map_err(|e| ApiError::validation(vec![e]))
 }
 
 async fn create(
     state: web::Data<BillingState>,
     caller: Caller,
+    req: HttpRequest,
+    key: IdempotencyKey,
     body: Json<Value>,
 ) -> Result<HttpResponse, ApiError> {
-    let time = frozen_time(&body.0)?;
-    let clock = TestClock {
-        uuid: uuid::Uuid::new_v4().to_string(),
-        owner: owner(&caller, &body.0)?,
-        frozen_time: time,
-        target_time: None,
-        status: "ready".into(),
-        created: state.clock.unix(),
-    };
-    let stored = clock.clone();
-    state
-        .store
-        .query(move |db| store::insert(db, &stored))
-        .await?;
-    Ok(HttpResponse::Created().json(clock))
-}
-
-pub(crate) async fn load(
-    state: &BillingState,
-    caller: &Caller,
-    raw: &str,
-) -> Result<TestClock, ApiError> {
-    let id = parse_uuid("test_clock_uuid", raw)
-        .map_err(|e| ApiError::validation(vec![e]))?
-        .to_string();
-    let clock = state
-        .store
-        .query(move |db| store::find(db, &id))
-        .await?
-        .ok_or_else(|| ApiError::not_found("Test clock"))?;
-    caller.require_organisation(clock.owner.parse().map_err(ApiError::internal)?)?;
-    Ok(clock)
+    let hash = idempotency::request_hash(&req, &body.0);
+    let request: ClockRequest = parse_value(body.0)?;
+    let time = commands::frozen_time(request.frozen_time)?;
+    let named = request
+        .organisation_uuid
+        .map(|raw| parse_uuid("organisation_uuid", &raw).map_err(|e| ApiError::validation(vec![e])))
+        .transpose()?;
+    let clock = commands::draft(&caller, named, time, state.clock.unix())?;
+    idempotency::run(
+        &state.store,
+        state.clock.as_ref(),
+        caller.client_id(),
+        key,
+        hash,
+        move |tx| {
+            commands::create(tx, &clock)?;
+            Ok::<_, Failure>((StatusCode::CREATED, json!(clock)))
+        },
+    )
+    .await
 }
 
 async fn get(
@@ -95,7 +71,19 @@ async fn get(
     caller: Caller,
     path: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
-    Ok(HttpResponse::Ok().json(load(&state, &caller, &path).await?))
+    let clock: TestClock = commands::load(&state, &caller, &clock_uuid(&path)?).await?;
+    Ok(HttpResponse::Ok().json(clock))
+}
+
+/// Deletes the clock, stops an advance under way, and cancels the subscriptions on it.
+async fn delete(
+    state: web::Data<BillingState>,
+    caller: Caller,
+    path: web::Path<String>,
+    trace: RequestTrace,
+) -> Result<HttpResponse, ApiError> {
+    commands::delete(state.into_inner(), &caller, &clock_uuid(&path)?, &trace.0).await?;
+    Ok(HttpResponse::NoContent().finish())
 }
 
 /// Starts moving the clock to `frozen_time` and answers at once with status `advancing`;
@@ -106,38 +94,8 @@ async fn advance_to(
     path: web::Path<String>,
     body: Json<Value>,
 ) -> Result<HttpResponse, ApiError> {
-    let target = frozen_time(&body.0)?;
-    let clock = load(&state, &caller, &path).await?;
-    if target <= clock.frozen_time {
-        return Err(ApiError::invalid(
-            "frozen_time",
-            "must be later than the clock's time",
-        ));
-    }
-    let (id, now) = (clock.uuid.clone(), state.clock.unix());
-    if !state
-        .store
-        .query(move |db| store::begin(db, &id, target, now))
-        .await?
-    {
-        return Err(ApiError::conflict("The test clock is advancing already"));
-    }
-    let run = advance::run(
-        state.store.clone(),
-        state.outbox.clone(),
-        state.clock.clone(),
-        clock.uuid.clone(),
-    );
-    tokio::spawn(async move {
-        // Left advancing, it is finished when billing next starts.
-        if let Err(e) = run.await {
-            tracing::warn!(error = %e, "advancing a test clock failed");
-        }
-    });
-    Ok(HttpResponse::Ok().json(json!({
-        "uuid": clock.uuid,
-        "frozen_time": clock.frozen_time,
-        "status": "advancing",
-        "created": clock.created,
-    })))
+    let request: ClockRequest = parse_value(body.0)?;
+    let target = commands::frozen_time(request.frozen_time)?;
+    let clock = commands::advance(&state, &caller, &clock_uuid(&path)?, target).await?;
+    Ok(HttpResponse::Ok().json(clock))
 }

@@ -68,6 +68,10 @@ pub fn finish(db: &mut Db<'_>, uuid: &str, now: i64) -> QueryResult<()> {
     })
 }
 
+pub fn delete(db: &mut Db<'_>, uuid: &str) -> QueryResult<()> {
+    db_run!(db: { diesel::delete(c::test_clocks.find(uuid)).execute(db).map(drop) })
+}
+
 /// Clocks left advancing (a process stopped mid-way); resumed at start.
 pub fn advancing(db: &mut Db<'_>) -> QueryResult<Vec<TestClock>> {
     db_run!(db: {

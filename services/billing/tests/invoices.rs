@@ -87,6 +87,34 @@ coffer_testkit::backend_tests! {
         assert_eq!(w.post(&format!("{path}/charge-attempts"), &other, &json!({}), None).await.0, 403);
     }
 
+    async fn invoices_and_charge_attempts_honour_the_idempotency_key(backend) {
+        let w = billing_world(backend).await;
+        let (org, account, token) = billing_merchant(&w).await;
+        // 0341 is stored but its charges fail, so the invoice stays open for a second try.
+        let (source, supporter) = donor(&w, &token, org, &account, "4000000000000341").await;
+        let (_, s, _) = w.post("/subscriptions", &token, &subscription(&account, &source, &supporter, "pending"), None).await;
+        let invoices = format!("/subscriptions/{}/invoices", s["uuid"].as_str().unwrap());
+        let body = json!({"amount": 700});
+        let (status, first, _) = w.post(&invoices, &token, &body, Some("invoice-1")).await;
+        assert_eq!(status, 201, "{first}");
+        let (status, again, headers) = w.post(&invoices, &token, &body, Some("invoice-1")).await;
+        assert_eq!((status, &again), (201, &first));
+        assert_eq!(headers["idempotent-replayed"], "true");
+        assert_eq!(w.post(&invoices, &token, &json!({"amount": 800}), Some("invoice-1")).await.0, 409, "another body");
+        assert_eq!(w.get(&invoices, &token).await.1.as_array().unwrap().len(), 1);
+
+        let attempts = format!("{invoices}/{}/charge-attempts", first["uuid"].as_str().unwrap());
+        let (status, attempt, _) = w.post(&attempts, &token, &json!({}), Some("attempt-1")).await;
+        assert_eq!(status, 201, "{attempt}");
+        let invoice = format!("{invoices}/{}", first["uuid"].as_str().unwrap());
+        until(&w, &invoice, &token, |i| i["failed_payment_attempts"] == 1).await;
+        // The retry of the same request answers as the first did instead of charging again.
+        let (status, replayed, _) = w.post(&attempts, &token, &json!({}), Some("attempt-1")).await;
+        assert_eq!((status, replayed["uuid"].clone()), (201, attempt["uuid"].clone()));
+        let (_, fetched) = w.get(&invoice, &token).await;
+        assert_eq!(fetched["charge_attempts"].as_array().unwrap().len(), 1, "{fetched}");
+    }
+
     async fn the_scheduler_invoices_each_month_and_dunning_cancels_after_three_failed_invoices(backend) {
         let w = billing_world(backend).await;
         let (org, account, token) = billing_merchant(&w).await;

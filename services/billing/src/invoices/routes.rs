@@ -1,6 +1,8 @@
-use actix_web::{HttpResponse, web};
+use actix_web::http::StatusCode;
+use actix_web::{HttpRequest, HttpResponse, web};
 use coffer_auth::Caller;
 use coffer_events::catalogue::{INVOICE_CANCELLED, INVOICE_PAID};
+use coffer_http::idempotency::{self, IdempotencyKey};
 use coffer_http::{ApiError, Failure, Json, OptionalJson, RequestTrace, Shape};
 use coffer_model::ids::parse_uuid;
 use coffer_model::over_maximum;
@@ -104,11 +106,14 @@ async fn get(
 async fn create(
     state: web::Data<BillingState>,
     caller: Caller,
+    req: HttpRequest,
+    key: IdempotencyKey,
     path: web::Path<String>,
     trace: RequestTrace,
     body: OptionalJson<Value>,
 ) -> Result<HttpResponse, ApiError> {
     let body = body.0;
+    let hash = idempotency::request_hash(&req, &body);
     let mut errors = Vec::new();
     let amount = match body.get("amount") {
         None | Some(Value::Null) => None,
@@ -164,17 +169,20 @@ async fn create(
         invoice.service_parameters = service;
     }
     let st = state.clone();
-    let body = state
-        .store
-        .run(move |db| {
-            db.write_tx(|tx| {
-                charging::open(tx, &st.outbox, &invoice, Some(&trace.0))?;
-                rendered_invoice(tx, &invoice)
-            })
-        })
-        .await?;
+    let response = idempotency::run(
+        &state.store,
+        state.clock.as_ref(),
+        caller.client_id(),
+        key,
+        hash,
+        move |tx| {
+            charging::open(tx, &st.outbox, &invoice, Some(&trace.0))?;
+            Ok::<_, Failure>((StatusCode::CREATED, rendered_invoice(tx, &invoice)?))
+        },
+    )
+    .await?;
     state.outbox.committed();
-    Ok(HttpResponse::Created().json(body))
+    Ok(response)
 }
 
 /// Closes an open invoice as paid or cancelled: no charge, and no more retries.
@@ -247,9 +255,12 @@ async fn close(
 async fn charge(
     state: web::Data<BillingState>,
     caller: Caller,
+    req: HttpRequest,
+    key: IdempotencyKey,
     path: web::Path<(String, String)>,
     trace: RequestTrace,
 ) -> Result<HttpResponse, ApiError> {
+    let hash = idempotency::request_hash(&req, &Value::Null);
     let (s, invoice) = load(&state, &caller, &path).await?;
     if invoice.status != "open" {
         return Err(ApiError::conflict(format!(
@@ -259,35 +270,41 @@ async fn charge(
     }
     let now = state.clock.unix();
     let st = state.clone();
-    let body = state
-        .store
-        .run(move |db| {
-            db.write_tx(|tx| {
-                // Judged on the invoice as it is now, locked: one paid meanwhile (its
-                // attempt succeeded while this request waited) takes no other.
-                let invoice = store::find_invoice_locked(tx, &invoice.uuid)?
-                    .ok_or_else(|| ApiError::not_found("Invoice"))?;
-                if invoice.status != "open" {
-                    return Err(Failure::Api(ApiError::conflict(format!(
-                        "The invoice is {}",
-                        invoice.status
-                    ))));
-                }
-                let subscription = rendered(tx, &s)?;
-                let attempt = charging::start(
-                    tx,
-                    &st.outbox,
-                    &s,
-                    subscription.clone(),
-                    &invoice,
-                    now,
-                    Some(&trace.0),
-                )?
-                .ok_or_else(|| ApiError::conflict("The invoice has a pending charge attempt"))?;
-                Ok::<_, Failure>(attempt.render(&invoice, Some(subscription)))
-            })
-        })
-        .await?;
+    let response = idempotency::run(
+        &state.store,
+        state.clock.as_ref(),
+        caller.client_id(),
+        key,
+        hash,
+        move |tx| {
+            // Judged on the invoice as it is now, locked: one paid meanwhile (its attempt
+            // succeeded while this request waited) takes no other.
+            let invoice = store::find_invoice_locked(tx, &invoice.uuid)?
+                .ok_or_else(|| ApiError::not_found("Invoice"))?;
+            if invoice.status != "open" {
+                return Err(Failure::Api(ApiError::conflict(format!(
+                    "The invoice is {}",
+                    invoice.status
+                ))));
+            }
+            let subscription = rendered(tx, &s)?;
+            let attempt = charging::start(
+                tx,
+                &st.outbox,
+                &s,
+                subscription.clone(),
+                &invoice,
+                now,
+                Some(&trace.0),
+            )?
+            .ok_or_else(|| ApiError::conflict("The invoice has a pending charge attempt"))?;
+            Ok::<_, Failure>((
+                StatusCode::CREATED,
+                attempt.render(&invoice, Some(subscription)),
+            ))
+        },
+    )
+    .await?;
     state.outbox.committed();
-    Ok(HttpResponse::Created().json(body))
+    Ok(response)
 }

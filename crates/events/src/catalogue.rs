@@ -24,6 +24,16 @@ impl EventType {
     pub fn topic(&self, prefix: &str) -> String {
         topic(prefix, self.domain)
     }
+
+    /// Whether an event's name is this type's, under whatever prefix the deployment uses.
+    pub fn is(&self, name: &str) -> bool {
+        name.split_once(".event.").is_some_and(|(_, rest)| {
+            let mut parts = rest.splitn(3, '.');
+            parts.next() == Some(self.domain)
+                && parts.next() == Some(self.object)
+                && parts.next() == Some(self.action)
+        })
+    }
 }
 
 pub fn topic(prefix: &str, domain: &str) -> String {

@@ -258,6 +258,40 @@ coffer_testkit::backend_tests! {
             assert_eq!(invoices.as_array().unwrap().len(), 1, "{invoices}");
             assert_eq!(invoices[0]["status"], "paid", "the first period is the payment's");
             assert_eq!(invoices[0]["charge_attempts"][0]["status"], "succeeded");
+            // The payment names the subscription it started, once payments has heard of it.
+            let payment = format!("/payments/{}", paid["uuid"].as_str().unwrap());
+            let mut named = Value::Null;
+            for _ in 0..400 {
+                named = w.get(&payment, &token).await.1["subscription_uuid"].clone();
+                if !named.is_null() {
+                    break;
+                }
+                tokio::time::sleep(std::time::Duration::from_millis(25)).await;
+            }
+            assert_eq!(named, json!(born.object_uuid.to_string()));
+        }
+    }
+
+    async fn a_payment_names_its_plan_as_spec_md_does(backend) {
+        let w = billing_world(backend).await;
+        let (org, account, token) = billing_merchant(&w).await;
+        let mut events = subscribe(&w, "subscriptions").await;
+        let (status, plan, _) = w.post("/subscription-plans", &token, &json!({"organisation_uuid": org, "name": "Monthly friends"}), None).await;
+        assert_eq!(status, 201, "{plan}");
+        let (other_org, _, _) = w.merchant().await;
+        let foreign = w.token(other_org).await;
+        let (_, foreign_plan, _) = w.post("/subscription-plans", &foreign, &json!({"organisation_uuid": other_org, "name": "Theirs"}), None).await;
+        for (named, expected) in [(&plan["uuid"], &plan["uuid"]), (&foreign_plan["uuid"], &json!(coffer_billing::plans::domain::GLOBAL_UUID))] {
+            let body = json!({"account_uuid": account, "payment_method": "card", "amount": {"value": "3000", "currency": "CHF"},
+                "payment_information": {"number": "4242424242424242", "expiry_month": 12, "expiry_year": 2030, "cvv": "123"},
+                "create_payment_source": true, "create_supporter": true,
+                "supporter": {"first_name": "Ada", "last_name": "Lovelace", "email": "ada@example.org"},
+                "subscription": {"recurring_interval": "monthly", "plan_uuid": named}});
+            let (status, paid, _) = w.post("/payments", &token, &body, None).await;
+            assert_eq!(status, 201, "{paid}");
+            let born = next_named(&mut events, "coffer.event.subscriptions.subscription.created").await;
+            let (_, s) = w.get(&format!("/subscriptions/{}", born.object_uuid), &token).await;
+            assert_eq!(&s["subscription_plan"]["uuid"], expected, "{s}");
         }
     }
 }

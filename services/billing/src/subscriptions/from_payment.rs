@@ -18,6 +18,7 @@ use crate::invoices::charging;
 use crate::invoices::record::ChargeAttempt;
 use crate::invoices::store as invoices;
 use crate::plans::domain::GLOBAL_UUID;
+use crate::plans::store as plans;
 use crate::schedule::{Schedule, due_instant, local_date};
 
 /// The subscription's uuid follows from the payment's, so a redelivered event finds it.
@@ -50,8 +51,14 @@ pub fn apply(
     if store::find(db, &uuid)?.is_some() {
         return Ok(());
     }
+    // A payment's terms name the plan `plan_uuid` (SPEC.md's PaymentSubscription), where
+    // Create Subscription says `subscription_plan_uuid`.
+    let mut terms = terms.clone();
+    if let Some(plan) = terms.remove("plan_uuid") {
+        terms.entry("subscription_plan_uuid").or_insert(plan);
+    }
     // The terms were the donor's; ones billing cannot read start nothing (and say why).
-    let fields = match request::read(&serde_json::Value::Object(terms.clone())) {
+    let fields = match request::read(&serde_json::Value::Object(terms)) {
         Ok(f) if f.recurring_interval.is_some() => f,
         other => {
             tracing::warn!(payment = %payment, problems = ?other.err(), "a payment's subscription terms are unusable; no subscription");
@@ -83,9 +90,22 @@ pub fn apply(
     };
     let organisation = text("organisation_uuid");
     let account = text("account_uuid");
-    let plan = match &fields.plan_uuid {
-        Some(p) => p.clone(),
-        None => crate::plans::store::default_for(db, &organisation, &account)?
+    // The plan named, when it is the global one or the organisation's; otherwise (none
+    // named, or one this organisation does not have) the default, as Create Subscription
+    // would choose it.
+    let named = match fields.plan_uuid.as_deref() {
+        Some(GLOBAL_UUID) => Some(GLOBAL_UUID.to_owned()),
+        Some(uuid) => plans::find(db, uuid)?
+            .filter(|p| p.organisation_uuid.as_deref() == Some(organisation.as_str()))
+            .map(|p| p.uuid),
+        None => None,
+    };
+    if named.is_none() && fields.plan_uuid.is_some() {
+        tracing::warn!(payment = %payment, plan = ?fields.plan_uuid, "a payment names a plan its organisation does not have; the default plan is used");
+    }
+    let plan = match named {
+        Some(p) => p,
+        None => plans::default_for(db, &organisation, &account)?
             .map_or_else(|| GLOBAL_UUID.to_owned(), |p| p.uuid),
     };
     let schedule = Schedule {
@@ -143,12 +163,14 @@ pub fn apply(
         subscription_uuid: s.uuid.clone(),
         status: "succeeded".into(),
         status_reason: None,
-        payment_uuid: Some(payment),
+        payment_uuid: Some(payment.clone()),
         created: paid_at,
     };
     invoices::insert_attempt(db, &attempt)?;
     s.planned_since = Some(paid_at);
-    let body = store::rendered(db, &s)?;
+    let mut body = store::rendered(db, &s)?;
+    // Payments learns from this which of its payments started the subscription.
+    body["payment_uuid"] = json!(payment);
     announce(
         db,
         outbox,

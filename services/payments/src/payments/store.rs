@@ -287,3 +287,13 @@ pub fn complete(
     })?;
     Ok(changed == 1)
 }
+
+/// Records the subscription a payment started; a later event naming another changes nothing.
+pub fn link_subscription(db: &mut Db<'_>, payment: &str, subscription: &str) -> QueryResult<()> {
+    db_run!(db: {
+        diesel::update(p::payments.find(payment).filter(p::subscription_uuid.is_null()))
+            .set(p::subscription_uuid.eq(subscription))
+            .execute(db)
+            .map(drop)
+    })
+}

@@ -5,6 +5,7 @@
 //! the payment.
 
 use actix_web::web;
+use coffer_events::catalogue::{CHARGE_ATTEMPT_CREATED, SUBSCRIPTION_CREATED};
 use coffer_events::{Event, Handler, HandlerError, TraceContext};
 use coffer_model::money::Money;
 use coffer_store::Db;
@@ -30,7 +31,14 @@ fn field<'a>(event: &'a Event, path: &str) -> Result<&'a str, HandlerError> {
 
 impl Handler for BillingCharges {
     fn handle(&self, db: &mut Db<'_>, event: &Event) -> Result<(), HandlerError> {
-        if event.object != "charge_attempt" || !event.name.ends_with(".created") {
+        // A subscription a payment started: the payment now names it.
+        if SUBSCRIPTION_CREATED.is(&event.name) {
+            if let Some(payment) = event.data["payment_uuid"].as_str() {
+                payments::link_subscription(db, payment, &event.object_uuid.to_string())?;
+            }
+            return Ok(());
+        }
+        if !CHARGE_ATTEMPT_CREATED.is(&event.name) {
             return Ok(());
         }
         let attempt = event.object_uuid.to_string();

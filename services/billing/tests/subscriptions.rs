@@ -294,4 +294,59 @@ coffer_testkit::backend_tests! {
             assert_eq!(&s["subscription_plan"]["uuid"], expected, "{s}");
         }
     }
+
+    async fn subscriptions_are_searched_as_raisenow_documents(backend) {
+        let w = billing_world(backend).await;
+        let (org, account, token) = billing_merchant(&w).await;
+        let (source, supporter) = donor(&w, &token, org, &account, "4242424242424242").await;
+        let body = |status: &str, campaign: &str, amount: i64| json!({"account_uuid": account, "payment_source_uuid": source,
+            "supporter_uuid": supporter, "test_mode": true, "currency": "CHF", "amount": amount, "recurring_interval": "monthly",
+            "status": status, "custom_parameters": {"campaign": campaign}});
+        let mut made = Vec::new();
+        for (status, campaign, amount) in [("active", "winter", 1000), ("active", "summer", 2000), ("pending", "winter", 3000)] {
+            let (code, s, _) = w.post("/subscriptions", &token, &body(status, campaign, amount), None).await;
+            assert_eq!(code, 201, "{s}");
+            made.push(s);
+        }
+        // Another organisation's subscription never shows.
+        let (other_org, other_account, other_token) = billing_merchant(&w).await;
+        let (other_source, other_supporter) = donor(&w, &other_token, other_org, &other_account, "4242424242424242").await;
+        let (code, _, _) = w.post("/subscriptions", &other_token, &json!({"account_uuid": other_account, "payment_source_uuid": other_source,
+            "supporter_uuid": other_supporter, "test_mode": true, "currency": "CHF", "amount": 500, "recurring_interval": "monthly",
+            "status": "active", "custom_parameters": {"campaign": "winter"}}), None).await;
+        assert_eq!(code, 201);
+
+        let (status, found, _) = w.post("/search/subscriptions", &token, &json!({
+            "query": {"$and": [{"$term": {"status": "active"}}, {"$term": {"organisation_uuid": org}}, {"$term": {"custom_parameters.campaign": "winter"}}]},
+            "includes": [],
+        }), None).await;
+        assert_eq!(status, 200, "{found}");
+        assert_eq!(found["summary"]["hits"], 1, "{found}");
+        let (_, mut current) = w.get(&format!("/subscriptions/{}", made[0]["uuid"].as_str().unwrap()), &token).await;
+        let mut hit = found["hits"][0].clone();
+        // The scheduler may invoice it between the two reads; the rest stands still.
+        for s in [&mut hit, &mut current] {
+            s.as_object_mut().unwrap().remove("next_due_date");
+        }
+        assert_eq!(hit, current, "a hit is the subscription as Get Subscription answers it");
+
+        let (_, all, _) = w.post("/search/subscriptions", &token, &json!({
+            "query": {"$match": {}}, "size": 2, "sort": [{"field": "amount", "direction": "asc"}],
+            "aggs": {"statuses": {"type": "term", "field": "subscription_status"}, "amounts": {"type": "stats", "field": "amount"}},
+            "includes": ["uuid", "amount"],
+        }), None).await;
+        assert_eq!(all["summary"]["hits"], 3);
+        assert_eq!(all["hits"], json!([{"uuid": made[0]["uuid"], "amount": 1000}, {"uuid": made[1]["uuid"], "amount": 2000}]));
+        assert_eq!(all["aggregations"]["statuses"], json!([{"key": "active", "doc_count": 2}, {"key": "pending", "doc_count": 1}]));
+        assert_eq!(all["aggregations"]["amounts"]["sum"], "6000");
+        let (_, next, _) = w.post("/search/subscriptions", &token, &json!({
+            "query": {"$match": {}}, "size": 2, "sort": [{"field": "amount", "direction": "asc"}],
+            "search_after": all["summary"]["last_sort_values"], "includes": ["uuid"],
+        }), None).await;
+        assert_eq!(next["hits"], json!([{"uuid": made[2]["uuid"]}]));
+
+        let (status, err, _) = w.post("/search/subscriptions", &token, &json!({"query": {"$term": {"password": "x"}}}), None).await;
+        assert_eq!(status, 400);
+        assert_eq!(err["errors"][0]["property"], "query.$term.password", "{err}");
+    }
 }

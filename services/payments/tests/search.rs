@@ -56,7 +56,7 @@ coffer_testkit::backend_tests! {
         assert_eq!(all["summary"]["hits"], 6);
         let amounts: Vec<&str> = all["hits"].as_array().unwrap().iter().map(|h| h["amount"]["value"].as_str().unwrap()).collect();
         assert_eq!(amounts, ["500", "700", "1000"]);
-        assert_eq!(all["summary"]["last_sort_values"][0], "1000");
+        assert_eq!(all["summary"]["last_sort_values"][0], 1000, "the sort value as the database holds it");
         assert_eq!(all["aggregations"]["methods"], json!([{"key": "card", "doc_count": 4}, {"key": "twint", "doc_count": 2}]));
         assert_eq!(all["aggregations"]["statuses"], json!([
             {"key": "pending", "doc_count": 3}, {"key": "succeeded", "doc_count": 2}, {"key": "failed", "doc_count": 1}

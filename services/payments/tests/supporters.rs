@@ -171,4 +171,29 @@ coffer_testkit::backend_tests! {
         assert_eq!(status, 201);
         assert_ne!(third["uuid"], first["uuid"]);
     }
+
+    async fn supporters_are_searched_like_payments(backend) {
+        let w = world(backend).await;
+        let (org, _, token) = merchant(&w).await;
+        let mut made = Vec::new();
+        for (first, city, campaign) in [("Ada", "Zurich", "winter"), ("Grace", "Bern", "winter"), ("Alan", "Zurich", "summer")] {
+            let (status, s, _) = w.post("/supporters", &token, &json!({"organisation_uuid": org, "first_name": first, "city": city,
+                "custom_parameters": {"campaign": campaign}}), None).await;
+            assert_eq!(status, 201, "{s}");
+            made.push(s);
+        }
+        let (other_org, _, other_token) = merchant(&w).await;
+        w.post("/supporters", &other_token, &json!({"organisation_uuid": other_org, "first_name": "Eve", "city": "Zurich"}), None).await;
+
+        let (status, found, _) = w.post("/search/supporters", &token, &json!({
+            "query": {"$and": [{"$term": {"city": "Zurich"}}, {"$match": {"custom_parameters.campaign": "winter"}}]},
+        }), None).await;
+        assert_eq!(status, 200, "{found}");
+        assert_eq!(found["summary"]["hits"], 1);
+        assert_eq!(found["hits"][0], made[0]);
+        let (_, cities, _) = w.post("/search/supporters", &token, &json!({"query": {"$match": {}}, "size": 0,
+            "aggs": {"cities": {"type": "term", "field": "city"}}}), None).await;
+        assert_eq!(cities["summary"]["hits"], 3, "another organisation's supporter never counts");
+        assert_eq!(cities["aggregations"]["cities"], json!([{"key": "Zurich", "doc_count": 2}, {"key": "Bern", "doc_count": 1}]));
+    }
 }

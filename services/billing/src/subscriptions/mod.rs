@@ -6,5 +6,6 @@ pub mod from_payment;
 pub mod record;
 pub mod request;
 pub mod routes;
+pub mod search;
 pub mod state;
 pub mod store;

@@ -15,8 +15,11 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::commands::commit;
+use coffer_search::Source;
+
 use super::record::Subscription;
 use super::request::{self, Fields};
+use super::search::SUBSCRIPTIONS;
 use super::state::{self, Refusal};
 use super::store;
 use crate::BillingState;
@@ -40,6 +43,7 @@ pub(crate) fn configure(cfg: &mut web::ServiceConfig) {
             .route(web::get().to(get))
             .route(web::patch().to(update)),
     );
+    cfg.route("/search/subscriptions", web::post().to(search));
     for action in ["activate", "cancel", "suspend"] {
         cfg.service(
             web::resource(format!("/subscriptions/{{subscription_uuid}}/{action}"))
@@ -460,4 +464,25 @@ async fn change(
         .await?;
     state.outbox.committed();
     Ok(HttpResponse::Ok().json(body))
+}
+
+/// `POST /search/subscriptions`: the payment search's language over subscriptions.
+async fn search(
+    state: web::Data<BillingState>,
+    caller: Caller,
+    body: Json<Value>,
+) -> Result<HttpResponse, ApiError> {
+    let found = coffer_search::search(
+        &state.store,
+        &SUBSCRIPTIONS,
+        body.0,
+        caller.organisation_filter(),
+        |_| Source::rows(&SUBSCRIPTIONS),
+        |db, uuid| match store::find(db, uuid)? {
+            Some(s) => store::rendered(db, &s).map(Some),
+            None => Ok(None),
+        },
+    )
+    .await?;
+    Ok(HttpResponse::Ok().json(found))
 }

@@ -12,7 +12,7 @@ use diesel::connection::SimpleConnection;
 use diesel::prelude::*;
 use diesel::sql_types::Bool;
 
-use super::query::{Field, Filter};
+use coffer_search::{Field, Filter};
 
 /// The columns `payment_counts` is kept by, as the search names them in SQL.
 const COUNTED: [&str; 6] = [
@@ -106,8 +106,12 @@ pub async fn fold_forever(store: Store, every: Duration) {
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
-    use crate::search::query::parse;
-    use serde_json::json;
+    use crate::search::schema::PAYMENTS;
+    use serde_json::{Value, json};
+
+    fn parse(property: &str, query: &Value) -> Result<Filter, coffer_model::FieldError> {
+        coffer_search::query::parse(&PAYMENTS, property, query)
+    }
 
     #[test]
     fn only_filters_on_counted_columns_are_answerable() {

@@ -1,9 +1,7 @@
-//! `POST /search/payments`: a query language over payments, turned into SQL for either
-//! database (docs/payments.md lists operators and fields).
+//! `POST /search/payments`: the search language (crates/search) over payments, with
+//! kept counts for the searches that only count (docs/payments.md lists operators and
+//! fields).
 
-pub mod aggs;
 pub mod counts;
-pub mod histogram;
-pub mod query;
 pub mod routes;
-pub mod sql;
+pub mod schema;

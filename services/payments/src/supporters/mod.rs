@@ -2,4 +2,5 @@
 
 pub mod domain;
 pub mod routes;
+pub mod search;
 pub mod store;

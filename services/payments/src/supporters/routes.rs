@@ -12,7 +12,10 @@ use coffer_model::validation::FieldError;
 use coffer_store::Db;
 use serde::Deserialize;
 
+use coffer_search::{Source, rendered};
+
 use super::domain::{Supporter, SupporterInput, sortable};
+use super::search::SUPPORTERS;
 use super::store::{self, Sort};
 use crate::PaymentsState;
 use crate::failure::{Failure, internal};
@@ -34,7 +37,26 @@ pub(crate) fn configure(cfg: &mut web::ServiceConfig) {
             .app_data(Shape::A)
             .route(web::get().to(get))
             .route(web::patch().to(update)),
-    );
+    )
+    .route("/search/supporters", web::post().to(search));
+}
+
+/// `POST /search/supporters`: the payment search's language over supporters.
+async fn search(
+    state: web::Data<PaymentsState>,
+    caller: Caller,
+    body: Json<serde_json::Value>,
+) -> Result<HttpResponse, ApiError> {
+    let found = coffer_search::search(
+        &state.store,
+        &SUPPORTERS,
+        body.0,
+        caller.organisation_filter(),
+        |_| Source::rows(&SUPPORTERS),
+        |db, uuid| rendered(store::find(db, uuid)?),
+    )
+    .await?;
+    Ok(HttpResponse::Ok().json(found))
 }
 
 fn uuid(property: &str, raw: &str) -> Result<String, ApiError> {

@@ -17,49 +17,34 @@ pub enum Field {
     Json { column: &'static str, key: String },
 }
 
-pub fn field(path: &str) -> Option<Field> {
-    let column = |name, kind| Some(Field::Column { name, kind });
-    match path {
-        "uuid" | "organisation_uuid" | "account_uuid" | "status" | "payment_method"
-        | "supporter_uuid" | "subscription_uuid" => column(static_name(path), Kind::Text),
-        "amount.value" => column("amount_value", Kind::Int),
-        "amount.currency" => column("currency", Kind::Text),
-        "created" => column("created", Kind::Int),
-        "test_mode" => column("test_mode", Kind::Bool),
-        "supporter.email" => Some(Field::Json {
-            column: "supporter",
-            key: "email".into(),
-        }),
-        "supporter.last_name" => Some(Field::Json {
-            column: "supporter",
-            key: "last_name".into(),
-        }),
-        _ => {
-            let key = path.strip_prefix("custom_parameters.")?;
-            // The key is written into SQL as a JSON path, so only plain names pass.
-            let plain = !key.is_empty()
-                && key.len() <= 64
-                && key
-                    .bytes()
-                    .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
-            plain.then(|| Field::Json {
-                column: "custom_parameters",
-                key: key.to_owned(),
-            })
-        }
+/// One searchable kind of object: its table, and the fields a query may name there.
+#[derive(Debug, Clone, Copy)]
+pub struct Schema {
+    /// The table as written in SQL; it has `uuid`, `organisation_uuid` and `created`.
+    pub table: &'static str,
+    /// The field a dotted path names, if it is searchable.
+    pub field: fn(&str) -> Option<Field>,
+}
+
+impl Schema {
+    pub fn field(&self, path: &str) -> Option<Field> {
+        (self.field)(path)
     }
 }
 
-fn static_name(path: &str) -> &'static str {
-    match path {
-        "uuid" => "uuid",
-        "organisation_uuid" => "organisation_uuid",
-        "account_uuid" => "account_uuid",
-        "status" => "status",
-        "payment_method" => "payment_method",
-        "supporter_uuid" => "supporter_uuid",
-        _ => "subscription_uuid",
-    }
+/// `custom_parameters.<key>`, which every object with custom parameters can search.
+pub fn custom_parameter(path: &str) -> Option<Field> {
+    let key = path.strip_prefix("custom_parameters.")?;
+    // The key is written into SQL as a JSON path, so only plain names pass.
+    let plain = !key.is_empty()
+        && key.len() <= 64
+        && key
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
+    plain.then(|| Field::Json {
+        column: "custom_parameters",
+        key: key.to_owned(),
+    })
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -73,8 +58,8 @@ pub enum Filter {
     Exists(Field),
 }
 
-fn named(property: &str, path: &str) -> Result<Field, FieldError> {
-    field(path).ok_or_else(|| {
+fn named(schema: &Schema, property: &str, path: &str) -> Result<Field, FieldError> {
+    schema.field(path).ok_or_else(|| {
         FieldError::not_valid(property, format!("{path:?} is not a searchable field"))
     })
 }
@@ -107,12 +92,12 @@ impl Filter {
 
 /// Parses `query` (at `property`) into a filter within [`MAX_CONDITIONS`] and
 /// [`MAX_DEPTH`].
-pub fn parse(property: &str, query: &Value) -> Result<Filter, FieldError> {
+pub fn parse(schema: &Schema, property: &str, query: &Value) -> Result<Filter, FieldError> {
     // A query nested past the bound is refused before it is walked.
     if nesting(query) > 4 * MAX_DEPTH {
         return Err(too_deep(property));
     }
-    let filter = parse_clause(property, query)?;
+    let filter = parse_clause(schema, property, query)?;
     if filter.conditions() > MAX_CONDITIONS {
         return Err(FieldError::not_valid(
             property,
@@ -141,7 +126,7 @@ fn nesting(value: &Value) -> usize {
     }
 }
 
-fn parse_clause(property: &str, query: &Value) -> Result<Filter, FieldError> {
+fn parse_clause(schema: &Schema, property: &str, query: &Value) -> Result<Filter, FieldError> {
     let Some(object) = query.as_object() else {
         return Err(FieldError::not_valid(
             property,
@@ -167,7 +152,7 @@ fn parse_clause(property: &str, query: &Value) -> Result<Filter, FieldError> {
                         ));
                     }
                     all.push(Filter::Match(
-                        named(&format!("{at}.{path}"), path)?,
+                        named(schema, &format!("{at}.{path}"), path)?,
                         value.clone(),
                     ));
                 }
@@ -180,7 +165,7 @@ fn parse_clause(property: &str, query: &Value) -> Result<Filter, FieldError> {
                 let mut all = Vec::new();
                 for (path, values) in fields {
                     let here = format!("{at}.{path}");
-                    let field = named(&here, path)?;
+                    let field = named(schema, &here, path)?;
                     let values = values
                         .as_array()
                         .filter(|v| v.iter().all(|x| !x.is_object() && !x.is_array()))
@@ -203,7 +188,7 @@ fn parse_clause(property: &str, query: &Value) -> Result<Filter, FieldError> {
                 let parsed = items
                     .iter()
                     .enumerate()
-                    .map(|(i, q)| parse_clause(&format!("{at}[{i}]"), q))
+                    .map(|(i, q)| parse_clause(schema, &format!("{at}[{i}]"), q))
                     .collect::<Result<Vec<_>, _>>()?;
                 if op == "$and" {
                     Filter::And(parsed)
@@ -211,12 +196,12 @@ fn parse_clause(property: &str, query: &Value) -> Result<Filter, FieldError> {
                     Filter::Or(parsed)
                 }
             }
-            "$not" => Filter::Not(Box::new(parse_clause(&at, arg)?)),
+            "$not" => Filter::Not(Box::new(parse_clause(schema, &at, arg)?)),
             "$exists" => {
                 let path = arg
                     .as_str()
                     .ok_or_else(|| FieldError::not_valid(&at, "must name a field"))?;
-                Filter::Exists(named(&at, path)?)
+                Filter::Exists(named(schema, &at, path)?)
             }
             "$range" => {
                 let fields = arg
@@ -225,7 +210,7 @@ fn parse_clause(property: &str, query: &Value) -> Result<Filter, FieldError> {
                 let mut all = Vec::new();
                 for (path, bounds) in fields {
                     let here = format!("{at}.{path}");
-                    let f = named(&here, path)?;
+                    let f = named(schema, &here, path)?;
                     let bounds = bounds.as_object().ok_or_else(|| {
                         FieldError::not_valid(&here, "must be an object of gt, gte, lt, lte")
                     })?;
@@ -267,9 +252,40 @@ fn parse_clause(property: &str, query: &Value) -> Result<Filter, FieldError> {
 
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use serde_json::json;
+
+    fn field(path: &str) -> Option<Field> {
+        match path {
+            "status" => Some(Field::Column {
+                name: "status",
+                kind: Kind::Text,
+            }),
+            "payment_method" => Some(Field::Column {
+                name: "payment_method",
+                kind: Kind::Text,
+            }),
+            "amount.value" => Some(Field::Column {
+                name: "amount_value",
+                kind: Kind::Int,
+            }),
+            "created" => Some(Field::Column {
+                name: "created",
+                kind: Kind::Int,
+            }),
+            _ => custom_parameter(path),
+        }
+    }
+
+    pub(crate) const SCHEMA: Schema = Schema {
+        table: "payments",
+        field,
+    };
+
+    fn parse(property: &str, query: &Value) -> Result<Filter, FieldError> {
+        super::parse(&SCHEMA, property, query)
+    }
 
     #[test]
     fn term_is_an_exact_match_and_terms_any_of_several() {

@@ -6,7 +6,7 @@ use coffer_model::validation::FieldError;
 use coffer_store::Backend;
 use serde_json::Value;
 
-use super::query::{Field, Filter, Kind};
+use crate::query::{Field, Filter, Kind};
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum Bind {
@@ -171,8 +171,12 @@ impl Builder {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::search::query::parse;
+    use crate::query::tests::SCHEMA;
     use serde_json::json;
+
+    fn parse(property: &str, query: &Value) -> Result<Filter, FieldError> {
+        crate::query::parse(&SCHEMA, property, query)
+    }
 
     #[test]
     fn placeholders_follow_the_backend() {

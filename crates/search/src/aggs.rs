@@ -5,8 +5,8 @@ use coffer_model::validation::FieldError;
 use coffer_model::zone;
 use serde_json::{Map, Value};
 
-use super::histogram::{Histogram, Interval};
-use super::query::{self, Field, Kind};
+use crate::histogram::{Histogram, Interval};
+use crate::query::{Field, Kind, Schema};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum AggKind {
@@ -35,10 +35,10 @@ fn numeric(field: &Field) -> bool {
     )
 }
 
-fn one(name: &str, spec: &Value) -> Result<Aggregation, FieldError> {
+fn one(schema: &Schema, name: &str, spec: &Value) -> Result<Aggregation, FieldError> {
     let at = format!("aggs.{name}");
     let path = spec["field"].as_str().unwrap_or_default();
-    let field = query::field(path).ok_or_else(|| {
+    let field = schema.field(path).ok_or_else(|| {
         FieldError::not_valid(
             format!("{at}.field"),
             format!("{path:?} is not a searchable field"),
@@ -102,11 +102,14 @@ fn one(name: &str, spec: &Value) -> Result<Aggregation, FieldError> {
     })
 }
 
-pub fn parse(aggs: Option<Map<String, Value>>) -> Result<Vec<Aggregation>, Vec<FieldError>> {
+pub fn parse(
+    schema: &Schema,
+    aggs: Option<Map<String, Value>>,
+) -> Result<Vec<Aggregation>, Vec<FieldError>> {
     let mut out = Vec::new();
     let mut errors = Vec::new();
     for (name, spec) in aggs.unwrap_or_default() {
-        match one(&name, &spec) {
+        match one(schema, &name, &spec) {
             Ok(a) => out.push(a),
             Err(e) => errors.push(e),
         }

@@ -1,0 +1,19 @@
+//! The search language every `POST /search/*` speaks (RaiseNow's, as Coffer serves it):
+//! a query of operators over a schema's fields, sorting, `from`/`size` and `search_after`
+//! paging, term, stats and date_histogram aggregations, and shaping of hits. Pure parsing
+//! and SQL building, and one runner that binds every value; each service brings its
+//! schema and renders its own hits.
+
+pub mod aggs;
+pub mod endpoint;
+pub mod histogram;
+pub mod query;
+pub mod request;
+pub mod run;
+pub mod shape;
+pub mod sql;
+
+pub use endpoint::{rendered, search};
+pub use query::{Field, Filter, Kind, Schema, custom_parameter};
+pub use request::{Plan, SearchRequest};
+pub use run::{Render, SearchError, Source, run};

@@ -1,0 +1,330 @@
+//! Running a checked search on either database: the total, one page of hits in order,
+//! and each aggregation, all limited to the caller's organisations.
+
+use coffer_model::validation::FieldError;
+use coffer_store::{Db, db_run};
+use diesel::prelude::*;
+use diesel::sql_types::{BigInt, Bool, Nullable, Text};
+use serde_json::{Map, Value, json};
+
+use crate::aggs::{AggKind, Aggregation};
+use crate::histogram;
+use crate::query::{Field, Kind, Schema};
+use crate::request::Plan;
+use crate::shape::shape;
+use crate::sql::{Bind, Builder};
+
+/// Why a search stopped: a value the database would not compare, or the database.
+#[derive(Debug)]
+pub enum SearchError {
+    Invalid(Vec<FieldError>),
+    Db(diesel::result::Error),
+}
+
+impl From<SearchError> for coffer_error::ApiError {
+    fn from(e: SearchError) -> Self {
+        match e {
+            SearchError::Invalid(items) => coffer_error::ApiError::validation(items),
+            SearchError::Db(e) => coffer_store::StoreError::from(e).into(),
+        }
+    }
+}
+
+impl From<diesel::result::Error> for SearchError {
+    fn from(e: diesel::result::Error) -> Self {
+        SearchError::Db(e)
+    }
+}
+
+/// Where counts come from: the schema's table counted row by row, or something that
+/// keeps counts (payments' kept counts), read with the same column names.
+#[derive(Debug, Clone, Copy)]
+pub struct Source<'a> {
+    pub from: &'a str,
+    pub tally: &'a str,
+}
+
+impl<'a> Source<'a> {
+    pub fn rows(schema: &'a Schema) -> Self {
+        Source {
+            from: schema.table,
+            tally: "COUNT(*)",
+        }
+    }
+}
+
+#[derive(QueryableByName)]
+struct Count {
+    #[diesel(sql_type = BigInt)]
+    n: i64,
+}
+
+#[derive(QueryableByName)]
+struct Hit {
+    #[diesel(sql_type = Text)]
+    uuid: String,
+    #[diesel(sql_type = Nullable<Text>)]
+    sorted_by: Option<String>,
+}
+
+#[derive(QueryableByName)]
+struct Term {
+    #[diesel(sql_type = Nullable<Text>)]
+    k: Option<String>,
+    #[diesel(sql_type = BigInt)]
+    n: i64,
+}
+
+#[derive(QueryableByName)]
+struct Stats {
+    #[diesel(sql_type = BigInt)]
+    count: i64,
+    #[diesel(sql_type = Nullable<BigInt>)]
+    min: Option<i64>,
+    #[diesel(sql_type = Nullable<BigInt>)]
+    max: Option<i64>,
+    /// The sum in two parts, whole billions and the rest, each far from overflowing: a
+    /// tenant's rows at the largest amount would overflow one BIGINT sum within a million.
+    #[diesel(sql_type = Nullable<BigInt>)]
+    sum_high: Option<i64>,
+    #[diesel(sql_type = Nullable<BigInt>)]
+    sum_low: Option<i64>,
+}
+
+const SUM_SPLIT: i64 = 1_000_000_000;
+
+#[derive(QueryableByName)]
+struct Span {
+    #[diesel(sql_type = Nullable<BigInt>)]
+    lo: Option<i64>,
+    #[diesel(sql_type = Nullable<BigInt>)]
+    hi: Option<i64>,
+}
+
+#[derive(QueryableByName)]
+struct Day {
+    #[diesel(sql_type = BigInt)]
+    d: i64,
+    #[diesel(sql_type = BigInt)]
+    n: i64,
+}
+
+/// A century of daily buckets is the most a histogram is asked to span.
+const MAX_HISTOGRAM_SPAN: i64 = 100 * 366 * 86_400;
+
+/// Runs `sql` with `binds` on either backend.
+fn load<R>(db: &mut Db<'_>, sql: &str, binds: &[Bind]) -> QueryResult<Vec<R>>
+where
+    R: QueryableByName<diesel::pg::Pg> + QueryableByName<diesel::sqlite::Sqlite> + 'static,
+{
+    db_run!(db: {
+        let mut q = diesel::sql_query(sql).into_boxed();
+        for bind in binds {
+            q = match bind.clone() {
+                Bind::Text(s) => q.bind::<Text, _>(s),
+                Bind::Int(i) => q.bind::<BigInt, _>(i),
+                Bind::Bool(b) => q.bind::<Bool, _>(b),
+            };
+        }
+        q.load::<R>(db)
+    })
+}
+
+fn typed(kind: Kind, text: Option<String>) -> Value {
+    let Some(text) = text else { return Value::Null };
+    match kind {
+        Kind::Int => text.parse::<i64>().map_or(Value::String(text), Value::from),
+        Kind::Bool => Value::Bool(text == "true" || text == "1" || text == "t"),
+        Kind::Text => Value::String(text),
+    }
+}
+
+fn term_key(field: &Field, key: Option<String>) -> Value {
+    match field {
+        Field::Column { kind, .. } => typed(*kind, key),
+        Field::Json { .. } => key.map_or(Value::Null, Value::String),
+    }
+}
+
+/// How a service renders one hit as its Get operation answers it (None when it is gone).
+pub type Render = fn(&mut Db<'_>, &str) -> QueryResult<Option<Value>>;
+
+/// Runs `plan` over the rows of `visible` organisations (all for a platform caller) and
+/// answers `{summary, hits, aggregations}`, each hit as `render` gives it.
+pub fn run(
+    db: &mut Db<'_>,
+    schema: &Schema,
+    plan: &Plan,
+    visible: Option<&[uuid::Uuid]>,
+    source: Source<'_>,
+    render: Render,
+) -> Result<Value, SearchError> {
+    let table = schema.table;
+    let mut b = Builder::new(db.backend());
+    let visible: Option<Vec<String>> =
+        visible.map(|ids| ids.iter().map(ToString::to_string).collect());
+    let tenant = b.tenant(visible.as_deref());
+    let condition = b
+        .filter(&plan.filter)
+        .map_err(|e| SearchError::Invalid(vec![e]))?;
+    let binds = b.binds.clone();
+    let where_ = format!("{tenant} AND {condition}");
+    let (from, tally) = (source.from, source.tally);
+    let total = load::<Count>(
+        db,
+        &format!("SELECT {tally} AS n FROM {from} WHERE {where_}"),
+        &binds,
+    )?
+    .first()
+    .map_or(0, |c| c.n);
+
+    let sort = &plan.sort;
+    let (page_where, page_binds) = match plan.search_after.as_deref() {
+        Some([value, uuid]) => {
+            let after = b
+                .after(sort.column, sort.kind, value, uuid, sort.descending)
+                .map_err(|e| SearchError::Invalid(vec![e]))?;
+            (format!("{where_} AND {after}"), b.binds.clone())
+        }
+        _ => (where_.clone(), binds.clone()),
+    };
+    let direction = if sort.descending { "DESC" } else { "ASC" };
+    let page = load::<Hit>(
+        db,
+        &format!(
+            "SELECT uuid, CAST({column} AS TEXT) AS sorted_by FROM {table} WHERE {page_where} \
+             ORDER BY {column} {direction}, uuid {direction} LIMIT {size} OFFSET {offset}",
+            column = sort.column,
+            size = plan.size,
+            offset = plan.from,
+        ),
+        &page_binds,
+    )?;
+    let last_sort_values = page.last().map_or_else(
+        || json!([]),
+        |h| json!([typed(sort.kind, h.sorted_by.clone()), h.uuid]),
+    );
+    let mut hits = Vec::with_capacity(page.len());
+    for hit in &page {
+        if let Some(rendered) = render(db, &hit.uuid)? {
+            hits.push(shape(
+                rendered,
+                plan.includes.as_deref(),
+                plan.excludes.as_deref(),
+            ));
+        }
+    }
+
+    let mut aggregations = Map::new();
+    for agg in &plan.aggs {
+        let answer = aggregate(db, table, source, &b, &where_, &binds, agg)?;
+        aggregations.insert(agg.name.clone(), answer);
+    }
+    Ok(json!({
+        "summary": { "hits": total, "last_sort_values": last_sort_values },
+        "hits": hits,
+        "aggregations": aggregations,
+    }))
+}
+
+fn aggregate(
+    db: &mut Db<'_>,
+    table: &str,
+    source: Source<'_>,
+    b: &Builder,
+    where_: &str,
+    binds: &[Bind],
+    agg: &Aggregation,
+) -> Result<Value, SearchError> {
+    let expr = b.expr(&agg.field);
+    match agg.kind {
+        AggKind::Term { size } => {
+            let (from, tally) = (source.from, source.tally);
+            let rows = load::<Term>(
+                db,
+                &format!(
+                    "SELECT CAST({expr} AS TEXT) AS k, {tally} AS n FROM {from} WHERE {where_} \
+                     GROUP BY {expr} HAVING {tally} > 0 ORDER BY n DESC, k ASC LIMIT {size}"
+                ),
+                binds,
+            )?;
+            Ok(Value::Array(
+                rows.into_iter()
+                    .map(|r| json!({ "key": term_key(&agg.field, r.k), "doc_count": r.n }))
+                    .collect(),
+            ))
+        }
+        AggKind::Stats => {
+            // Sums are cast back to BIGINT: PostgreSQL widens them to NUMERIC.
+            let row = load::<Stats>(
+                db,
+                &format!(
+                    "SELECT COUNT({expr}) AS count, MIN({expr}) AS min, MAX({expr}) AS max, \
+                     CAST(SUM({expr} / {SUM_SPLIT}) AS BIGINT) AS sum_high, \
+                     CAST(SUM({expr} % {SUM_SPLIT}) AS BIGINT) AS sum_low \
+                     FROM {table} WHERE {where_}"
+                ),
+                binds,
+            )?;
+            let Some(st) = row.first() else {
+                return Ok(Value::Null);
+            };
+            let sum = st
+                .sum_high
+                .zip(st.sum_low)
+                .map(|(high, low)| i128::from(high) * i128::from(SUM_SPLIT) + i128::from(low));
+            // The mean in whole minor units, rounded half up: money is never a float.
+            let count = i128::from(st.count);
+            let avg = sum
+                .filter(|_| count > 0)
+                .map(|sum| (2 * sum + count) / (2 * count));
+            // Amounts are strings of digits on the wire, as Money's value is; a sum may
+            // pass what a JSON number holds exactly.
+            let digits = |v: Option<i128>| v.map(|v| v.to_string());
+            Ok(json!({
+                "count": st.count,
+                "min": digits(st.min.map(i128::from)),
+                "max": digits(st.max.map(i128::from)),
+                "sum": digits(sum),
+                "avg": digits(avg),
+            }))
+        }
+        AggKind::DateHistogram(histogram) => {
+            let span = load::<Span>(
+                db,
+                &format!(
+                    "SELECT MIN(created) AS lo, MAX(created) AS hi FROM {table} WHERE {where_}"
+                ),
+                binds,
+            )?;
+            let buckets = match span.first() {
+                Some(Span {
+                    lo: Some(lo),
+                    hi: Some(hi),
+                }) if hi - lo > MAX_HISTOGRAM_SPAN => {
+                    return Err(SearchError::Invalid(vec![FieldError::not_valid(
+                        format!("aggs.{}", agg.name),
+                        "the rows matched span more than a century; narrow the query",
+                    )]));
+                }
+                Some(Span {
+                    lo: Some(lo),
+                    hi: Some(hi),
+                }) => {
+                    let day = histogram::local_day_sql(histogram.zone, *lo, *hi);
+                    let rows = load::<Day>(
+                        db,
+                        &format!(
+                            "SELECT {day} AS d, COUNT(*) AS n FROM {table} WHERE {where_} GROUP BY {day}"
+                        ),
+                        binds,
+                    )?;
+                    let days: Vec<(i64, i64)> = rows.iter().map(|r| (r.d, r.n)).collect();
+                    histogram::buckets(histogram, &days)
+                }
+                _ => Vec::new(),
+            };
+            Ok(Value::Array(buckets))
+        }
+    }
+}

@@ -30,9 +30,10 @@ lint:
 fmt:
 	cargo fmt --all
 
-# The bench subcommand is still being written; this target fails until it lands.
+# Identity's load benchmark on PostgreSQL, with its own server (scripts/bench.sh); the
+# payments and billing benchmarks are scripts/bench-payments.sh and scripts/bench-billing.sh.
 bench:
-	cargo run --release -p coffer -- bench
+	scripts/bench.sh
 
 clean-data:
 	rm -rf ./data

@@ -192,6 +192,7 @@ impl TestApp {
             accounts: Vec::new(),
             scope: scopes::API.to_owned(),
             iat: now,
+            nbf: None,
             exp: now + 3600,
         }
     }

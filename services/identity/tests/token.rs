@@ -90,6 +90,9 @@ coffer_testkit::backend_tests! {
             w.app.http.post(&url).header("content-type", "text/plain").body("grant_type=client_credentials"),
             w.app.http.post(&url).header("content-type", "application/json").body(format!("{{\"pad\":\"{}\"}}", "x".repeat(300 * 1024))),
             w.app.http.post(&url).json(&json!({"grant_type": 5, "client_id": "x", "client_secret": "y"})),
+            // Nested deeper than the parser follows, in an ignored field and in a known one.
+            w.app.http.post(&url).header("content-type", "application/json").body(format!("{{\"pad\":{}{}}}", "[".repeat(10_000), "]".repeat(10_000))),
+            w.app.http.post(&url).header("content-type", "application/json").body(format!("{{\"grant_type\":{}{}}}", "{\"a\":".repeat(200), "}".repeat(200))),
         ];
         for req in cases {
             let (status, body) = post_token(&w, req).await;

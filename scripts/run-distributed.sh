@@ -15,7 +15,8 @@ state="${COFFER_STATE_DIR:-.coffer-distributed}"
 mkdir -p "$state"
 state="$(cd "$state" && pwd)"
 
-# Each service: name and loopback port, as deploy/gateway/routes.conf expects them.
+# Each service: name and loopback port, as deploy/gateway/routes.conf expects them. The
+# gateway reaches them from 127.0.0.1, so that is the proxy whose X-Forwarded-For they believe.
 services=("identity:8081" "payments:8082" "billing:8083")
 
 log() { printf 'run-distributed: %s\n' "$*" >&2; }
@@ -76,6 +77,7 @@ for entry in "${services[@]}"; do
         COFFER_PAYMENTS__PUBLIC_BASE_URL="http://127.0.0.1:$gateway_port" \
         COFFER_PAYMENTS__FINGERPRINT_KEY="$fingerprint_key" \
         COFFER_HTTP__LISTEN="127.0.0.1:$port" \
+        COFFER_HTTP__TRUSTED_PROXIES=127.0.0.1 \
         COFFER_LOG__FORMAT=text \
         "$bin/coffer-$name" serve >"$state/$name.log" 2>&1 &
     pids+=("$!")

@@ -27,6 +27,10 @@ pub struct Claims {
     #[serde(default)]
     pub scope: String,
     pub iat: i64,
+    /// Not before: RFC 7519 section 4.1.5. Identity does not set it (a token is valid from
+    /// `iat`), but a token that carries it is held to it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nbf: Option<i64>,
     pub exp: i64,
 }
 

@@ -13,4 +13,4 @@ pub use claims::{Claims, scopes};
 pub use jwks::{Jwk, Jwks};
 pub use keys::{KeySource, RemoteJwks, SharedKeys};
 pub use signing::{SigningError, SigningKey};
-pub use verifier::{AuthError, Verifier};
+pub use verifier::{AuthError, CLOCK_SKEW_LEEWAY_SECS, Verifier};

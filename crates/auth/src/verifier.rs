@@ -17,13 +17,22 @@ pub enum AuthError {
     Invalid,
     #[error("token has expired")]
     Expired,
+    #[error("token is not valid yet (iat or nbf lies ahead of the clock)")]
+    NotYetValid,
 }
 
-/// Checks access tokens: RS256 only, a known `kid`, the expected issuer, and expiry against
-/// the injected clock (so tests can move time).
+/// How far ahead of this service's clock a token's `iat` or `nbf` may lie. Identity's
+/// replicas and the services that verify run on different machines whose clocks drift a
+/// little; a token used the moment it is issued must not fail for a few seconds of skew,
+/// while one dated further ahead was not issued by a healthy identity (or was signed to be
+/// kept for later) and is refused.
+pub const CLOCK_SKEW_LEEWAY_SECS: i64 = 60;
+
+/// Checks access tokens: RS256 only, a known `kid`, the expected issuer, and the time
+/// claims (`exp`, `iat`, `nbf`) against the injected clock (so tests can move time).
 ///
 /// A token that verified once is remembered (bounded), so a client sending the same token
-/// on every call pays for the RSA check once. A remembered token still has its expiry
+/// on every call pays for the RSA check once. A remembered token still has its time claims
 /// checked and its key looked up on every use, so neither expiry nor a withdrawn key is
 /// ever bypassed.
 #[derive(Clone)]
@@ -65,21 +74,25 @@ impl Verifier {
                 self.verified.remove(token);
                 return Err(AuthError::UnknownKey);
             }
-            return self.unexpired(claims);
+            return self.in_time(claims);
         }
         let (kid, claims) = self.verify_signature(token).await?;
-        let claims = self.unexpired(claims)?;
+        let claims = self.in_time(claims)?;
         self.verified
             .insert(token.to_owned(), (kid, claims.clone()));
         Ok(claims)
     }
 
-    fn unexpired(&self, claims: Claims) -> Result<Claims, AuthError> {
-        if claims.exp <= self.clock.unix() {
-            Err(AuthError::Expired)
-        } else {
-            Ok(claims)
+    fn in_time(&self, claims: Claims) -> Result<Claims, AuthError> {
+        let now = self.clock.unix();
+        if claims.exp <= now {
+            return Err(AuthError::Expired);
         }
+        let valid_from = claims.nbf.map_or(claims.iat, |nbf| nbf.max(claims.iat));
+        if valid_from > now.saturating_add(CLOCK_SKEW_LEEWAY_SECS) {
+            return Err(AuthError::NotYetValid);
+        }
+        Ok(claims)
     }
 
     async fn verify_signature(&self, token: &str) -> Result<(String, Claims), AuthError> {
@@ -93,8 +106,9 @@ impl Verifier {
         let mut validation = Validation::new(Algorithm::RS256);
         validation.set_issuer(&[&self.issuer]);
         validation.set_required_spec_claims(&["exp", "iat", "iss", "sub"]);
-        // Expiry is checked below against Coffer's clock, not the system's.
+        // Time claims are checked in `in_time` against Coffer's clock, not the system's.
         validation.validate_exp = false;
+        validation.validate_nbf = false;
         let claims = jsonwebtoken::decode::<Claims>(token, &key, &validation)
             .map_err(|_| AuthError::Invalid)?
             .claims;
@@ -132,6 +146,7 @@ mod tests {
             accounts: vec![],
             scope: "coffer:api".into(),
             iat,
+            nbf: None,
             exp: iat + 3600,
         }
     }
@@ -146,6 +161,39 @@ mod tests {
         assert_eq!(verifier.verify(&token).await.unwrap(), c);
         clock.advance(time::Duration::seconds(3600));
         assert_eq!(verifier.verify(&token).await, Err(AuthError::Expired));
+    }
+
+    #[tokio::test]
+    async fn iat_or_nbf_ahead_of_the_clock_by_more_than_the_leeway_is_refused() {
+        let (key, verifier, _) = setup();
+        let now = 1_700_000_000;
+        let edge = now + CLOCK_SKEW_LEEWAY_SECS;
+        let mut nbf_ahead = claims(now);
+        nbf_ahead.nbf = Some(edge + 1);
+        for (c, expected) in [
+            (claims(edge), Ok(())),
+            (claims(edge + 1), Err(AuthError::NotYetValid)),
+            (nbf_ahead.clone(), Err(AuthError::NotYetValid)),
+            (
+                Claims {
+                    nbf: Some(edge),
+                    ..nbf_ahead
+                },
+                Ok(()),
+            ),
+        ] {
+            let token = key.sign(&c).unwrap();
+            assert_eq!(verifier.verify(&token).await.map(|_| ()), expected, "{c:?}");
+        }
+    }
+
+    #[tokio::test]
+    async fn a_remembered_token_is_held_to_nbf_when_the_clock_goes_back() {
+        let (key, verifier, clock) = setup();
+        let token = key.sign(&claims(1_700_000_000)).unwrap();
+        assert!(verifier.verify(&token).await.is_ok());
+        clock.advance(time::Duration::seconds(-(CLOCK_SKEW_LEEWAY_SECS + 1)));
+        assert_eq!(verifier.verify(&token).await, Err(AuthError::NotYetValid));
     }
 
     #[tokio::test]

@@ -13,6 +13,7 @@ pub mod codes {
     pub const NOT_FOUND: &str = "not_found";
     pub const METHOD_NOT_ALLOWED: &str = "method_not_allowed";
     pub const CONFLICT: &str = "conflict";
+    pub const TOO_MANY_REQUESTS: &str = "too_many_requests";
     pub const UNAVAILABLE: &str = "service_unavailable";
     pub const INTERNAL: &str = "internal_error";
 }
@@ -28,6 +29,8 @@ pub struct ApiError {
     oauth_error: Option<&'static str>,
     /// 401 and 403 answer in shape C whatever the operation's shape (API.md, Conventions).
     forced_shape: Option<Shape>,
+    /// Seconds, sent as `Retry-After` (429).
+    retry_after: Option<u64>,
 }
 
 impl ApiError {
@@ -39,6 +42,7 @@ impl ApiError {
             items: Vec::new(),
             oauth_error: None,
             forced_shape: None,
+            retry_after: None,
         }
     }
 
@@ -107,6 +111,18 @@ impl ApiError {
         Self::new(StatusCode::CONFLICT, codes::CONFLICT, message)
     }
 
+    /// 429: the caller is over a limit and may try again after `retry_after_secs`
+    /// (sent as `Retry-After`, at least 1).
+    pub fn too_many_requests(message: impl Into<String>, retry_after_secs: u64) -> Self {
+        let mut e = Self::new(
+            StatusCode::TOO_MANY_REQUESTS,
+            codes::TOO_MANY_REQUESTS,
+            message,
+        );
+        e.retry_after = Some(retry_after_secs.max(1));
+        e
+    }
+
     pub fn unavailable(message: impl Into<String>) -> Self {
         Self::new(StatusCode::SERVICE_UNAVAILABLE, codes::UNAVAILABLE, message)
     }
@@ -162,6 +178,10 @@ impl ApiError {
 
     pub fn oauth_error(&self) -> Option<&'static str> {
         self.oauth_error
+    }
+
+    pub fn retry_after(&self) -> Option<u64> {
+        self.retry_after
     }
 
     /// The shape this error is written in when the operation speaks `route_shape`.
@@ -228,7 +248,11 @@ impl ResponseError for ApiError {
     /// response extensions; the error-shaping middleware re-renders it in the route's shape.
     fn error_response(&self) -> HttpResponse {
         let body = self.shape_for(Shape::default()).render(self, "");
-        let mut response = HttpResponse::build(self.status).json(body);
+        let mut builder = HttpResponse::build(self.status);
+        if let Some(secs) = self.retry_after {
+            builder.insert_header((actix_web::http::header::RETRY_AFTER, secs.to_string()));
+        }
+        let mut response = builder.json(body);
         response.extensions_mut().insert(self.clone());
         response
     }
@@ -278,6 +302,17 @@ mod tests {
         let v = Shape::B.render(&e, "r");
         assert!(!v.to_string().contains("10.0.0.1"));
         assert_eq!(v["http_code"], 500);
+    }
+
+    #[test]
+    fn too_many_requests_sends_retry_after_of_at_least_a_second() {
+        let e = ApiError::too_many_requests("slow down", 0);
+        assert_eq!(e.status().as_u16(), 429);
+        assert_eq!(e.code(), "too_many_requests");
+        let response = e.error_response();
+        assert_eq!(response.headers().get("retry-after").unwrap(), "1");
+        let response = ApiError::too_many_requests("slow down", 42).error_response();
+        assert_eq!(response.headers().get("retry-after").unwrap(), "42");
     }
 
     #[test]

@@ -9,6 +9,8 @@ use figment::providers::{Env, Format, Serialized, Toml};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
+use crate::client_address::TrustedProxies;
+
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {
     #[error("configuration: {0}")]
@@ -79,6 +81,11 @@ pub struct HttpSettings {
     pub workers: usize,
     /// Largest request body accepted, in bytes.
     pub body_limit: usize,
+    /// Addresses and CIDR ranges of the proxies (the gateway) whose `X-Forwarded-For` is
+    /// believed; a list, or one string of comma-separated entries as an environment
+    /// variable gives it. Empty: the peer of the connection is the client.
+    #[serde(deserialize_with = "list_or_commas")]
+    pub trusted_proxies: Vec<String>,
 }
 
 impl Default for HttpSettings {
@@ -87,8 +94,28 @@ impl Default for HttpSettings {
             listen: "0.0.0.0:8080".into(),
             workers: 0,
             body_limit: crate::body::DEFAULT_LIMIT,
+            trusted_proxies: Vec::new(),
         }
     }
+}
+
+/// `["10.0.0.0/8", "127.0.0.1"]` in a file, `10.0.0.0/8,127.0.0.1` in the environment.
+fn list_or_commas<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<String>, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum ListOrCommas {
+        List(Vec<String>),
+        Commas(String),
+    }
+    Ok(match ListOrCommas::deserialize(d)? {
+        ListOrCommas::List(list) => list,
+        ListOrCommas::Commas(text) => text
+            .split(',')
+            .map(str::trim)
+            .filter(|entry| !entry.is_empty())
+            .map(str::to_owned)
+            .collect(),
+    })
 }
 
 impl HttpSettings {
@@ -99,7 +126,13 @@ impl HttpSettings {
         if self.body_limit == 0 {
             return Err(ConfigError::invalid("http.body_limit", "must be above 0"));
         }
+        self.proxies()?;
         Ok(())
+    }
+
+    pub fn proxies(&self) -> Result<TrustedProxies, ConfigError> {
+        TrustedProxies::parse(self.trusted_proxies.iter().map(String::as_str))
+            .map_err(|e| ConfigError::invalid("http.trusted_proxies", e.to_string()))
     }
 
     pub fn worker_count(&self) -> usize {
@@ -188,5 +221,50 @@ pub fn validate_database_url(setting: &'static str, url: &str) -> Result<(), Con
             setting,
             "must start with postgres://, postgresql:// or sqlite://",
         ))
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    fn http(figment: Figment) -> Result<HttpSettings, ConfigError> {
+        #[derive(Debug, Default, Serialize, Deserialize)]
+        #[serde(default)]
+        struct Only {
+            http: HttpSettings,
+        }
+        impl Validate for Only {
+            fn validate(&self) -> Result<(), ConfigError> {
+                self.http.validate()
+            }
+        }
+        extract::<Only>(&figment).map(|o| o.http)
+    }
+
+    #[test]
+    fn trusted_proxies_come_as_a_list_or_as_commas() {
+        let list = Figment::from(Toml::string(
+            r#"http.trusted_proxies = ["10.0.0.0/8", "::1"]"#,
+        ));
+        assert_eq!(http(list).unwrap().trusted_proxies, ["10.0.0.0/8", "::1"]);
+        let commas = Figment::from(Serialized::default(
+            "http.trusted_proxies",
+            "10.0.0.0/8, 127.0.0.1,",
+        ));
+        assert_eq!(
+            http(commas).unwrap().trusted_proxies,
+            ["10.0.0.0/8", "127.0.0.1"]
+        );
+        assert!(http(Figment::new()).unwrap().trusted_proxies.is_empty());
+    }
+
+    #[test]
+    fn a_bad_trusted_proxy_names_the_setting() {
+        let bad = Figment::from(Serialized::default("http.trusted_proxies", "10.0.0.0/8,gw"));
+        let message = http(bad).unwrap_err().to_string();
+        assert!(message.contains("http.trusted_proxies"), "{message}");
+        assert!(message.contains("\"gw\""), "{message}");
     }
 }

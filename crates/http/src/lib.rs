@@ -2,6 +2,7 @@
 //! error shapes, health, metrics and body parsing. A service only brings its routes.
 
 pub mod body;
+pub mod client_address;
 pub mod config;
 mod error_shape;
 pub mod failure;
@@ -14,6 +15,7 @@ mod server;
 pub mod telemetry;
 
 pub use body::{Form, Json, JsonOrForm, OptionalJson};
+pub use client_address::{ClientAddress, TrustedProxies};
 pub use coffer_error::{ApiError, Shape};
 pub use failure::{Failure, internal};
 pub use metrics::Metrics;

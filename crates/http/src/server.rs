@@ -8,6 +8,7 @@ use coffer_auth::Verifier;
 use coffer_error::ApiError;
 
 use crate::body::BodyLimit;
+use crate::client_address::TrustedProxies;
 use crate::{Metrics, Module, error_shape, health, metrics, request_id};
 
 /// Everything one HTTP server shares between its workers.
@@ -17,6 +18,8 @@ pub struct AppContext {
     pub verifier: Verifier,
     pub metrics: Metrics,
     pub body_limit: usize,
+    /// Whose `X-Forwarded-For` the `ClientAddress` extractor believes.
+    pub trusted_proxies: TrustedProxies,
 }
 
 async fn no_route() -> Result<HttpResponse, ApiError> {
@@ -40,6 +43,7 @@ pub fn build_app(
         .app_data(web::Data::new(ctx.metrics.clone()))
         .app_data(web::Data::new(ctx.modules.clone()))
         .app_data(BodyLimit(ctx.body_limit))
+        .app_data(ctx.trusted_proxies.clone())
         .app_data(web::QueryConfig::default().error_handler(|e, _| {
             ApiError::bad_request(format!("The query string is not valid: {e}")).into()
         }))

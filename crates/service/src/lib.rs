@@ -189,6 +189,7 @@ where
         verifier: built.verifier,
         metrics: Metrics::new()?,
         body_limit: common.http.body_limit,
+        trusted_proxies: common.http.proxies()?,
     };
     coffer_http::serve(listener, ctx, common.http.worker_count())?.await?;
     for worker in workers {

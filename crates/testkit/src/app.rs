@@ -4,7 +4,7 @@ use std::sync::Arc;
 use actix_web::dev::ServerHandle;
 use coffer_auth::{Claims, Jwks, KeySource, SharedKeys, SigningKey, Verifier, scopes};
 use coffer_events::local_bus::{self, LocalBus};
-use coffer_http::{AppContext, Metrics, Module};
+use coffer_http::{AppContext, Metrics, Module, TrustedProxies};
 use coffer_model::clock::{Clock, ManualClock};
 use coffer_store::{Migrations, PoolOptions, Store};
 use uuid::Uuid;
@@ -81,10 +81,32 @@ async fn migrated(db: &TestDb, migrations: &[Migrations]) -> Store {
     store
 }
 
+/// What a test may change about the HTTP server around the service.
+#[derive(Debug, Clone, Default)]
+pub struct ServerOptions {
+    /// None by default, like a service without a gateway; a test of forwarded addresses
+    /// trusts 127.0.0.1, where its requests come from.
+    pub trusted_proxies: TrustedProxies,
+}
+
 impl TestApp {
     /// Creates a fresh database, migrates it, lets `build` make the service's modules, and
     /// serves them on a free loopback port.
     pub async fn spawn<F, Fut>(backend: Backend, migrations: &[Migrations], build: F) -> TestApp
+    where
+        F: FnOnce(Harness) -> Fut,
+        Fut: std::future::Future<Output = Vec<Arc<dyn Module>>>,
+    {
+        Self::spawn_with(backend, migrations, ServerOptions::default(), build).await
+    }
+
+    /// [`TestApp::spawn`] with `options` for the server.
+    pub async fn spawn_with<F, Fut>(
+        backend: Backend,
+        migrations: &[Migrations],
+        options: ServerOptions,
+        build: F,
+    ) -> TestApp
     where
         F: FnOnce(Harness) -> Fut,
         Fut: std::future::Future<Output = Vec<Arc<dyn Module>>>,
@@ -128,6 +150,7 @@ impl TestApp {
             verifier,
             metrics: Metrics::new().expect("metrics registry"),
             body_limit: coffer_http::body::DEFAULT_LIMIT,
+            trusted_proxies: options.trusted_proxies,
         };
         let listener = TcpListener::bind("127.0.0.1:0").expect("bind a loopback port");
         let port = listener.local_addr().expect("bound address").port();
@@ -192,6 +215,7 @@ impl TestApp {
             accounts: Vec::new(),
             scope: scopes::API.to_owned(),
             iat: now,
+            nbf: None,
             exp: now + 3600,
         }
     }

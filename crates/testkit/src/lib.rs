@@ -7,7 +7,7 @@ mod app;
 mod db;
 pub mod probe;
 
-pub use app::{Harness, ISSUER, START_UNIX, TestApp};
+pub use app::{Harness, ISSUER, START_UNIX, ServerOptions, TestApp};
 pub use db::{Backend, TestDb, kafka_brokers, postgres_url};
 
 /// Declares each test once and runs it on both backends, as `<name>::sqlite` and

@@ -49,6 +49,7 @@ pub async fn run(args: DevArgs) -> anyhow::Result<()> {
         verifier: Verifier::new(KeySource::Shared(keys), "coffer", clock),
         metrics: Metrics::new()?,
         body_limit: coffer_http::body::DEFAULT_LIMIT,
+        trusted_proxies: coffer_http::TrustedProxies::none(),
     };
     let threads = if args.workers == 0 {
         std::thread::available_parallelism().map_or(2, |n| n.get())

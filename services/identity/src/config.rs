@@ -1,6 +1,8 @@
 use coffer_http::config::{ConfigError, Validate};
 use serde::{Deserialize, Serialize};
 
+use crate::token_throttle::ThrottleSettings;
+
 /// `coffer-identity`'s own settings, beside the common ones of every service binary (see
 /// coffer_http::config for how they are layered).
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
@@ -8,6 +10,8 @@ use serde::{Deserialize, Serialize};
 pub struct IdentityConfig {
     pub token: TokenSettings,
     pub cache: CacheSettings,
+    /// When failed client authentications at the token endpoint are answered 429.
+    pub token_failures: ThrottleSettings,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -62,6 +66,34 @@ impl Validate for IdentityConfig {
                 "must be above 0",
             ));
         }
-        Ok(())
+        validate_token_failures(&self.token_failures)
     }
+}
+
+fn validate_token_failures(t: &ThrottleSettings) -> Result<(), ConfigError> {
+    if !(1..=86_400).contains(&t.window_secs) {
+        return Err(ConfigError::invalid(
+            "token_failures.window_secs",
+            "must be between 1 and 86400",
+        ));
+    }
+    if t.per_client == 0 {
+        return Err(ConfigError::invalid(
+            "token_failures.per_client",
+            "must be above 0",
+        ));
+    }
+    if t.per_address == 0 {
+        return Err(ConfigError::invalid(
+            "token_failures.per_address",
+            "must be above 0",
+        ));
+    }
+    if !(1_000..=10_000_000).contains(&t.tracked) {
+        return Err(ConfigError::invalid(
+            "token_failures.tracked",
+            "must be between 1000 and 10000000",
+        ));
+    }
+    Ok(())
 }

@@ -11,6 +11,7 @@ pub(crate) mod routes;
 mod schema;
 pub mod store;
 pub mod token_grant;
+pub mod token_throttle;
 
 use std::sync::Arc;
 
@@ -26,6 +27,7 @@ use crate::admin::Admin;
 use crate::directory_cache::DirectoryCache;
 use crate::keyring::{Keyring, KeyringError};
 use crate::token_grant::TokenIssuer;
+use crate::token_throttle::{FailureThrottle, ThrottleSettings};
 
 const POSTGRES: EmbeddedMigrations = embed_migrations!("../../migrations/identity/postgres");
 const SQLITE: EmbeddedMigrations = embed_migrations!("../../migrations/identity/sqlite");
@@ -49,6 +51,8 @@ pub struct IdentitySettings {
     /// How long a read of a client or an organisation may be served from memory; bounds
     /// how long a change made elsewhere (another replica, the admin CLI) takes to show.
     pub read_cache_ttl: std::time::Duration,
+    /// When failed client authentications at the token endpoint are answered 429.
+    pub failure_throttle: ThrottleSettings,
 }
 
 impl Default for IdentitySettings {
@@ -60,6 +64,7 @@ impl Default for IdentitySettings {
             token_lifetime_secs: 3600,
             key_reload: std::time::Duration::from_secs(60),
             read_cache_ttl: std::time::Duration::from_secs(2),
+            failure_throttle: ThrottleSettings::default(),
         }
     }
 }
@@ -74,6 +79,7 @@ pub(crate) struct IdentityState {
     pub key_reload: std::time::Duration,
     pub keyring: Arc<Keyring>,
     pub issuer: TokenIssuer,
+    pub failures: FailureThrottle,
     pub directory: DirectoryCache,
 }
 
@@ -116,6 +122,7 @@ impl Identity {
             settings.token_lifetime_secs,
             settings.read_cache_ttl,
         );
+        let failures = FailureThrottle::new(Arc::clone(&clock), settings.failure_throttle);
         let directory = DirectoryCache::new(settings.read_cache_ttl);
         Ok(Self {
             state: web::Data::new(IdentityState {
@@ -127,6 +134,7 @@ impl Identity {
                 key_reload,
                 keyring,
                 issuer,
+                failures,
                 directory,
             }),
         })

@@ -30,6 +30,7 @@ fn main() -> std::process::ExitCode {
                 token_lifetime_secs: c.token.lifetime_secs,
                 key_reload: Duration::from_secs(c.token.key_reload_secs),
                 read_cache_ttl: Duration::from_millis(c.cache.read_ttl_ms),
+                failure_throttle: c.token_failures,
             };
             let identity = Identity::start(
                 s.store.clone(),

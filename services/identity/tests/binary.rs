@@ -56,6 +56,20 @@ fn an_invalid_setting_stops_the_binary_and_is_named() {
         (
             vec![
                 ("COFFER_DATABASE_URL", db.as_str()),
+                ("COFFER_HTTP__TRUSTED_PROXIES", "10.0.0.0/8,the-gateway"),
+            ],
+            "http.trusted_proxies",
+        ),
+        (
+            vec![
+                ("COFFER_DATABASE_URL", db.as_str()),
+                ("COFFER_TOKEN_FAILURES__PER_CLIENT", "0"),
+            ],
+            "token_failures.per_client",
+        ),
+        (
+            vec![
+                ("COFFER_DATABASE_URL", db.as_str()),
                 ("COFFER_CONFIG", "/nonexistent.toml"),
             ],
             "COFFER_CONFIG",
@@ -87,7 +101,9 @@ fn migrate_succeeds_with_a_valid_configuration_file() {
     std::fs::write(
         &toml,
         format!(
-            "database_url = \"sqlite://{}/identity.db\"\n[http]\nlisten = \"127.0.0.1:0\"\n",
+            "database_url = \"sqlite://{}/identity.db\"\n[http]\nlisten = \"127.0.0.1:0\"\n\
+             trusted_proxies = [\"127.0.0.1\", \"10.0.0.0/8\"]\n\
+             [token_failures]\nper_client = 5\nwindow_secs = 60\n",
             dir.path().display()
         ),
     )

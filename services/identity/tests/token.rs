@@ -90,6 +90,9 @@ coffer_testkit::backend_tests! {
             w.app.http.post(&url).header("content-type", "text/plain").body("grant_type=client_credentials"),
             w.app.http.post(&url).header("content-type", "application/json").body(format!("{{\"pad\":\"{}\"}}", "x".repeat(300 * 1024))),
             w.app.http.post(&url).json(&json!({"grant_type": 5, "client_id": "x", "client_secret": "y"})),
+            // Nested deeper than the parser follows, in an ignored field and in a known one.
+            w.app.http.post(&url).header("content-type", "application/json").body(format!("{{\"pad\":{}{}}}", "[".repeat(10_000), "]".repeat(10_000))),
+            w.app.http.post(&url).header("content-type", "application/json").body(format!("{{\"grant_type\":{}{}}}", "{\"a\":".repeat(200), "}".repeat(200))),
         ];
         for req in cases {
             let (status, body) = post_token(&w, req).await;
@@ -124,6 +127,32 @@ coffer_testkit::backend_tests! {
         let res = w.app.get(&path, &token).await;
         assert_eq!(res.status(), 401);
         assert_eq!(json(res).await, json!({"message": "Authentication Required"}));
+    }
+
+    async fn token_dated_ahead_of_the_clock_is_401_beyond_the_leeway(backend) {
+        let w = world(backend).await;
+        let path = format!("/organisations/{}", w.a.organisation);
+        let leeway = coffer_auth::CLOCK_SKEW_LEEWAY_SECS;
+        let now = w.app.claims_for(&[]).iat;
+        // Signed with the key the service trusts: only the dates are wrong.
+        let dated = |iat: i64, nbf: Option<i64>| {
+            let mut claims = w.app.claims_for(&[w.a.organisation]);
+            claims.iat = iat;
+            claims.nbf = nbf;
+            w.app.sign(&claims)
+        };
+        for (token, expected) in [
+            (dated(now + leeway + 1, None), 401),
+            (dated(now, Some(now + leeway + 1)), 401),
+            (dated(now + leeway, None), 200),
+            (dated(now, Some(now + leeway)), 200),
+        ] {
+            let res = w.app.get(&path, &token).await;
+            assert_eq!(res.status(), expected);
+            if expected == 401 {
+                assert_eq!(json(res).await, json!({"message": "Authentication Required"}));
+            }
+        }
     }
 
     async fn tampered_and_foreign_tokens_are_401(backend) {

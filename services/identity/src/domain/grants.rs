@@ -31,6 +31,7 @@ pub fn access_claims(grants: &ClientGrants, issuer: &str, now: i64, lifetime_sec
         },
         scope: grants.scope.clone(),
         iat: now,
+        nbf: None,
         exp: now + lifetime_secs,
     }
 }

@@ -2,12 +2,13 @@ use actix_web::http::header;
 use actix_web::{HttpRequest, HttpResponse, web};
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
-use coffer_http::{ApiError, JsonOrForm};
+use coffer_http::{ApiError, ClientAddress, JsonOrForm};
 use coffer_model::validation::{FieldError, Violations};
 use serde::Deserialize;
 use serde_json::json;
 
 use crate::IdentityState;
+use crate::token_grant::GrantError;
 
 #[derive(Debug, Deserialize)]
 pub(super) struct TokenRequest {
@@ -32,9 +33,23 @@ fn present(value: Option<String>) -> Option<String> {
     value.filter(|v| !v.is_empty())
 }
 
+/// A failed client authentication: 401, or 429 once its client id or its address has
+/// failed too often (token_throttle.rs). The secret was checked either way.
+fn refused(state: &IdentityState, client_id: &str, from: ClientAddress) -> ApiError {
+    match state.failures.failed(client_id, from.network()) {
+        None => GrantError::InvalidClient.into(),
+        Some(secs) => ApiError::too_many_requests(
+            format!("Too many failed client authentications; try again in {secs} seconds"),
+            secs,
+        )
+        .with_oauth("invalid_client"),
+    }
+}
+
 pub(super) async fn grant(
     state: web::Data<IdentityState>,
     req: HttpRequest,
+    from: ClientAddress,
     body: JsonOrForm<TokenRequest>,
 ) -> Result<HttpResponse, ApiError> {
     let body = body.0;
@@ -63,10 +78,15 @@ pub(super) async fn grant(
         )])
         .with_oauth("unsupported_grant_type"));
     }
-    let issued = state
+    let issued = match state
         .issuer
         .client_credentials(&client_id, &client_secret)
-        .await?;
+        .await
+    {
+        Ok(issued) => issued,
+        Err(GrantError::InvalidClient) => return Err(refused(&state, &client_id, from)),
+        Err(other) => return Err(other.into()),
+    };
     Ok(HttpResponse::Ok()
         // RFC 6749 section 5.1: token responses must not be cached.
         .insert_header((header::CACHE_CONTROL, "no-store"))

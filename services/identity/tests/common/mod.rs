@@ -7,8 +7,9 @@ use std::sync::Arc;
 use coffer_http::Module;
 use coffer_identity::admin::{Admin, ClientAccess, NewClient};
 use coffer_identity::domain::directory::{AddressInput, BillingInput, OrganisationInput};
+pub use coffer_identity::token_throttle::ThrottleSettings;
 use coffer_identity::{Identity, IdentitySettings, MIGRATIONS};
-pub use coffer_testkit::{Backend, TestApp};
+pub use coffer_testkit::{Backend, ServerOptions, TestApp};
 use serde_json::Value;
 use uuid::Uuid;
 
@@ -30,13 +31,28 @@ pub struct World {
 }
 
 pub async fn spawn(backend: Backend) -> (TestApp, Admin) {
+    spawn_with(
+        backend,
+        ServerOptions::default(),
+        ThrottleSettings::default(),
+    )
+    .await
+}
+
+/// Identity with the server's `options` and its token endpoint's `throttle`.
+pub async fn spawn_with(
+    backend: Backend,
+    options: ServerOptions,
+    throttle: ThrottleSettings,
+) -> (TestApp, Admin) {
     let mut admin = None;
-    let app = TestApp::spawn(backend, &[MIGRATIONS], |h| {
+    let app = TestApp::spawn_with(backend, &[MIGRATIONS], options, |h| {
         let admin = &mut admin;
         async move {
             // A quick reload, so a rotation made through `Admin` shows up within a test.
             let settings = IdentitySettings {
                 key_reload: std::time::Duration::from_millis(50),
+                failure_throttle: throttle,
                 ..IdentitySettings::default()
             };
             let identity = Identity::start(
@@ -142,7 +158,20 @@ pub async fn tenant(admin: &Admin, name: &str) -> Tenant {
 }
 
 pub async fn world(backend: Backend) -> World {
-    let (app, admin) = spawn(backend).await;
+    world_with(
+        backend,
+        ServerOptions::default(),
+        ThrottleSettings::default(),
+    )
+    .await
+}
+
+pub async fn world_with(
+    backend: Backend,
+    options: ServerOptions,
+    throttle: ThrottleSettings,
+) -> World {
+    let (app, admin) = spawn_with(backend, options, throttle).await;
     let a = tenant(&admin, "Alpine Aid").await;
     let b = tenant(&admin, "Baltic Relief").await;
     World { app, admin, a, b }

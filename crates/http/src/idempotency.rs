@@ -138,6 +138,109 @@ where
     }
 }
 
+/// What [`reserve`] found: the effect is new and ran (its record is in progress under the
+/// key), or an earlier request's, finished or still in progress.
+pub enum Reservation<T> {
+    Fresh(T),
+    Replay(HttpResponse),
+    /// An earlier request under this key began and has not finished: what it recorded.
+    InProgress(serde_json::Value),
+}
+
+/// For an effect that calls outside Coffer between two transactions: runs `effect` in a
+/// write transaction and, under the key, records `marker(&result)` as in progress, so a
+/// retry finds the first request's work instead of doing it again. [`complete`] stores the
+/// final response in the transaction that records the outcome.
+pub async fn reserve<T, F, E>(
+    store: &Store,
+    clock: &dyn Clock,
+    client_id: &str,
+    key: &IdempotencyKey,
+    hash: String,
+    mut effect: F,
+    marker: fn(&T) -> serde_json::Value,
+) -> Result<Reservation<T>, ApiError>
+where
+    T: Send + 'static,
+    F: FnMut(&mut Db<'_>) -> Result<T, E> + Send + 'static,
+    E: From<DieselError> + Into<ApiError> + Send + 'static,
+{
+    let now = clock.unix_ms();
+    let since = now - WINDOW_MS;
+    let Some(key) = key.0.clone() else {
+        let done = store
+            .write(move |db| effect(db).map_err(Failure::Effect))
+            .await
+            .map_err(Failure::into_api)?;
+        return Ok(Reservation::Fresh(done));
+    };
+    let earlier = |stored: StoredResponse, hash: &str| -> Result<Reservation<T>, ApiError> {
+        if stored.request_hash != hash || stored.status != idempotency::IN_PROGRESS {
+            return replay(&stored, hash).map(Reservation::Replay);
+        }
+        let marker = serde_json::from_str(&stored.response).map_err(ApiError::internal)?;
+        Ok(Reservation::InProgress(marker))
+    };
+    let (client, k) = (client_id.to_owned(), key.clone());
+    if let Some(stored) = store
+        .query(move |db| idempotency::find(db, &client, &k, since))
+        .await?
+    {
+        return earlier(stored, &hash);
+    }
+    let (client, k, h) = (client_id.to_owned(), key.clone(), hash.clone());
+    let result = store
+        .write(move |tx| {
+            let done = effect(tx).map_err(Failure::Effect)?;
+            let row = StoredResponse {
+                client_id: client.clone(),
+                idempotency_key: k.clone(),
+                request_hash: h.clone(),
+                status: idempotency::IN_PROGRESS,
+                response: marker(&done).to_string(),
+                created_ms: now,
+            };
+            idempotency::save(tx, &row, since).map_err(Failure::Store)?;
+            Ok(done)
+        })
+        .await;
+    match result {
+        Ok(done) => Ok(Reservation::Fresh(done)),
+        Err(Failure::Store(DieselError::DatabaseError(DatabaseErrorKind::UniqueViolation, _))) => {
+            let client = client_id.to_owned();
+            match store
+                .query(move |db| idempotency::find(db, &client, &key, since))
+                .await?
+            {
+                Some(stored) => earlier(stored, &hash),
+                None => Err(ApiError::conflict(
+                    "A request with this Idempotency-Key is in progress",
+                )),
+            }
+        }
+        Err(other) => Err(other.into_api()),
+    }
+}
+
+/// Stores the final response of a [`reserve`]d key, in the transaction of the outcome.
+pub fn complete(
+    tx: &mut Db<'_>,
+    client_id: &str,
+    key: &IdempotencyKey,
+    outcome: &Outcome,
+) -> Result<(), DieselError> {
+    match &key.0 {
+        None => Ok(()),
+        Some(k) => idempotency::complete(
+            tx,
+            client_id,
+            k,
+            i32::from(outcome.0.as_u16()),
+            &outcome.1.to_string(),
+        ),
+    }
+}
+
 /// Why an idempotent transaction failed: the effect itself, or storing its response.
 enum Failure<E> {
     Effect(E),

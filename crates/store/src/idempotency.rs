@@ -58,3 +58,28 @@ pub fn save(db: &mut Db<'_>, row: &StoredResponse, since_ms: i64) -> QueryResult
         diesel::insert_into(k::idempotency_keys).values(row).execute(db).map(drop)
     })
 }
+
+/// Status of a key whose effect began but whose response is not known yet (a call to a
+/// provider between two transactions); its response holds what the effect recorded.
+pub const IN_PROGRESS: i32 = 0;
+
+/// Stores the final response of a key saved [`IN_PROGRESS`]; call it in the transaction
+/// that records the outcome.
+pub fn complete(
+    db: &mut Db<'_>,
+    client_id: &str,
+    key: &str,
+    status: i32,
+    response: &str,
+) -> QueryResult<()> {
+    db_run!(db: {
+        diesel::update(
+            k::idempotency_keys.filter(
+                k::client_id.eq(client_id).and(k::idempotency_key.eq(key)).and(k::status.eq(IN_PROGRESS)),
+            ),
+        )
+        .set((k::status.eq(status), k::response.eq(response)))
+        .execute(db)
+        .map(drop)
+    })
+}

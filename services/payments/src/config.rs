@@ -1,6 +1,8 @@
 use coffer_http::config::{ConfigError, Validate};
 use serde::{Deserialize, Serialize};
 
+use crate::connectors::faults::Fault;
+
 /// `coffer-payments`' own settings, beside the common ones of every service binary.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 #[serde(default)]
@@ -8,7 +10,7 @@ pub struct PaymentsConfig {
     pub payments: PaymentsSection,
 }
 
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(default)]
 pub struct PaymentsSection {
     /// Where clients reach Coffer (the gateway); redirects to Coffer's pages start here.
@@ -16,6 +18,27 @@ pub struct PaymentsSection {
     /// Secret key of card fingerprints, at least 32 characters; keep it stable, or the same
     /// card stops matching its earlier fingerprints.
     pub fingerprint_key: String,
+    /// How long a call to the provider may take before its outcome counts as unknown
+    /// (1 to 120 seconds).
+    pub connector_timeout_ms: u64,
+    /// How long a call stays unanswered before the provider is asked what it did; longer
+    /// than the timeout, so a call under way is never settled beside it.
+    pub settle_after_ms: u64,
+    /// For tests of failures only: a fault the test provider shows (fail_before_call,
+    /// hang_after_call, abort_after_call, abort_after_commit). Empty in production.
+    pub test_psp_fault: String,
+}
+
+impl Default for PaymentsSection {
+    fn default() -> Self {
+        Self {
+            public_base_url: String::new(),
+            fingerprint_key: String::new(),
+            connector_timeout_ms: 10_000,
+            settle_after_ms: 60_000,
+            test_psp_fault: String::new(),
+        }
+    }
 }
 
 impl Validate for PaymentsConfig {
@@ -25,6 +48,25 @@ impl Validate for PaymentsConfig {
             return Err(ConfigError::invalid(
                 "payments.public_base_url",
                 "is required: an http(s) URL",
+            ));
+        }
+        let p = &self.payments;
+        if !(1_000..=120_000).contains(&p.connector_timeout_ms) {
+            return Err(ConfigError::invalid(
+                "payments.connector_timeout_ms",
+                "must be 1000 to 120000 milliseconds",
+            ));
+        }
+        if p.settle_after_ms <= p.connector_timeout_ms || p.settle_after_ms > 86_400_000 {
+            return Err(ConfigError::invalid(
+                "payments.settle_after_ms",
+                "must be longer than payments.connector_timeout_ms and at most a day",
+            ));
+        }
+        if !p.test_psp_fault.is_empty() && Fault::parse(&p.test_psp_fault).is_none() {
+            return Err(ConfigError::invalid(
+                "payments.test_psp_fault",
+                "must be empty, fail_before_call, hang_after_call, abort_after_call or abort_after_commit",
             ));
         }
         if self.payments.fingerprint_key.len() < 32 {

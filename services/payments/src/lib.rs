@@ -12,6 +12,7 @@ mod schema;
 pub mod search;
 pub mod sources;
 pub mod supporters;
+pub mod workers;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -41,6 +42,12 @@ pub struct PaymentsSettings {
     pub public_base_url: String,
     /// Key of the card fingerprints (HMAC-SHA256); keep it secret and stable.
     pub fingerprint_key: Vec<u8>,
+    /// How long a call to the provider may take before its outcome counts as unknown.
+    pub connector_timeout: Duration,
+    /// How long a call stays unanswered before the provider is asked what it did.
+    pub settle_after: Duration,
+    /// Faults the test provider shows (tests only; none in production).
+    pub test_psp_faults: connectors::faults::Faults,
 }
 
 impl Default for PaymentsSettings {
@@ -50,6 +57,9 @@ impl Default for PaymentsSettings {
             relay: RelaySettings::default(),
             public_base_url: "http://127.0.0.1:8080".into(),
             fingerprint_key: b"coffer-development-fingerprint-key".to_vec(),
+            connector_timeout: Duration::from_secs(10),
+            settle_after: Duration::from_secs(60),
+            test_psp_faults: connectors::faults::Faults::default(),
         }
     }
 }
@@ -62,6 +72,10 @@ pub(crate) struct PaymentsState {
     pub relay: Arc<Relay>,
     pub replica: Arc<Consumer>,
     pub connector: Arc<dyn connectors::Connector>,
+    pub connector_timeout: Duration,
+    pub settle_after: Duration,
+    /// Wakes the worker that sends reserved charges (workers/charges.rs).
+    pub wake_sender: Arc<tokio::sync::Notify>,
     pub fingerprint_key: Vec<u8>,
     /// An account's organisation and payment method profiles, read on every payment.
     /// Neither changes once the replica has the account, so a short-lived copy saves a
@@ -105,6 +119,9 @@ impl Payments {
         ));
         let connector = Arc::new(connectors::test_psp::TestPsp {
             base_url: settings.public_base_url.clone(),
+            store: store.clone(),
+            clock: Arc::clone(&clock),
+            faults: settings.test_psp_faults.clone(),
         });
         let state = web::Data::new(PaymentsState {
             store,
@@ -114,6 +131,9 @@ impl Payments {
             relay,
             replica,
             connector,
+            connector_timeout: settings.connector_timeout,
+            settle_after: settings.settle_after,
+            wake_sender: Arc::new(tokio::sync::Notify::new()),
             fingerprint_key: settings.fingerprint_key,
             accounts: TtlCache::new(10_000, Duration::from_secs(2)),
         });
@@ -169,6 +189,8 @@ impl Module for Payments {
                 self.state.store.clone(),
                 Duration::from_secs(1),
             )),
+            tokio::spawn(workers::charges::send_forever(self.state.clone())),
+            tokio::spawn(workers::charges::settle_forever(self.state.clone())),
         ]
     }
 }

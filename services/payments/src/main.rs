@@ -3,9 +3,11 @@
 //! accounts from identity's events.
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use coffer_http::Module;
 use coffer_payments::config::PaymentsConfig;
+use coffer_payments::connectors::faults::{Fault, Faults};
 use coffer_payments::{MIGRATIONS, Payments, PaymentsSettings};
 use coffer_service::{Built, Started};
 
@@ -27,6 +29,9 @@ fn main() -> std::process::ExitCode {
                     .trim_end_matches('/')
                     .to_owned(),
                 fingerprint_key: s.config.payments.fingerprint_key.clone().into_bytes(),
+                connector_timeout: Duration::from_millis(s.config.payments.connector_timeout_ms),
+                settle_after: Duration::from_millis(s.config.payments.settle_after_ms),
+                test_psp_faults: Faults::new(Fault::parse(&s.config.payments.test_psp_fault)),
             };
             let payments = Payments::new(
                 s.store.clone(),

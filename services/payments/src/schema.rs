@@ -80,6 +80,9 @@ diesel::table! {
         end_to_end_id -> Nullable<Text>,
         mandate_reference -> Nullable<Text>,
         charge_attempt_uuid -> Nullable<Text>,
+        charge_state -> Text,
+        charge_started -> Nullable<BigInt>,
+        payment_source_uuid -> Nullable<Text>,
     }
 }
 
@@ -91,6 +94,9 @@ diesel::table! {
         currency -> Text,
         status -> Text,
         created -> BigInt,
+        charge_state -> Text,
+        charge_started -> Nullable<BigInt>,
+        status_reason -> Nullable<Text>,
     }
 }
 
@@ -113,5 +119,15 @@ diesel::table! {
         custom_parameters -> Text,
         action -> Nullable<Text>,
         return_url -> Nullable<Text>,
+    }
+}
+
+diesel::table! {
+    test_psp_ledger (idempotency_key) {
+        idempotency_key -> Text,
+        kind -> Text,
+        outcome -> Text,
+        requests -> BigInt,
+        created -> BigInt,
     }
 }

@@ -1,10 +1,16 @@
-//! Payment service providers behind one trait. A connector turns a charge into the
-//! provider's outcome; the mapping is pure, so a real provider's HTTP client can sit in a
-//! module of its own beside its mapping.
+//! Payment service providers behind one trait. A provider is outside the process: every
+//! call may time out or fail without saying whether it happened, so each carries an
+//! idempotency key the provider sees (derived from the payment or refund), and an outcome
+//! that is not known is settled by asking about that key (`find_charge`, `find_refund`),
+//! never by calling again with a new one (docs/payments.md, "Charging").
 
+pub mod faults;
 pub mod test_psp;
+pub mod test_psp_ledger;
 
 use coffer_model::money::Money;
+use futures_util::future::BoxFuture;
+use serde::{Deserialize, Serialize};
 
 use crate::payments::card::Card;
 
@@ -20,19 +26,23 @@ pub enum Instrument {
 
 #[derive(Debug)]
 pub struct ChargeRequest<'a> {
-    pub payment_uuid: &'a str,
+    /// The provider's idempotency key: the payment's uuid.
+    pub key: &'a str,
     pub amount: Money,
     pub instrument: &'a Instrument,
+    /// Keep the instrument for later charges as this payment source, in the same call.
+    pub store_as: Option<&'a str>,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "outcome", rename_all = "snake_case")]
 pub enum ChargeOutcome {
     Succeeded {
         provider_payment_id: String,
     },
     Failed {
         provider_payment_id: String,
-        reason: &'static str,
+        reason: String,
     },
     /// Not decided yet: the donor must act first (`redirect` is where to send them), or the
     /// bank has still to collect the money (no redirect).
@@ -44,7 +54,8 @@ pub enum ChargeOutcome {
 
 /// The outcome of storing an instrument (for cards: a small verification charge, refunded
 /// at once by the provider).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "outcome", rename_all = "snake_case")]
 pub enum StoreOutcome {
     Active {
         reference: String,
@@ -55,14 +66,64 @@ pub enum StoreOutcome {
         redirect: String,
     },
     Failed {
-        reason: &'static str,
+        reason: String,
     },
 }
 
+/// A charge's outcome, with the stored instrument when one was asked for.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Charged {
+    pub outcome: ChargeOutcome,
+    pub stored: Option<StoreOutcome>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "outcome", rename_all = "snake_case")]
+pub enum RefundOutcome {
+    Succeeded { provider_refund_id: String },
+    Failed { reason: String },
+}
+
+/// A call whose outcome is not known: it may or may not have happened at the provider.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ConnectorError {
+    #[error("the provider did not answer in time")]
+    Timeout,
+    #[error("the provider could not be reached: {0}")]
+    Unreachable(String),
+}
+
+pub type Call<'a, T> = BoxFuture<'a, Result<T, ConnectorError>>;
+
 pub trait Connector: Send + Sync {
     fn provider(&self) -> &'static str;
-    fn charge(&self, request: &ChargeRequest<'_>) -> ChargeOutcome;
-    fn store_instrument(&self, instrument: &Instrument, source_uuid: &str) -> StoreOutcome;
-    /// Charges a stored instrument by the reference `store_instrument` gave.
-    fn charge_stored(&self, reference: &str, payment_uuid: &str, amount: Money) -> ChargeOutcome;
+    /// Charges once per key: asked again with the same key, the provider answers as it did
+    /// the first time and charges nothing more.
+    fn charge<'a>(&'a self, request: ChargeRequest<'a>) -> Call<'a, Charged>;
+    /// Charges a stored instrument by the reference `store_instrument` gave, once per key.
+    fn charge_stored<'a>(
+        &'a self,
+        reference: &'a str,
+        key: &'a str,
+        amount: Money,
+    ) -> Call<'a, ChargeOutcome>;
+    fn store_instrument<'a>(
+        &'a self,
+        instrument: &'a Instrument,
+        key: &'a str,
+    ) -> Call<'a, StoreOutcome>;
+    /// Gives back part or all of a charge, once per key.
+    fn refund<'a>(
+        &'a self,
+        key: &'a str,
+        provider_payment_id: &'a str,
+        amount: Money,
+    ) -> Call<'a, RefundOutcome>;
+    /// What the provider knows of the charge made under `key` (with the instrument it kept,
+    /// if it was asked to); None when it never got it.
+    fn find_charge<'a>(&'a self, key: &'a str) -> Call<'a, Option<Charged>>;
+    fn find_refund<'a>(&'a self, key: &'a str) -> Call<'a, Option<RefundOutcome>>;
+    /// Told when an outcome has been committed; the test provider may stop the process
+    /// here to prove that a crash at this point loses nothing.
+    fn committed(&self) {}
 }

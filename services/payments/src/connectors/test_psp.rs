@@ -1,9 +1,22 @@
 //! Coffer's test provider: answers like a real one, decided by the test card numbers
-//! (docs/payments.md lists them).
+//! (docs/payments.md lists them), and keeps a book of every key it was asked about, so
+//! asking again with a key answers as before and charges nothing more.
 
+use std::sync::Arc;
+use std::time::Duration;
+
+use coffer_model::clock::Clock;
 use coffer_model::money::Money;
+use coffer_store::Store;
+use serde::Serialize;
+use serde::de::DeserializeOwned;
 
-use super::{ChargeOutcome, ChargeRequest, Connector, Instrument, StoreOutcome};
+use super::faults::{Fault, Faults};
+use super::test_psp_ledger::{self as ledger, Entry};
+use super::{
+    Call, ChargeOutcome, ChargeRequest, Charged, Connector, ConnectorError, Instrument,
+    RefundOutcome, StoreOutcome,
+};
 
 /// References of stored cards whose later charges always fail (test card 4000000000000341).
 const FAILING: &str = "tok_fail_";
@@ -13,6 +26,100 @@ pub const PROVIDER: &str = "coffer_test";
 pub struct TestPsp {
     /// Where the 3-D Secure page of this Coffer is served.
     pub base_url: String,
+    /// Where the book is kept (payments' database, on connections of its own).
+    pub store: Store,
+    pub clock: Arc<dyn Clock>,
+    pub faults: Faults,
+}
+
+/// How long a hanging provider hangs: longer than any caller waits.
+const HANG: Duration = Duration::from_secs(3600);
+
+fn unreachable(e: impl std::fmt::Display) -> ConnectorError {
+    ConnectorError::Unreachable(e.to_string())
+}
+
+impl TestPsp {
+    /// The answer under `key`: the one given before, or `decide`'s, written down first.
+    async fn once<T>(
+        &self,
+        key: &str,
+        kind: &str,
+        decide: impl FnOnce() -> T,
+    ) -> Result<T, ConnectorError>
+    where
+        T: Serialize + DeserializeOwned,
+    {
+        let fault = self.faults.get();
+        if fault == Some(Fault::FailBeforeCall) {
+            return Err(ConnectorError::Unreachable(
+                "test fault before the call".into(),
+            ));
+        }
+        let (id, store) = (key.to_owned(), self.store.clone());
+        let known = store
+            .query(move |db| ledger::find(db, &id))
+            .await
+            .map_err(unreachable)?;
+        let answer = match known {
+            Some(entry) => {
+                let id = key.to_owned();
+                store
+                    .query(move |db| ledger::asked_again(db, &id))
+                    .await
+                    .map_err(unreachable)?;
+                serde_json::from_str(&entry.outcome).map_err(unreachable)?
+            }
+            None => {
+                let answer = decide();
+                let entry = Entry {
+                    idempotency_key: key.to_owned(),
+                    kind: kind.to_owned(),
+                    outcome: serde_json::to_string(&answer).map_err(unreachable)?,
+                    requests: 1,
+                    created: self.clock.unix(),
+                };
+                let written = entry.clone();
+                if store
+                    .query(move |db| ledger::record(db, &written))
+                    .await
+                    .map_err(unreachable)?
+                {
+                    answer
+                } else {
+                    // Another request under this key came first; its answer stands.
+                    self.known(key)
+                        .await?
+                        .ok_or_else(|| unreachable("the key vanished"))?
+                }
+            }
+        };
+        match fault {
+            Some(Fault::HangAfterCall) => {
+                tokio::time::sleep(HANG).await;
+                Err(ConnectorError::Timeout)
+            }
+            Some(Fault::AbortAfterCall) => std::process::abort(),
+            _ => Ok(answer),
+        }
+    }
+
+    async fn known<T: DeserializeOwned>(&self, key: &str) -> Result<Option<T>, ConnectorError> {
+        if self.faults.get() == Some(Fault::FailBeforeCall) {
+            return Err(ConnectorError::Unreachable(
+                "test fault before the call".into(),
+            ));
+        }
+        let id = key.to_owned();
+        let entry = self
+            .store
+            .query(move |db| ledger::find(db, &id))
+            .await
+            .map_err(unreachable)?;
+        entry
+            .map(|e| serde_json::from_str(&e.outcome).map_err(unreachable))
+            .transpose()
+    }
 }
 
 impl Connector for TestPsp {
@@ -20,23 +127,97 @@ impl Connector for TestPsp {
         PROVIDER
     }
 
-    fn charge(&self, request: &ChargeRequest<'_>) -> ChargeOutcome {
-        let provider_payment_id = format!("test_{}", request.payment_uuid.replace('-', ""));
+    fn charge<'a>(&'a self, request: ChargeRequest<'a>) -> Call<'a, Charged> {
+        Box::pin(async move {
+            let base = self.base_url.clone();
+            self.once(request.key, "charge", || Charged {
+                outcome: charge_outcome(&base, &request),
+                stored: request
+                    .store_as
+                    .map(|source| store_outcome(&base, request.instrument, source)),
+            })
+            .await
+        })
+    }
+
+    fn charge_stored<'a>(
+        &'a self,
+        reference: &'a str,
+        key: &'a str,
+        _amount: Money,
+    ) -> Call<'a, ChargeOutcome> {
+        Box::pin(async move {
+            self.once(key, "charge", || stored_outcome(reference, key))
+                .await
+        })
+    }
+
+    fn store_instrument<'a>(
+        &'a self,
+        instrument: &'a Instrument,
+        key: &'a str,
+    ) -> Call<'a, StoreOutcome> {
+        Box::pin(async move {
+            let base = self.base_url.clone();
+            self.once(key, "store", || store_outcome(&base, instrument, key))
+                .await
+        })
+    }
+
+    fn refund<'a>(
+        &'a self,
+        key: &'a str,
+        _provider_payment_id: &'a str,
+        _amount: Money,
+    ) -> Call<'a, RefundOutcome> {
+        Box::pin(async move {
+            self.once(key, "refund", || RefundOutcome::Succeeded {
+                provider_refund_id: format!("test_re_{}", key.replace('-', "")),
+            })
+            .await
+        })
+    }
+
+    fn find_charge<'a>(&'a self, key: &'a str) -> Call<'a, Option<Charged>> {
+        Box::pin(async move {
+            // A new charge's entry carries the instrument it kept; a stored one's does not.
+            if let Ok(Some(charged)) = self.known::<Charged>(key).await {
+                return Ok(Some(charged));
+            }
+            let outcome = self.known::<ChargeOutcome>(key).await?;
+            Ok(outcome.map(|outcome| Charged {
+                outcome,
+                stored: None,
+            }))
+        })
+    }
+
+    fn find_refund<'a>(&'a self, key: &'a str) -> Call<'a, Option<RefundOutcome>> {
+        Box::pin(async move { self.known(key).await })
+    }
+
+    fn committed(&self) {
+        if self.faults.get() == Some(Fault::AbortAfterCommit) {
+            std::process::abort();
+        }
+    }
+}
+
+fn charge_outcome(base_url: &str, request: &ChargeRequest<'_>) -> ChargeOutcome {
+    {
+        let provider_payment_id = format!("test_{}", request.key.replace('-', ""));
         match request.instrument {
             Instrument::Card(card) => match card.number.as_str() {
                 "4000000000000002" => ChargeOutcome::Failed {
                     provider_payment_id,
-                    reason: "card_declined",
+                    reason: "card_declined".into(),
                 },
                 "4000000000009995" => ChargeOutcome::Failed {
                     provider_payment_id,
-                    reason: "insufficient_funds",
+                    reason: "insufficient_funds".into(),
                 },
                 "4000000000003220" => ChargeOutcome::Pending {
-                    redirect: Some(format!(
-                        "{}/test-psp/3ds/{}",
-                        self.base_url, request.payment_uuid
-                    )),
+                    redirect: Some(format!("{base_url}/test-psp/3ds/{}", request.key)),
                     provider_payment_id,
                 },
                 _ => ChargeOutcome::Succeeded {
@@ -48,25 +229,24 @@ impl Connector for TestPsp {
                 redirect: None,
             },
             Instrument::Wallet => ChargeOutcome::Pending {
-                redirect: Some(format!(
-                    "{}/test-psp/3ds/{}",
-                    self.base_url, request.payment_uuid
-                )),
+                redirect: Some(format!("{base_url}/test-psp/3ds/{}", request.key)),
                 provider_payment_id,
             },
         }
     }
+}
 
-    fn store_instrument(&self, instrument: &Instrument, source_uuid: &str) -> StoreOutcome {
+fn store_outcome(base_url: &str, instrument: &Instrument, source_uuid: &str) -> StoreOutcome {
+    {
         let id = source_uuid.replace('-', "");
-        let approval = format!("{}/test-psp/3ds/{source_uuid}", self.base_url);
+        let approval = format!("{base_url}/test-psp/3ds/{source_uuid}");
         match instrument {
             Instrument::Card(card) => match card.number.as_str() {
                 "4000000000000002" => StoreOutcome::Failed {
-                    reason: "card_declined",
+                    reason: "card_declined".into(),
                 },
                 "4000000000009995" => StoreOutcome::Failed {
-                    reason: "insufficient_funds",
+                    reason: "insufficient_funds".into(),
                 },
                 "4000000000000341" => StoreOutcome::Active {
                     reference: format!("{FAILING}{id}"),
@@ -89,13 +269,15 @@ impl Connector for TestPsp {
             },
         }
     }
+}
 
-    fn charge_stored(&self, reference: &str, payment_uuid: &str, _amount: Money) -> ChargeOutcome {
+fn stored_outcome(reference: &str, payment_uuid: &str) -> ChargeOutcome {
+    {
         let provider_payment_id = format!("test_{}", payment_uuid.replace('-', ""));
         if reference.starts_with(FAILING) {
             ChargeOutcome::Failed {
                 provider_payment_id,
-                reason: "card_declined",
+                reason: "card_declined".into(),
             }
         } else if reference.starts_with("mandate_") {
             ChargeOutcome::Pending {

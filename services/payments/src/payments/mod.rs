@@ -2,6 +2,8 @@
 
 pub mod card;
 pub mod changes;
+pub mod commands;
+pub mod events;
 pub mod record;
 pub mod refunds;
 pub mod request;

@@ -41,4 +41,42 @@ pub struct Payment {
     /// The reason a client gave when it cancelled the payment.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cancel_reason: Option<String>,
+    /// The stored source this payment charges again, when it does.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub payment_source_uuid: Option<String>,
+    /// Where its call to the provider stands (see [`ChargeState`]).
+    #[serde(skip)]
+    pub charge_state: ChargeState,
+}
+
+/// Where a payment's call to its provider stands. The call is made between two
+/// transactions: the first records the intent, the second the outcome.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ChargeState {
+    /// Recorded, not yet sent (billing's charge attempts, sent by a worker).
+    Reserved,
+    /// Sent, or about to be; the outcome is not known yet.
+    Calling,
+    /// The outcome is recorded.
+    #[default]
+    Done,
+}
+
+impl ChargeState {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ChargeState::Reserved => "reserved",
+            ChargeState::Calling => "calling",
+            ChargeState::Done => "done",
+        }
+    }
+
+    pub fn parse(raw: &str) -> Option<Self> {
+        match raw {
+            "reserved" => Some(ChargeState::Reserved),
+            "calling" => Some(ChargeState::Calling),
+            "done" => Some(ChargeState::Done),
+            _ => None,
+        }
+    }
 }

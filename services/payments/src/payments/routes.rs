@@ -1,10 +1,5 @@
-use actix_web::http::StatusCode;
 use actix_web::{HttpRequest, HttpResponse, web};
 use coffer_auth::Caller;
-use coffer_events::catalogue::{
-    PAYMENT_FAILED, PAYMENT_SOURCE_CREATED, PAYMENT_SUCCEEDED, SUPPORTER_CREATED,
-};
-use coffer_events::{TraceContext, append};
 use coffer_http::body::{parse_value, parse_value_at};
 use coffer_http::idempotency::{self, IdempotencyKey};
 use coffer_http::{ApiError, Json, RequestTrace};
@@ -12,18 +7,16 @@ use coffer_model::iban::Iban;
 use coffer_model::ids::parse_uuid;
 use coffer_model::money::Money;
 use coffer_model::validation::FieldError;
-use coffer_store::Db;
 use serde_json::json;
 
-use super::record::Payment;
+use super::commands::{self, Asker, Intent};
+use super::record::{ChargeState, Payment};
 use super::request::{Checked, PaymentRequest};
 use super::store;
 use crate::PaymentsState;
-use crate::connectors::{ChargeOutcome, ChargeRequest, Instrument, StoreOutcome};
-use crate::failure::{Failure, internal};
+use crate::connectors::Instrument;
 use crate::profiles::store::{self as profiles, Profile};
 use crate::replica::account_organisation;
-use crate::sources::store::Source;
 use crate::supporters::domain::{Supporter, SupporterInput};
 
 pub(crate) fn configure(cfg: &mut web::ServiceConfig) {
@@ -159,50 +152,6 @@ pub(crate) fn sepa_information(
     Ok(json!({ "iban": masked, "account_holder": holder }))
 }
 
-pub(crate) fn announce(
-    tx: &mut Db<'_>,
-    state: &PaymentsState,
-    payment: &Payment,
-    supporter: Option<&Supporter>,
-    trace: &TraceContext,
-) -> Result<serde_json::Value, Failure> {
-    let body = serde_json::to_value(payment).map_err(internal)?;
-    let id = payment.uuid.parse().map_err(internal)?;
-    let (organisation, account) = (
-        payment.organisation_uuid.parse().ok(),
-        payment.account_uuid.parse().ok(),
-    );
-    let mut events = Vec::new();
-    if let Some(s) = supporter {
-        let data = serde_json::to_value(s).map_err(internal)?;
-        let sid = s.uuid.parse().map_err(internal)?;
-        events.push(
-            state
-                .outbox
-                .event(&SUPPORTER_CREATED, sid, organisation, None, data),
-        );
-    }
-    match payment.status.as_str() {
-        "succeeded" => events.push(state.outbox.event(
-            &PAYMENT_SUCCEEDED,
-            id,
-            organisation,
-            account,
-            body.clone(),
-        )),
-        "failed" => events.push(state.outbox.event(
-            &PAYMENT_FAILED,
-            id,
-            organisation,
-            account,
-            body.clone(),
-        )),
-        _ => {}
-    }
-    append(tx, &events, Some(trace))?;
-    Ok(body)
-}
-
 /// The request's card, checked against today, and what of it may be kept.
 pub(crate) fn card_instrument(
     state: &PaymentsState,
@@ -291,72 +240,10 @@ async fn create(
     // camt.054 files; 34 characters fits the 35 ISO 20022 allows.
     let payment_uuid_simple = payment_id.simple().to_string();
     let sepa = matches!(instrument, Instrument::SepaDirectDebit);
-    let outcome = state.connector.charge(&ChargeRequest {
-        payment_uuid: &payment_uuid,
-        amount: checked.amount,
-        instrument: &instrument,
-    });
-    let (status, reason, provider_id, action) = match outcome {
-        ChargeOutcome::Succeeded {
-            provider_payment_id,
-        } => ("succeeded", None, provider_payment_id, None),
-        ChargeOutcome::Failed {
-            provider_payment_id,
-            reason,
-        } => ("failed", Some(reason.to_owned()), provider_payment_id, None),
-        ChargeOutcome::Pending {
-            provider_payment_id,
-            redirect,
-        } => (
-            "pending",
-            None,
-            provider_payment_id,
-            redirect.map(|url| json!({ "type": "redirect", "url": url })),
-        ),
-    };
-    // Kept for charging again, when asked and unless the payment failed. A source born of
-    // a payment that waits for the donor waits with it, and the donor's decision on the
-    // payment decides the source too (test_psp_pages.rs).
-    let source_uuid = uuid::Uuid::new_v4().to_string();
-    let source = if checked.create_payment_source && status != "failed" {
-        let source_status = if action.is_some() {
-            "pending"
-        } else {
-            "active"
-        };
-        match state.connector.store_instrument(&instrument, &source_uuid) {
-            StoreOutcome::Active { reference } | StoreOutcome::Pending { reference, .. } => {
-                Some(Source {
-                    uuid: source_uuid.clone(),
-                    created: now.unix_timestamp(),
-                    organisation_uuid: organisation.clone(),
-                    account_uuid: account.clone(),
-                    test_mode: profile.test_mode,
-                    payment_method: profile.payment_method.clone(),
-                    profile: profile.name.clone(),
-                    payment_provider: profile.provider.clone(),
-                    provider_reference: reference,
-                    status: source_status.into(),
-                    status_reason: None,
-                    payment_information: masked.clone(),
-                    supporter_uuid: supporter.as_ref().map(|s| s.uuid.clone()),
-                    custom_parameters: json!({}),
-                    action: None,
-                    return_url: None,
-                })
-            }
-            StoreOutcome::Failed { .. } => None,
-        }
-    } else {
-        None
-    };
-    let source = source.map(|mut source| {
-        if sepa {
-            source.payment_information["mandate_reference"] =
-                json!(mandate_reference(&source.uuid));
-        }
-        source
-    });
+    // The source to keep, named now so that the provider keeps it under this key.
+    let source_uuid = checked
+        .create_payment_source
+        .then(|| uuid::Uuid::new_v4().to_string());
     // A supporter named by uuid must be one of the organisation's.
     let named_supporter = if checked.create_supporter {
         None
@@ -377,9 +264,9 @@ async fn create(
         payment_method: profile.payment_method.clone(),
         profile: profile.name.clone(),
         payment_provider: profile.provider.clone(),
-        provider_payment_id: Some(provider_id),
-        status: status.to_owned(),
-        status_reason: reason,
+        provider_payment_id: None,
+        status: "pending".to_owned(),
+        status_reason: None,
         amount: checked.amount,
         refunded_amount: Money {
             value: 0,
@@ -389,64 +276,35 @@ async fn create(
         supporter_uuid: supporter.as_ref().map(|s| s.uuid.clone()),
         supporter: checked.supporter.clone(),
         payment_information: masked,
-        created_payment_source_uuid: source.as_ref().map(|s| s.uuid.clone()),
+        created_payment_source_uuid: source_uuid.clone(),
         subscription_uuid: None,
         subscription: checked.subscription.clone(),
         custom_parameters: checked.custom_parameters.clone(),
         locale: checked.locale.clone(),
         return_url: checked.return_url.clone(),
-        action,
+        action: None,
         end_to_end_id: sepa.then(|| format!("CF{}", payment_uuid_simple)),
         // The mandate the payment creates is the one its source charges again.
-        mandate_reference: sepa.then(|| match &source {
-            Some(source) => mandate_reference(&source.uuid),
+        mandate_reference: sepa.then(|| match &source_uuid {
+            Some(source) => mandate_reference(source),
             None => mandate_reference(&payment_uuid_simple),
         }),
         charge_attempt_uuid: None,
         cancel_reason: None,
+        payment_source_uuid: None,
+        charge_state: ChargeState::Calling,
     };
-    drop(instrument);
-    let st = state.clone();
-    let response = idempotency::run(
-        &state.store,
-        state.clock.as_ref(),
-        caller.client_id(),
+    let asker = Asker {
+        client_id: caller.client_id().to_owned(),
         key,
-        hash,
-        move |tx| {
-            let mut payment = payment.clone();
-            if let Some(named) = &named_supporter {
-                let found = crate::supporters::store::find(tx, named)?
-                    .filter(|s| s.organisation_uuid == payment.organisation_uuid)
-                    .ok_or_else(|| Failure::from(ApiError::not_found("Supporter")))?;
-                payment.supporter_uuid = Some(found.uuid);
-            }
-            if let Some(source) = &source {
-                crate::sources::store::insert(tx, source)?;
-            }
-            // A pending source is announced when the donor decides (test_psp_pages.rs).
-            if let Some(source) = source.as_ref().filter(|s| s.status == "active") {
-                let data = serde_json::to_value(source).map_err(internal)?;
-                let event = st.outbox.event(
-                    &PAYMENT_SOURCE_CREATED,
-                    source.uuid.parse().map_err(internal)?,
-                    source.organisation_uuid.parse().ok(),
-                    source.account_uuid.parse().ok(),
-                    data,
-                );
-                append(tx, &[event], Some(&trace.0))?;
-            }
-            if let Some(s) = &supporter {
-                crate::supporters::store::insert(tx, s)?;
-            }
-            store::insert(tx, &payment)?;
-            let body = announce(tx, &st, &payment, supporter.as_ref(), &trace.0)?;
-            Ok::<_, Failure>((StatusCode::CREATED, body))
-        },
-    )
-    .await?;
-    state.outbox.committed();
-    Ok(response)
+    };
+    let intent = Intent {
+        payment,
+        instrument,
+        supporter,
+        named_supporter,
+    };
+    commands::initiate(&state, asker, hash, trace.0, intent).await
 }
 
 async fn get(

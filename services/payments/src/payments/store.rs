@@ -4,7 +4,7 @@ use coffer_store::{Db, db_run};
 use diesel::prelude::*;
 use diesel::result::Error as DieselError;
 
-use super::record::Payment;
+use super::record::{ChargeState, Payment};
 use crate::schema::payments::dsl as p;
 
 #[derive(Debug, Clone, Queryable, Selectable, Insertable)]
@@ -39,6 +39,9 @@ struct Row {
     end_to_end_id: Option<String>,
     mandate_reference: Option<String>,
     charge_attempt_uuid: Option<String>,
+    charge_state: String,
+    charge_started: Option<i64>,
+    payment_source_uuid: Option<String>,
 }
 
 fn text(v: &serde_json::Value) -> String {
@@ -81,6 +84,9 @@ impl Row {
             end_to_end_id: x.end_to_end_id.clone(),
             mandate_reference: x.mandate_reference.clone(),
             charge_attempt_uuid: x.charge_attempt_uuid.clone(),
+            charge_state: x.charge_state.as_str().to_owned(),
+            charge_started: (x.charge_state != ChargeState::Done).then_some(x.created),
+            payment_source_uuid: x.payment_source_uuid.clone(),
         }
     }
 
@@ -122,6 +128,12 @@ impl Row {
             mandate_reference: self.mandate_reference,
             charge_attempt_uuid: self.charge_attempt_uuid,
             cancel_reason: self.cancel_reason,
+            payment_source_uuid: self.payment_source_uuid,
+            charge_state: ChargeState::parse(&self.charge_state).ok_or_else(|| {
+                DieselError::DeserializationError(
+                    format!("unknown charge state {}", self.charge_state).into(),
+                )
+            })?,
         })
     }
 }
@@ -167,7 +179,8 @@ pub fn transition(
     now: i64,
 ) -> QueryResult<bool> {
     let changed = db_run!(db: {
-        diesel::update(p::payments.filter(p::uuid.eq(uuid).and(p::status.eq(from))))
+        // Never while its provider is being asked: the answer would undo the move.
+        diesel::update(p::payments.filter(p::uuid.eq(uuid).and(p::status.eq(from)).and(p::charge_state.eq("done"))))
             .set((p::status.eq(to), p::cancel_reason.eq(cancel_reason), p::updated.eq(now), p::action.eq(None::<String>)))
             .execute(db)
     })?;
@@ -296,4 +309,85 @@ pub fn link_subscription(db: &mut Db<'_>, payment: &str, subscription: &str) -> 
             .execute(db)
             .map(drop)
     })
+}
+
+/// What a provider answered for a payment, as stored.
+#[derive(Debug, Clone)]
+pub struct Answer {
+    pub status: String,
+    pub reason: Option<String>,
+    pub provider_payment_id: Option<String>,
+    pub action: Option<serde_json::Value>,
+    /// The payment source kept with the charge, if one was.
+    pub source_uuid: Option<String>,
+}
+
+/// Records the provider's answer on a payment whose call is under way; false when it is
+/// not (another process recorded it first, or it was never sent), so an answer is recorded
+/// once however many hear it.
+pub fn record_answer(db: &mut Db<'_>, uuid: &str, answer: &Answer, now: i64) -> QueryResult<bool> {
+    let action = answer.action.as_ref().map(text);
+    let changed = db_run!(db: {
+        diesel::update(p::payments.filter(p::uuid.eq(uuid).and(p::charge_state.eq("calling"))))
+            .set((
+                p::status.eq(&answer.status),
+                p::status_reason.eq(&answer.reason),
+                p::provider_payment_id.eq(&answer.provider_payment_id),
+                p::action.eq(&action),
+                p::created_payment_source_uuid.eq(&answer.source_uuid),
+                p::charge_state.eq("done"),
+                p::updated.eq(now),
+            ))
+            .execute(db)
+    })?;
+    Ok(changed == 1)
+}
+
+/// Payments whose call began before `before` and has no recorded answer: a process
+/// stopped, or the provider never answered. Oldest first.
+pub fn unsettled(db: &mut Db<'_>, before: i64, limit: i64) -> QueryResult<Vec<String>> {
+    db_run!(db: {
+        p::payments
+            .filter(p::charge_state.eq("calling").and(p::charge_started.lt(before)))
+            .order(p::charge_started.asc())
+            .limit(limit)
+            .select(p::uuid)
+            .load(db)
+    })
+}
+
+/// Payments recorded but not yet sent, oldest first.
+pub fn reserved(db: &mut Db<'_>, limit: i64) -> QueryResult<Vec<String>> {
+    db_run!(db: {
+        p::payments
+            .filter(p::charge_state.eq("reserved"))
+            .order(p::created.asc())
+            .limit(limit)
+            .select(p::uuid)
+            .load(db)
+    })
+}
+
+/// Takes a payment from `from` into a call that begins `now`; false when another process
+/// took it first (or, settling, looked at it after `before`).
+pub fn claim_call(
+    db: &mut Db<'_>,
+    uuid: &str,
+    from: ChargeState,
+    before: i64,
+    now: i64,
+) -> QueryResult<bool> {
+    let changed = db_run!(db: {
+        diesel::update(
+            p::payments.filter(
+                p::uuid
+                    .eq(uuid)
+                    .and(p::charge_state.eq(from.as_str()))
+                    .and(p::charge_started.is_null().or(p::charge_started.lt(before))),
+            ),
+        )
+        .set((p::charge_state.eq("calling"), p::charge_started.eq(now)))
+        .execute(db)
+    })?;
+    Ok(changed == 1)
 }

@@ -1,8 +1,8 @@
 //! Billing's charge attempts, as payments receives them: `subscriptions.charge_attempt.created`
-//! names the payment source, the amount and the attempt; payments charges the source and
-//! announces the payment (with `charge_attempt_uuid`) as for any other, which is how billing
-//! learns the result. Applied once per event (the consumer's inbox), in one transaction with
-//! the payment.
+//! names the payment source, the amount and the attempt; payments records a payment for it
+//! (once per event: the consumer's inbox, and one payment per attempt), a worker charges the
+//! source, and the payment is announced (with `charge_attempt_uuid`) as any other, which is
+//! how billing learns the result.
 
 use actix_web::web;
 use coffer_events::catalogue::{CHARGE_ATTEMPT_CREATED, SUBSCRIPTION_CREATED};
@@ -14,7 +14,8 @@ use serde_json::json;
 use super::charge::{Charge, recharge};
 use super::store as sources;
 use crate::PaymentsState;
-use crate::payments::routes::announce;
+use crate::payments::events::announce;
+use crate::payments::record::ChargeState;
 use crate::payments::store as payments;
 
 pub struct BillingCharges {
@@ -66,6 +67,8 @@ impl Handler for BillingCharges {
                 "no payment source {source_uuid}"
             )));
         };
+        // Recorded here, in the event's transaction; a worker asks the provider once it has
+        // committed (payments/commands.rs), never inside this handler.
         let mut payment = recharge(
             &self.state,
             &source,
@@ -75,16 +78,22 @@ impl Handler for BillingCharges {
                 charge_attempt_uuid: Some(attempt),
                 custom_parameters: custom,
             },
+            ChargeState::Reserved,
         );
         // A source that can no longer be charged fails the attempt rather than the event.
         if source.status != "active" {
             payment.status = "failed".into();
             payment.status_reason = Some("payment_source_not_active".into());
+            payment.charge_state = ChargeState::Done;
         }
         payments::insert(db, &payment)?;
-        let trace = TraceContext::new_root();
-        announce(db, &self.state, &payment, None, &trace)
-            .map_err(|_| HandlerError::Transient("announcing the payment failed".into()))?;
+        if payment.charge_state == ChargeState::Done {
+            let trace = TraceContext::new_root();
+            announce(db, &self.state, &payment, None, &trace)
+                .map_err(|_| HandlerError::Transient("announcing the payment failed".into()))?;
+        } else {
+            self.state.wake_sender.notify_one();
+        }
         Ok(())
     }
 }

@@ -1,13 +1,13 @@
 //! Charging a stored payment source again: for billing's charge attempts (as events, see
 //! billing_charges.rs) and for a platform caller's `POST /payment-sources/{uuid}/charges`.
+//! The payment is recorded first; payments/commands.rs asks the provider.
 
 use coffer_model::money::Money;
 use serde_json::Value;
 
 use super::store::Source;
 use crate::PaymentsState;
-use crate::connectors::ChargeOutcome;
-use crate::payments::record::Payment;
+use crate::payments::record::{ChargeState, Payment};
 
 pub(crate) struct Charge {
     pub amount: Money,
@@ -16,34 +16,20 @@ pub(crate) struct Charge {
     pub custom_parameters: Value,
 }
 
-/// Asks the provider to charge `source` and gives the payment that records the outcome
-/// (not yet stored).
-pub(crate) fn recharge(state: &PaymentsState, source: &Source, charge: Charge) -> Payment {
+/// The payment that charges `source` again, recorded before the provider is asked:
+/// pending, its call `state` (reserved for a worker to send, or calling at once).
+pub(crate) fn recharge(
+    state: &PaymentsState,
+    source: &Source,
+    charge: Charge,
+    call: ChargeState,
+) -> Payment {
     let now = state.clock.unix();
     let payment_id = uuid::Uuid::new_v4();
-    let uuid = payment_id.to_string();
     // A collection under a stored mandate: its own EndToEndId, the mandate's reference.
     let sepa = source.payment_method == "sepa_dd";
-    let (status, reason, provider_id) =
-        match state
-            .connector
-            .charge_stored(&source.provider_reference, &uuid, charge.amount)
-        {
-            ChargeOutcome::Succeeded {
-                provider_payment_id,
-            } => ("succeeded", None, provider_payment_id),
-            ChargeOutcome::Failed {
-                provider_payment_id,
-                reason,
-            } => ("failed", Some(reason.to_owned()), provider_payment_id),
-            // A direct debit is collected later, like any direct debit.
-            ChargeOutcome::Pending {
-                provider_payment_id,
-                ..
-            } => ("pending", None, provider_payment_id),
-        };
     Payment {
-        uuid,
+        uuid: payment_id.to_string(),
         created: now,
         organisation_uuid: source.organisation_uuid.clone(),
         account_uuid: source.account_uuid.clone(),
@@ -51,9 +37,9 @@ pub(crate) fn recharge(state: &PaymentsState, source: &Source, charge: Charge) -
         payment_method: source.payment_method.clone(),
         profile: source.profile.clone(),
         payment_provider: source.payment_provider.clone(),
-        provider_payment_id: Some(provider_id),
-        status: status.to_owned(),
-        status_reason: reason,
+        provider_payment_id: None,
+        status: "pending".to_owned(),
+        status_reason: None,
         amount: charge.amount,
         refunded_amount: Money {
             value: 0,
@@ -78,5 +64,7 @@ pub(crate) fn recharge(state: &PaymentsState, source: &Source, charge: Charge) -
             .map(str::to_owned),
         charge_attempt_uuid: charge.charge_attempt_uuid,
         cancel_reason: None,
+        payment_source_uuid: Some(source.uuid.clone()),
+        charge_state: call,
     }
 }

@@ -13,12 +13,13 @@ use serde_json::json;
 
 use super::store::{self, Source};
 use crate::PaymentsState;
-use crate::connectors::{Instrument, StoreOutcome};
+use crate::connectors::{ConnectorError, Instrument, StoreOutcome};
 use crate::failure::{Failure, internal};
+use crate::payments::commands;
+use crate::payments::record::ChargeState;
 use crate::payments::request::{Checked, PaymentRequest};
 use crate::payments::routes::{
-    account_and_profile, announce, card_instrument, mandate_reference, sepa_information,
-    supporter_of,
+    account_and_profile, card_instrument, mandate_reference, sepa_information, supporter_of,
 };
 use crate::profiles::store::Profile;
 
@@ -51,10 +52,18 @@ async fn create(
     let uuid = uuid::Uuid::new_v4().to_string();
     let (instrument, masked) = instrument_of(&state, &checked, &profile, now, &uuid)?;
     let supporter = supporter_of(&checked, &organisation, now.unix_timestamp())?;
-    let (status, reason, reference, action) = match state
-        .connector
-        .store_instrument(&instrument, &uuid)
-    {
+    // Keeping an instrument is a provider call too, made before anything is recorded.
+    let kept = tokio::time::timeout(
+        state.connector_timeout,
+        state.connector.store_instrument(&instrument, &uuid),
+    )
+    .await
+    .unwrap_or(Err(ConnectorError::Timeout))
+    .map_err(|e| {
+        tracing::warn!(error = %e, "keeping a payment source: the provider did not answer");
+        ApiError::unavailable("The payment provider did not answer; nothing was kept")
+    })?;
+    let (status, reason, reference, action) = match kept {
         StoreOutcome::Active { reference } => ("active", None, reference, None),
         StoreOutcome::Pending {
             reference,
@@ -65,7 +74,7 @@ async fn create(
             reference,
             Some(json!({ "type": "redirect", "url": redirect })),
         ),
-        StoreOutcome::Failed { reason } => ("failed", Some(reason.to_owned()), String::new(), None),
+        StoreOutcome::Failed { reason } => ("failed", Some(reason), String::new(), None),
     };
     drop(instrument);
     let source = Source {
@@ -253,18 +262,9 @@ async fn charge(
                 .filter(|v| v.is_object())
                 .unwrap_or_else(|| json!({})),
         },
+        ChargeState::Calling,
     );
-    let st = state.clone();
-    let body = state
-        .store
-        .run(move |db| {
-            db.write_tx(|tx| {
-                crate::payments::store::insert(tx, &payment)?;
-                announce(tx, &st, &payment, None, &trace.0)
-            })
-        })
-        .await
-        .map_err(ApiError::from)?;
-    state.outbox.committed();
+    let body =
+        commands::charge_again(&state, payment, &source.provider_reference, &trace.0).await?;
     Ok(HttpResponse::Created().json(body))
 }

@@ -1,0 +1,65 @@
+//! The test provider's own book of what it was asked, by idempotency key. It lives in
+//! payments' database for convenience, but is written on a connection of its own, outside
+//! any of Coffer's transactions, as a real provider's records are.
+
+use coffer_store::{Db, db_run};
+use diesel::prelude::*;
+
+use crate::schema::test_psp_ledger::dsl as l;
+
+#[derive(Debug, Clone, Queryable, Selectable)]
+#[diesel(table_name = crate::schema::test_psp_ledger)]
+pub struct Entry {
+    pub idempotency_key: String,
+    pub kind: String,
+    pub outcome: String,
+    pub requests: i64,
+    pub created: i64,
+}
+
+pub fn find(db: &mut Db<'_>, key: &str) -> QueryResult<Option<Entry>> {
+    db_run!(db: { l::test_psp_ledger.find(key).select(Entry::as_select()).first(db).optional() })
+}
+
+/// Counts one more request under a key the provider knows.
+pub fn asked_again(db: &mut Db<'_>, key: &str) -> QueryResult<()> {
+    db_run!(db: {
+        diesel::update(l::test_psp_ledger.find(key))
+            .set(l::requests.eq(l::requests + 1))
+            .execute(db)
+            .map(drop)
+    })
+}
+
+/// Records the first request under a key; false when another got there first.
+pub fn record(db: &mut Db<'_>, entry: &Entry) -> QueryResult<bool> {
+    let inserted = db_run!(db: {
+        diesel::insert_into(l::test_psp_ledger)
+            .values((
+                l::idempotency_key.eq(&entry.idempotency_key),
+                l::kind.eq(&entry.kind),
+                l::outcome.eq(&entry.outcome),
+                l::requests.eq(entry.requests),
+                l::created.eq(entry.created),
+            ))
+            .execute(db)
+    });
+    match inserted {
+        Ok(_) => Ok(true),
+        Err(diesel::result::Error::DatabaseError(
+            diesel::result::DatabaseErrorKind::UniqueViolation,
+            _,
+        )) => Ok(false),
+        Err(e) => Err(e),
+    }
+}
+
+pub fn of_kind(db: &mut Db<'_>, kind: &str) -> QueryResult<Vec<Entry>> {
+    db_run!(db: {
+        l::test_psp_ledger
+            .filter(l::kind.eq(kind))
+            .order(l::created.asc())
+            .select(Entry::as_select())
+            .load(db)
+    })
+}

@@ -1,0 +1,55 @@
+//! What a payment announces: its outcome, and the supporter it created.
+
+use coffer_events::catalogue::{PAYMENT_FAILED, PAYMENT_SUCCEEDED, SUPPORTER_CREATED};
+use coffer_events::{TraceContext, append};
+use coffer_store::Db;
+
+use super::record::Payment;
+use crate::PaymentsState;
+use crate::failure::{Failure, internal};
+use crate::supporters::domain::Supporter;
+
+/// Writes the payment's events to the outbox and gives its response body.
+pub(crate) fn announce(
+    tx: &mut Db<'_>,
+    state: &PaymentsState,
+    payment: &Payment,
+    supporter: Option<&Supporter>,
+    trace: &TraceContext,
+) -> Result<serde_json::Value, Failure> {
+    let body = serde_json::to_value(payment).map_err(internal)?;
+    let id = payment.uuid.parse().map_err(internal)?;
+    let (organisation, account) = (
+        payment.organisation_uuid.parse().ok(),
+        payment.account_uuid.parse().ok(),
+    );
+    let mut events = Vec::new();
+    if let Some(s) = supporter {
+        let data = serde_json::to_value(s).map_err(internal)?;
+        let sid = s.uuid.parse().map_err(internal)?;
+        events.push(
+            state
+                .outbox
+                .event(&SUPPORTER_CREATED, sid, organisation, None, data),
+        );
+    }
+    match payment.status.as_str() {
+        "succeeded" => events.push(state.outbox.event(
+            &PAYMENT_SUCCEEDED,
+            id,
+            organisation,
+            account,
+            body.clone(),
+        )),
+        "failed" => events.push(state.outbox.event(
+            &PAYMENT_FAILED,
+            id,
+            organisation,
+            account,
+            body.clone(),
+        )),
+        _ => {}
+    }
+    append(tx, &events, Some(trace))?;
+    Ok(body)
+}

@@ -1,0 +1,75 @@
+//! The two loops of charging (payments/commands.rs): one sends the charges recorded for
+//! billing's attempts, the other asks the provider about calls never answered.
+
+use std::time::Duration;
+
+use futures_util::StreamExt;
+
+use crate::payments::commands::{self, Parts};
+use crate::payments::store;
+
+/// Payments taken per pass.
+const BATCH: i64 = 500;
+/// Calls to the provider made side by side; each waits mostly on the provider.
+const AT_ONCE: usize = 16;
+/// How often the sender looks without being woken, and the settler looks at all.
+const POLL: Duration = Duration::from_millis(500);
+
+/// Sends reserved charges as they are recorded: woken by the handler that records them,
+/// and every half second in case a wake-up came before the commit it announced.
+pub(crate) async fn send_forever(state: Parts) {
+    loop {
+        let woken = state.wake_sender.notified();
+        let ids = match state.store.query(|db| store::reserved(db, BATCH)).await {
+            Ok(ids) => ids,
+            Err(e) => {
+                tracing::warn!(error = %e, "listing charges to send failed; retrying");
+                Vec::new()
+            }
+        };
+        let full = ids.len() as i64 == BATCH;
+        futures_util::stream::iter(ids)
+            .for_each_concurrent(AT_ONCE, |id| {
+                let state = state.clone();
+                async move {
+                    if let Err(e) = commands::send(&state, &id).await {
+                        tracing::warn!(payment = %id, error = %e, "sending a charge failed; it is sent again");
+                    }
+                }
+            })
+            .await;
+        if !full {
+            let _ = tokio::time::timeout(POLL, woken).await;
+        }
+    }
+}
+
+/// Asks the provider about every call left unanswered for `settle_after`.
+pub(crate) async fn settle_forever(state: Parts) {
+    loop {
+        tokio::time::sleep(POLL).await;
+        let settle_after = i64::try_from(state.settle_after.as_secs()).unwrap_or(i64::MAX);
+        let before = state.clock.unix().saturating_sub(settle_after);
+        let ids = match state
+            .store
+            .query(move |db| store::unsettled(db, before, BATCH))
+            .await
+        {
+            Ok(ids) => ids,
+            Err(e) => {
+                tracing::warn!(error = %e, "listing unsettled charges failed; retrying");
+                continue;
+            }
+        };
+        futures_util::stream::iter(ids)
+            .for_each_concurrent(AT_ONCE, |id| {
+                let state = state.clone();
+                async move {
+                    if let Err(e) = commands::settle(&state, &id, before).await {
+                        tracing::warn!(payment = %id, error = %e, "settling a charge failed; it is tried again");
+                    }
+                }
+            })
+            .await;
+    }
+}

@@ -1,4 +1,5 @@
 use coffer_http::config::{ConfigError, Validate};
+use coffer_secrets::SecretsSettings;
 use serde::{Deserialize, Serialize};
 
 /// `coffer-identity`'s own settings, beside the common ones of every service binary (see
@@ -8,6 +9,8 @@ use serde::{Deserialize, Serialize};
 pub struct IdentityConfig {
     pub token: TokenSettings,
     pub cache: CacheSettings,
+    /// The master keys signing keys are sealed with (docs/decisions/secrets.md).
+    pub secrets: SecretsSettings,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -62,6 +65,13 @@ impl Validate for IdentityConfig {
                 "must be above 0",
             ));
         }
+        self.secrets.keyring()?;
+        Ok(())
+    }
+
+    /// Identity stores its signing keys sealed: without a master key it cannot read them.
+    fn validate_to_serve(&self) -> Result<(), ConfigError> {
+        self.secrets.require()?;
         Ok(())
     }
 }

@@ -7,8 +7,10 @@ use std::sync::Arc;
 use coffer_http::Module;
 use coffer_identity::admin::{Admin, ClientAccess, NewClient};
 use coffer_identity::domain::directory::{AddressInput, BillingInput, OrganisationInput};
+use coffer_identity::keyring::KeyringError;
 use coffer_identity::{Identity, IdentitySettings, MIGRATIONS};
-pub use coffer_testkit::{Backend, TestApp};
+pub use coffer_secrets::Secrets;
+pub use coffer_testkit::{Backend, Harness, TestApp};
 use serde_json::Value;
 use uuid::Uuid;
 
@@ -30,30 +32,44 @@ pub struct World {
 }
 
 pub async fn spawn(backend: Backend) -> (TestApp, Admin) {
+    spawn_with(backend, Secrets::ephemeral().unwrap()).await
+}
+
+/// Identity with its signing keys sealed under `secrets`.
+pub async fn spawn_with(backend: Backend, secrets: Secrets) -> (TestApp, Admin) {
     let mut admin = None;
-    let app = TestApp::spawn(backend, &[MIGRATIONS], |h| {
-        let admin = &mut admin;
-        async move {
-            // A quick reload, so a rotation made through `Admin` shows up within a test.
-            let settings = IdentitySettings {
-                key_reload: std::time::Duration::from_millis(50),
-                ..IdentitySettings::default()
-            };
-            let identity = Identity::start(
-                h.store.clone(),
-                h.clock_arc(),
-                h.keys.clone(),
-                h.bus.clone(),
-                settings,
-            )
-            .await
-            .expect("identity starts");
-            *admin = Some(identity.admin());
-            vec![Arc::new(identity) as Arc<dyn Module>]
-        }
-    })
-    .await;
+    let app = TestApp::spawn(backend, &[MIGRATIONS], |h| modules(h, secrets, &mut admin)).await;
     (app, admin.expect("admin built"))
+}
+
+/// A new identity process on `app`'s database, with `secrets` as its master keys.
+pub async fn restart(app: TestApp, secrets: Secrets) -> (TestApp, Admin) {
+    let mut admin = None;
+    let app = app.restart(|h| modules(h, secrets, &mut admin)).await;
+    (app, admin.expect("admin built"))
+}
+
+async fn modules(h: Harness, secrets: Secrets, admin: &mut Option<Admin>) -> Vec<Arc<dyn Module>> {
+    let identity = start_identity(&h, secrets).await.expect("identity starts");
+    *admin = Some(identity.admin());
+    vec![Arc::new(identity) as Arc<dyn Module>]
+}
+
+pub async fn start_identity(h: &Harness, secrets: Secrets) -> Result<Identity, KeyringError> {
+    // A quick reload, so a rotation made through `Admin` shows up within a test.
+    let settings = IdentitySettings {
+        key_reload: std::time::Duration::from_millis(50),
+        ..IdentitySettings::default()
+    };
+    Identity::start(
+        h.store.clone(),
+        h.clock_arc(),
+        h.keys.clone(),
+        h.bus.clone(),
+        secrets,
+        settings,
+    )
+    .await
 }
 
 fn address(kind: &str, city: &str) -> AddressInput {
@@ -151,21 +167,7 @@ pub async fn world(backend: Backend) -> World {
 impl World {
     /// A token from the token endpoint, as a client would get it.
     pub async fn token(&self, client: &NewClient) -> String {
-        let res = self
-            .app
-            .http
-            .post(self.app.url("/oauth2/token"))
-            .json(&serde_json::json!({
-                "grant_type": "client_credentials",
-                "client_id": client.client_id,
-                "client_secret": client.client_secret,
-            }))
-            .send()
-            .await
-            .unwrap();
-        assert_eq!(res.status(), 200, "token grant");
-        let body: Value = res.json().await.unwrap();
-        body["access_token"].as_str().unwrap().to_owned()
+        client_token(&self.app, client).await
     }
 
     /// Every read endpoint that belongs to tenant `t`.
@@ -183,6 +185,24 @@ impl World {
             format!("/accounts/{a}/metadata"),
         ]
     }
+}
+
+/// A token from `app`'s token endpoint, as a client would get it.
+pub async fn client_token(app: &TestApp, client: &NewClient) -> String {
+    let res = app
+        .http
+        .post(app.url("/oauth2/token"))
+        .json(&serde_json::json!({
+            "grant_type": "client_credentials",
+            "client_id": client.client_id,
+            "client_secret": client.client_secret,
+        }))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 200, "token grant");
+    let body: Value = res.json().await.unwrap();
+    body["access_token"].as_str().unwrap().to_owned()
 }
 
 pub async fn json(res: reqwest::Response) -> Value {

@@ -1,4 +1,5 @@
 use coffer_http::config::{ConfigError, Validate};
+use coffer_secrets::SecretsSettings;
 use serde::{Deserialize, Serialize};
 
 /// `coffer-payments`' own settings, beside the common ones of every service binary.
@@ -6,6 +7,8 @@ use serde::{Deserialize, Serialize};
 #[serde(default)]
 pub struct PaymentsConfig {
     pub payments: PaymentsSection,
+    /// The master keys stored secrets are sealed with (docs/decisions/secrets.md).
+    pub secrets: SecretsSettings,
 }
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
@@ -33,6 +36,15 @@ impl Validate for PaymentsConfig {
                 "is required: at least 32 characters",
             ));
         }
+        self.secrets.keyring()?;
+        Ok(())
+    }
+
+    /// Payments keeps no sealed value yet, but provider credentials and webhook secrets
+    /// will be; requiring the master key now means no deployment learns of it on the day
+    /// the first one is stored.
+    fn validate_to_serve(&self) -> Result<(), ConfigError> {
+        self.secrets.require()?;
         Ok(())
     }
 }

@@ -24,14 +24,16 @@ done
 identity_db="${pg_base%/*}/coffer_bench_identity"
 payments_db="${pg_base%/*}/coffer_bench_payments"
 
+# A fixed master key: the databases are made afresh for every run.
+master_keys=bench:AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=
 COFFER_DATABASE_URL="$identity_db" COFFER_KAFKA__BROKERS="$brokers" COFFER_HTTP__LISTEN=127.0.0.1:18191 \
-    COFFER_LOG__LEVEL=warn "$bin/coffer-identity" serve &
+    COFFER_SECRETS__KEYS="$master_keys" COFFER_LOG__LEVEL=warn "$bin/coffer-identity" serve &
 pids+=("$!")
 COFFER_DATABASE_URL="$payments_db" COFFER_KAFKA__BROKERS="$brokers" COFFER_HTTP__LISTEN=127.0.0.1:18192 \
     COFFER_AUTH__JWKS_URL=http://127.0.0.1:18191/.well-known/jwks.json \
     COFFER_PAYMENTS__PUBLIC_BASE_URL=http://127.0.0.1:18192 \
     COFFER_PAYMENTS__FINGERPRINT_KEY=0123456789abcdef0123456789abcdef-bench \
-    COFFER_LOG__LEVEL=warn "$bin/coffer-payments" serve &
+    COFFER_SECRETS__KEYS="$master_keys" COFFER_LOG__LEVEL=warn "$bin/coffer-payments" serve &
 pids+=("$!")
 for port in 18191 18192; do
     for _ in $(seq 1 150); do curl -sf "http://127.0.0.1:$port/health/ready" >/dev/null && break; sleep 0.2; done

@@ -29,7 +29,9 @@ admin account create --organisation "$org" --name Donations >/dev/null
 admin account create --organisation "$org" --name Events >/dev/null
 client=$(admin client create --organisation "$org")
 
-COFFER_HTTP__LISTEN="127.0.0.1:$port" COFFER_LOG__LEVEL=warn "$bin/coffer-identity" serve &
+# A fixed master key, as in bench-payments.sh: the database is made afresh for every run.
+COFFER_SECRETS__KEYS=bench:AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8= \
+    COFFER_HTTP__LISTEN="127.0.0.1:$port" COFFER_LOG__LEVEL=warn "$bin/coffer-identity" serve &
 server_pid=$!
 for _ in $(seq 1 100); do
     curl -sf "http://127.0.0.1:$port/health/ready" >/dev/null && break

@@ -48,6 +48,12 @@ if [[ ! -s "$state/fingerprint.key" ]]; then
     python3 -c 'import secrets; print(secrets.token_hex(32))' >"$state/fingerprint.key"
 fi
 fingerprint_key="$(cat "$state/fingerprint.key")"
+# The master key that seals what identity and payments store (docs/decisions/secrets.md);
+# one per state directory, readable by its owner only.
+if [[ ! -s "$state/master.keys" ]]; then
+    (umask 077 && python3 -c 'import base64, secrets; print("k1:" + base64.b64encode(secrets.token_bytes(32)).decode())' >"$state/master.keys")
+fi
+master_keys="$(cat "$state/master.keys")"
 brokers="$(scripts/kafka.sh)"
 cargo build --release -p coffer -p coffer-identity -p coffer-payments -p coffer-billing >&2
 bin="${CARGO_TARGET_DIR:-$root/target}/release"
@@ -76,6 +82,7 @@ for entry in "${services[@]}"; do
         COFFER_AUTH__JWKS_URL="http://127.0.0.1:8081/.well-known/jwks.json" \
         COFFER_PAYMENTS__PUBLIC_BASE_URL="http://127.0.0.1:$gateway_port" \
         COFFER_PAYMENTS__FINGERPRINT_KEY="$fingerprint_key" \
+        COFFER_SECRETS__KEYS="$master_keys" \
         COFFER_HTTP__LISTEN="127.0.0.1:$port" \
         COFFER_HTTP__TRUSTED_PROXIES=127.0.0.1 \
         COFFER_LOG__FORMAT=text \

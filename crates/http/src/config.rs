@@ -24,6 +24,13 @@ pub enum ConfigError {
     },
 }
 
+/// The `secrets` section checks itself; its errors name their setting like any other.
+impl From<coffer_secrets::SettingsError> for ConfigError {
+    fn from(e: coffer_secrets::SettingsError) -> Self {
+        ConfigError::invalid(e.setting, e.message)
+    }
+}
+
 impl ConfigError {
     pub fn invalid(setting: &'static str, message: impl Into<String>) -> Self {
         ConfigError::Invalid {
@@ -36,6 +43,12 @@ impl ConfigError {
 /// Checks that go beyond types: addresses that parse, URLs with a known scheme, ...
 pub trait Validate {
     fn validate(&self) -> Result<(), ConfigError>;
+
+    /// What `serve` needs beyond `migrate` (a master key, say), checked before either
+    /// starts so that a missing one stops the binary like any other bad setting.
+    fn validate_to_serve(&self) -> Result<(), ConfigError> {
+        Ok(())
+    }
 }
 
 /// The file and environment layers, without defaults.

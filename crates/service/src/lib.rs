@@ -112,10 +112,12 @@ where
     let cli = Cli::parse();
     let loaded = coffer_http::config::sources().and_then(|sources| {
         let common: CommonConfig = coffer_http::config::extract(&sources)?;
+        let config = coffer_http::config::extract::<C>(&sources)?;
         if cli.command == Command::Serve {
             common.require_broker()?;
+            config.validate_to_serve()?;
         }
-        Ok((common, coffer_http::config::extract::<C>(&sources)?))
+        Ok((common, config))
     });
     let (common, config) = match loaded {
         Ok(loaded) => loaded,

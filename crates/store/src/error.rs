@@ -10,6 +10,8 @@ pub enum StoreError {
     Migration(String),
     #[error("invalid database url: {0}")]
     Url(String),
+    #[error("cannot prepare the database file {0}")]
+    File(String),
     #[error("database task was cancelled")]
     Cancelled,
     /// No connection for a group of writes (the pool's error, as text, for each of them).

@@ -11,6 +11,7 @@ mod group_commit;
 pub mod idempotency;
 mod migrate;
 mod sqlite;
+mod sqlite_file;
 mod store;
 mod ttl_cache;
 mod url;

@@ -59,12 +59,7 @@ impl Store {
                     .build_unchecked(ConnectionManager::new(url)),
             ),
             Target::Sqlite(path) => {
-                if let Some(parent) = std::path::Path::new(&path).parent()
-                    && !parent.as_os_str().is_empty()
-                {
-                    std::fs::create_dir_all(parent)
-                        .map_err(|e| StoreError::Url(format!("{path}: {e}")))?;
-                }
+                crate::sqlite_file::prepare(&path)?;
                 Pools::Sqlite(
                     Pool::builder()
                         .max_size(options.max_connections)

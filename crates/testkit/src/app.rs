@@ -56,9 +56,17 @@ pub struct TestApp {
     signer: SigningKey,
     server: ServerHandle,
     workers: Vec<tokio::task::JoinHandle<()>>,
-    _db: TestDb,
-    _bus_db: TestDb,
-    _more_dbs: Arc<std::sync::Mutex<Vec<TestDb>>>,
+    /// Kept for [`TestApp::restart`], so the new process is served as this one was.
+    options: ServerOptions,
+    /// Shared with the app a [`TestApp::restart`] makes, so the data outlives this one.
+    dbs: Arc<Databases>,
+}
+
+/// The databases behind an app, removed when the last app on them is dropped.
+struct Databases {
+    db: TestDb,
+    bus_db: TestDb,
+    more: Arc<std::sync::Mutex<Vec<TestDb>>>,
 }
 
 async fn migrated(db: &TestDb, migrations: &[Migrations]) -> Store {
@@ -119,6 +127,51 @@ impl TestApp {
             migrated(&bus_db, &[local_bus::MIGRATIONS]).await,
             Arc::new(clock.clone()),
         ));
+        let dbs = Arc::new(Databases {
+            db,
+            bus_db,
+            more: Arc::new(std::sync::Mutex::new(Vec::new())),
+        });
+        Self::serve(backend, store, bus, clock, dbs, options, build).await
+    }
+
+    /// Stops the server and its workers, then builds the service again on the same
+    /// databases, clock and server options, as a new process would find them: nothing
+    /// kept in memory (published keys included) survives.
+    pub async fn restart<F, Fut>(self, build: F) -> TestApp
+    where
+        F: FnOnce(Harness) -> Fut,
+        Fut: std::future::Future<Output = Vec<Arc<dyn Module>>>,
+    {
+        for worker in &self.workers {
+            worker.abort();
+        }
+        self.server.stop(true).await;
+        let (backend, store, bus, clock, options) = (
+            self.backend,
+            self.store.clone(),
+            Arc::clone(&self.bus),
+            self.clock.clone(),
+            self.options.clone(),
+        );
+        let dbs = Arc::clone(&self.dbs);
+        drop(self);
+        Self::serve(backend, store, bus, clock, dbs, options, build).await
+    }
+
+    async fn serve<F, Fut>(
+        backend: Backend,
+        store: Store,
+        bus: Arc<LocalBus>,
+        clock: ManualClock,
+        dbs: Arc<Databases>,
+        options: ServerOptions,
+        build: F,
+    ) -> TestApp
+    where
+        F: FnOnce(Harness) -> Fut,
+        Fut: std::future::Future<Output = Vec<Arc<dyn Module>>>,
+    {
         let keys = SharedKeys::default();
         let signer = SigningKey::generate("testkit").expect("test signing key");
         keys.replace(
@@ -128,11 +181,10 @@ impl TestApp {
             },
         );
 
-        let more_dbs = Arc::new(std::sync::Mutex::new(Vec::new()));
         let harness = Harness {
             store: store.clone(),
             backend,
-            more_dbs: Arc::clone(&more_dbs),
+            more_dbs: Arc::clone(&dbs.more),
             bus: Arc::clone(&bus),
             clock: clock.clone(),
             keys: keys.clone(),
@@ -150,7 +202,7 @@ impl TestApp {
             verifier,
             metrics: Metrics::new().expect("metrics registry"),
             body_limit: coffer_http::body::DEFAULT_LIMIT,
-            trusted_proxies: options.trusted_proxies,
+            trusted_proxies: options.trusted_proxies.clone(),
         };
         let listener = TcpListener::bind("127.0.0.1:0").expect("bind a loopback port");
         let port = listener.local_addr().expect("bound address").port();
@@ -168,17 +220,16 @@ impl TestApp {
             signer,
             server: handle,
             workers,
-            _db: db,
-            _bus_db: bus_db,
-            _more_dbs: more_dbs,
+            options,
+            dbs,
         }
     }
 
     /// Every SQLite file behind this app (its own, the bus's and other services'), with
     /// their write-ahead logs; empty on PostgreSQL. For tests that scan what was stored.
     pub fn database_files(&self) -> Vec<std::path::PathBuf> {
-        let mut urls = vec![self._db.url.clone(), self._bus_db.url.clone()];
-        if let Ok(more) = self._more_dbs.lock() {
+        let mut urls = vec![self.dbs.db.url.clone(), self.dbs.bus_db.url.clone()];
+        if let Ok(more) = self.dbs.more.lock() {
             urls.extend(more.iter().map(|db| db.url.clone()));
         }
         urls.iter()
@@ -194,7 +245,8 @@ impl TestApp {
     /// The databases made with [`Harness::database`], in the order they were made: for a
     /// test that points another process at one of them.
     pub fn more_database_urls(&self) -> Vec<String> {
-        self._more_dbs
+        self.dbs
+            .more
             .lock()
             .map(|more| more.iter().map(|db| db.url.clone()).collect())
             .unwrap_or_default()

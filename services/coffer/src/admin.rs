@@ -1,7 +1,10 @@
 //! `coffer admin`: operator commands against identity's database. They print JSON.
 
 use std::collections::BTreeMap;
+use std::path::Path;
 use std::sync::Arc;
+
+use anyhow::Context;
 
 use coffer_events::Outbox;
 use coffer_identity::admin::{Admin, ClientAccess};
@@ -10,9 +13,15 @@ use coffer_model::clock::SystemClock;
 use serde_json::json;
 
 use crate::cli::*;
-use crate::services;
+use crate::{master_keys, services};
 
 pub async fn run(args: AdminArgs) -> anyhow::Result<()> {
+    // Master keys are files and settings, not rows: no database is opened for them.
+    if let AdminCommand::Secrets(command) = &args.command {
+        let out = secrets(command, &args.data_dir)?;
+        println!("{}", serde_json::to_string_pretty(&out)?);
+        return Ok(());
+    }
     let store = match &args.identity_database_url {
         Some(url) => services::open_url(url, coffer_identity::MIGRATIONS).await?,
         None => services::open(&args.data_dir, coffer_identity::MIGRATIONS).await?,
@@ -94,11 +103,27 @@ pub async fn run(args: AdminArgs) -> anyhow::Result<()> {
             serde_json::to_value(crate::demo::ensure(&admin, &args.data_dir, &base_url).await?)?
         }
         AdminCommand::Keys(KeysCommand::Rotate) => {
+            let secrets = master_keys::load(&args.data_dir)?.context(
+                "signing keys are sealed with the master keys: set COFFER_SECRETS__KEYS \
+                 (and COFFER_SECRETS__CURRENT) as the identity service has them",
+            )?;
+            let admin = admin.with_secrets(secrets);
             json!({ "kid": admin.rotate_signing_key().await? })
         }
+        AdminCommand::Secrets(command) => secrets(&command, &args.data_dir)?,
     };
     println!("{}", serde_json::to_string_pretty(&out)?);
     Ok(())
+}
+
+fn secrets(command: &SecretsCommand, data_dir: &Path) -> anyhow::Result<serde_json::Value> {
+    Ok(match command {
+        SecretsCommand::Rotate => json!({ "kid": master_keys::rotate(data_dir)? }),
+        SecretsCommand::NewKey => {
+            let (kid, entry) = master_keys::new_entry()?;
+            json!({ "kid": kid, "entry": entry })
+        }
+    })
 }
 
 fn address_input(a: AddressFields, kind: String) -> AddressInput {

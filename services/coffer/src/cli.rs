@@ -84,6 +84,8 @@ pub enum AdminCommand {
     BillingData(BillingCommand),
     #[command(subcommand)]
     Keys(KeysCommand),
+    #[command(subcommand)]
+    Secrets(SecretsCommand),
     /// Seed the demo tenant unless it exists, and write `<data-dir>/credentials.json`
     /// (what `coffer dev` does on first start; for a distributed install).
     Demo {
@@ -212,4 +214,14 @@ pub enum BillingCommand {
 pub enum KeysCommand {
     /// Sign new tokens with a new key; the old one verifies until its tokens expire.
     Rotate,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum SecretsCommand {
+    /// Standalone: add a master key to <data-dir>/master-keys.json and make it current;
+    /// the next `coffer dev` start seals every stored secret under it. Prints its id.
+    Rotate,
+    /// Print a new master key (`kid:base64key`) to add to `secrets.keys` of a distributed
+    /// install; nothing is stored (docs/deployment.md, rotating the master key).
+    NewKey,
 }

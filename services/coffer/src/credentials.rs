@@ -5,6 +5,8 @@ use std::path::{Path, PathBuf};
 use anyhow::Context;
 use serde::{Deserialize, Serialize};
 
+use crate::data_dir;
+
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Credentials {
     pub base_url: String,
@@ -34,24 +36,7 @@ pub fn read(data_dir: &Path) -> anyhow::Result<Option<Credentials>> {
 
 /// Written owner-only: it holds a client secret.
 pub fn write(data_dir: &Path, credentials: &Credentials) -> anyhow::Result<()> {
-    let path = path(data_dir);
-    let body = serde_json::to_vec_pretty(credentials)?;
-    let tmp = path.with_extension("json.tmp");
-    {
-        use std::io::Write;
-        let mut options = std::fs::OpenOptions::new();
-        options.write(true).create(true).truncate(true);
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::OpenOptionsExt;
-            options.mode(0o600);
-        }
-        let mut file = options
-            .open(&tmp)
-            .with_context(|| format!("cannot write {}", tmp.display()))?;
-        file.write_all(&body)?;
-        file.write_all(b"\n")?;
-    }
-    std::fs::rename(&tmp, &path).with_context(|| format!("cannot write {}", path.display()))?;
-    Ok(())
+    let mut body = serde_json::to_vec_pretty(credentials)?;
+    body.push(b'\n');
+    data_dir::write_private(&path(data_dir), &body)
 }

@@ -12,8 +12,7 @@ use coffer_model::clock::{Clock, SystemClock};
 
 use crate::cli::DevArgs;
 use crate::credentials::{self, Credentials};
-use crate::demo;
-use crate::services;
+use crate::{data_dir, demo, master_keys, services};
 
 pub async fn run(args: DevArgs) -> anyhow::Result<()> {
     let format = match args.log_format.as_str() {
@@ -32,16 +31,24 @@ pub async fn run(args: DevArgs) -> anyhow::Result<()> {
         )
     })?;
 
+    let data_dir = data_dir::prepare(&args.data_dir)?;
+    let secrets = master_keys::load_or_create(&data_dir)?;
     let clock: Arc<dyn Clock> = Arc::new(SystemClock);
     let keys = SharedKeys::default();
     let listener =
         TcpListener::bind(listen).with_context(|| format!("cannot listen on {listen}"))?;
     let base_url = format!("http://{}", listener.local_addr()?);
-    let standalone =
-        services::start_all(&args.data_dir, Arc::clone(&clock), keys.clone(), &base_url).await?;
+    let standalone = services::start_all(
+        &data_dir,
+        Arc::clone(&clock),
+        keys.clone(),
+        &secrets,
+        &base_url,
+    )
+    .await?;
     let (modules, admin) = (standalone.modules, standalone.identity_admin);
-    let credentials = demo::ensure(&admin, &args.data_dir, &base_url).await?;
-    announce(&credentials, &args.data_dir);
+    let credentials = demo::ensure(&admin, &data_dir, &base_url).await?;
+    announce(&credentials, &data_dir);
 
     let workers: Vec<_> = modules.iter().flat_map(|m| m.spawn_workers()).collect();
     let ctx = AppContext {

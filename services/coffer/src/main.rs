@@ -7,8 +7,11 @@ mod bench_events;
 mod bench_payments;
 mod cli;
 mod credentials;
+mod data_dir;
 mod demo;
 mod dev;
+mod master_keys;
+mod sealed_file;
 mod services;
 
 use clap::Parser;
@@ -17,6 +20,7 @@ use crate::cli::{Cli, Command};
 
 fn main() -> std::process::ExitCode {
     let cli = Cli::parse();
+    data_dir::restrict_umask();
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()

@@ -10,7 +10,11 @@ use coffer_events::Bus;
 use coffer_events::local_bus::{self, LocalBus};
 use coffer_http::Module;
 use coffer_model::clock::Clock;
+use coffer_secrets::Secrets;
 use coffer_store::{Migrations, PoolOptions, Store};
+use zeroize::Zeroizing;
+
+use crate::{data_dir, sealed_file};
 
 /// Every hosted service's migrations, and the bus's.
 pub const MIGRATIONS: &[Migrations] = &[
@@ -28,12 +32,7 @@ pub struct Standalone {
 }
 
 pub fn database_path(data_dir: &Path, service: &str) -> anyhow::Result<PathBuf> {
-    std::fs::create_dir_all(data_dir)
-        .with_context(|| format!("cannot create the data directory {}", data_dir.display()))?;
-    let dir = data_dir
-        .canonicalize()
-        .with_context(|| format!("cannot resolve the data directory {}", data_dir.display()))?;
-    Ok(dir.join(format!("{service}.db")))
+    Ok(data_dir::prepare(data_dir)?.join(format!("{service}.db")))
 }
 
 /// Opens a service's store and brings its schema up to date.
@@ -67,6 +66,7 @@ pub async fn start_all(
     data_dir: &Path,
     clock: Arc<dyn Clock>,
     keys: SharedKeys,
+    secrets: &Secrets,
     base_url: &str,
 ) -> anyhow::Result<Standalone> {
     let bus: Arc<dyn Bus> = Arc::new(LocalBus::new(
@@ -79,6 +79,7 @@ pub async fn start_all(
         Arc::clone(&clock),
         keys.clone(),
         Arc::clone(&bus),
+        secrets.clone(),
         coffer_identity::IdentitySettings::default(),
     )
     .await
@@ -90,7 +91,7 @@ pub async fn start_all(
         Arc::clone(&bus),
         coffer_payments::PaymentsSettings {
             public_base_url: base_url.to_owned(),
-            fingerprint_key: fingerprint_key(data_dir)?,
+            fingerprint_key: fingerprint_key(data_dir, secrets)?.to_vec(),
             ..coffer_payments::PaymentsSettings::default()
         },
     );
@@ -108,19 +109,18 @@ pub async fn start_all(
 
 /// The card fingerprint key of this data directory, made on first start: random, and then
 /// stable, so a card keeps its fingerprint across restarts.
-fn fingerprint_key(data_dir: &Path) -> anyhow::Result<Vec<u8>> {
-    let path = data_dir.join("fingerprint.key");
-    if let Ok(key) = std::fs::read(&path)
-        && key.len() >= 32
-    {
-        return Ok(key);
-    }
-    let key = format!(
-        "{}{}",
-        uuid::Uuid::new_v4().simple(),
-        uuid::Uuid::new_v4().simple()
+fn fingerprint_key(data_dir: &Path, secrets: &Secrets) -> anyhow::Result<Zeroizing<Vec<u8>>> {
+    sealed_file::load_or_create(
+        &data_dir.join("fingerprint.key"),
+        "payments.fingerprint_key",
+        secrets,
+        || {
+            let key = format!(
+                "{}{}",
+                uuid::Uuid::new_v4().simple(),
+                uuid::Uuid::new_v4().simple()
+            );
+            Zeroizing::new(key.into_bytes())
+        },
     )
-    .into_bytes();
-    std::fs::write(&path, &key).with_context(|| format!("cannot write {}", path.display()))?;
-    Ok(key)
 }

@@ -2,99 +2,13 @@
 //! README walk-through, `coffer admin` beside the running server, and a restart.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use std::path::Path;
-use std::process::{Child, Command, Stdio};
+mod common;
+
+use std::process::Command;
 use std::time::Duration;
 
+use common::*;
 use serde_json::Value;
-
-const COFFER: &str = env!("CARGO_BIN_EXE_coffer");
-
-/// Kills the server when the test ends, pass or fail.
-struct Server(Child);
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-fn start(data_dir: &Path) -> Server {
-    let child = Command::new(COFFER)
-        .args(["dev", "--listen", "127.0.0.1:0", "--data-dir"])
-        .arg(data_dir)
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("coffer dev starts");
-    Server(child)
-}
-
-/// Waits (bounded) until the server answers on the address it wrote to credentials.json.
-async fn credentials(data_dir: &Path, server: &mut Server) -> Value {
-    let http = reqwest::Client::new();
-    for _ in 0..200 {
-        if let Some(status) = server.0.try_wait().unwrap() {
-            panic!("coffer dev exited early: {status}");
-        }
-        if let Ok(bytes) = std::fs::read(data_dir.join("credentials.json"))
-            && let Ok(c) = serde_json::from_slice::<Value>(&bytes)
-        {
-            let base = c["base_url"].as_str().unwrap().to_owned();
-            let live = http.get(format!("{base}/health/ready")).send().await;
-            if live.is_ok_and(|r| r.status() == 200) {
-                return c;
-            }
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    panic!("coffer dev did not become ready");
-}
-
-fn admin(data_dir: &Path, args: &[&str]) -> Value {
-    let out = Command::new(COFFER)
-        .arg("admin")
-        .arg("--data-dir")
-        .arg(data_dir)
-        .args(args)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "coffer admin {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).unwrap()
-}
-
-async fn token(base: &str, id: &str, secret: &str) -> String {
-    let res = reqwest::Client::new()
-        .post(format!("{base}/oauth2/token"))
-        .form(&[
-            ("grant_type", "client_credentials"),
-            ("client_id", id),
-            ("client_secret", secret),
-        ])
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(res.status(), 200);
-    res.json::<Value>().await.unwrap()["access_token"]
-        .as_str()
-        .unwrap()
-        .to_owned()
-}
-
-async fn get(base: &str, path: &str, token: &str) -> (u16, Value) {
-    let res = reqwest::Client::new()
-        .get(format!("{base}{path}"))
-        .bearer_auth(token)
-        .send()
-        .await
-        .unwrap();
-    (res.status().as_u16(), res.json().await.unwrap())
-}
 
 #[tokio::test]
 async fn dev_serves_the_walkthrough_and_admin_adds_a_second_tenant() {

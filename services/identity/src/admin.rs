@@ -12,6 +12,7 @@ use coffer_events::outbox::OutboxEvent;
 use coffer_events::{Outbox, TraceContext, append};
 use coffer_model::clock::Clock;
 use coffer_model::validation::FieldError;
+use coffer_secrets::Secrets;
 use coffer_store::{Db, Store, StoreError};
 use diesel::QueryResult;
 use serde::Serialize;
@@ -35,6 +36,8 @@ pub enum AdminError {
     Store(#[from] StoreError),
     #[error(transparent)]
     Keys(#[from] KeyringError),
+    #[error("making a signing key needs the master keys (secrets.keys)")]
+    NoMasterKey,
     #[error("the system random number generator failed")]
     Random,
     #[error("could not encode the result: {0}")]
@@ -75,6 +78,8 @@ pub struct Admin {
     store: Store,
     clock: Arc<dyn Clock>,
     outbox: Outbox,
+    /// Only the actions that make keys need them; the others run without.
+    secrets: Option<Secrets>,
 }
 
 impl Admin {
@@ -85,7 +90,14 @@ impl Admin {
             store,
             clock,
             outbox,
+            secrets: None,
         }
+    }
+
+    /// The master keys new signing keys are sealed with.
+    pub fn with_secrets(mut self, secrets: Secrets) -> Self {
+        self.secrets = Some(secrets);
+        self
     }
 
     /// Makes `change` and appends the events it returns, in one transaction.
@@ -312,7 +324,8 @@ impl Admin {
 
     /// Signs new tokens with a fresh key; the old one keeps verifying until its tokens expire.
     pub async fn rotate_signing_key(&self) -> Result<String, AdminError> {
-        Ok(keyring::rotate(&self.store, self.clock.as_ref()).await?)
+        let secrets = self.secrets.as_ref().ok_or(AdminError::NoMasterKey)?;
+        Ok(keyring::rotate(&self.store, self.clock.as_ref(), secrets).await?)
     }
 
     async fn organisation(&self, uuid: Uuid) -> Result<OrganisationRow, AdminError> {

@@ -1,4 +1,5 @@
 use coffer_http::config::{ConfigError, Validate};
+use coffer_secrets::SecretsSettings;
 use serde::{Deserialize, Serialize};
 
 use crate::token_throttle::ThrottleSettings;
@@ -12,6 +13,8 @@ pub struct IdentityConfig {
     pub cache: CacheSettings,
     /// When failed client authentications at the token endpoint are answered 429.
     pub token_failures: ThrottleSettings,
+    /// The master keys signing keys are sealed with (docs/decisions/secrets.md).
+    pub secrets: SecretsSettings,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -66,7 +69,15 @@ impl Validate for IdentityConfig {
                 "must be above 0",
             ));
         }
-        validate_token_failures(&self.token_failures)
+        validate_token_failures(&self.token_failures)?;
+        self.secrets.keyring()?;
+        Ok(())
+    }
+
+    /// Identity stores its signing keys sealed: without a master key it cannot read them.
+    fn validate_to_serve(&self) -> Result<(), ConfigError> {
+        self.secrets.require()?;
+        Ok(())
     }
 }
 

@@ -3,13 +3,14 @@
 use std::collections::HashMap;
 use std::sync::{Arc, RwLock};
 
-use base64::Engine;
-use base64::engine::general_purpose::STANDARD;
 use coffer_auth::{Jwks, SharedKeys, SigningError, SigningKey};
 use coffer_model::clock::Clock;
+use coffer_secrets::{OpenError, SealError, Secrets};
 use coffer_store::{Store, StoreError};
+use zeroize::Zeroizing;
 
 use crate::domain::key_policy::{self, KeyRecord};
+use crate::sealed_keys;
 use crate::store::{keys, rows::KeyRow};
 
 /// Identity's part in a process's [`SharedKeys`].
@@ -23,6 +24,10 @@ pub enum KeyringError {
     Signing(#[from] SigningError),
     #[error("stored signing key {kid} is not valid base64")]
     Encoding { kid: String },
+    #[error("stored signing key {kid} does not open ({source}); check secrets.keys")]
+    Open { kid: String, source: OpenError },
+    #[error("could not seal signing key {kid}: {source}")]
+    Seal { kid: String, source: SealError },
 }
 
 #[derive(Default)]
@@ -35,6 +40,7 @@ struct Loaded {
 pub struct Keyring {
     store: Store,
     clock: Arc<dyn Clock>,
+    secrets: Secrets,
     token_lifetime: i64,
     shared: SharedKeys,
     loaded: RwLock<Loaded>,
@@ -50,29 +56,75 @@ impl Keyring {
     pub fn new(
         store: Store,
         clock: Arc<dyn Clock>,
+        secrets: Secrets,
         token_lifetime: i64,
         shared: SharedKeys,
     ) -> Self {
         Self {
             store,
             clock,
+            secrets,
             token_lifetime,
             shared,
             loaded: RwLock::default(),
         }
     }
 
-    /// Makes sure a signing key exists (creating the first one) and loads the set.
+    /// Makes sure a signing key exists (creating the first one), seals every stored key
+    /// under the current master key, and loads the set.
+    ///
+    /// A signing key found in plaintext may have been copied (a backup, a readable file),
+    /// so if it is the one that signs, a new key replaces it; the old one keeps verifying
+    /// until its tokens have expired, as after any rotation.
     pub async fn start(&self) -> Result<(), KeyringError> {
         let rows = self.store.query(keys::all).await?;
-        if key_policy::active(&records(&rows)).is_none() {
-            rotate(&self.store, self.clock.as_ref()).await?;
+        let exposed: Vec<&str> = rows
+            .iter()
+            .filter(|row| sealed_keys::is_plaintext(row))
+            .map(|row| row.kid.as_str())
+            .collect();
+        self.reseal(&rows).await?;
+        match key_policy::active(&records(&rows)) {
+            None => {
+                rotate(&self.store, self.clock.as_ref(), &self.secrets).await?;
+            }
+            Some(active) if exposed.contains(&active.kid.as_str()) => {
+                let kid = rotate(&self.store, self.clock.as_ref(), &self.secrets).await?;
+                tracing::warn!(
+                    sealed = exposed.len(),
+                    retired = %active.kid,
+                    signing = %kid,
+                    "signing keys were stored in plaintext: sealed them, and a new key signs; \
+                     backups taken before now still hold the retired keys"
+                );
+            }
+            Some(_) => {}
         }
         self.reload().await
     }
 
+    /// Seals again what `sealed_keys::reseal_plan` says; a row changed meanwhile by another
+    /// replica is left to it.
+    async fn reseal(&self, rows: &[KeyRow]) -> Result<(), KeyringError> {
+        let plan = sealed_keys::reseal_plan(rows, &self.secrets)?;
+        if plan.is_empty() {
+            return Ok(());
+        }
+        let resealed = self
+            .store
+            .query(move |conn| keys::reseal(conn, &plan))
+            .await?;
+        tracing::info!(
+            resealed,
+            master_key = self.secrets.current_kid(),
+            "signing keys sealed under the current master key"
+        );
+        Ok(())
+    }
+
     /// Rereads the keys, so a rotation made elsewhere (another replica, the admin CLI)
-    /// takes effect here.
+    /// takes effect here. Sealing is left to starts: a replica that sealed an exposed key
+    /// here would also have to replace it, and every replica would race to.
     pub async fn reload(&self) -> Result<(), KeyringError> {
         let rows = self.store.query(keys::all).await?;
         let records = records(&rows);
@@ -92,7 +144,7 @@ impl Keyring {
         for row in rows.iter().filter(|r| published.contains(&r.kid)) {
             let key = match known.get(&row.kid) {
                 Some(key) => Arc::clone(key),
-                None => Arc::new(parse(row)?),
+                None => Arc::new(parse(row, &self.secrets)?),
             };
             parsed.insert(row.kid.clone(), key);
         }
@@ -137,18 +189,18 @@ fn records(rows: &[KeyRow]) -> Vec<KeyRecord> {
         .collect()
 }
 
-fn parse(row: &KeyRow) -> Result<SigningKey, KeyringError> {
-    let der = STANDARD
-        .decode(&row.private_key_pkcs8)
-        .map_err(|_| KeyringError::Encoding {
-            kid: row.kid.clone(),
-        })?;
+fn parse(row: &KeyRow, secrets: &Secrets) -> Result<SigningKey, KeyringError> {
+    let der = sealed_keys::open(row, secrets)?;
     Ok(SigningKey::from_pkcs8(row.kid.clone(), &der)?)
 }
 
-/// Creates a new signing key and retires the current one, which keeps verifying until its
-/// tokens have expired. Returns the new key's id.
-pub async fn rotate(store: &Store, clock: &dyn Clock) -> Result<String, KeyringError> {
+/// Creates a new signing key, sealed, and retires the current one, which keeps verifying
+/// until its tokens have expired. Returns the new key's id.
+pub async fn rotate(
+    store: &Store,
+    clock: &dyn Clock,
+    secrets: &Secrets,
+) -> Result<String, KeyringError> {
     let kid = uuid::Uuid::new_v4().simple().to_string();
     let key = tokio::task::spawn_blocking({
         let kid = kid.clone();
@@ -156,9 +208,10 @@ pub async fn rotate(store: &Store, clock: &dyn Clock) -> Result<String, KeyringE
     })
     .await
     .map_err(|_| KeyringError::Store(StoreError::Cancelled))??;
+    let der = Zeroizing::new(key.to_pkcs8()?);
     let row = KeyRow {
         kid: kid.clone(),
-        private_key_pkcs8: STANDARD.encode(key.to_pkcs8()?),
+        private_key_pkcs8: sealed_keys::seal(&kid, &der, secrets)?,
         created: clock.unix(),
         retired_at: None,
     };

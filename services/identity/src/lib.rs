@@ -9,6 +9,7 @@ pub mod domain;
 pub mod keyring;
 pub(crate) mod routes;
 mod schema;
+mod sealed_keys;
 pub mod store;
 pub mod token_grant;
 pub mod token_throttle;
@@ -20,6 +21,7 @@ use coffer_auth::SharedKeys;
 use coffer_events::{Bus, Outbox, Relay, RelaySettings};
 use coffer_http::{Module, ReadyFuture};
 use coffer_model::clock::Clock;
+use coffer_secrets::Secrets;
 use coffer_store::{Migrations, Store};
 use diesel_migrations::{EmbeddedMigrations, embed_migrations};
 
@@ -81,6 +83,8 @@ pub(crate) struct IdentityState {
     pub issuer: TokenIssuer,
     pub failures: FailureThrottle,
     pub directory: DirectoryCache,
+    /// For the operator actions that make keys.
+    pub secrets: Secrets,
 }
 
 /// The identity service as an HTTP module.
@@ -89,13 +93,14 @@ pub struct Identity {
 }
 
 impl Identity {
-    /// Loads (or creates) the signing keys and publishes them into `keys`. The store must
-    /// be migrated already.
+    /// Loads (or creates) the signing keys, sealed with `secrets`, and publishes them into
+    /// `keys`. The store must be migrated already.
     pub async fn start(
         store: Store,
         clock: Arc<dyn Clock>,
         keys: SharedKeys,
         bus: Arc<dyn Bus>,
+        secrets: Secrets,
         settings: IdentitySettings,
     ) -> Result<Self, KeyringError> {
         let outbox = Outbox::new(settings.event_prefix.clone(), Arc::clone(&clock));
@@ -109,6 +114,7 @@ impl Identity {
         let keyring = Arc::new(Keyring::new(
             store.clone(),
             Arc::clone(&clock),
+            secrets.clone(),
             settings.token_lifetime_secs,
             keys,
         ));
@@ -136,6 +142,7 @@ impl Identity {
                 issuer,
                 failures,
                 directory,
+                secrets,
             }),
         })
     }
@@ -149,6 +156,7 @@ impl Identity {
             Arc::clone(&self.state.clock),
             self.state.outbox.clone(),
         )
+        .with_secrets(self.state.secrets.clone())
     }
 }
 

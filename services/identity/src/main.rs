@@ -23,6 +23,7 @@ fn main() -> std::process::ExitCode {
             let keys = SharedKeys::default();
             let verifier = s.verifier(Some(keys.clone()))?;
             let (common, c) = (&s.common, &s.config);
+            let secrets = c.secrets.require()?;
             let settings = IdentitySettings {
                 issuer: common.auth.issuer.clone(),
                 event_prefix: common.events.prefix.clone(),
@@ -37,6 +38,7 @@ fn main() -> std::process::ExitCode {
                 Arc::clone(&s.clock),
                 keys,
                 s.bus.clone(),
+                secrets,
                 settings,
             )
             .await?;

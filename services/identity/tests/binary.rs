@@ -112,3 +112,40 @@ fn migrate_succeeds_with_a_valid_configuration_file() {
     assert_eq!(code, 0, "{stderr}");
     assert!(dir.path().join("identity.db").exists());
 }
+
+#[test]
+fn serve_refuses_to_start_without_a_master_key_and_names_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = format!("sqlite://{}/identity.db", dir.path().display());
+    let base = [
+        ("COFFER_DATABASE_URL", db.as_str()),
+        ("COFFER_KAFKA__BROKERS", "127.0.0.1:9"),
+    ];
+    let key = "AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=";
+    let two = format!("a:{key},b:{key}");
+    let cases: [(&[(&str, &str)], &str); 4] = [
+        (&[], "secrets.keys"),
+        (&[("COFFER_SECRETS__KEYS", "a:tooshort")], "secrets.keys"),
+        (&[("COFFER_SECRETS__KEYS", two.as_str())], "secrets.current"),
+        (
+            &[
+                ("COFFER_SECRETS__KEYS", two.as_str()),
+                ("COFFER_SECRETS__CURRENT", "c"),
+            ],
+            "secrets.current",
+        ),
+    ];
+    for (extra, setting) in cases {
+        let env: Vec<_> = base.iter().chain(extra.iter()).copied().collect();
+        let (code, stderr) = run_command("serve", &env);
+        assert_eq!(code, 2, "{extra:?}: {stderr}");
+        assert!(
+            stderr.contains(setting),
+            "{extra:?} should name {setting}: {stderr}"
+        );
+        assert!(!stderr.contains(key), "a key is never echoed: {stderr}");
+    }
+    // `migrate` reads no secret, and needs no key.
+    let (code, stderr) = run(&[("COFFER_DATABASE_URL", db.as_str())]);
+    assert_eq!(code, 0, "{stderr}");
+}

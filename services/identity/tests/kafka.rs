@@ -37,6 +37,11 @@ impl Relay {
             .env("COFFER_EVENTS__BATCH_SIZE", batch.to_string())
             .env("COFFER_HTTP__LISTEN", listen)
             .env("COFFER_LOG__LEVEL", "warn")
+            // A fixed master key: a restarted relay opens what the first one sealed.
+            .env(
+                "COFFER_SECRETS__KEYS",
+                "t1:AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=",
+            )
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()

@@ -1,4 +1,5 @@
 use coffer_http::config::{ConfigError, Validate};
+use coffer_secrets::SecretsSettings;
 use serde::{Deserialize, Serialize};
 
 use crate::connectors::faults::Fault;
@@ -8,6 +9,8 @@ use crate::connectors::faults::Fault;
 #[serde(default)]
 pub struct PaymentsConfig {
     pub payments: PaymentsSection,
+    /// The master keys stored secrets are sealed with (docs/decisions/secrets.md).
+    pub secrets: SecretsSettings,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -75,6 +78,15 @@ impl Validate for PaymentsConfig {
                 "is required: at least 32 characters",
             ));
         }
+        self.secrets.keyring()?;
+        Ok(())
+    }
+
+    /// Payments keeps no sealed value yet, but provider credentials and webhook secrets
+    /// will be; requiring the master key now means no deployment learns of it on the day
+    /// the first one is stored.
+    fn validate_to_serve(&self) -> Result<(), ConfigError> {
+        self.secrets.require()?;
         Ok(())
     }
 }

@@ -69,7 +69,9 @@ pub struct ClientRow {
 #[diesel(table_name = signing_keys)]
 pub struct KeyRow {
     pub kid: String,
-    /// PKCS#8 DER, base64.
+    /// PKCS#8 DER sealed by coffer-secrets (`v1.<master kid>.<...>`); rows from before
+    /// sealing hold the DER in plaintext base64 until the next start seals them. The
+    /// column keeps its name so that code before sealing still reads it during a rollout.
     pub private_key_pkcs8: String,
     pub created: i64,
     pub retired_at: Option<i64>,

@@ -7,9 +7,11 @@ use std::sync::Arc;
 use coffer_http::Module;
 use coffer_identity::admin::{Admin, ClientAccess, NewClient};
 use coffer_identity::domain::directory::{AddressInput, BillingInput, OrganisationInput};
+use coffer_identity::keyring::KeyringError;
 pub use coffer_identity::token_throttle::ThrottleSettings;
 use coffer_identity::{Identity, IdentitySettings, MIGRATIONS};
-pub use coffer_testkit::{Backend, ServerOptions, TestApp};
+pub use coffer_secrets::Secrets;
+pub use coffer_testkit::{Backend, Harness, ServerOptions, TestApp};
 use serde_json::Value;
 use uuid::Uuid;
 
@@ -31,45 +33,83 @@ pub struct World {
 }
 
 pub async fn spawn(backend: Backend) -> (TestApp, Admin) {
-    spawn_with(
+    spawn_with(backend, Secrets::ephemeral().unwrap()).await
+}
+
+/// Identity with its signing keys sealed under `secrets`.
+pub async fn spawn_with(backend: Backend, secrets: Secrets) -> (TestApp, Admin) {
+    spawn_configured(
         backend,
         ServerOptions::default(),
         ThrottleSettings::default(),
+        secrets,
     )
     .await
 }
 
-/// Identity with the server's `options` and its token endpoint's `throttle`.
-pub async fn spawn_with(
+/// Identity with the server's `options`, its token endpoint's `throttle`, and its signing
+/// keys sealed under `secrets`.
+pub async fn spawn_configured(
     backend: Backend,
     options: ServerOptions,
     throttle: ThrottleSettings,
+    secrets: Secrets,
 ) -> (TestApp, Admin) {
     let mut admin = None;
     let app = TestApp::spawn_with(backend, &[MIGRATIONS], options, |h| {
-        let admin = &mut admin;
-        async move {
-            // A quick reload, so a rotation made through `Admin` shows up within a test.
-            let settings = IdentitySettings {
-                key_reload: std::time::Duration::from_millis(50),
-                failure_throttle: throttle,
-                ..IdentitySettings::default()
-            };
-            let identity = Identity::start(
-                h.store.clone(),
-                h.clock_arc(),
-                h.keys.clone(),
-                h.bus.clone(),
-                settings,
-            )
-            .await
-            .expect("identity starts");
-            *admin = Some(identity.admin());
-            vec![Arc::new(identity) as Arc<dyn Module>]
-        }
+        modules(h, secrets, throttle, &mut admin)
     })
     .await;
     (app, admin.expect("admin built"))
+}
+
+/// A new identity process on `app`'s database (and with its server options), with
+/// `secrets` as its master keys.
+pub async fn restart(app: TestApp, secrets: Secrets) -> (TestApp, Admin) {
+    let mut admin = None;
+    let app = app
+        .restart(|h| modules(h, secrets, ThrottleSettings::default(), &mut admin))
+        .await;
+    (app, admin.expect("admin built"))
+}
+
+async fn modules(
+    h: Harness,
+    secrets: Secrets,
+    throttle: ThrottleSettings,
+    admin: &mut Option<Admin>,
+) -> Vec<Arc<dyn Module>> {
+    let identity = start_identity_with(&h, secrets, throttle)
+        .await
+        .expect("identity starts");
+    *admin = Some(identity.admin());
+    vec![Arc::new(identity) as Arc<dyn Module>]
+}
+
+pub async fn start_identity(h: &Harness, secrets: Secrets) -> Result<Identity, KeyringError> {
+    start_identity_with(h, secrets, ThrottleSettings::default()).await
+}
+
+async fn start_identity_with(
+    h: &Harness,
+    secrets: Secrets,
+    throttle: ThrottleSettings,
+) -> Result<Identity, KeyringError> {
+    // A quick reload, so a rotation made through `Admin` shows up within a test.
+    let settings = IdentitySettings {
+        key_reload: std::time::Duration::from_millis(50),
+        failure_throttle: throttle,
+        ..IdentitySettings::default()
+    };
+    Identity::start(
+        h.store.clone(),
+        h.clock_arc(),
+        h.keys.clone(),
+        h.bus.clone(),
+        secrets,
+        settings,
+    )
+    .await
 }
 
 fn address(kind: &str, city: &str) -> AddressInput {
@@ -171,7 +211,8 @@ pub async fn world_with(
     options: ServerOptions,
     throttle: ThrottleSettings,
 ) -> World {
-    let (app, admin) = spawn_with(backend, options, throttle).await;
+    let (app, admin) =
+        spawn_configured(backend, options, throttle, Secrets::ephemeral().unwrap()).await;
     let a = tenant(&admin, "Alpine Aid").await;
     let b = tenant(&admin, "Baltic Relief").await;
     World { app, admin, a, b }
@@ -180,21 +221,7 @@ pub async fn world_with(
 impl World {
     /// A token from the token endpoint, as a client would get it.
     pub async fn token(&self, client: &NewClient) -> String {
-        let res = self
-            .app
-            .http
-            .post(self.app.url("/oauth2/token"))
-            .json(&serde_json::json!({
-                "grant_type": "client_credentials",
-                "client_id": client.client_id,
-                "client_secret": client.client_secret,
-            }))
-            .send()
-            .await
-            .unwrap();
-        assert_eq!(res.status(), 200, "token grant");
-        let body: Value = res.json().await.unwrap();
-        body["access_token"].as_str().unwrap().to_owned()
+        client_token(&self.app, client).await
     }
 
     /// Every read endpoint that belongs to tenant `t`.
@@ -212,6 +239,24 @@ impl World {
             format!("/accounts/{a}/metadata"),
         ]
     }
+}
+
+/// A token from `app`'s token endpoint, as a client would get it.
+pub async fn client_token(app: &TestApp, client: &NewClient) -> String {
+    let res = app
+        .http
+        .post(app.url("/oauth2/token"))
+        .json(&serde_json::json!({
+            "grant_type": "client_credentials",
+            "client_id": client.client_id,
+            "client_secret": client.client_secret,
+        }))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 200, "token grant");
+    let body: Value = res.json().await.unwrap();
+    body["access_token"].as_str().unwrap().to_owned()
 }
 
 pub async fn json(res: reqwest::Response) -> Value {

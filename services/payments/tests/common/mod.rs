@@ -48,6 +48,7 @@ pub async fn world_with(
                 h.clock_arc(),
                 h.keys.clone(),
                 h.bus.clone(),
+                coffer_secrets::Secrets::ephemeral().unwrap(),
                 IdentitySettings::default(),
             )
             .await

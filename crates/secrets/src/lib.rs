@@ -1,0 +1,18 @@
+//! Secrets at rest: every secret Coffer stores (identity's signing keys, standalone's card
+//! fingerprint key, and later webhook passwords, HMAC keys and SFTP credentials) is sealed
+//! here, and nowhere else, so there is one format, one key configuration and one rotation
+//! procedure (docs/decisions/secrets.md).
+//!
+//! A sealed value is text, `v1.<kid>.<base64url(nonce || ciphertext || tag)>`, sealed with
+//! AES-256-GCM under the master key `kid`. The associated data binds it to its context (for
+//! example `identity.signing_key:<kid>`), so a value copied into another row does not open.
+
+mod master_key;
+mod sealed;
+mod secrets;
+mod settings;
+
+pub use master_key::{KEY_LEN, MasterKey, MasterKeyError};
+pub use sealed::is_sealed;
+pub use secrets::{OpenError, SealError, Secrets, SecretsError};
+pub use settings::{SecretsSettings, SettingsError};

@@ -240,15 +240,19 @@ pub fn add_refunded(db: &mut Db<'_>, uuid: &str, value: i64, now: i64) -> QueryR
     Ok(changed == 1)
 }
 
-/// A refund as answered: `{uuid, amount, status}`.
+/// A refund as answered: `{uuid, amount, status}`, with why it failed when it did.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct Refund {
     pub uuid: String,
     pub amount: Money,
+    /// pending while its provider is asked, then succeeded or failed.
     pub status: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub status_reason: Option<String>,
     pub created: i64,
 }
 
+/// Records a refund whose call to the provider begins now.
 pub fn insert_refund(db: &mut Db<'_>, payment: &str, refund: &Refund) -> QueryResult<()> {
     use crate::schema::refunds::dsl as r;
     let row = (
@@ -258,31 +262,121 @@ pub fn insert_refund(db: &mut Db<'_>, payment: &str, refund: &Refund) -> QueryRe
         r::currency.eq(refund.amount.currency.code()),
         r::status.eq(&refund.status),
         r::created.eq(refund.created),
+        r::charge_state.eq(if refund.status == "pending" {
+            "calling"
+        } else {
+            "done"
+        }),
+        r::charge_started.eq(Some(refund.created)),
     );
     db_run!(db: { diesel::insert_into(r::refunds).values(&row).execute(db).map(drop) })
 }
 
+type RefundRow = (
+    String,
+    String,
+    i64,
+    String,
+    String,
+    Option<String>,
+    i64,
+    String,
+);
+
+fn refund_of(row: RefundRow) -> QueryResult<(String, Refund, String)> {
+    let (uuid, payment, value, currency, status, status_reason, created, charge_state) = row;
+    let currency =
+        Currency::parse(&currency).map_err(|e| DieselError::DeserializationError(Box::new(e)))?;
+    let refund = Refund {
+        uuid,
+        amount: Money { value, currency },
+        status,
+        status_reason,
+        created,
+    };
+    Ok((payment, refund, charge_state))
+}
+
+/// A refund with its payment's uuid and where its call stands.
+pub fn find_refund(db: &mut Db<'_>, uuid: &str) -> QueryResult<Option<(String, Refund, String)>> {
+    use crate::schema::refunds::dsl as r;
+    let row: Option<RefundRow> = db_run!(db: {
+        r::refunds
+            .find(uuid)
+            .select((r::uuid, r::payment_uuid, r::amount_value, r::currency, r::status, r::status_reason, r::created, r::charge_state))
+            .first(db)
+            .optional()
+    })?;
+    row.map(refund_of).transpose()
+}
+
 pub fn refunds_of(db: &mut Db<'_>, payment: &str) -> QueryResult<Vec<Refund>> {
     use crate::schema::refunds::dsl as r;
-    let rows: Vec<(String, i64, String, String, i64)> = db_run!(db: {
+    let rows: Vec<RefundRow> = db_run!(db: {
         r::refunds
             .filter(r::payment_uuid.eq(payment))
             .order((r::created.asc(), r::uuid.asc()))
-            .select((r::uuid, r::amount_value, r::currency, r::status, r::created))
+            .select((r::uuid, r::payment_uuid, r::amount_value, r::currency, r::status, r::status_reason, r::created, r::charge_state))
             .load(db)
     })?;
     rows.into_iter()
-        .map(|(uuid, value, currency, status, created)| {
-            let currency = Currency::parse(&currency)
-                .map_err(|e| DieselError::DeserializationError(Box::new(e)))?;
-            Ok(Refund {
-                uuid,
-                amount: Money { value, currency },
-                status,
-                created,
-            })
-        })
+        .map(|row| refund_of(row).map(|(_, refund, _)| refund))
         .collect()
+}
+
+/// Records the provider's answer on a refund whose call is under way; false when it was
+/// recorded already. A failed refund gives its amount back to what may be refunded.
+pub fn record_refund(
+    db: &mut Db<'_>,
+    uuid: &str,
+    status: &str,
+    reason: Option<&str>,
+    now: i64,
+) -> QueryResult<bool> {
+    use crate::schema::refunds::dsl as r;
+    let changed = db_run!(db: {
+        diesel::update(r::refunds.filter(r::uuid.eq(uuid).and(r::charge_state.eq("calling"))))
+            .set((r::status.eq(status), r::status_reason.eq(reason), r::charge_state.eq("done")))
+            .execute(db)
+    })?;
+    if changed == 1
+        && status == "failed"
+        && let Some((payment, refund, _)) = find_refund(db, uuid)?
+    {
+        let value = refund.amount.value;
+        db_run!(db: {
+            diesel::update(p::payments.find(&payment))
+                .set((p::refunded_amount.eq(p::refunded_amount - value), p::updated.eq(now)))
+                .execute(db)
+        })?;
+    }
+    Ok(changed == 1)
+}
+
+/// Refunds whose call began before `before` and has no recorded answer, oldest first.
+pub fn unsettled_refunds(db: &mut Db<'_>, before: i64, limit: i64) -> QueryResult<Vec<String>> {
+    use crate::schema::refunds::dsl as r;
+    db_run!(db: {
+        r::refunds
+            .filter(r::charge_state.eq("calling").and(r::charge_started.lt(before)))
+            .order(r::charge_started.asc())
+            .limit(limit)
+            .select(r::uuid)
+            .load(db)
+    })
+}
+
+/// Takes an unanswered refund for settling; false when another process took it first.
+pub fn claim_refund(db: &mut Db<'_>, uuid: &str, before: i64, now: i64) -> QueryResult<bool> {
+    use crate::schema::refunds::dsl as r;
+    let changed = db_run!(db: {
+        diesel::update(
+            r::refunds.filter(r::uuid.eq(uuid).and(r::charge_state.eq("calling")).and(r::charge_started.lt(before))),
+        )
+        .set(r::charge_started.eq(now))
+        .execute(db)
+    })?;
+    Ok(changed == 1)
 }
 
 /// Ends a pending payment as `status` (succeeded or failed), with the reason for a failure.

@@ -1,5 +1,5 @@
-//! The two loops of charging (payments/commands.rs): one sends the charges recorded for
-//! billing's attempts, the other asks the provider about calls never answered.
+//! The two loops of charging (payments/commands/): one sends the charges recorded for
+//! billing's attempts, the other asks the provider about charges and refunds never answered.
 
 use std::time::Duration;
 
@@ -71,5 +71,18 @@ pub(crate) async fn settle_forever(state: Parts) {
                 }
             })
             .await;
+        let refunds = state
+            .store
+            .query(move |db| store::unsettled_refunds(db, before, BATCH))
+            .await
+            .unwrap_or_else(|e| {
+                tracing::warn!(error = %e, "listing unsettled refunds failed; retrying");
+                Vec::new()
+            });
+        for id in refunds {
+            if let Err(e) = commands::refund::settle(&state, &id, before).await {
+                tracing::warn!(refund = %id, error = %e, "settling a refund failed; it is tried again");
+            }
+        }
     }
 }

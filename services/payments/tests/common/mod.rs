@@ -9,6 +9,8 @@ use coffer_http::Module;
 use coffer_identity::admin::{Admin, ClientAccess};
 use coffer_identity::domain::directory::OrganisationInput;
 use coffer_identity::{Identity, IdentitySettings};
+#[allow(unused_imports)]
+pub use coffer_payments::connectors::faults::{Fault, Faults};
 use coffer_payments::{Payments, PaymentsSettings};
 use coffer_store::Store;
 pub use coffer_testkit::{Backend, TestApp};
@@ -21,7 +23,14 @@ pub struct World {
     pub payments: Store,
     /// The stores of the services `world_with` added, in their order.
     pub more: Vec<Store>,
+    /// The faults the test provider shows; none unless a test sets one.
+    pub faults: Faults,
 }
+
+/// How long the test world's payments wait for the provider, and then for an unanswered
+/// call before asking the provider what it did: short, so failure tests are quick.
+pub const CONNECTOR_TIMEOUT: Duration = Duration::from_millis(500);
+pub const SETTLE_AFTER: Duration = Duration::from_secs(2);
 
 pub async fn world(backend: Backend) -> World {
     world_with(backend, &[], |_, _| Vec::new()).await
@@ -35,6 +44,8 @@ pub async fn world_with(
     more: impl FnOnce(&coffer_testkit::Harness, &[Store]) -> Vec<Arc<dyn Module>>,
 ) -> World {
     let mut parts = None;
+    let faults = Faults::default();
+    let provider_faults = faults.clone();
     let app = TestApp::spawn(backend, &[coffer_identity::MIGRATIONS], |h| {
         let parts = &mut parts;
         async move {
@@ -58,7 +69,12 @@ pub async fn world_with(
                 payments_store.clone(),
                 h.clock_arc(),
                 h.bus.clone(),
-                PaymentsSettings::default(),
+                PaymentsSettings {
+                    connector_timeout: CONNECTOR_TIMEOUT,
+                    settle_after: SETTLE_AFTER,
+                    test_psp_faults: provider_faults,
+                    ..PaymentsSettings::default()
+                },
             );
             *parts = Some((identity.admin(), payments_store, stores));
             let mut modules = vec![
@@ -76,6 +92,7 @@ pub async fn world_with(
         admin,
         payments,
         more,
+        faults,
     }
 }
 

@@ -21,13 +21,11 @@ use coffer_store::Db;
 use diesel::result::Error as DieselError;
 use serde_json::{Value, json};
 
-use super::events::announce;
-use super::record::{ChargeState, Payment};
-use super::store::{self, Answer};
-use crate::PaymentsState;
-use crate::connectors::{
-    ChargeOutcome, ChargeRequest, Charged, ConnectorError, Instrument, StoreOutcome,
-};
+use super::{Parts, current, within};
+use crate::connectors::{ChargeOutcome, ChargeRequest, Charged, Instrument, StoreOutcome};
+use crate::payments::events::announce;
+use crate::payments::record::{ChargeState, Payment};
+use crate::payments::store::{self, Answer};
 use crate::sources::store::{self as sources, Source};
 use crate::supporters::domain::Supporter;
 
@@ -47,26 +45,6 @@ pub(crate) struct Intent {
 pub(crate) struct Asker {
     pub client_id: String,
     pub key: IdempotencyKey,
-}
-
-/// Waits for the provider at most the configured time; past it the outcome is unknown.
-async fn within<T>(
-    state: &Parts,
-    call: impl Future<Output = Result<T, ConnectorError>>,
-) -> Result<T, ConnectorError> {
-    tokio::time::timeout(state.connector_timeout, call)
-        .await
-        .unwrap_or(Err(ConnectorError::Timeout))
-}
-
-/// The payment as its Get operation answers it.
-async fn current(state: &Parts, uuid: String) -> Result<Value, ApiError> {
-    let payment = state
-        .store
-        .query(move |db| store::find(db, &uuid))
-        .await?
-        .ok_or_else(|| ApiError::not_found("Payment"))?;
-    serde_json::to_value(payment).map_err(ApiError::internal)
 }
 
 /// POST /payments: records the intent, asks the provider, records what it said.
@@ -245,7 +223,8 @@ fn answer_of(payment: &Payment, charged: &Charged) -> Answer {
 fn kept_source(payment: &Payment, uuid: &str, reference: &str, now: i64) -> Source {
     let mut payment_information = payment.payment_information.clone();
     if payment.payment_method == "sepa_dd" {
-        payment_information["mandate_reference"] = json!(super::routes::mandate_reference(uuid));
+        payment_information["mandate_reference"] =
+            json!(crate::payments::routes::mandate_reference(uuid));
     }
     Source {
         uuid: uuid.to_owned(),
@@ -438,6 +417,3 @@ pub(crate) async fn send(state: &Parts, uuid: &str) -> Result<(), ApiError> {
     }
     Ok(())
 }
-
-/// The service's state as commands hold it: shared, cheap to move into a transaction.
-pub(crate) type Parts = actix_web::web::Data<PaymentsState>;

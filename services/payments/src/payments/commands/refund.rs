@@ -1,0 +1,238 @@
+//! Giving money back: the refund is recorded (its amount taken from what may still be
+//! refunded) before the provider is asked under the refund's uuid, and its outcome is
+//! recorded once; a lost answer is settled by asking (`find_refund`).
+
+use actix_web::HttpResponse;
+use actix_web::http::StatusCode;
+use coffer_auth::Caller;
+use coffer_events::catalogue::REFUND_SUCCEEDED;
+use coffer_events::{TraceContext, append};
+use coffer_http::idempotency::{self, Reservation};
+use coffer_http::{ApiError, Failure, internal};
+use coffer_model::money::Money;
+use coffer_store::Db;
+use serde_json::{Value, json};
+
+use super::charge::Asker;
+use super::{Parts, within};
+use crate::connectors::RefundOutcome;
+use crate::payments::store::{self, Refund};
+
+/// A refund being made: the refund recorded and the payment's reference at the provider.
+#[derive(Clone)]
+struct Reserved {
+    refund: Refund,
+    provider_payment_id: String,
+}
+
+fn body_of(refund: &Refund) -> Value {
+    json!({ "uuid": refund.uuid, "amount": refund.amount, "status": refund.status })
+}
+
+/// The refund as it stands now, answered as Create a Refund answers.
+async fn current(state: &Parts, uuid: String) -> Result<Value, ApiError> {
+    let found = state
+        .store
+        .query(move |db| store::find_refund(db, &uuid))
+        .await?;
+    let (_, refund, _) = found.ok_or_else(|| ApiError::not_found("Refund"))?;
+    Ok(body_of(&refund))
+}
+
+/// POST /payments/{uuid}/refunds: `requested`, or the whole residual when None.
+pub(crate) async fn refund(
+    state: &Parts,
+    caller: Caller,
+    asker: Asker,
+    hash: String,
+    trace: TraceContext,
+    payment_uuid: String,
+    requested: Option<Money>,
+) -> Result<HttpResponse, ApiError> {
+    let now = state.clock.unix();
+    let reserved = idempotency::reserve(
+        &state.store,
+        state.clock.as_ref(),
+        &asker.client_id,
+        &asker.key,
+        hash,
+        move |tx| reserve(tx, &caller, &payment_uuid, requested, now),
+        |r: &Reserved| json!({ "refund_uuid": r.refund.uuid }),
+    )
+    .await?;
+    let reserved = match reserved {
+        Reservation::Fresh(reserved) => reserved,
+        Reservation::Replay(response) => return Ok(response),
+        Reservation::InProgress(marker) => {
+            let uuid = marker["refund_uuid"]
+                .as_str()
+                .unwrap_or_default()
+                .to_owned();
+            return Ok(HttpResponse::Ok().json(current(state, uuid).await?));
+        }
+    };
+    let uuid = reserved.refund.uuid.clone();
+    let answer = within(
+        state,
+        state
+            .connector
+            .refund(&uuid, &reserved.provider_payment_id, reserved.refund.amount),
+    )
+    .await;
+    match answer {
+        Ok(outcome) => {
+            if let Some(body) = record(state, &uuid, outcome, Some(&asker), &trace).await? {
+                return Ok(HttpResponse::Ok().json(body));
+            }
+        }
+        Err(e) => {
+            tracing::warn!(refund = %uuid, error = %e, "the provider's answer is unknown; the refund stays pending until it is settled")
+        }
+    }
+    Ok(HttpResponse::Ok().json(current(state, uuid).await?))
+}
+
+/// Step 1 in its transaction: the checks, the amount taken, the refund recorded pending.
+fn reserve(
+    tx: &mut Db<'_>,
+    caller: &Caller,
+    uuid: &str,
+    requested: Option<Money>,
+    now: i64,
+) -> Result<Reserved, Failure> {
+    let payment = store::find(tx, uuid)?.ok_or_else(|| ApiError::not_found("Payment"))?;
+    let account = payment.account_uuid.parse().map_err(internal)?;
+    let organisation = payment.organisation_uuid.parse().map_err(internal)?;
+    caller.require_account(account, organisation)?;
+    if payment.status != "succeeded" {
+        return Err(ApiError::invalid(
+            "payment_uuid",
+            format!(
+                "only a succeeded payment can be refunded; this one is {}",
+                payment.status
+            ),
+        )
+        .into());
+    }
+    let residual = payment.amount.value - payment.refunded_amount.value;
+    let amount = match requested {
+        Some(m) if m.currency != payment.amount.currency => {
+            return Err(ApiError::invalid(
+                "amount.currency",
+                format!(
+                    "must be the payment's currency, {}",
+                    payment.amount.currency.code()
+                ),
+            )
+            .into());
+        }
+        Some(m) if m.value == 0 => {
+            return Err(ApiError::invalid("amount.value", "must be above 0").into());
+        }
+        Some(m) => m,
+        None if residual == 0 => {
+            return Err(ApiError::invalid("amount", "nothing is left to refund").into());
+        }
+        None => Money {
+            value: residual,
+            currency: payment.amount.currency,
+        },
+    };
+    // The check that counts is in the update: a concurrent refund may have taken the
+    // residual since the payment was read.
+    if !store::add_refunded(tx, uuid, amount.value, now)? {
+        return Err(ApiError::invalid(
+            "amount.value",
+            format!("exceeds what is left to refund ({residual} in minor units)"),
+        )
+        .into());
+    }
+    let refund = Refund {
+        uuid: uuid::Uuid::new_v4().to_string(),
+        amount,
+        status: "pending".into(),
+        status_reason: None,
+        created: now,
+    };
+    store::insert_refund(tx, uuid, &refund)?;
+    Ok(Reserved {
+        refund,
+        provider_payment_id: payment.provider_payment_id.unwrap_or_default(),
+    })
+}
+
+/// Step 3: records what the provider said of a refund, once; None when it was recorded
+/// already.
+async fn record(
+    state: &Parts,
+    uuid: &str,
+    outcome: RefundOutcome,
+    asker: Option<&Asker>,
+    trace: &TraceContext,
+) -> Result<Option<Value>, ApiError> {
+    let (st, uuid, trace) = (state.clone(), uuid.to_owned(), trace.clone());
+    let completes = asker.map(|a| (a.client_id.clone(), a.key.clone()));
+    let body = state
+        .store
+        .write(move |tx| {
+            let (status, reason) = match &outcome {
+                RefundOutcome::Succeeded { .. } => ("succeeded", None),
+                RefundOutcome::Failed { reason } => ("failed", Some(reason.as_str())),
+            };
+            if !store::record_refund(tx, &uuid, status, reason, st.clock.unix())? {
+                return Ok::<_, Failure>(None);
+            }
+            let (payment, refund, _) =
+                store::find_refund(tx, &uuid)?.ok_or(diesel::result::Error::NotFound)?;
+            let body = body_of(&refund);
+            if status == "succeeded" {
+                let found = store::find(tx, &payment)?.ok_or(diesel::result::Error::NotFound)?;
+                let mut data = body.clone();
+                data["payment_uuid"] = json!(payment);
+                let event = st.outbox.event(
+                    &REFUND_SUCCEEDED,
+                    refund.uuid.parse().map_err(internal)?,
+                    found.organisation_uuid.parse().ok(),
+                    found.account_uuid.parse().ok(),
+                    data,
+                );
+                append(tx, &[event], Some(&trace))?;
+            }
+            if let Some((client, key)) = &completes {
+                idempotency::complete(tx, client, key, &(StatusCode::OK, body.clone()))?;
+            }
+            Ok(Some(body))
+        })
+        .await
+        .map_err(ApiError::from)?;
+    if body.is_some() {
+        state.outbox.committed();
+        state.connector.committed();
+    }
+    Ok(body)
+}
+
+/// Settles a refund whose call was never answered by asking the provider; one it never
+/// received gave nothing back, and fails.
+pub(crate) async fn settle(state: &Parts, uuid: &str, before: i64) -> Result<(), ApiError> {
+    let (id, now) = (uuid.to_owned(), state.clock.unix());
+    if !state
+        .store
+        .query(move |db| store::claim_refund(db, &id, before, now))
+        .await?
+    {
+        return Ok(());
+    }
+    let outcome = match within(state, state.connector.find_refund(uuid)).await {
+        Ok(Some(outcome)) => outcome,
+        Ok(None) => RefundOutcome::Failed {
+            reason: "provider_unreachable".into(),
+        },
+        Err(e) => {
+            tracing::warn!(refund = %uuid, error = %e, "the provider cannot say yet what it did; asking again later");
+            return Ok(());
+        }
+    };
+    record(state, uuid, outcome, None, &TraceContext::new_root()).await?;
+    Ok(())
+}

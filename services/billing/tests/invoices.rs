@@ -115,6 +115,35 @@ coffer_testkit::backend_tests! {
         assert_eq!(fetched["charge_attempts"].as_array().unwrap().len(), 1, "{fetched}");
     }
 
+    async fn a_charge_attempt_whose_answer_is_lost_is_charged_once(backend) {
+        let w = billing_world(backend).await;
+        let (org, account, token) = billing_merchant(&w).await;
+        let (source, supporter) = donor(&w, &token, org, &account, "4242424242424242").await;
+        let (_, s, _) = w.post("/subscriptions", &token, &subscription(&account, &source, &supporter, "pending"), None).await;
+        let invoices = format!("/subscriptions/{}/invoices", s["uuid"].as_str().unwrap());
+        let (_, invoice, _) = w.post(&invoices, &token, &json!({}), None).await;
+        let path = format!("{invoices}/{}", invoice["uuid"].as_str().unwrap());
+
+        // The provider charges and never answers: payments records nothing more, and the
+        // event that asked for the charge is not handled again.
+        w.faults.set(Some(Fault::HangAfterCall));
+        let (status, attempt, _) = w.post(&format!("{path}/charge-attempts"), &token, &json!({}), None).await;
+        assert_eq!(status, 201, "{attempt}");
+        tokio::time::sleep(CONNECTOR_TIMEOUT * 3).await;
+        assert_eq!(w.get(&path, &token).await.1["status"], "open");
+        w.faults.set(None);
+        // Asked later what it did, the provider says it charged: the invoice is paid.
+        w.app.clock.advance(time::Duration::seconds(SETTLE_AFTER.as_secs() as i64 + 1));
+        let paid = until(&w, &path, &token, |i| i["status"] == "paid").await;
+        assert_eq!(paid["charge_attempts"].as_array().unwrap().len(), 1);
+        let book = w.payments.query(|db| coffer_payments::connectors::test_psp_ledger::of_kind(db, "charge")).await.unwrap();
+        let of_attempt: Vec<_> = book.iter().filter(|e| e.requests == 1).collect();
+        assert_eq!(of_attempt.len(), book.len(), "no key asked twice");
+        let (_, found, _) = w.post("/search/payments", &token, &json!({"query": {"$exists": "uuid"}, "size": 0,
+            "aggs": {"attempts": {"type": "term", "field": "subscription_uuid"}}}), None).await;
+        assert_eq!(found["aggregations"]["attempts"][0]["doc_count"], 1, "one payment for the attempt: {found}");
+    }
+
     async fn the_scheduler_invoices_each_month_and_dunning_cancels_after_three_failed_invoices(backend) {
         let w = billing_world(backend).await;
         let (org, account, token) = billing_merchant(&w).await;

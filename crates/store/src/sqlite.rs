@@ -13,12 +13,41 @@ pub(crate) const BUSY_TIMEOUT: &str = "PRAGMA busy_timeout = 10000";
 
 impl CustomizeConnection<SqliteConnection, R2d2Error> for SqlitePragmas {
     fn on_acquire(&self, conn: &mut SqliteConnection) -> Result<(), R2d2Error> {
+        // Checkpoints run beside the writers (`checkpoint_forever`), not inside the commit
+        // that happens to fill the log, where every queued writer would wait on its fsync.
         conn.batch_execute(
             "PRAGMA journal_mode = WAL;
              PRAGMA synchronous = NORMAL;
-             PRAGMA foreign_keys = ON;",
+             PRAGMA foreign_keys = ON;
+             PRAGMA wal_autocheckpoint = 0;",
         )
         .and_then(|()| conn.batch_execute(BUSY_TIMEOUT))
         .map_err(R2d2Error::QueryError)
+    }
+}
+
+/// How often the write-ahead log is copied back into the database.
+const CHECKPOINT_EVERY: std::time::Duration = std::time::Duration::from_millis(500);
+
+/// Copies the write-ahead log into the database every half second, as long as `alive`
+/// does: a passive checkpoint takes no lock a writer needs, so requests never wait for it.
+pub(crate) fn checkpoint_forever(
+    pool: diesel::r2d2::Pool<diesel::r2d2::ConnectionManager<SqliteConnection>>,
+    alive: std::sync::Weak<()>,
+) {
+    let spawned = std::thread::Builder::new()
+        .name("sqlite-checkpoint".into())
+        .spawn(move || {
+            while alive.upgrade().is_some() {
+                std::thread::sleep(CHECKPOINT_EVERY);
+                if let Ok(mut conn) = pool.get()
+                    && let Err(e) = conn.batch_execute("PRAGMA wal_checkpoint(PASSIVE)")
+                {
+                    tracing::warn!(error = %e, "checkpointing the SQLite log failed");
+                }
+            }
+        });
+    if let Err(e) = spawned {
+        tracing::warn!(error = %e, "no SQLite checkpoint thread; the log grows until restart");
     }
 }

@@ -36,6 +36,8 @@ pub struct Store {
     pools: Pools,
     /// Started by the first [`Store::write`], on that caller's runtime.
     group: Arc<OnceLock<GroupCommit>>,
+    /// While a clone of the store lives, so does its SQLite checkpoint thread.
+    _alive: Arc<()>,
 }
 
 impl std::fmt::Debug for Store {
@@ -70,9 +72,14 @@ impl Store {
                 )
             }
         };
+        let alive = Arc::new(());
+        if let Pools::Sqlite(pool) = &pools {
+            crate::sqlite::checkpoint_forever(pool.clone(), Arc::downgrade(&alive));
+        }
         Ok(Self {
             pools,
             group: Arc::new(OnceLock::new()),
+            _alive: alive,
         })
     }
 

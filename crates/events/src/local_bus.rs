@@ -100,7 +100,9 @@ impl Bus for LocalBus {
                 })
                 .collect();
             self.store
-                .query(move |db| db_run!(db: { diesel::insert_into(m::bus_messages).values(&rows).execute(db) }))
+                // Write transactions queue with the bus's other writers (coffer_store's
+                // write_tx) instead of meeting them in SQLite's busy handler.
+                .query(move |db| db.write_tx(|db| db_run!(db: { diesel::insert_into(m::bus_messages).values(&rows).execute(db) })))
                 .await
                 .map_err(unavailable)?;
             let mut count = 0;
@@ -113,7 +115,7 @@ impl Bus for LocalBus {
                 let purged = self
                     .store
                     .query(move |db| {
-                        db_run!(db: { diesel::delete(m::bus_messages.filter(m::created_ms.lt(before))).execute(db) })
+                        db.write_tx(|db| db_run!(db: { diesel::delete(m::bus_messages.filter(m::created_ms.lt(before))).execute(db) }))
                     })
                     .await;
                 if let Err(e) = purged {
@@ -260,14 +262,14 @@ impl Subscription for LocalSubscription {
             );
             self.store
                 .query(move |db| {
-                    db_run!(db: {
+                    db.write_tx(|db| db_run!(db: {
                         diesel::insert_into(p::bus_positions)
                             .values((p::group_name.eq(&group), p::topic.eq(&topic), p::position.eq(position)))
                             .on_conflict((p::group_name, p::topic))
                             .do_update()
                             .set(p::position.eq(position))
                             .execute(db)
-                    })
+                    }))
                 })
                 .await
                 .map_err(|e| BusError::Consume(e.to_string()))?;

@@ -152,8 +152,10 @@ impl Relay {
         let purged = self
             .store
             .query(move |db| {
-                db_run!(db: {
-                    diesel::delete(o::outbox.filter(o::published_ms.lt(before))).execute(db)
+                db.write_tx(|db| {
+                    db_run!(db: {
+                        diesel::delete(o::outbox.filter(o::published_ms.lt(before))).execute(db)
+                    })
                 })
             })
             .await?;

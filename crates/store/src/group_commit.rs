@@ -130,6 +130,7 @@ impl GroupCommit {
 }
 
 fn commit(store: &Store, mut batch: Vec<Box<dyn Pending>>) {
+    let _queue = crate::write_tx::working_on(store.write_queue());
     let mut conn = match store.get() {
         Ok(conn) => conn,
         Err(e) => {

@@ -38,6 +38,8 @@ pub struct Store {
     group: Arc<OnceLock<GroupCommit>>,
     /// While a clone of the store lives, so does its SQLite checkpoint thread.
     _alive: Arc<()>,
+    /// SQLite: where this process's writers of the database queue (write_tx.rs).
+    writers: Option<crate::write_tx::WriteQueue>,
 }
 
 impl std::fmt::Debug for Store {
@@ -76,11 +78,17 @@ impl Store {
         if let Pools::Sqlite(pool) = &pools {
             crate::sqlite::checkpoint_forever(pool.clone(), Arc::downgrade(&alive));
         }
+        let writers = matches!(pools, Pools::Sqlite(_)).then(crate::write_tx::WriteQueue::default);
         Ok(Self {
             pools,
             group: Arc::new(OnceLock::new()),
             _alive: alive,
+            writers,
         })
+    }
+
+    pub(crate) fn write_queue(&self) -> Option<crate::write_tx::WriteQueue> {
+        self.writers.clone()
     }
 
     pub fn backend(&self) -> Backend {
@@ -92,6 +100,8 @@ impl Store {
 
     /// Checks out a connection on the current thread. Only for blocking contexts (the
     /// admin CLI, migrations, tests); request paths use [`Store::run`].
+    /// Writes on SQLite made through it do not queue with the process's other writers
+    /// unless the caller names the queue (`Store::run` does).
     pub fn get(&self) -> Result<Conn, StoreError> {
         Ok(match &self.pools {
             Pools::Pg(pool) => Conn::Pg(pool.get()?),
@@ -108,6 +118,7 @@ impl Store {
     {
         let store = self.clone();
         tokio::task::spawn_blocking(move || {
+            let _queue = crate::write_tx::working_on(store.writers.clone());
             let mut conn = store.get()?;
             f(&mut conn.db())
         })

@@ -1,35 +1,52 @@
-use std::cell::Cell;
-use std::sync::Mutex;
+use std::cell::RefCell;
+use std::sync::{Arc, Mutex};
 
 use diesel::connection::{AnsiTransactionManager, Connection, TransactionManager};
 use diesel::result::Error as DieselError;
 use diesel::{PgConnection, SqliteConnection};
 
-/// Every SQLite write transaction of this process queues here first. SQLite has one write
-/// lock per database, and a writer that finds it taken does not wait for it to be freed:
-/// it sleeps in steps that grow to 100 ms and looks again, so under load a write that
-/// needs a millisecond can wait a second. Writers queued on a mutex are handed the lock the
-/// moment it frees. Databases of one process are few and their writes short, so one queue
-/// for all of them costs little; another process (`coffer admin`) still meets the busy
-/// timeout.
-static SQLITE_WRITERS: Mutex<()> = Mutex::new(());
+/// A database's writers in this process queue on its mutex before they ask SQLite for the
+/// write lock. SQLite has one write lock per database, and a writer that finds it taken does
+/// not wait for it to be freed: it sleeps in steps that grow to 100 ms and looks again, so
+/// under load a write that needs a millisecond can wait a second. Writers queued on a mutex
+/// are handed the lock the moment it frees. Another process (`coffer admin`) still meets
+/// the busy timeout.
+pub type WriteQueue = Arc<Mutex<()>>;
 
 thread_local! {
-    /// Whether this thread holds [`SQLITE_WRITERS`]: a write made inside another (the relay
-    /// publishing to the bus's database) must not queue behind itself.
-    static HOLDS_SQLITE_WRITERS: Cell<bool> = const { Cell::new(false) };
+    /// The queue of the database whose connection this thread works on (`Store::run`).
+    static QUEUE: RefCell<Option<WriteQueue>> = const { RefCell::new(None) };
+    /// The queues this thread holds: a write made inside another on the same database
+    /// must not queue behind itself.
+    static HELD: RefCell<Vec<usize>> = const { RefCell::new(Vec::new()) };
 }
 
-/// Runs `f` holding the SQLite writers' queue, once per thread.
+/// Names the queue of the database this thread is about to work on, until the guard drops.
+pub(crate) fn working_on(queue: Option<WriteQueue>) -> impl Drop {
+    struct Restore(Option<WriteQueue>);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            let previous = self.0.take();
+            QUEUE.with(|q| *q.borrow_mut() = previous);
+        }
+    }
+    Restore(QUEUE.with(|q| std::mem::replace(&mut *q.borrow_mut(), queue)))
+}
+
+/// Runs `f` holding the current database's queue, once per thread.
 fn queued<T>(f: impl FnOnce() -> T) -> T {
-    if HOLDS_SQLITE_WRITERS.with(Cell::get) {
+    let Some(queue) = QUEUE.with(|q| q.borrow().clone()) else {
+        return f();
+    };
+    let id = Arc::as_ptr(&queue) as usize;
+    if HELD.with(|h| h.borrow().contains(&id)) {
         return f();
     }
     // A panic while holding it poisons nothing that matters: the queue guards no data.
-    let _turn = SQLITE_WRITERS.lock().unwrap_or_else(|e| e.into_inner());
-    HOLDS_SQLITE_WRITERS.with(|h| h.set(true));
+    let _turn = queue.lock().unwrap_or_else(|e| e.into_inner());
+    HELD.with(|h| h.borrow_mut().push(id));
     let result = f();
-    HOLDS_SQLITE_WRITERS.with(|h| h.set(false));
+    HELD.with(|h| h.borrow_mut().retain(|held| *held != id));
     result
 }
 

@@ -23,26 +23,32 @@ pub fn find(db: &mut Db<'_>, key: &str) -> QueryResult<Option<Entry>> {
 
 /// Counts one more request under a key the provider knows.
 pub fn asked_again(db: &mut Db<'_>, key: &str) -> QueryResult<()> {
-    db_run!(db: {
-        diesel::update(l::test_psp_ledger.find(key))
-            .set(l::requests.eq(l::requests + 1))
-            .execute(db)
-            .map(drop)
+    db.write_tx(|db| {
+        db_run!(db: {
+            diesel::update(l::test_psp_ledger.find(key))
+                .set(l::requests.eq(l::requests + 1))
+                .execute(db)
+                .map(drop)
+        })
     })
 }
 
 /// Records the first request under a key; false when another got there first.
 pub fn record(db: &mut Db<'_>, entry: &Entry) -> QueryResult<bool> {
-    let inserted = db_run!(db: {
-        diesel::insert_into(l::test_psp_ledger)
-            .values((
-                l::idempotency_key.eq(&entry.idempotency_key),
-                l::kind.eq(&entry.kind),
-                l::outcome.eq(&entry.outcome),
-                l::requests.eq(entry.requests),
-                l::created.eq(entry.created),
-            ))
-            .execute(db)
+    // As a write transaction, so it queues with this process's other writers rather than
+    // meeting them in SQLite's busy handler.
+    let inserted = db.write_tx(|db| {
+        db_run!(db: {
+            diesel::insert_into(l::test_psp_ledger)
+                .values((
+                    l::idempotency_key.eq(&entry.idempotency_key),
+                    l::kind.eq(&entry.kind),
+                    l::outcome.eq(&entry.outcome),
+                    l::requests.eq(entry.requests),
+                    l::created.eq(entry.created),
+                ))
+                .execute(db)
+        })
     });
     match inserted {
         Ok(_) => Ok(true),

@@ -3,7 +3,7 @@
 //! have no HTTP routes of their own and emit no events, so this feature has neither room.
 
 pub(crate) mod commands;
-pub mod domain;
+pub(crate) mod domain;
 pub(crate) mod store;
 
 pub use commands::NewClient;

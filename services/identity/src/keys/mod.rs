@@ -2,8 +2,8 @@
 //! tokens in flight keep verifying, and how each is sealed in its row. Keys emit no
 //! events: verifiers learn of a rotation from the JWKS, replicas by rereading the table.
 
-pub mod commands;
-pub mod domain;
+pub(crate) mod commands;
+pub(crate) mod domain;
 pub mod keyring;
 pub(crate) mod routes;
 pub mod store;

@@ -31,10 +31,6 @@ impl FailureWindow {
         }
     }
 
-    pub fn failures(&self) -> u32 {
-        self.failures
-    }
-
     /// Counts a failure at `now`: in this window while it lasts, else in a new one. A clock
     /// set back before the window's start also opens a new one, so a window never lasts
     /// longer than `window_secs` of the clock's own time.

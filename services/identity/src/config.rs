@@ -2,7 +2,7 @@ use coffer_http::config::{ConfigError, Validate};
 use coffer_secrets::SecretsSettings;
 use serde::{Deserialize, Serialize};
 
-use crate::token_throttle::ThrottleSettings;
+use crate::tokens::ThrottleSettings;
 
 /// `coffer-identity`'s own settings, beside the common ones of every service binary (see
 /// coffer_http::config for how they are layered).

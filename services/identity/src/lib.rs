@@ -1,90 +1,51 @@
 //! The identity service: API clients and the OAuth 2.0 token endpoint, signing keys and
 //! their JWKS, and the directory of organisations and accounts.
+//!
+//! Each feature folder has the same rooms (STYLE.md, "The rooms of a service"); `routes.rs`
+//! is the one route table, `workers/` lists the background loops, and `admin` is the
+//! operators' way into the features' commands.
 
+pub mod accounts;
 pub mod admin;
-mod announce;
+pub mod attachments;
+pub mod clients;
 pub mod config;
-mod directory_cache;
-pub mod domain;
-pub mod keyring;
-pub(crate) mod routes;
+mod error;
+pub mod keys;
+mod migrations;
+pub mod organisations;
+mod routes;
 mod schema;
-mod sealed_keys;
-pub mod store;
-pub mod token_grant;
-pub mod token_throttle;
+mod state;
+mod tenancy;
+pub mod tokens;
+mod workers;
+mod writes;
 
 use std::sync::Arc;
 
 use actix_web::web;
 use coffer_auth::SharedKeys;
-use coffer_events::{Bus, Outbox, Relay, RelaySettings};
+use coffer_events::Bus;
 use coffer_http::{Module, ReadyFuture};
 use coffer_model::clock::Clock;
 use coffer_secrets::Secrets;
-use coffer_store::{Migrations, Store};
-use diesel_migrations::{EmbeddedMigrations, embed_migrations};
+use coffer_store::Store;
+
+pub use crate::migrations::MIGRATIONS;
+pub use crate::state::IdentitySettings;
 
 use crate::admin::Admin;
-use crate::directory_cache::DirectoryCache;
-use crate::keyring::{Keyring, KeyringError};
-use crate::token_grant::TokenIssuer;
-use crate::token_throttle::{FailureThrottle, ThrottleSettings};
+use crate::keys::KeyringError;
+use crate::state::IdentityState;
 
-const POSTGRES: EmbeddedMigrations = embed_migrations!("../../migrations/identity/postgres");
-const SQLITE: EmbeddedMigrations = embed_migrations!("../../migrations/identity/sqlite");
-
-pub const MIGRATIONS: Migrations = Migrations {
-    service: "identity",
-    postgres: || POSTGRES,
-    sqlite: || SQLITE,
-};
-
-/// What identity needs from the process that hosts it.
-#[derive(Clone)]
-pub struct IdentitySettings {
-    pub issuer: String,
-    /// Prefix of event names (`<prefix>.event.identity...`).
-    pub event_prefix: String,
-    pub relay: RelaySettings,
-    pub token_lifetime_secs: i64,
-    /// How often signing keys are reread, so a rotation made elsewhere reaches this process.
-    pub key_reload: std::time::Duration,
-    /// How long a read of a client or an organisation may be served from memory; bounds
-    /// how long a change made elsewhere (another replica, the admin CLI) takes to show.
-    pub read_cache_ttl: std::time::Duration,
-    /// When failed client authentications at the token endpoint are answered 429.
-    pub failure_throttle: ThrottleSettings,
-}
-
-impl Default for IdentitySettings {
-    fn default() -> Self {
-        Self {
-            issuer: "coffer".into(),
-            event_prefix: "coffer".into(),
-            relay: RelaySettings::default(),
-            token_lifetime_secs: 3600,
-            key_reload: std::time::Duration::from_secs(60),
-            read_cache_ttl: std::time::Duration::from_secs(2),
-            failure_throttle: ThrottleSettings::default(),
-        }
+/// The inputs operators and other crates build, at the paths they have always used.
+pub mod domain {
+    pub mod directory {
+        pub use crate::accounts::domain::BillingInput;
+        pub use crate::attachments::domain::AddressInput;
+        pub use crate::organisations::domain::OrganisationInput;
     }
-}
-
-/// Shared by identity's handlers.
-pub(crate) struct IdentityState {
-    pub store: Store,
-    pub clock: Arc<dyn Clock>,
-    pub outbox: Outbox,
-    pub relay: Arc<Relay>,
-    pub bus: Arc<dyn Bus>,
-    pub key_reload: std::time::Duration,
-    pub keyring: Arc<Keyring>,
-    pub issuer: TokenIssuer,
-    pub failures: FailureThrottle,
-    pub directory: DirectoryCache,
-    /// For the operator actions that make keys.
-    pub secrets: Secrets,
 }
 
 /// The identity service as an HTTP module.
@@ -103,60 +64,16 @@ impl Identity {
         secrets: Secrets,
         settings: IdentitySettings,
     ) -> Result<Self, KeyringError> {
-        let outbox = Outbox::new(settings.event_prefix.clone(), Arc::clone(&clock));
-        let relay = Arc::new(Relay::new(
-            store.clone(),
-            Arc::clone(&bus),
-            Arc::clone(&clock),
-            outbox.signal(),
-            settings.relay.clone(),
-        ));
-        let keyring = Arc::new(Keyring::new(
-            store.clone(),
-            Arc::clone(&clock),
-            secrets.clone(),
-            settings.token_lifetime_secs,
-            keys,
-        ));
-        keyring.start().await?;
-        let key_reload = settings.key_reload;
-        let issuer = TokenIssuer::new(
-            store.clone(),
-            Arc::clone(&keyring),
-            Arc::clone(&clock),
-            settings.issuer,
-            settings.token_lifetime_secs,
-            settings.read_cache_ttl,
-        );
-        let failures = FailureThrottle::new(Arc::clone(&clock), settings.failure_throttle);
-        let directory = DirectoryCache::new(settings.read_cache_ttl);
+        let state = IdentityState::start(store, clock, keys, bus, secrets, settings).await?;
         Ok(Self {
-            state: web::Data::new(IdentityState {
-                store,
-                clock,
-                outbox,
-                relay,
-                bus,
-                key_reload,
-                keyring,
-                issuer,
-                failures,
-                directory,
-                secrets,
-            }),
+            state: web::Data::new(state),
         })
     }
-}
 
-impl Identity {
     /// Operator actions in this process, sharing the outbox so their events go out at once.
     pub fn admin(&self) -> Admin {
-        Admin::new(
-            self.state.store.clone(),
-            Arc::clone(&self.state.clock),
-            self.state.outbox.clone(),
-        )
-        .with_secrets(self.state.secrets.clone())
+        let w = self.state.writes();
+        Admin::new(w.store, w.clock, w.outbox).with_secrets(self.state.secrets.clone())
     }
 }
 
@@ -179,20 +96,6 @@ impl Module for Identity {
     }
 
     fn spawn_workers(&self) -> Vec<tokio::task::JoinHandle<()>> {
-        let keyring = Arc::clone(&self.state.keyring);
-        let every = self.state.key_reload;
-        let relay = tokio::spawn(Arc::clone(&self.state.relay).run());
-        let reloader = tokio::spawn(async move {
-            let mut tick = tokio::time::interval(every);
-            tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-            tick.tick().await;
-            loop {
-                tick.tick().await;
-                if let Err(e) = keyring.reload().await {
-                    tracing::warn!(error = %e, "could not reload signing keys");
-                }
-            }
-        });
-        vec![relay, reloader]
+        workers::spawn(&self.state)
     }
 }

@@ -1,0 +1,173 @@
+//! Attachment use cases: adding an address to an organisation or an account, setting
+//! either's metadata, and the reads the API serves.
+
+use std::collections::BTreeMap;
+
+use coffer_auth::Caller;
+use coffer_http::ApiError;
+use coffer_store::Store;
+use uuid::Uuid;
+
+use super::domain::{AddressInput, Owner, OwnerKind, validate_metadata};
+use super::events::owner_updated;
+use super::store::{self as attachments, AddressRow, OwnerRef};
+use crate::error::CommandError;
+use crate::state::IdentityState;
+use crate::writes::Writes;
+use crate::{accounts, organisations, tenancy};
+
+pub(crate) async fn add_organisation_address(
+    writes: &Writes,
+    organisation: Uuid,
+    input: AddressInput,
+) -> Result<AddressRow, CommandError> {
+    let org = organisations::commands::existing(&writes.store, organisation).await?;
+    add_address(writes, Owner::Organisation(org.uuid), input).await
+}
+
+pub(crate) async fn add_account_address(
+    writes: &Writes,
+    account: Uuid,
+    input: AddressInput,
+) -> Result<AddressRow, CommandError> {
+    let acc = accounts::commands::existing(&writes.store, account).await?;
+    add_address(writes, Owner::Account(acc.uuid), input).await
+}
+
+async fn add_address(
+    writes: &Writes,
+    owner: Owner,
+    input: AddressInput,
+) -> Result<AddressRow, CommandError> {
+    let valid = input.validate().map_err(CommandError::Invalid)?;
+    let (organisation_uuid, account_uuid) = match &owner {
+        Owner::Organisation(o) => (Some(o.clone()), None),
+        Owner::Account(a) => (None, Some(a.clone())),
+    };
+    let row = AddressRow {
+        uuid: Uuid::new_v4().to_string(),
+        organisation_uuid,
+        account_uuid,
+        created: writes.clock.unix(),
+        address_line1: valid.address_line1,
+        address_line2: valid.address_line2,
+        postal_code: valid.postal_code,
+        city: valid.city,
+        country_code: valid.country_code,
+        kind: valid.kind,
+    };
+    let stored = row.clone();
+    writes
+        .announcing(move |tx, outbox| {
+            attachments::insert_address(tx, &stored)?;
+            Ok(vec![owner_updated(tx, outbox, &owner)?])
+        })
+        .await?;
+    Ok(row)
+}
+
+/// Sets metadata keys of an organisation or an account (whichever `owner` is); returns
+/// all of its metadata.
+pub(crate) async fn set_metadata(
+    writes: &Writes,
+    owner: Uuid,
+    entries: BTreeMap<String, String>,
+) -> Result<BTreeMap<String, String>, CommandError> {
+    validate_metadata(&entries).map_err(CommandError::Invalid)?;
+    let owner = existing_owner(&writes.store, owner).await?;
+    let key = owner.uuid().to_owned();
+    let written = key.clone();
+    writes
+        .announcing(move |tx, outbox| {
+            attachments::upsert_metadata(tx, &written, &entries)?;
+            Ok(vec![owner_updated(tx, outbox, &owner)?])
+        })
+        .await?;
+    Ok(writes
+        .store
+        .query(move |c| attachments::metadata(c, &key))
+        .await?)
+}
+
+async fn existing_owner(store: &Store, uuid: Uuid) -> Result<Owner, CommandError> {
+    match organisations::commands::existing(store, uuid).await {
+        Ok(o) => Ok(Owner::Organisation(o.uuid)),
+        Err(CommandError::NotFound(_)) => accounts::commands::existing(store, uuid)
+            .await
+            .map(|a| Owner::Account(a.uuid))
+            .map_err(|_| CommandError::NotFound("organisation or account")),
+        Err(e) => Err(e),
+    }
+}
+
+fn stored(owner: &Owner) -> OwnerRef<'_> {
+    match owner {
+        Owner::Organisation(u) => OwnerRef::Organisation(u),
+        Owner::Account(u) => OwnerRef::Account(u),
+    }
+}
+
+/// The owner at a path, once it is known to exist and to be the caller's.
+async fn visible_owner(
+    state: &IdentityState,
+    caller: &Caller,
+    kind: OwnerKind,
+    raw: &str,
+) -> Result<Owner, ApiError> {
+    let uuid = match kind {
+        OwnerKind::Organisation => {
+            organisations::commands::visible(state, caller, raw)
+                .await?
+                .uuid
+        }
+        OwnerKind::Account => {
+            accounts::commands::visible(state, caller, raw)
+                .await?
+                .0
+                .uuid
+        }
+    };
+    Ok(Owner::new(kind, uuid))
+}
+
+pub(crate) async fn addresses(
+    state: &IdentityState,
+    caller: &Caller,
+    kind: OwnerKind,
+    raw_owner: &str,
+) -> Result<Vec<AddressRow>, ApiError> {
+    let owner = visible_owner(state, caller, kind, raw_owner).await?;
+    Ok(state
+        .store
+        .query(move |c| attachments::list_addresses(c, stored(&owner)))
+        .await?)
+}
+
+pub(crate) async fn address(
+    state: &IdentityState,
+    caller: &Caller,
+    kind: OwnerKind,
+    raw_owner: &str,
+    raw_address: &str,
+) -> Result<AddressRow, ApiError> {
+    let owner = visible_owner(state, caller, kind, raw_owner).await?;
+    let address = tenancy::uuid("address_uuid", raw_address)?;
+    state
+        .store
+        .query(move |c| attachments::find_address(c, stored(&owner), &address))
+        .await?
+        .ok_or_else(|| ApiError::not_found("Address"))
+}
+
+pub(crate) async fn metadata(
+    state: &IdentityState,
+    caller: &Caller,
+    kind: OwnerKind,
+    raw_owner: &str,
+) -> Result<BTreeMap<String, String>, ApiError> {
+    let owner = visible_owner(state, caller, kind, raw_owner).await?;
+    Ok(state
+        .store
+        .query(move |c| attachments::metadata(c, owner.uuid()))
+        .await?)
+}

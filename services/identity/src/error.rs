@@ -1,0 +1,33 @@
+//! How a command that changes identity's data fails, whoever called it (`coffer admin`,
+//! first-start seeding, tests).
+
+use coffer_model::validation::FieldError;
+use coffer_store::StoreError;
+
+use crate::keys::KeyringError;
+
+#[derive(Debug, thiserror::Error)]
+pub enum CommandError {
+    #[error("invalid input: {}", describe(.0))]
+    Invalid(Vec<FieldError>),
+    #[error("{0} not found")]
+    NotFound(&'static str),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error(transparent)]
+    Keys(#[from] KeyringError),
+    #[error("making a signing key needs the master keys (secrets.keys)")]
+    NoMasterKey,
+    #[error("the system random number generator failed")]
+    Random,
+    #[error("could not encode the result: {0}")]
+    Encode(#[from] serde_json::Error),
+}
+
+fn describe(errors: &[FieldError]) -> String {
+    errors
+        .iter()
+        .map(|e| format!("{}: {}", e.property, e.message))
+        .collect::<Vec<_>>()
+        .join("; ")
+}

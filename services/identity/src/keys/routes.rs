@@ -1,0 +1,14 @@
+//! The published signing keys (RFC 7517), which verifiers fetch.
+
+use actix_web::http::header;
+use actix_web::{HttpResponse, web};
+
+use super::commands;
+use crate::state::IdentityState;
+
+pub(crate) async fn get(state: web::Data<IdentityState>) -> HttpResponse {
+    HttpResponse::Ok()
+        // Verifiers cache the set; a short lifetime lets a rotated-in key reach them soon.
+        .insert_header((header::CACHE_CONTROL, "public, max-age=300"))
+        .json(commands::published(&state.keyring))
+}

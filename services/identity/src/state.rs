@@ -1,0 +1,123 @@
+//! What identity's handlers, commands and workers share, and the settings it is built from.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use coffer_auth::SharedKeys;
+use coffer_events::{Bus, Outbox, Relay, RelaySettings};
+use coffer_model::clock::Clock;
+use coffer_secrets::Secrets;
+use coffer_store::Store;
+
+use crate::keys::{Keyring, KeyringError, commands as keys};
+use crate::organisations::cache::DirectoryCache;
+use crate::tokens::ThrottleSettings;
+use crate::tokens::issuer::TokenIssuer;
+use crate::tokens::throttle::FailureThrottle;
+use crate::writes::Writes;
+
+/// What identity needs from the process that hosts it.
+#[derive(Clone)]
+pub struct IdentitySettings {
+    pub issuer: String,
+    /// Prefix of event names (`<prefix>.event.identity...`).
+    pub event_prefix: String,
+    pub relay: RelaySettings,
+    pub token_lifetime_secs: i64,
+    /// How often signing keys are reread, so a rotation made elsewhere reaches this process.
+    pub key_reload: Duration,
+    /// How long a read of a client or an organisation may be served from memory; bounds
+    /// how long a change made elsewhere (another replica, the admin CLI) takes to show.
+    pub read_cache_ttl: Duration,
+    /// When failed client authentications at the token endpoint are answered 429.
+    pub failure_throttle: ThrottleSettings,
+}
+
+impl Default for IdentitySettings {
+    fn default() -> Self {
+        Self {
+            issuer: "coffer".into(),
+            event_prefix: "coffer".into(),
+            relay: RelaySettings::default(),
+            token_lifetime_secs: 3600,
+            key_reload: Duration::from_secs(60),
+            read_cache_ttl: Duration::from_secs(2),
+            failure_throttle: ThrottleSettings::default(),
+        }
+    }
+}
+
+pub(crate) struct IdentityState {
+    pub store: Store,
+    pub clock: Arc<dyn Clock>,
+    pub outbox: Outbox,
+    pub relay: Arc<Relay>,
+    pub bus: Arc<dyn Bus>,
+    pub key_reload: Duration,
+    pub keyring: Arc<Keyring>,
+    pub issuer: TokenIssuer,
+    pub failures: FailureThrottle,
+    pub directory: DirectoryCache,
+    /// For the operator actions that make keys.
+    pub secrets: Secrets,
+}
+
+impl IdentityState {
+    /// Loads (or creates) the signing keys, sealed with `secrets`, and publishes them into
+    /// `keys`. The store must be migrated already.
+    pub async fn start(
+        store: Store,
+        clock: Arc<dyn Clock>,
+        keys: SharedKeys,
+        bus: Arc<dyn Bus>,
+        secrets: Secrets,
+        settings: IdentitySettings,
+    ) -> Result<Self, KeyringError> {
+        let outbox = Outbox::new(settings.event_prefix.clone(), Arc::clone(&clock));
+        let relay = Arc::new(Relay::new(
+            store.clone(),
+            Arc::clone(&bus),
+            Arc::clone(&clock),
+            outbox.signal(),
+            settings.relay.clone(),
+        ));
+        let keyring = Arc::new(Keyring::new(
+            secrets.clone(),
+            settings.token_lifetime_secs,
+            keys,
+        ));
+        keys::start(&store, clock.as_ref(), &keyring).await?;
+        let issuer = TokenIssuer::new(
+            store.clone(),
+            Arc::clone(&keyring),
+            Arc::clone(&clock),
+            settings.issuer,
+            settings.token_lifetime_secs,
+            settings.read_cache_ttl,
+        );
+        let failures = FailureThrottle::new(Arc::clone(&clock), settings.failure_throttle);
+        Ok(Self {
+            store,
+            clock,
+            outbox,
+            relay,
+            bus,
+            key_reload: settings.key_reload,
+            keyring,
+            issuer,
+            failures,
+            directory: DirectoryCache::new(settings.read_cache_ttl),
+            secrets,
+        })
+    }
+
+    /// What a command that changes data needs; its events go out through this process's
+    /// outbox, so the relay publishes them at once.
+    pub fn writes(&self) -> Writes {
+        Writes {
+            store: self.store.clone(),
+            clock: Arc::clone(&self.clock),
+            outbox: self.outbox.clone(),
+        }
+    }
+}

@@ -1,0 +1,25 @@
+//! Token use cases: the client-credentials grant, throttled on failure.
+
+use std::net::IpAddr;
+
+use super::issuer::{GrantError, IssuedToken};
+use crate::state::IdentityState;
+
+/// A token for the client that proves its secret. A failure is counted against the client
+/// id and the address it came `from`; once either has failed too often, failures are
+/// answered `Throttled`. The secret is checked either way, so the right one always
+/// gets its token.
+pub(crate) async fn client_credentials(
+    state: &IdentityState,
+    client_id: &str,
+    secret: &str,
+    from: IpAddr,
+) -> Result<IssuedToken, GrantError> {
+    match state.issuer.client_credentials(client_id, secret).await {
+        Err(GrantError::InvalidClient) => Err(match state.failures.failed(client_id, from) {
+            None => GrantError::InvalidClient,
+            Some(retry_after) => GrantError::Throttled { retry_after },
+        }),
+        other => other,
+    }
+}

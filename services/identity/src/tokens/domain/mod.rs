@@ -1,0 +1,40 @@
+//! What an access token says about its client, and when failed authentications are
+//! throttled (failure_window.rs).
+
+use coffer_auth::{Claims, scopes};
+use uuid::Uuid;
+
+pub mod failure_window;
+
+/// Everything a client may touch, as loaded for a token grant.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ClientGrants {
+    pub client_id: String,
+    pub scope: String,
+    pub organisations: Vec<Uuid>,
+    pub accounts: Vec<Uuid>,
+}
+
+pub fn access_claims(grants: &ClientGrants, issuer: &str, now: i64, lifetime_secs: i64) -> Claims {
+    let platform = grants.scope.split(' ').any(|s| s == scopes::PLATFORM);
+    Claims {
+        iss: issuer.to_owned(),
+        sub: grants.client_id.clone(),
+        client_id: grants.client_id.clone(),
+        // A platform token touches every tenant; lists would only make it heavier.
+        organisations: if platform {
+            Vec::new()
+        } else {
+            grants.organisations.clone()
+        },
+        accounts: if platform {
+            Vec::new()
+        } else {
+            grants.accounts.clone()
+        },
+        scope: grants.scope.clone(),
+        iat: now,
+        nbf: None,
+        exp: now + lifetime_secs,
+    }
+}

@@ -1,0 +1,81 @@
+//! The token endpoint over HTTP (API.md, "Token"; RFC 6749 section 4.4).
+
+use actix_web::http::header;
+use actix_web::{HttpRequest, HttpResponse, web};
+use base64::Engine;
+use base64::engine::general_purpose::STANDARD;
+use coffer_http::{ApiError, ClientAddress, JsonOrForm};
+use coffer_model::validation::{FieldError, Violations};
+use serde::Deserialize;
+use serde_json::json;
+
+use super::commands;
+use crate::state::IdentityState;
+
+#[derive(Debug, Deserialize)]
+pub(crate) struct TokenRequest {
+    grant_type: Option<String>,
+    client_id: Option<String>,
+    client_secret: Option<String>,
+}
+
+/// Client credentials may come in the body or, as RFC 6749 prefers, as HTTP Basic.
+fn basic_credentials(req: &HttpRequest) -> Option<(String, String)> {
+    let value = req.headers().get(header::AUTHORIZATION)?.to_str().ok()?;
+    let (scheme, encoded) = value.split_once(' ')?;
+    if !scheme.eq_ignore_ascii_case("basic") {
+        return None;
+    }
+    let decoded = String::from_utf8(STANDARD.decode(encoded.trim()).ok()?).ok()?;
+    let (id, secret) = decoded.split_once(':')?;
+    Some((id.to_owned(), secret.to_owned()))
+}
+
+fn present(value: Option<String>) -> Option<String> {
+    value.filter(|v| !v.is_empty())
+}
+
+pub(crate) async fn grant(
+    state: web::Data<IdentityState>,
+    req: HttpRequest,
+    from: ClientAddress,
+    body: JsonOrForm<TokenRequest>,
+) -> Result<HttpResponse, ApiError> {
+    let body = body.0;
+    let basic = basic_credentials(&req);
+    let mut v = Violations::default();
+    let grant_type = v.require("grant_type", present(body.grant_type));
+    let (client_id, client_secret) = match basic {
+        Some((id, secret)) => (Some(id), Some(secret)),
+        None => (
+            v.require("client_id", present(body.client_id)),
+            v.require("client_secret", present(body.client_secret)),
+        ),
+    };
+    if !v.is_empty() {
+        return Err(ApiError::validation(v.into_vec()).with_oauth("invalid_request"));
+    }
+    let (Some(grant_type), Some(client_id), Some(client_secret)) =
+        (grant_type, client_id, client_secret)
+    else {
+        return Err(ApiError::bad_request("incomplete token request").with_oauth("invalid_request"));
+    };
+    if grant_type != "client_credentials" {
+        return Err(ApiError::validation(vec![FieldError::invalid_choice(
+            "grant_type",
+            "only client_credentials is supported",
+        )])
+        .with_oauth("unsupported_grant_type"));
+    }
+    let issued =
+        commands::client_credentials(&state, &client_id, &client_secret, from.network()).await?;
+    Ok(HttpResponse::Ok()
+        // RFC 6749 section 5.1: token responses must not be cached.
+        .insert_header((header::CACHE_CONTROL, "no-store"))
+        .insert_header((header::PRAGMA, "no-cache"))
+        .json(json!({
+            "token_type": "Bearer",
+            "expires_in": issued.expires_in,
+            "access_token": issued.access_token,
+        })))
+}

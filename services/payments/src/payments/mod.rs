@@ -4,6 +4,7 @@ pub mod card;
 pub mod changes;
 pub mod commands;
 pub mod events;
+pub mod intent;
 pub mod record;
 pub mod refunds;
 pub mod request;

@@ -16,11 +16,11 @@ use crate::PaymentsState;
 use crate::connectors::{ConnectorError, Instrument, StoreOutcome};
 use crate::failure::{Failure, internal};
 use crate::payments::commands;
-use crate::payments::record::ChargeState;
-use crate::payments::request::{Checked, PaymentRequest};
-use crate::payments::routes::{
+use crate::payments::intent::{
     account_and_profile, card_instrument, mandate_reference, sepa_information, supporter_of,
 };
+use crate::payments::record::ChargeState;
+use crate::payments::request::{Checked, PaymentRequest};
 use crate::profiles::store::Profile;
 
 pub(crate) fn configure(cfg: &mut web::ServiceConfig) {

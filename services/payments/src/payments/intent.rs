@@ -1,0 +1,293 @@
+//! What a payment initialisation request becomes before anything is charged: its account
+//! and profile, the instrument to charge, the supporter it creates, and the payment as it
+//! will be recorded. Shared by payments and payment sources (the same request shape).
+
+use coffer_auth::Caller;
+use coffer_http::ApiError;
+use coffer_http::body::parse_value_at;
+use coffer_model::iban::Iban;
+use coffer_model::money::Money;
+use coffer_model::validation::FieldError;
+use serde_json::json;
+
+use super::commands::Intent;
+use super::record::{ChargeState, Payment};
+use super::request::Checked;
+use crate::PaymentsState;
+use crate::connectors::Instrument;
+use crate::profiles::store::{self as profiles, Profile};
+use crate::replica::account_organisation;
+use crate::supporters::domain::{Supporter, SupporterInput};
+
+pub(crate) fn invalid(property: &str, message: &str) -> ApiError {
+    ApiError::validation(vec![FieldError::not_valid(property, message)])
+}
+
+/// The profile a request names (by uuid or name), or the account's default for its method.
+fn choose_profile(profiles: Vec<Profile>, checked: &Checked) -> Result<Profile, ApiError> {
+    let profile = match &checked.profile {
+        Some(wanted) => profiles
+            .into_iter()
+            .find(|p| &p.uuid == wanted || &p.name == wanted)
+            .ok_or_else(|| invalid("profile", "no such payment method profile for this account"))?,
+        None => {
+            let method = checked.payment_method.as_deref().unwrap_or_default();
+            profiles
+                .into_iter()
+                .find(|p| p.payment_method == method && p.is_default)
+                .ok_or_else(|| {
+                    invalid(
+                        "payment_method",
+                        "the account has no profile for this method",
+                    )
+                })?
+        }
+    };
+    if checked
+        .payment_method
+        .as_deref()
+        .is_some_and(|m| m != profile.payment_method)
+    {
+        return Err(invalid(
+            "payment_method",
+            "does not match the profile's method",
+        ));
+    }
+    Ok(profile)
+}
+
+/// The supporter snapshot kept on the payment, and the supporter to create with it.
+pub(crate) fn supporter_of(
+    checked: &Checked,
+    organisation: &str,
+    now: i64,
+) -> Result<Option<Supporter>, ApiError> {
+    if !checked.create_supporter {
+        return Ok(None);
+    }
+    let Some(raw) = &checked.supporter else {
+        return Err(ApiError::validation(vec![FieldError::not_null(
+            "supporter",
+        )]));
+    };
+    let mut fields = raw.clone();
+    if let Some(object) = fields.as_object_mut() {
+        // Fields of the payment's supporter that a supporter record does not have.
+        object.remove("uuid");
+        object.remove("email_permission");
+    }
+    let input: SupporterInput =
+        parse_value_at("supporter", fields).map_err(ApiError::validation)?;
+    let mut supporter = Supporter {
+        uuid: uuid::Uuid::new_v4().to_string(),
+        organisation_uuid: organisation.to_owned(),
+        created: now,
+        service_parameters: json!({}),
+        ..Supporter::default()
+    };
+    supporter.apply(input).map_err(|errors| {
+        ApiError::validation(
+            errors
+                .into_iter()
+                .map(|mut e| {
+                    e.property = format!("supporter.{}", e.property);
+                    e
+                })
+                .collect(),
+        )
+    })?;
+    Ok(Some(supporter))
+}
+
+/// `payment_information` of a direct debit: the IBAN (checked) and its holder. What is
+/// kept shows the country, check digits and last four characters of the IBAN.
+/// The reference of a direct debit mandate: what the donor's bank statement shows beside
+/// each collection (at most 35 characters).
+pub(crate) fn mandate_reference(uuid: &str) -> String {
+    let simple: String = uuid.chars().filter(|c| *c != '-').take(16).collect();
+    format!("CFM-{simple}")
+}
+
+pub(crate) fn sepa_information(
+    info: Option<&serde_json::Value>,
+) -> Result<serde_json::Value, ApiError> {
+    let mut errors = Vec::new();
+    let info = info.cloned().unwrap_or_default();
+    let iban = match info.get("iban").and_then(|v| v.as_str()) {
+        None => {
+            errors.push(FieldError::not_null("payment_information.iban"));
+            None
+        }
+        Some(raw) => match Iban::parse_field("payment_information.iban", raw) {
+            Ok(iban) => Some(iban),
+            Err(e) => {
+                errors.push(e);
+                None
+            }
+        },
+    };
+    let holder = info
+        .get("account_holder")
+        .and_then(|v| v.as_str())
+        .map(str::trim)
+        .filter(|h| !h.is_empty());
+    if holder.is_none() {
+        errors.push(FieldError::not_blank("payment_information.account_holder"));
+    }
+    let (Some(iban), Some(holder)) = (iban, holder) else {
+        return Err(ApiError::validation(errors));
+    };
+    let text = iban.as_str();
+    let masked = format!(
+        "{}{}{}",
+        &text[..4],
+        "*".repeat(text.len().saturating_sub(8)),
+        &text[text.len() - 4..]
+    );
+    Ok(json!({ "iban": masked, "account_holder": holder }))
+}
+
+/// The request's card, checked against today, and what of it may be kept.
+pub(crate) fn card_instrument(
+    state: &PaymentsState,
+    checked: &Checked,
+    now: time::OffsetDateTime,
+) -> Result<(Instrument, serde_json::Value), ApiError> {
+    let card = checked
+        .card
+        .clone()
+        .ok_or_else(|| ApiError::validation(vec![FieldError::not_null("payment_information")]))?
+        .map_err(ApiError::validation)?
+        .validate((now.year(), u32::from(u8::from(now.month()))))
+        .map_err(ApiError::validation)?;
+    let masked =
+        serde_json::to_value(card.masked(&state.fingerprint_key)).map_err(ApiError::internal)?;
+    Ok((Instrument::Card(card), masked))
+}
+
+/// The account's organisation, once the caller may touch the account, and the profile the
+/// request names (or the default for its method).
+pub(crate) async fn account_and_profile(
+    state: &PaymentsState,
+    caller: &Caller,
+    checked: &Checked,
+) -> Result<(String, Profile), ApiError> {
+    let key_account = checked.account.to_string();
+    let (organisation, profiles) = match state.accounts.get(&key_account) {
+        Some(known) => known,
+        None => {
+            let account = key_account.clone();
+            let (organisation, profiles) = state
+                .store
+                .query(move |db| {
+                    let organisation = account_organisation(db, &account)?;
+                    let profiles = profiles::list(db, Some(&account), None)?;
+                    Ok((organisation, profiles))
+                })
+                .await?;
+            let organisation = organisation.ok_or_else(|| ApiError::not_found("Account"))?;
+            state
+                .accounts
+                .insert(key_account, (organisation.clone(), profiles.clone()));
+            (organisation, profiles)
+        }
+    };
+    caller.require_account(
+        checked.account,
+        organisation.parse().map_err(ApiError::internal)?,
+    )?;
+    Ok((organisation, choose_profile(profiles, checked)?))
+}
+
+/// The payment a checked request will record, pending, its call about to begin.
+pub(crate) async fn prepare(
+    state: &PaymentsState,
+    caller: &Caller,
+    checked: Checked,
+) -> Result<Intent, ApiError> {
+    let account = checked.account.to_string();
+    let (organisation, profile) = account_and_profile(state, caller, &checked).await?;
+    let now = state.clock.now();
+    // What is charged, and what of it is kept on the payment.
+    let (instrument, masked) = match profile.payment_method.as_str() {
+        "card" => card_instrument(state, &checked, now)?,
+        "twint" | "paypal" => (Instrument::Wallet, json!({})),
+        "sepa_dd" => (
+            Instrument::SepaDirectDebit,
+            sepa_information(checked.payment_information.as_ref())?,
+        ),
+        other => {
+            return Err(invalid(
+                "payment_method",
+                &format!("{other} payments are not available yet"),
+            ));
+        }
+    };
+    let supporter = supporter_of(&checked, &organisation, now.unix_timestamp())?;
+    let payment_id = uuid::Uuid::new_v4();
+    let payment_uuid = payment_id.to_string();
+    // The EndToEndId travels with the collection through the banks and comes back in
+    // camt.054 files; 34 characters fits the 35 ISO 20022 allows.
+    let payment_uuid_simple = payment_id.simple().to_string();
+    let sepa = matches!(instrument, Instrument::SepaDirectDebit);
+    // The source to keep, named now so that the provider keeps it under this key.
+    let source_uuid = checked
+        .create_payment_source
+        .then(|| uuid::Uuid::new_v4().to_string());
+    // A supporter named by uuid must be one of the organisation's.
+    let named_supporter = if checked.create_supporter {
+        None
+    } else {
+        checked
+            .supporter
+            .as_ref()
+            .and_then(|s| s.get("uuid"))
+            .and_then(|u| u.as_str())
+            .map(str::to_owned)
+    };
+    let payment = Payment {
+        uuid: payment_uuid,
+        created: now.unix_timestamp(),
+        organisation_uuid: organisation.clone(),
+        account_uuid: account,
+        test_mode: profile.test_mode,
+        payment_method: profile.payment_method.clone(),
+        profile: profile.name.clone(),
+        payment_provider: profile.provider.clone(),
+        provider_payment_id: None,
+        status: "pending".to_owned(),
+        status_reason: None,
+        amount: checked.amount,
+        refunded_amount: Money {
+            value: 0,
+            currency: checked.amount.currency,
+        },
+        refunds: Vec::new(),
+        supporter_uuid: supporter.as_ref().map(|s| s.uuid.clone()),
+        supporter: checked.supporter.clone(),
+        payment_information: masked,
+        created_payment_source_uuid: source_uuid.clone(),
+        subscription_uuid: None,
+        subscription: checked.subscription.clone(),
+        custom_parameters: checked.custom_parameters.clone(),
+        locale: checked.locale.clone(),
+        return_url: checked.return_url.clone(),
+        action: None,
+        end_to_end_id: sepa.then(|| format!("CF{}", payment_uuid_simple)),
+        // The mandate the payment creates is the one its source charges again.
+        mandate_reference: sepa.then(|| match &source_uuid {
+            Some(source) => mandate_reference(source),
+            None => mandate_reference(&payment_uuid_simple),
+        }),
+        charge_attempt_uuid: None,
+        cancel_reason: None,
+        payment_source_uuid: None,
+        charge_state: ChargeState::Calling,
+    };
+    Ok(Intent {
+        payment,
+        instrument,
+        supporter,
+        named_supporter,
+    })
+}

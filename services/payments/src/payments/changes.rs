@@ -10,7 +10,7 @@ use coffer_store::Db;
 use diesel::result::Error as DieselError;
 use serde::Deserialize;
 
-use super::record::Payment;
+use super::record::{Payment, PaymentStatus};
 use super::store;
 use crate::PaymentsState;
 use crate::failure::{Failure, internal};
@@ -83,17 +83,17 @@ async fn cancel(
                 let payment = load(tx, &caller, &uuid)?;
                 // Only a payment still waiting on the donor or the bank can be cancelled; a
                 // succeeded one is refunded instead.
-                if payment.status != "pending"
+                if payment.status != PaymentStatus::Pending
                     || !store::transition(
                         tx,
                         &uuid,
-                        "pending",
-                        "cancelled",
+                        PaymentStatus::Pending,
+                        PaymentStatus::Cancelled,
                         reason.as_deref(),
                         now,
                     )?
                 {
-                    let hint = if payment.status == "succeeded" {
+                    let hint = if payment.status == PaymentStatus::Succeeded {
                         "; refund it instead"
                     } else {
                         ""

@@ -4,7 +4,7 @@ use coffer_events::catalogue::{PAYMENT_FAILED, PAYMENT_SUCCEEDED, SUPPORTER_CREA
 use coffer_events::{TraceContext, append};
 use coffer_store::Db;
 
-use super::record::Payment;
+use super::record::{Payment, PaymentStatus};
 use crate::PaymentsState;
 use crate::failure::{Failure, internal};
 use crate::supporters::domain::Supporter;
@@ -33,15 +33,15 @@ pub(crate) fn announce(
                 .event(&SUPPORTER_CREATED, sid, organisation, None, data),
         );
     }
-    match payment.status.as_str() {
-        "succeeded" => events.push(state.outbox.event(
+    match payment.status {
+        PaymentStatus::Succeeded => events.push(state.outbox.event(
             &PAYMENT_SUCCEEDED,
             id,
             organisation,
             account,
             body.clone(),
         )),
-        "failed" => events.push(state.outbox.event(
+        PaymentStatus::Failed => events.push(state.outbox.event(
             &PAYMENT_FAILED,
             id,
             organisation,

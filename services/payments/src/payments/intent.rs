@@ -11,7 +11,7 @@ use coffer_model::validation::FieldError;
 use serde_json::json;
 
 use super::commands::Intent;
-use super::record::{ChargeState, Payment};
+use super::record::{ChargeState, Payment, PaymentStatus};
 use super::request::Checked;
 use crate::PaymentsState;
 use crate::connectors::Instrument;
@@ -255,7 +255,7 @@ pub(crate) async fn prepare(
         profile: profile.name.clone(),
         payment_provider: profile.provider.clone(),
         provider_payment_id: None,
-        status: "pending".to_owned(),
+        status: PaymentStatus::Pending,
         status_reason: None,
         amount: checked.amount,
         refunded_amount: Money {

@@ -14,8 +14,7 @@ pub struct Payment {
     pub profile: String,
     pub payment_provider: String,
     pub provider_payment_id: Option<String>,
-    /// pending, succeeded, failed or cancelled.
-    pub status: String,
+    pub status: PaymentStatus,
     pub status_reason: Option<String>,
     pub amount: Money,
     pub refunded_amount: Money,
@@ -47,6 +46,44 @@ pub struct Payment {
     /// Where its call to the provider stands (see [`ChargeState`]).
     #[serde(skip)]
     pub charge_state: ChargeState,
+}
+
+/// A payment's status, as answered and as stored (the database keeps `as_str`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PaymentStatus {
+    /// Waiting for the donor, the bank or the provider's answer.
+    Pending,
+    Succeeded,
+    Failed,
+    Cancelled,
+}
+
+impl PaymentStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PaymentStatus::Pending => "pending",
+            PaymentStatus::Succeeded => "succeeded",
+            PaymentStatus::Failed => "failed",
+            PaymentStatus::Cancelled => "cancelled",
+        }
+    }
+
+    pub fn parse(raw: &str) -> Option<Self> {
+        match raw {
+            "pending" => Some(PaymentStatus::Pending),
+            "succeeded" => Some(PaymentStatus::Succeeded),
+            "failed" => Some(PaymentStatus::Failed),
+            "cancelled" => Some(PaymentStatus::Cancelled),
+            _ => None,
+        }
+    }
+}
+
+impl std::fmt::Display for PaymentStatus {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
 }
 
 /// Where a payment's call to its provider stands. The call is made between two

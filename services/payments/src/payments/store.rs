@@ -4,7 +4,7 @@ use coffer_store::{Db, db_run};
 use diesel::prelude::*;
 use diesel::result::Error as DieselError;
 
-use super::record::{ChargeState, Payment};
+use super::record::{ChargeState, Payment, PaymentStatus};
 use crate::schema::payments::dsl as p;
 
 #[derive(Debug, Clone, Queryable, Selectable, Insertable)]
@@ -65,7 +65,7 @@ impl Row {
             profile: x.profile.clone(),
             payment_provider: x.payment_provider.clone(),
             provider_payment_id: x.provider_payment_id.clone(),
-            status: x.status.clone(),
+            status: x.status.as_str().to_owned(),
             status_reason: x.status_reason.clone(),
             amount_value: x.amount.value,
             currency: x.amount.currency.code().to_owned(),
@@ -103,7 +103,11 @@ impl Row {
             profile: self.profile,
             payment_provider: self.payment_provider,
             provider_payment_id: self.provider_payment_id,
-            status: self.status,
+            status: PaymentStatus::parse(&self.status).ok_or_else(|| {
+                DieselError::DeserializationError(
+                    format!("unknown payment status {}", self.status).into(),
+                )
+            })?,
             status_reason: self.status_reason,
             amount: Money {
                 value: self.amount_value,
@@ -173,15 +177,15 @@ pub fn find_by_charge_attempt(db: &mut Db<'_>, attempt: &str) -> QueryResult<Opt
 pub fn transition(
     db: &mut Db<'_>,
     uuid: &str,
-    from: &str,
-    to: &str,
+    from: PaymentStatus,
+    to: PaymentStatus,
     cancel_reason: Option<&str>,
     now: i64,
 ) -> QueryResult<bool> {
     let changed = db_run!(db: {
         // Never while its provider is being asked: the answer would undo the move.
-        diesel::update(p::payments.filter(p::uuid.eq(uuid).and(p::status.eq(from)).and(p::charge_state.eq("done"))))
-            .set((p::status.eq(to), p::cancel_reason.eq(cancel_reason), p::updated.eq(now), p::action.eq(None::<String>)))
+        diesel::update(p::payments.filter(p::uuid.eq(uuid).and(p::status.eq(from.as_str())).and(p::charge_state.eq("done"))))
+            .set((p::status.eq(to.as_str()), p::cancel_reason.eq(cancel_reason), p::updated.eq(now), p::action.eq(None::<String>)))
             .execute(db)
     })?;
     Ok(changed == 1)
@@ -230,7 +234,7 @@ pub fn add_refunded(db: &mut Db<'_>, uuid: &str, value: i64, now: i64) -> QueryR
             p::payments.filter(
                 p::uuid
                     .eq(uuid)
-                    .and(p::status.eq("succeeded"))
+                    .and(p::status.eq(PaymentStatus::Succeeded.as_str()))
                     .and((p::refunded_amount + value).le(p::amount_value)),
             ),
         )
@@ -383,13 +387,13 @@ pub fn claim_refund(db: &mut Db<'_>, uuid: &str, before: i64, now: i64) -> Query
 pub fn complete(
     db: &mut Db<'_>,
     uuid: &str,
-    status: &str,
+    status: PaymentStatus,
     reason: Option<&str>,
     now: i64,
 ) -> QueryResult<bool> {
     let changed = db_run!(db: {
-        diesel::update(p::payments.filter(p::uuid.eq(uuid).and(p::status.eq("pending"))))
-            .set((p::status.eq(status), p::status_reason.eq(reason), p::updated.eq(now), p::action.eq(None::<String>)))
+        diesel::update(p::payments.filter(p::uuid.eq(uuid).and(p::status.eq(PaymentStatus::Pending.as_str()))))
+            .set((p::status.eq(status.as_str()), p::status_reason.eq(reason), p::updated.eq(now), p::action.eq(None::<String>)))
             .execute(db)
     })?;
     Ok(changed == 1)
@@ -408,7 +412,7 @@ pub fn link_subscription(db: &mut Db<'_>, payment: &str, subscription: &str) -> 
 /// What a provider answered for a payment, as stored.
 #[derive(Debug, Clone)]
 pub struct Answer {
-    pub status: String,
+    pub status: PaymentStatus,
     pub reason: Option<String>,
     pub provider_payment_id: Option<String>,
     pub action: Option<serde_json::Value>,
@@ -424,7 +428,7 @@ pub fn record_answer(db: &mut Db<'_>, uuid: &str, answer: &Answer, now: i64) -> 
     let changed = db_run!(db: {
         diesel::update(p::payments.filter(p::uuid.eq(uuid).and(p::charge_state.eq("calling"))))
             .set((
-                p::status.eq(&answer.status),
+                p::status.eq(answer.status.as_str()),
                 p::status_reason.eq(&answer.reason),
                 p::provider_payment_id.eq(&answer.provider_payment_id),
                 p::action.eq(&action),

@@ -14,6 +14,7 @@ use coffer_http::{ApiError, RequestTrace};
 use coffer_model::ids::parse_uuid;
 use diesel::result::Error as DieselError;
 
+use super::record::PaymentStatus;
 use super::store;
 use crate::PaymentsState;
 use crate::connectors::test_psp::PROVIDER;
@@ -86,7 +87,7 @@ async fn page(
     let (uuid, status, heading, what, noun) = match subject(&state, &path).await? {
         Subject::Payment(p) => (
             p.uuid,
-            p.status,
+            p.status.as_str().to_owned(),
             "Confirm your payment",
             format!(
                 "{} {} by {}",
@@ -131,7 +132,7 @@ async fn page(
 async fn finish(
     state: &web::Data<PaymentsState>,
     uuid: String,
-    status: &'static str,
+    status: PaymentStatus,
     reason: Option<&'static str>,
     kind: &'static coffer_events::EventType,
     trace: TraceContext,
@@ -161,7 +162,7 @@ async fn finish(
                 );
                 let mut events = vec![event];
                 if let Some(source) = &finished.created_payment_source_uuid {
-                    let (source_status, source_reason) = if status == "succeeded" {
+                    let (source_status, source_reason) = if status == PaymentStatus::Succeeded {
                         ("active", None)
                     } else {
                         ("failed", reason)
@@ -190,14 +191,18 @@ async fn decide(
 ) -> Result<HttpResponse, ApiError> {
     let (raw, decision) = path.into_inner();
     let (status, reason, kind) = match decision.as_str() {
-        "approve" => ("succeeded", None, &PAYMENT_SUCCEEDED),
-        "decline" => ("failed", Some("authentication_failed"), &PAYMENT_FAILED),
+        "approve" => (PaymentStatus::Succeeded, None, &PAYMENT_SUCCEEDED),
+        "decline" => (
+            PaymentStatus::Failed,
+            Some("authentication_failed"),
+            &PAYMENT_FAILED,
+        ),
         _ => return Err(ApiError::route_not_found()),
     };
     let payment = match subject(&state, &raw).await? {
         Subject::Payment(p) => *p,
         Subject::Source(source) => {
-            let source_status = if status == "succeeded" {
+            let source_status = if status == PaymentStatus::Succeeded {
                 "active"
             } else {
                 "failed"
@@ -224,7 +229,7 @@ async fn decide(
             url,
             "payment_uuid",
             &finished.uuid,
-            &finished.status,
+            finished.status.as_str(),
         )),
         None => page(state, web::Path::from(finished.uuid)).await,
     }
@@ -342,7 +347,7 @@ async fn settle(
     match finish(
         &state,
         payment.uuid.clone(),
-        "succeeded",
+        PaymentStatus::Succeeded,
         None,
         &PAYMENT_SUCCEEDED,
         trace.0,

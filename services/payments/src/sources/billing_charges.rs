@@ -15,7 +15,7 @@ use super::charge::{Charge, recharge};
 use super::store as sources;
 use crate::PaymentsState;
 use crate::payments::events::announce;
-use crate::payments::record::ChargeState;
+use crate::payments::record::{ChargeState, PaymentStatus};
 use crate::payments::store as payments;
 
 pub struct BillingCharges {
@@ -82,7 +82,7 @@ impl Handler for BillingCharges {
         );
         // A source that can no longer be charged fails the attempt rather than the event.
         if source.status != "active" {
-            payment.status = "failed".into();
+            payment.status = PaymentStatus::Failed;
             payment.status_reason = Some("payment_source_not_active".into());
             payment.charge_state = ChargeState::Done;
         }

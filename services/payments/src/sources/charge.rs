@@ -7,7 +7,7 @@ use serde_json::Value;
 
 use super::store::Source;
 use crate::PaymentsState;
-use crate::payments::record::{ChargeState, Payment};
+use crate::payments::record::{ChargeState, Payment, PaymentStatus};
 
 pub(crate) struct Charge {
     pub amount: Money,
@@ -38,7 +38,7 @@ pub(crate) fn recharge(
         profile: source.profile.clone(),
         payment_provider: source.payment_provider.clone(),
         provider_payment_id: None,
-        status: "pending".to_owned(),
+        status: PaymentStatus::Pending,
         status_reason: None,
         amount: charge.amount,
         refunded_amount: Money {

@@ -24,7 +24,7 @@ use serde_json::{Value, json};
 use super::{Parts, current, within};
 use crate::connectors::{ChargeOutcome, ChargeRequest, Charged, Instrument, StoreOutcome};
 use crate::payments::events::announce;
-use crate::payments::record::{ChargeState, Payment};
+use crate::payments::record::{ChargeState, Payment, PaymentStatus};
 use crate::payments::store::{self, Answer};
 use crate::sources::store::{self as sources, Source};
 use crate::supporters::domain::Supporter;
@@ -186,16 +186,21 @@ fn answer_of(payment: &Payment, charged: &Charged) -> Answer {
     let (status, reason, provider_id, action) = match &charged.outcome {
         ChargeOutcome::Succeeded {
             provider_payment_id,
-        } => ("succeeded", None, provider_payment_id, None),
+        } => (PaymentStatus::Succeeded, None, provider_payment_id, None),
         ChargeOutcome::Failed {
             provider_payment_id,
             reason,
-        } => ("failed", Some(reason.clone()), provider_payment_id, None),
+        } => (
+            PaymentStatus::Failed,
+            Some(reason.clone()),
+            provider_payment_id,
+            None,
+        ),
         ChargeOutcome::Pending {
             provider_payment_id,
             redirect,
         } => (
-            "pending",
+            PaymentStatus::Pending,
             None,
             provider_payment_id,
             redirect
@@ -203,13 +208,13 @@ fn answer_of(payment: &Payment, charged: &Charged) -> Answer {
                 .map(|url| json!({ "type": "redirect", "url": url })),
         ),
     };
-    let kept = status != "failed"
+    let kept = status != PaymentStatus::Failed
         && matches!(
             charged.stored,
             Some(StoreOutcome::Active { .. } | StoreOutcome::Pending { .. })
         );
     Answer {
-        status: status.to_owned(),
+        status,
         reason,
         provider_payment_id: (!provider_id.is_empty()).then(|| provider_id.clone()),
         action,

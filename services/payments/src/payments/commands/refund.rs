@@ -16,6 +16,7 @@ use serde_json::{Value, json};
 use super::charge::Asker;
 use super::{Parts, within};
 use crate::connectors::RefundOutcome;
+use crate::payments::record::PaymentStatus;
 use crate::payments::store::{self, Refund};
 
 /// A refund being made: the refund recorded and the payment's reference at the provider.
@@ -104,7 +105,7 @@ fn reserve(
     let account = payment.account_uuid.parse().map_err(internal)?;
     let organisation = payment.organisation_uuid.parse().map_err(internal)?;
     caller.require_account(account, organisation)?;
-    if payment.status != "succeeded" {
+    if payment.status != PaymentStatus::Succeeded {
         return Err(ApiError::invalid(
             "payment_uuid",
             format!(

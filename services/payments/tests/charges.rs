@@ -175,4 +175,19 @@ coffer_testkit::backend_tests! {
         assert_eq!(refunds.len(), 2);
         assert!(refunds.iter().all(|e| e.requests == 1));
     }
+
+    async fn a_retried_payment_source_is_kept_once(backend) {
+        let w = world(backend).await;
+        let (_, account, token) = merchant(&w).await;
+        let body = card_payment(&account);
+        let (status, first, _) = w.post("/payment-sources", &token, &body, Some("card-1")).await;
+        assert_eq!(status, 201, "{first}");
+        let (status, again, headers) = w.post("/payment-sources", &token, &body, Some("card-1")).await;
+        assert_eq!((status, &again), (201, &first));
+        assert_eq!(headers["idempotent-replayed"], "true");
+        let kept = w.payments.query(|db| ledger::of_kind(db, "store")).await.unwrap();
+        assert_eq!(kept.len(), 1, "the provider kept the card once");
+        assert_eq!(kept[0].requests, 1);
+        assert_eq!(kept[0].idempotency_key, first["uuid"].as_str().unwrap());
+    }
 }

@@ -4,7 +4,7 @@ use coffer_auth::Caller;
 use coffer_events::append;
 use coffer_events::catalogue::{PAYMENT_SOURCE_CREATED, PAYMENT_SOURCE_FAILED, SUPPORTER_CREATED};
 use coffer_http::body::parse_value;
-use coffer_http::idempotency::{self, IdempotencyKey};
+use coffer_http::idempotency::{self, IdempotencyKey, Reservation};
 use coffer_http::{ApiError, Json, RequestTrace};
 use coffer_model::ids::parse_uuid;
 use coffer_model::money::Money;
@@ -13,9 +13,9 @@ use serde_json::json;
 
 use super::store::{self, Source};
 use crate::PaymentsState;
-use crate::connectors::{ConnectorError, Instrument, StoreOutcome};
+use crate::connectors::{Instrument, StoreOutcome};
 use crate::failure::{Failure, internal};
-use crate::payments::commands;
+use crate::payments::commands::{self, Asker};
 use crate::payments::intent::{
     account_and_profile, card_instrument, mandate_reference, sepa_information, supporter_of,
 };
@@ -52,17 +52,67 @@ async fn create(
     let uuid = uuid::Uuid::new_v4().to_string();
     let (instrument, masked) = instrument_of(&state, &checked, &profile, now, &uuid)?;
     let supporter = supporter_of(&checked, &organisation, now.unix_timestamp())?;
-    // Keeping an instrument is a provider call too, made before anything is recorded.
-    let kept = tokio::time::timeout(
-        state.connector_timeout,
-        state.connector.store_instrument(&instrument, &uuid),
+    let asker = Asker {
+        client_id: caller.client_id().to_owned(),
+        key,
+    };
+    // The key is reserved (and the supporter recorded) before the provider is asked, so a
+    // retried request never keeps the instrument a second time.
+    let (st, tr, org, made) = (
+        state.clone(),
+        trace.0.clone(),
+        organisation.clone(),
+        supporter.clone(),
+    );
+    let source_uuid = uuid.clone();
+    let reserved = idempotency::reserve(
+        &state.store,
+        state.clock.as_ref(),
+        &asker.client_id,
+        &asker.key,
+        hash,
+        move |tx| {
+            if let Some(s) = &made {
+                crate::supporters::store::insert(tx, s)?;
+                let event = st.outbox.event(
+                    &SUPPORTER_CREATED,
+                    s.uuid.parse().map_err(internal)?,
+                    org.parse().ok(),
+                    None,
+                    serde_json::to_value(s).map_err(internal)?,
+                );
+                append(tx, &[event], Some(&tr))?;
+            }
+            Ok::<_, Failure>(source_uuid.clone())
+        },
+        |uuid: &String| json!({ "payment_source_uuid": uuid }),
     )
-    .await
-    .unwrap_or(Err(ConnectorError::Timeout))
-    .map_err(|e| {
-        tracing::warn!(error = %e, "keeping a payment source: the provider did not answer");
-        ApiError::unavailable("The payment provider did not answer; nothing was kept")
-    })?;
+    .await?;
+    match reserved {
+        Reservation::Fresh(_) => {}
+        Reservation::Replay(response) => return Ok(response),
+        Reservation::InProgress(marker) => {
+            let id = marker["payment_source_uuid"]
+                .as_str()
+                .unwrap_or_default()
+                .to_owned();
+            return match state.store.query(move |db| store::find(db, &id)).await? {
+                Some(source) => Ok(HttpResponse::Created().json(source)),
+                None => Err(ApiError::conflict(
+                    "A request with this Idempotency-Key is in progress",
+                )),
+            };
+        }
+    }
+    state.outbox.committed();
+    // Keeping an instrument is a provider call, made outside any transaction under the
+    // source's uuid; a lost answer keeps nothing here and the key stays in progress.
+    let kept = commands::within(&state, state.connector.store_instrument(&instrument, &uuid))
+        .await
+        .map_err(|e| {
+            tracing::warn!(error = %e, "keeping a payment source: the provider did not answer");
+            ApiError::unavailable("The payment provider did not answer; nothing was kept")
+        })?;
     let (status, reason, reference, action) = match kept {
         StoreOutcome::Active { reference } => ("active", None, reference, None),
         StoreOutcome::Pending {
@@ -96,26 +146,9 @@ async fn create(
         return_url: checked.return_url.clone(),
     };
     let st = state.clone();
-    let response = idempotency::run(
-        &state.store,
-        state.clock.as_ref(),
-        caller.client_id(),
-        key,
-        hash,
-        move |tx| {
-            let organisation = source.organisation_uuid.parse().ok();
-            let mut events = Vec::new();
-            if let Some(s) = &supporter {
-                crate::supporters::store::insert(tx, s)?;
-                let data = serde_json::to_value(s).map_err(internal)?;
-                events.push(st.outbox.event(
-                    &SUPPORTER_CREATED,
-                    s.uuid.parse().map_err(internal)?,
-                    organisation,
-                    None,
-                    data,
-                ));
-            }
+    let body = state
+        .store
+        .write(move |tx| {
             store::insert(tx, &source)?;
             let body = serde_json::to_value(&source).map_err(internal)?;
             // A pending source is announced once the donor has decided (test_psp_pages.rs).
@@ -125,22 +158,27 @@ async fn create(
                 _ => None,
             };
             if let Some(kind) = kind {
-                let id = source.uuid.parse().map_err(internal)?;
-                events.push(st.outbox.event(
+                let event = st.outbox.event(
                     kind,
-                    id,
-                    organisation,
+                    source.uuid.parse().map_err(internal)?,
+                    source.organisation_uuid.parse().ok(),
                     source.account_uuid.parse().ok(),
                     body.clone(),
-                ));
+                );
+                append(tx, &[event], Some(&trace.0))?;
             }
-            append(tx, &events, Some(&trace.0))?;
-            Ok::<_, Failure>((StatusCode::CREATED, body))
-        },
-    )
-    .await?;
+            idempotency::complete(
+                tx,
+                &asker.client_id,
+                &asker.key,
+                &(StatusCode::CREATED, body.clone()),
+            )?;
+            Ok::<_, Failure>(body)
+        })
+        .await
+        .map_err(ApiError::from)?;
     state.outbox.committed();
-    Ok(response)
+    Ok(HttpResponse::Created().json(body))
 }
 
 /// What is stored for the profile's method, and what of it may be shown. A direct debit

@@ -241,6 +241,14 @@ pub fn complete(
     }
 }
 
+/// Gives back a [`reserve`]d key whose effect recorded nothing, so it may be used again.
+pub fn release(tx: &mut Db<'_>, client_id: &str, key: &IdempotencyKey) -> Result<(), DieselError> {
+    match &key.0 {
+        None => Ok(()),
+        Some(k) => idempotency::release(tx, client_id, k),
+    }
+}
+
 /// Why an idempotent transaction failed: the effect itself, or storing its response.
 enum Failure<E> {
     Effect(E),

@@ -83,3 +83,17 @@ pub fn complete(
         .map(drop)
     })
 }
+
+/// Gives back a key saved [`IN_PROGRESS`] whose effect recorded nothing, so the client
+/// may use it again.
+pub fn release(db: &mut Db<'_>, client_id: &str, key: &str) -> QueryResult<()> {
+    db_run!(db: {
+        diesel::delete(
+            k::idempotency_keys.filter(
+                k::client_id.eq(client_id).and(k::idempotency_key.eq(key)).and(k::status.eq(IN_PROGRESS)),
+            ),
+        )
+        .execute(db)
+        .map(drop)
+    })
+}

@@ -56,14 +56,8 @@ async fn create(
         client_id: caller.client_id().to_owned(),
         key,
     };
-    // The key is reserved (and the supporter recorded) before the provider is asked, so a
-    // retried request never keeps the instrument a second time.
-    let (st, tr, org, made) = (
-        state.clone(),
-        trace.0.clone(),
-        organisation.clone(),
-        supporter.clone(),
-    );
+    // The key is reserved before the provider is asked, so a retried request never keeps
+    // the instrument a second time.
     let source_uuid = uuid.clone();
     let reserved = idempotency::reserve(
         &state.store,
@@ -71,20 +65,7 @@ async fn create(
         &asker.client_id,
         &asker.key,
         hash,
-        move |tx| {
-            if let Some(s) = &made {
-                crate::supporters::store::insert(tx, s)?;
-                let event = st.outbox.event(
-                    &SUPPORTER_CREATED,
-                    s.uuid.parse().map_err(internal)?,
-                    org.parse().ok(),
-                    None,
-                    serde_json::to_value(s).map_err(internal)?,
-                );
-                append(tx, &[event], Some(&tr))?;
-            }
-            Ok::<_, Failure>(source_uuid.clone())
-        },
+        move |_| Ok::<_, Failure>(source_uuid.clone()),
         |uuid: &String| json!({ "payment_source_uuid": uuid }),
     )
     .await?;
@@ -107,12 +88,26 @@ async fn create(
     state.outbox.committed();
     // Keeping an instrument is a provider call, made outside any transaction under the
     // source's uuid; a lost answer keeps nothing here and the key stays in progress.
-    let kept = commands::within(&state, state.connector.store_instrument(&instrument, &uuid))
+    let kept = match commands::within(&state, state.connector.store_instrument(&instrument, &uuid))
         .await
-        .map_err(|e| {
+    {
+        Ok(kept) => kept,
+        Err(e) => {
+            // Nothing is recorded, so the key is given back: the client may retry with it.
+            // No money moves in keeping an instrument; at worst the provider keeps one that
+            // Coffer never names.
             tracing::warn!(error = %e, "keeping a payment source: the provider did not answer");
-            ApiError::unavailable("The payment provider did not answer; nothing was kept")
-        })?;
+            let (client, key) = (asker.client_id.clone(), asker.key.clone());
+            state
+                .store
+                .write(move |tx| idempotency::release(tx, &client, &key).map_err(Failure::from))
+                .await
+                .map_err(ApiError::from)?;
+            return Err(ApiError::unavailable(
+                "The payment provider did not answer; nothing was kept",
+            ));
+        }
+    };
     let (status, reason, reference, action) = match kept {
         StoreOutcome::Active { reference } => ("active", None, reference, None),
         StoreOutcome::Pending {
@@ -149,6 +144,17 @@ async fn create(
     let body = state
         .store
         .write(move |tx| {
+            if let Some(s) = &supporter {
+                crate::supporters::store::insert(tx, s)?;
+                let event = st.outbox.event(
+                    &SUPPORTER_CREATED,
+                    s.uuid.parse().map_err(internal)?,
+                    source.organisation_uuid.parse().ok(),
+                    None,
+                    serde_json::to_value(s).map_err(internal)?,
+                );
+                append(tx, &[event], Some(&trace.0))?;
+            }
             store::insert(tx, &source)?;
             let body = serde_json::to_value(&source).map_err(internal)?;
             // A pending source is announced once the donor has decided (test_psp_pages.rs).

@@ -9,10 +9,12 @@ use diesel::prelude::*;
 
 pub use coffer_directory::account_organisation;
 
+use crate::error::for_handler;
 use crate::schema::{payment_sources::dsl as ps, supporters::dsl as su};
+use crate::{invoices, subscriptions};
 
-/// Keeps the copies, and hands payments' results of charge attempts to
-/// invoices/results.rs.
+/// Keeps the copies, and hands a payment that starts a subscription and payments' results
+/// of charge attempts to their commands.
 pub struct Replica {
     pub outbox: coffer_events::Outbox,
     pub clock: std::sync::Arc<dyn coffer_model::clock::Clock>,
@@ -45,13 +47,25 @@ impl Handler for Replica {
         match event.object.as_str() {
             "organisation" | "account" => coffer_directory::apply(db, event).map(drop),
             "payment" => {
-                crate::subscriptions::from_payment::apply(
-                    db,
-                    &self.outbox,
-                    self.clock.unix(),
-                    event,
-                )?;
-                crate::invoices::results::apply(db, &self.outbox, self.clock.unix(), event)
+                if let Some(start) = subscriptions::events::payment_start(event) {
+                    subscriptions::commands::from_payment::start_from_payment(
+                        db,
+                        &self.outbox,
+                        self.clock.unix(),
+                        start,
+                    )
+                    .map_err(for_handler)?;
+                }
+                if let Some(result) = invoices::events::charge_result(event) {
+                    invoices::commands::results::apply_payment_result(
+                        db,
+                        &self.outbox,
+                        self.clock.unix(),
+                        &result,
+                    )
+                    .map_err(for_handler)?;
+                }
+                Ok(())
             }
             "payment_source" => {
                 let known: Option<i64> = db_run!(db: {

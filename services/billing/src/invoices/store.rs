@@ -2,7 +2,7 @@ use coffer_store::{Db, db_run};
 use diesel::prelude::*;
 use diesel::result::Error as DieselError;
 
-use super::record::{ChargeAttempt, Invoice};
+use super::domain::{ChargeAttempt, Invoice};
 use crate::schema::{charge_attempts::dsl as a, invoices::dsl as i};
 
 #[derive(Debug, Clone, Queryable, Selectable, Insertable, AsChangeset)]
@@ -270,4 +270,27 @@ pub fn finish_attempt(
             .execute(db)
     })?;
     Ok(n == 1)
+}
+
+/// When the open invoices of a subscription are tried next.
+pub fn retry_dates_of(db: &mut Db<'_>, subscription: &str) -> QueryResult<Vec<i64>> {
+    let dates: Vec<Option<i64>> = db_run!(db: {
+        i::invoices
+            .filter(i::subscription_uuid.eq(subscription))
+            .filter(i::status.eq("open"))
+            .select(i::next_attempt_date)
+            .load(db)
+    })?;
+    Ok(dates.into_iter().flatten().collect())
+}
+
+/// How many attempts of these subscriptions are pending.
+pub fn pending_attempts_of(db: &mut Db<'_>, subscriptions: &[String]) -> QueryResult<i64> {
+    db_run!(db: {
+        a::charge_attempts
+            .filter(a::subscription_uuid.eq_any(subscriptions))
+            .filter(a::status.eq("pending"))
+            .count()
+            .get_result(db)
+    })
 }

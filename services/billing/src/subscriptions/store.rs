@@ -5,7 +5,7 @@ use coffer_store::{Db, db_run};
 use diesel::prelude::*;
 use diesel::result::Error as DieselError;
 
-use super::record::Subscription;
+use super::domain::Subscription;
 use crate::schedule::Interval;
 use crate::schema::subscriptions::dsl as s;
 

@@ -1,38 +1,33 @@
 //! What a charge attempt's payment did, as payments announces it (`payment_gateway.payment.*`
 //! with `charge_attempt_uuid`): the attempt ends, and the invoice is paid, retried later or
 //! given up; after too many invoices given up in a row, the subscription is cancelled
-//! (docs/billing.md). Applied once per event, in one transaction.
+//! (docs/billing.md). Applied once per event, in the consumer's transaction.
 
+use coffer_events::Outbox;
 use coffer_events::catalogue::{
-    CHARGE_ATTEMPT_FAILED, CHARGE_ATTEMPT_SUCCEEDED, INVOICE_CANCELLED, INVOICE_PAID,
-    SUBSCRIPTION_CANCELLED,
+    CHARGE_ATTEMPT_FAILED, CHARGE_ATTEMPT_SUCCEEDED, SUBSCRIPTION_CANCELLED,
 };
-use coffer_events::{Event, HandlerError, Outbox};
 use coffer_store::Db;
 
-use super::dunning::{AfterFailure, after_failure};
-use super::store;
 use crate::announce::announce;
+use crate::error::{Failure, changed_meanwhile};
+use crate::invoices::domain::dunning::{AfterFailure, after_failure};
+use crate::invoices::events::{self, ChargeResult};
+use crate::invoices::store;
 use crate::plans::domain::{GLOBAL_UUID, global};
 use crate::schedule::{due_instant, local_date};
-use crate::subscriptions::{state, store as subscriptions};
+use crate::subscriptions::domain::state;
+use crate::subscriptions::store as subscriptions;
 
-pub fn apply(
+/// Applies a payment result.
+pub(crate) fn apply_payment_result(
     db: &mut Db<'_>,
     outbox: &Outbox,
     now: i64,
-    event: &Event,
-) -> Result<(), HandlerError> {
-    let Some(attempt_uuid) = event.data["charge_attempt_uuid"].as_str() else {
-        return Ok(());
-    };
-    let succeeded = event.name.ends_with(".payment.succeeded");
-    let failed =
-        event.name.ends_with(".payment.failed") || event.name.ends_with(".payment.cancelled");
-    if !succeeded && !failed {
-        return Ok(());
-    }
-    let Some(attempt) = store::find_attempt(db, attempt_uuid)? else {
+    result: &ChargeResult,
+) -> Result<(), Failure> {
+    let succeeded = result.succeeded;
+    let Some(attempt) = store::find_attempt(db, &result.attempt_uuid)? else {
         return Ok(());
     };
     // The invoice is locked before its attempt is touched, in the order Create Charge
@@ -40,10 +35,9 @@ pub fn apply(
     let Some(mut invoice) = store::find_invoice_locked(db, &attempt.invoice_uuid)? else {
         return Ok(());
     };
-    let payment = event.object_uuid.to_string();
-    let reason = event.data["status_reason"].as_str();
+    let (payment, reason) = (&result.payment_uuid, result.status_reason.as_deref());
     let status = if succeeded { "succeeded" } else { "failed" };
-    if !store::finish_attempt(db, &attempt.uuid, status, reason, &payment, now)? {
+    if !store::finish_attempt(db, &attempt.uuid, status, reason, payment, now)? {
         return Ok(());
     }
     // A failure changes the subscription (its count of failed invoices, perhaps its
@@ -122,29 +116,11 @@ pub fn apply(
         }
     }
     if !store::save_invoice(db, &invoice, "open", now)? {
-        return Err(HandlerError::Transient(
-            "the invoice changed meanwhile".into(),
-        ));
+        return Err(changed_meanwhile("invoice"));
     }
     let attempts = store::attempts_of(db, &invoice.uuid)?;
-    match invoice.status.as_str() {
-        "paid" => announce(
-            db,
-            outbox,
-            &INVOICE_PAID,
-            (&invoice.uuid, &org, &account),
-            invoice.render(&attempts),
-            None,
-        )?,
-        "cancelled" => announce(
-            db,
-            outbox,
-            &INVOICE_CANCELLED,
-            (&invoice.uuid, &org, &account),
-            invoice.render(&attempts),
-            None,
-        )?,
-        _ => {}
+    if invoice.status != "open" {
+        events::closed(db, outbox, &invoice, invoice.render(&attempts), None)?;
     }
     if succeeded {
         if failed_before != 0 {
@@ -156,9 +132,7 @@ pub fn apply(
             }
         }
     } else if !subscriptions::save(db, &s, &subscription_status, now)? {
-        return Err(HandlerError::Transient(
-            "the subscription changed meanwhile".into(),
-        ));
+        return Err(changed_meanwhile("subscription"));
     }
     if s.status == "cancelled" && subscription_status != "cancelled" {
         let body = subscriptions::rendered(db, &s)?;

@@ -10,7 +10,7 @@ use coffer_store::Db;
 use diesel::QueryResult;
 use serde_json::Value;
 
-use super::domain::{ChargeAttempt, Invoice};
+use super::domain::{ChargeAttempt, Invoice, InvoiceStatus};
 use crate::announce::announce;
 
 fn about_invoice(
@@ -51,7 +51,7 @@ pub(crate) fn closed(
     body: Value,
     trace: Option<&TraceContext>,
 ) -> QueryResult<()> {
-    let kind = if invoice.status == "paid" {
+    let kind = if invoice.status == InvoiceStatus::Paid {
         &INVOICE_PAID
     } else {
         &INVOICE_CANCELLED

@@ -7,6 +7,7 @@ use coffer_model::zone::Tz;
 
 use crate::schedule::{Schedule, due_instant, local_date};
 use crate::subscriptions::domain::Subscription;
+use crate::subscriptions::domain::SubscriptionStatus::{Active, Ended, Pending, Suspended};
 
 /// What catching a subscription up did, in order. A state change carries the
 /// subscription as it was at that moment, which is what its announcement shows.
@@ -22,7 +23,7 @@ pub enum CaughtUp {
 
 /// A suspension that has reached its end: active again.
 pub fn resume(s: &mut Subscription) {
-    s.status = "active".into();
+    s.status = Active;
     s.suspension_start = None;
     s.suspension_end = None;
 }
@@ -34,14 +35,14 @@ pub fn catch_up(s: &mut Subscription, now: i64) -> Vec<CaughtUp> {
     while let Some(due) = s.next_due_date.filter(|d| *d <= now) {
         let period = local_date(s.zone, due);
         if s.planned_end.is_some_and(|end| period > end) {
-            s.status = "ended".into();
+            s.status = Ended;
             s.ended_at = Some(now);
             s.next_due_date = None;
             steps.push(CaughtUp::Ended(Box::new(s.clone())));
             break;
         }
         let mut skip = false;
-        if s.status == "suspended" {
+        if s.status == Suspended {
             if s.suspension_end.is_some_and(|end| period >= end) {
                 resume(s);
                 steps.push(CaughtUp::Resumed(Box::new(s.clone())));
@@ -75,11 +76,11 @@ pub fn announce_at(zone: Tz, due: i64, days: u32) -> i64 {
 /// suspension and not after the planned end. A charge that will not happen is not
 /// announced.
 pub fn will_charge(s: &Subscription, period: NaiveDate) -> bool {
-    let suspended = s.status == "suspended"
+    let suspended = s.status == Suspended
         && s.suspension_start.is_some_and(|start| period >= start)
         && s.suspension_end.is_none_or(|end| period < end);
     let ended = s.planned_end.is_some_and(|end| period > end);
-    s.status != "pending" && !suspended && !ended
+    s.status != Pending && !suspended && !ended
 }
 
 #[cfg(test)]

@@ -20,7 +20,7 @@ use crate::schedule::due_instant;
 use crate::scheduler::{self, commands::upcoming};
 use crate::state::BillingState;
 use crate::subscriptions::commands::commit;
-use crate::subscriptions::domain::state as subscription_state;
+use crate::subscriptions::domain::{SubscriptionStatus, state as subscription_state};
 use crate::subscriptions::store as subscriptions;
 use crate::workers;
 
@@ -123,14 +123,14 @@ pub(crate) async fn delete(
             db.write_tx(|tx| {
                 let now = real.unix();
                 for mut s in subscriptions::on_clock(tx, &clock.uuid)? {
-                    let expected = s.status.clone();
+                    let expected = s.status;
                     if subscription_state::cancel(&mut s, now).is_ok() {
                         commit(
                             tx,
                             &outbox,
                             real.unix(),
                             &s,
-                            Some(&expected),
+                            Some(expected),
                             &SUBSCRIPTION_CANCELLED,
                             &trace,
                         )?;
@@ -155,11 +155,11 @@ pub(crate) fn next_moment(
 ) -> QueryResult<Option<i64>> {
     let mut moments = Vec::new();
     for s in subscriptions::on_clock(db, clock)? {
-        if matches!(s.status.as_str(), "active" | "suspended") {
+        if s.status.is_scheduled() {
             moments.extend(s.next_due_date);
             moments.extend(upcoming::moment(db, &s)?);
         }
-        if s.status == "suspended" {
+        if s.status == SubscriptionStatus::Suspended {
             moments.extend(s.suspension_end.map(|d| due_instant(s.zone, d)));
         }
         moments.extend(invoices::retry_dates_of(db, &s.uuid)?);

@@ -3,39 +3,19 @@
 
 use coffer_model::timestamp::LAST_INSTANT;
 use coffer_model::validation::FieldError;
-use serde::{Serialize, Serializer};
+use serde::Serialize;
+
+use crate::text_enum::text_enum;
 
 /// The longest one advance may go: three years of 366 days. Each charge date on the way
 /// is a step that waits for payments' answers, so a span is work, and it is bounded.
 pub const MAX_ADVANCE: i64 = 3 * 366 * 86_400;
 
-/// `ready`, or `advancing` while an advance runs (kept as that text in the database).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ClockStatus {
-    Ready,
-    Advancing,
-}
-
-impl ClockStatus {
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            ClockStatus::Ready => "ready",
-            ClockStatus::Advancing => "advancing",
-        }
-    }
-
-    pub fn parse(text: &str) -> Option<Self> {
-        match text {
-            "ready" => Some(ClockStatus::Ready),
-            "advancing" => Some(ClockStatus::Advancing),
-            _ => None,
-        }
-    }
-}
-
-impl Serialize for ClockStatus {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(self.as_str())
+text_enum! {
+    /// `ready`, or `advancing` while an advance runs.
+    pub enum ClockStatus {
+        Ready => "ready",
+        Advancing => "advancing",
     }
 }
 

@@ -12,7 +12,7 @@ use serde_json::Value;
 use super::{load, open, rendered, start_attempt};
 use crate::error::{Failure, changed_meanwhile};
 use crate::idempotent::Once;
-use crate::invoices::domain::{charging, manual};
+use crate::invoices::domain::{InvoiceStatus, charging, manual};
 use crate::invoices::{events, store};
 use crate::state::BillingState;
 use crate::subscriptions::commands::load as load_subscription;
@@ -67,9 +67,9 @@ pub(crate) async fn close(
     body: &Value,
     trace: TraceContext,
 ) -> Result<Value, Failure> {
-    let status = match body.get("status").and_then(Value::as_str) {
-        Some("paid") => "paid",
-        Some("cancelled") => "cancelled",
+    let asked = body.get("status").and_then(Value::as_str);
+    let status = match asked.and_then(InvoiceStatus::parse) {
+        Some(closed @ (InvoiceStatus::Paid | InvoiceStatus::Cancelled)) => closed,
         _ => {
             return Err(Failure::Api(ApiError::validation(vec![
                 FieldError::invalid_choice("status", "must be paid or cancelled"),
@@ -77,7 +77,7 @@ pub(crate) async fn close(
         }
     };
     let (_, mut invoice) = load(state, caller, path).await?;
-    if invoice.status != "open" {
+    if invoice.status != InvoiceStatus::Open {
         return Err(Failure::Api(ApiError::validation(vec![
             FieldError::not_valid(
                 "status",
@@ -85,7 +85,7 @@ pub(crate) async fn close(
             ),
         ])));
     }
-    invoice.status = status.into();
+    invoice.status = status;
     invoice.status_reason = "manual".into();
     invoice.next_attempt_date = None;
     let now = state.clock.unix();
@@ -94,7 +94,7 @@ pub(crate) async fn close(
         .store
         .run(move |db| {
             db.write_tx(|tx| {
-                if !store::save_invoice(tx, &invoice, "open", now)? {
+                if !store::save_invoice(tx, &invoice, InvoiceStatus::Open, now)? {
                     return Err(changed_meanwhile("invoice"));
                 }
                 let body = rendered(tx, &invoice)?;
@@ -117,7 +117,7 @@ pub(crate) async fn charge(
     trace: TraceContext,
 ) -> Result<HttpResponse, Failure> {
     let (s, invoice) = load(state, caller, path).await?;
-    if invoice.status != "open" {
+    if invoice.status != InvoiceStatus::Open {
         return Err(Failure::Api(ApiError::conflict(format!(
             "The invoice is {}",
             invoice.status
@@ -131,7 +131,7 @@ pub(crate) async fn charge(
             // succeeded while this request waited) takes no other.
             let invoice = store::find_invoice_locked(tx, &invoice.uuid)?
                 .ok_or_else(|| ApiError::not_found("Invoice"))?;
-            if invoice.status != "open" {
+            if invoice.status != InvoiceStatus::Open {
                 return Err(Failure::Api(ApiError::conflict(format!(
                     "The invoice is {}",
                     invoice.status

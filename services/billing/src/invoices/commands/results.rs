@@ -11,12 +11,14 @@ use coffer_store::Db;
 
 use crate::announce::announce;
 use crate::error::{Failure, changed_meanwhile};
+use crate::invoices::domain::AttemptStatus;
+use crate::invoices::domain::InvoiceStatus::{self, Open, Paid};
 use crate::invoices::domain::dunning::{AfterFailure, after_failure};
 use crate::invoices::events::{self, ChargeResult};
 use crate::invoices::store;
 use crate::plans::domain::{GLOBAL_UUID, global};
 use crate::schedule::{due_instant, local_date};
-use crate::subscriptions::domain::state;
+use crate::subscriptions::domain::{SubscriptionStatus, state};
 use crate::subscriptions::store as subscriptions;
 
 /// Applies a payment result.
@@ -36,7 +38,11 @@ pub(crate) fn apply_payment_result(
         return Ok(());
     };
     let (payment, reason) = (&result.payment_uuid, result.status_reason.as_deref());
-    let status = if succeeded { "succeeded" } else { "failed" };
+    let status = if succeeded {
+        AttemptStatus::Succeeded
+    } else {
+        AttemptStatus::Failed
+    };
     if !store::finish_attempt(db, &attempt.uuid, status, reason, payment, now)? {
         return Ok(());
     }
@@ -82,13 +88,13 @@ pub(crate) fn apply_payment_result(
         None,
     )?;
     // An invoice closed by hand meanwhile keeps what it was closed as.
-    if invoice.status != "open" {
+    if invoice.status != Open {
         return Ok(());
     }
-    let subscription_status = s.status.clone();
+    let subscription_status = s.status;
     let failed_before = s.consecutive_failed_invoices;
     if succeeded {
-        invoice.status = "paid".into();
+        invoice.status = Paid;
         invoice.status_reason = "paid".into();
         invoice.next_attempt_date = None;
         s.consecutive_failed_invoices = 0;
@@ -104,7 +110,7 @@ pub(crate) fn apply_payment_result(
             AfterFailure::GiveUp {
                 cancel_subscription,
             } => {
-                invoice.status = "cancelled".into();
+                invoice.status = InvoiceStatus::Cancelled;
                 invoice.status_reason = "failed".into();
                 invoice.next_attempt_date = None;
                 s.consecutive_failed_invoices += 1;
@@ -115,11 +121,11 @@ pub(crate) fn apply_payment_result(
             }
         }
     }
-    if !store::save_invoice(db, &invoice, "open", now)? {
+    if !store::save_invoice(db, &invoice, Open, now)? {
         return Err(changed_meanwhile("invoice"));
     }
     let attempts = store::attempts_of(db, &invoice.uuid)?;
-    if invoice.status != "open" {
+    if invoice.status != Open {
         events::closed(db, outbox, &invoice, invoice.render(&attempts), None)?;
     }
     if succeeded {
@@ -127,14 +133,16 @@ pub(crate) fn apply_payment_result(
             // The count goes back to 0 on the row as it is now, locked.
             if let Some(mut fresh) = subscriptions::find_locked(db, &s.uuid)? {
                 fresh.consecutive_failed_invoices = 0;
-                let status = fresh.status.clone();
-                subscriptions::save(db, &fresh, &status, now)?;
+                let status = fresh.status;
+                subscriptions::save(db, &fresh, status, now)?;
             }
         }
-    } else if !subscriptions::save(db, &s, &subscription_status, now)? {
+    } else if !subscriptions::save(db, &s, subscription_status, now)? {
         return Err(changed_meanwhile("subscription"));
     }
-    if s.status == "cancelled" && subscription_status != "cancelled" {
+    if s.status == SubscriptionStatus::Cancelled
+        && subscription_status != SubscriptionStatus::Cancelled
+    {
         let body = subscriptions::rendered(db, &s)?;
         announce(
             db,

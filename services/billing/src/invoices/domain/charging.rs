@@ -4,6 +4,7 @@
 use serde_json::{Map, Value, json};
 
 use super::record::Invoice;
+use super::status::InvoiceStatus;
 use crate::subscriptions::domain::Subscription;
 
 /// An open invoice of the subscription's amount, due at `due`.
@@ -16,7 +17,7 @@ pub fn draft(s: &Subscription, period: Option<String>, due: i64, now: i64) -> In
         is_manually_created: period.is_none(),
         period_date: period,
         due_date: due,
-        status: "open".into(),
+        status: InvoiceStatus::Open,
         status_reason: "pending".into(),
         amount: s.amount,
         refunded_amount: 0,

@@ -5,5 +5,7 @@ pub mod charging;
 pub mod dunning;
 pub mod manual;
 pub mod record;
+pub mod status;
 
 pub use record::{ChargeAttempt, Invoice};
+pub use status::{AttemptStatus, InvoiceStatus};

@@ -37,7 +37,7 @@ pub(super) fn invoice_due(
             match s.next_due_date {
                 Some(next) if only_moved == s => moved_on.push((s.uuid.clone(), next)),
                 _ => {
-                    subscriptions::save(tx, &s, &before.status, now)?;
+                    subscriptions::save(tx, &s, before.status, now)?;
                 }
             }
             by_uuid.insert(s.uuid.clone(), s);

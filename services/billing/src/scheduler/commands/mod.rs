@@ -12,8 +12,10 @@ use super::domain::resume;
 use super::events;
 use super::store::{self, BATCH, NEAR_THEIR_ANNOUNCEMENT, RETRIES, SUSPENDED_UNTIL};
 use crate::invoices::commands::start_attempt;
+use crate::invoices::domain::InvoiceStatus;
 use crate::invoices::store as invoices;
 use crate::schedule::local_date;
+use crate::subscriptions::domain::SubscriptionStatus;
 use crate::subscriptions::store as subscriptions;
 
 /// Runs `batch` in one short transaction after another, while each claims a full batch
@@ -80,7 +82,7 @@ fn retry_due(
             let body = subscriptions::rendered(tx, &s)?;
             start_attempt(tx, outbox, body, &invoice, now, None)?;
             invoice.next_attempt_date = None;
-            invoices::save_invoice(tx, &invoice, "open", now)?;
+            invoices::save_invoice(tx, &invoice, InvoiceStatus::Open, now)?;
         }
         Ok((due.len(), due.len()))
     })
@@ -105,7 +107,7 @@ fn end_suspensions(
                 resume(&mut s);
                 let body = subscriptions::rendered(tx, &s)?;
                 events::resumed(tx, outbox, &s, body)?;
-                subscriptions::save(tx, &s, "suspended", now)?;
+                subscriptions::save(tx, &s, SubscriptionStatus::Suspended, now)?;
                 resumed += 1;
             }
         }

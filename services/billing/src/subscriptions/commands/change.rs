@@ -17,14 +17,14 @@ use crate::error::Failure;
 use crate::schedule::local_date;
 use crate::state::BillingState;
 use crate::subscriptions::domain::terms::{apply_terms, check_terms, reschedules};
-use crate::subscriptions::domain::{Refusal, Subscription, request, state};
+use crate::subscriptions::domain::{Refusal, Subscription, SubscriptionStatus, request, state};
 use crate::subscriptions::store;
 
 fn not_updatable(s: &Subscription) -> Option<Failure> {
-    matches!(s.status.as_str(), "cancelled" | "ended").then(|| {
+    s.status.is_over().then(|| {
         Failure::Api(ApiError::conflict(format!(
             "{} {} subscription cannot be updated",
-            state::article(&s.status),
+            state::article(s.status.as_str()),
             s.status
         )))
     })
@@ -54,12 +54,12 @@ pub(crate) async fn update(
                 if let Some(refused) = not_updatable(&s) {
                     return Err(refused);
                 }
-                let expected = s.status.clone();
+                let expected = s.status;
                 apply_references(tx, &mut s, &fields, false)?;
                 let reschedule = reschedules(&fields);
                 apply_terms(&mut s, fields);
                 check_terms(&s).map_err(ApiError::validation)?;
-                if reschedule && s.status == "active" {
+                if reschedule && s.status == SubscriptionStatus::Active {
                     let today = local_date(s.zone, now);
                     state::schedule_from(&mut s, today);
                 }
@@ -68,7 +68,7 @@ pub(crate) async fn update(
                     &outbox,
                     clock.unix(),
                     &s,
-                    Some(&expected),
+                    Some(expected),
                     &SUBSCRIPTION_UPDATED,
                     &trace,
                 )
@@ -106,9 +106,9 @@ async fn transition(
         .run(move |db| {
             db.write_tx(|tx| {
                 let mut s = locked(tx, &loaded.uuid)?;
-                let expected = s.status.clone();
+                let expected = s.status;
                 change(&mut s, today, now)?;
-                commit(tx, &outbox, clock.unix(), &s, Some(&expected), kind, &trace)
+                commit(tx, &outbox, clock.unix(), &s, Some(expected), kind, &trace)
             })
         })
         .await?;

@@ -17,7 +17,7 @@ use crate::replica::account_organisation;
 use crate::schedule::local_date;
 use crate::state::BillingState;
 use crate::subscriptions::domain::terms::apply_terms;
-use crate::subscriptions::domain::{Subscription, request, state};
+use crate::subscriptions::domain::{Subscription, SubscriptionStatus, request, state};
 use crate::test_clocks::store as test_clocks;
 
 pub(crate) async fn create(
@@ -90,7 +90,7 @@ pub(crate) async fn create(
         recurring_interval: interval_text,
         interval,
         anchor_date: today,
-        status: "pending".into(),
+        status: SubscriptionStatus::Pending,
         next_due_date: None,
         planned_effective_from: None,
         planned_since: None,
@@ -104,7 +104,8 @@ pub(crate) async fn create(
         created: now,
         test_clock_uuid: fields.test_clock_uuid.clone(),
     };
-    let activate = fields.status.as_deref() == Some("active");
+    let activate = fields.status.as_deref().and_then(SubscriptionStatus::parse)
+        == Some(SubscriptionStatus::Active);
     let shared = st.outbox.clone();
     let (clock, outbox) = (st.clock.clone(), shared.clone());
     let response = once

@@ -11,12 +11,12 @@ use coffer_store::Db;
 use serde_json::{Map, json};
 
 use crate::error::Failure;
-use crate::invoices::domain::{ChargeAttempt, charging};
+use crate::invoices::domain::{AttemptStatus, ChargeAttempt, InvoiceStatus, charging};
 use crate::invoices::{events as invoice_events, store as invoices};
 use crate::plans::domain::GLOBAL_UUID;
 use crate::plans::store as plans;
 use crate::schedule::{Schedule, due_instant, local_date};
-use crate::subscriptions::domain::{Subscription, request};
+use crate::subscriptions::domain::{Subscription, SubscriptionStatus, request};
 use crate::subscriptions::events::{PaymentStart, announce_change};
 use crate::subscriptions::store;
 
@@ -118,7 +118,7 @@ pub(crate) fn start_from_payment(
         recurring_interval: interval_text,
         interval,
         anchor_date: anchor,
-        status: "active".into(),
+        status: SubscriptionStatus::Active,
         next_due_date: schedule.after(anchor).map(|d| due_instant(zone, d)),
         planned_effective_from: fields.planned_effective_from.flatten(),
         planned_since: Some(paid_at),
@@ -143,14 +143,14 @@ pub(crate) fn start_from_payment(
         due_instant(zone, anchor),
         paid_at,
     );
-    invoice.status = "paid".into();
+    invoice.status = InvoiceStatus::Paid;
     invoice.status_reason = "paid".into();
     invoices::insert_invoice(db, &invoice)?;
     let attempt = ChargeAttempt {
         uuid: uuid::Uuid::new_v4().to_string(),
         invoice_uuid: invoice.uuid.clone(),
         subscription_uuid: s.uuid.clone(),
-        status: "succeeded".into(),
+        status: AttemptStatus::Succeeded,
         status_reason: None,
         payment_uuid: Some(payment.clone()),
         created: paid_at,

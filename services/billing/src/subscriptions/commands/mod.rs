@@ -17,7 +17,7 @@ use serde_json::Value;
 pub(crate) use change::{activate, cancel, suspend, update};
 pub(crate) use create::create;
 
-use super::domain::Subscription;
+use super::domain::{Subscription, SubscriptionStatus};
 use super::search::SUBSCRIPTIONS;
 use super::store;
 use crate::error::Failure;
@@ -92,7 +92,7 @@ pub(crate) fn commit(
     outbox: &Outbox,
     now: i64,
     s: &Subscription,
-    expected: Option<&str>,
+    expected: Option<SubscriptionStatus>,
     kind: &'static EventType,
     trace: &TraceContext,
 ) -> Result<Value, Failure> {

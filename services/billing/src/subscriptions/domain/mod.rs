@@ -4,8 +4,10 @@
 pub mod record;
 pub mod request;
 pub mod state;
+pub mod status;
 pub mod terms;
 
 pub use record::Subscription;
 pub use request::Fields;
 pub use state::Refusal;
+pub use status::SubscriptionStatus;

@@ -2,8 +2,8 @@
 //! answers about a charge attempt.
 
 use coffer_events::catalogue::{
-    CHARGE_ATTEMPT_CREATED, INVOICE_CANCELLED, INVOICE_CREATED, INVOICE_PAID, PAYMENT_CANCELLED,
-    PAYMENT_FAILED, PAYMENT_SUCCEEDED,
+    CHARGE_ATTEMPT_CREATED, CHARGE_ATTEMPT_FAILED, CHARGE_ATTEMPT_SUCCEEDED, INVOICE_CANCELLED,
+    INVOICE_CREATED, INVOICE_PAID, PAYMENT_CANCELLED, PAYMENT_FAILED, PAYMENT_SUCCEEDED,
 };
 use coffer_events::{Event, EventType, Outbox, TraceContext};
 use coffer_store::Db;
@@ -13,23 +13,17 @@ use serde_json::Value;
 use super::domain::{ChargeAttempt, Invoice, InvoiceStatus};
 use crate::announce::announce;
 
-fn about_invoice(
+/// An event about `object`, the invoice or one of its attempts, of the invoice's owner.
+fn about(
     tx: &mut Db<'_>,
     outbox: &Outbox,
     kind: &EventType,
-    invoice: &Invoice,
+    (object, invoice): (&str, &Invoice),
     body: Value,
     trace: Option<&TraceContext>,
 ) -> QueryResult<()> {
     let owner = (&invoice.organisation_uuid, &invoice.account_uuid);
-    announce(
-        tx,
-        outbox,
-        kind,
-        (&invoice.uuid, owner.0, owner.1),
-        body,
-        trace,
-    )
+    announce(tx, outbox, kind, (object, owner.0, owner.1), body, trace)
 }
 
 /// A new invoice; `body` is the invoice with the attempts it was made with.
@@ -40,7 +34,14 @@ pub(crate) fn created(
     body: Value,
     trace: Option<&TraceContext>,
 ) -> QueryResult<()> {
-    about_invoice(tx, outbox, &INVOICE_CREATED, invoice, body, trace)
+    about(
+        tx,
+        outbox,
+        &INVOICE_CREATED,
+        (&invoice.uuid, invoice),
+        body,
+        trace,
+    )
 }
 
 /// An invoice closed, as `paid` or `cancelled`; `body` is the invoice with its attempts.
@@ -56,7 +57,7 @@ pub(crate) fn closed(
     } else {
         &INVOICE_CANCELLED
     };
-    about_invoice(tx, outbox, kind, invoice, body, trace)
+    about(tx, outbox, kind, (&invoice.uuid, invoice), body, trace)
 }
 
 /// A charge attempt started; `subscription` is the subscription as answered, which
@@ -69,18 +70,33 @@ pub(crate) fn attempt_created(
     subscription: Value,
     trace: Option<&TraceContext>,
 ) -> QueryResult<()> {
-    announce(
+    let body = attempt.render(invoice, Some(subscription));
+    about(
         tx,
         outbox,
         &CHARGE_ATTEMPT_CREATED,
-        (
-            &attempt.uuid,
-            &invoice.organisation_uuid,
-            &invoice.account_uuid,
-        ),
-        attempt.render(invoice, Some(subscription)),
+        (&attempt.uuid, invoice),
+        body,
         trace,
     )
+}
+
+/// A charge attempt ended as payments answered; `body` is the attempt as rendered (with,
+/// for a failure, whether the supporter is to be told).
+pub(crate) fn attempt_finished(
+    tx: &mut Db<'_>,
+    outbox: &Outbox,
+    attempt: &ChargeAttempt,
+    invoice: &Invoice,
+    succeeded: bool,
+    body: Value,
+) -> QueryResult<()> {
+    let kind = if succeeded {
+        &CHARGE_ATTEMPT_SUCCEEDED
+    } else {
+        &CHARGE_ATTEMPT_FAILED
+    };
+    about(tx, outbox, kind, (&attempt.uuid, invoice), body, None)
 }
 
 /// What payments answered for a charge attempt.

@@ -4,12 +4,9 @@
 //! (docs/billing.md). Applied once per event, in the consumer's transaction.
 
 use coffer_events::Outbox;
-use coffer_events::catalogue::{
-    CHARGE_ATTEMPT_FAILED, CHARGE_ATTEMPT_SUCCEEDED, SUBSCRIPTION_CANCELLED,
-};
+use coffer_events::catalogue::SUBSCRIPTION_CANCELLED;
 use coffer_store::Db;
 
-use crate::announce::announce;
 use crate::error::{Failure, changed_meanwhile};
 use crate::invoices::domain::AttemptStatus;
 use crate::invoices::domain::InvoiceStatus::{self, Open, Paid};
@@ -19,6 +16,7 @@ use crate::invoices::store;
 use crate::plans::domain::{GLOBAL_UUID, global};
 use crate::schedule::{due_instant, local_date};
 use crate::subscriptions::domain::{SubscriptionStatus, state};
+use crate::subscriptions::events::announce_change;
 use crate::subscriptions::store as subscriptions;
 
 /// Applies a payment result.
@@ -59,17 +57,11 @@ pub(crate) fn apply_payment_result(
     };
     // A subscription on a test clock lives in the clock's time.
     let now = crate::test_clocks::store::time_of(db, s.test_clock_uuid.as_deref(), now)?;
-    let (org, account) = (s.organisation_uuid.clone(), s.account_uuid.clone());
     let finished = store::find_attempt(db, &attempt.uuid)?.unwrap_or(attempt);
     let plan = if s.plan_uuid == GLOBAL_UUID {
         global()
     } else {
         crate::plans::store::find(db, &s.plan_uuid)?.unwrap_or_else(global)
-    };
-    let kind = if succeeded {
-        &CHARGE_ATTEMPT_SUCCEEDED
-    } else {
-        &CHARGE_ATTEMPT_FAILED
     };
     let mut data = finished.render(&invoice, None);
     if !succeeded {
@@ -79,14 +71,7 @@ pub(crate) fn apply_payment_result(
             .notify_on_failed_attempt
             .into();
     }
-    announce(
-        db,
-        outbox,
-        kind,
-        (&finished.uuid, &org, &account),
-        data,
-        None,
-    )?;
+    events::attempt_finished(db, outbox, &finished, &invoice, succeeded, data)?;
     // An invoice closed by hand meanwhile keeps what it was closed as.
     if invoice.status != Open {
         return Ok(());
@@ -144,14 +129,7 @@ pub(crate) fn apply_payment_result(
         && subscription_status != SubscriptionStatus::Cancelled
     {
         let body = subscriptions::rendered(db, &s)?;
-        announce(
-            db,
-            outbox,
-            &SUBSCRIPTION_CANCELLED,
-            (&s.uuid, &org, &account),
-            body,
-            None,
-        )?;
+        announce_change(db, outbox, &SUBSCRIPTION_CANCELLED, &s, body, None)?;
     }
     Ok(())
 }

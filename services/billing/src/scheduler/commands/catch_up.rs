@@ -7,22 +7,19 @@ use coffer_events::{Outbox, append};
 use coffer_store::Db;
 use diesel::QueryResult;
 
+use super::{Pass, in_batches};
 use crate::invoices::domain::{ChargeAttempt, Invoice, charging};
 use crate::invoices::store as invoices;
 use crate::scheduler::domain::{CaughtUp, catch_up};
+use crate::scheduler::events;
 use crate::scheduler::store::{self, DUE};
-use crate::scheduler::{commands::in_batches, events};
 use crate::subscriptions::domain::Subscription;
 use crate::subscriptions::store as subscriptions;
 
 /// Invoices every charge date that has come, batch by batch; how many subscriptions it
 /// handled.
-pub(super) fn invoice_due(
-    db: &mut Db<'_>,
-    outbox: &Outbox,
-    now: i64,
-    clock: Option<&str>,
-) -> QueryResult<usize> {
+pub(super) fn invoice_due(db: &mut Db<'_>, pass: &Pass<'_>) -> QueryResult<usize> {
+    let Pass { outbox, now, clock } = *pass;
     in_batches(db, |tx| {
         let due = store::claim(tx, &DUE, now, clock)?;
         let mut made = Vec::new();

@@ -38,24 +38,29 @@ fn in_batches(
     }
 }
 
+/// What every step of a pass shares: where its events go, its moment, and its scope (the
+/// real clock's subscriptions, or one test clock's).
+struct Pass<'a> {
+    outbox: &'a Outbox,
+    now: i64,
+    clock: Option<&'a str>,
+}
+
 /// One pass over the real clock's subscriptions (`clock` none) or one test clock's;
 /// how many subscriptions and invoices it handled.
 pub fn tick(db: &mut Db<'_>, outbox: &Outbox, now: i64, clock: Option<&str>) -> QueryResult<usize> {
+    let pass = Pass { outbox, now, clock };
     // Charges to announce ahead come first: at a moment when a charge is both announced
     // and due, the announcement still precedes it.
-    let mut handled = announce_upcoming(db, outbox, now, clock)?;
-    handled += catch_up::invoice_due(db, outbox, now, clock)?;
-    handled += retry_due(db, outbox, now, clock)?;
-    handled += end_suspensions(db, outbox, now, clock)?;
+    let mut handled = announce_upcoming(db, &pass)?;
+    handled += catch_up::invoice_due(db, &pass)?;
+    handled += retry_due(db, &pass)?;
+    handled += end_suspensions(db, &pass)?;
     Ok(handled)
 }
 
-fn announce_upcoming(
-    db: &mut Db<'_>,
-    outbox: &Outbox,
-    now: i64,
-    clock: Option<&str>,
-) -> QueryResult<usize> {
+fn announce_upcoming(db: &mut Db<'_>, pass: &Pass<'_>) -> QueryResult<usize> {
+    let Pass { outbox, now, clock } = *pass;
     in_batches(db, |tx| {
         let near = store::claim(tx, &NEAR_THEIR_ANNOUNCEMENT, now, clock)?;
         let made = upcoming::announce_due(tx, outbox, now, &near)?;
@@ -64,12 +69,8 @@ fn announce_upcoming(
 }
 
 /// Retries whose day has come: a new charge attempt each.
-fn retry_due(
-    db: &mut Db<'_>,
-    outbox: &Outbox,
-    now: i64,
-    clock: Option<&str>,
-) -> QueryResult<usize> {
+fn retry_due(db: &mut Db<'_>, pass: &Pass<'_>) -> QueryResult<usize> {
+    let Pass { outbox, now, clock } = *pass;
     in_batches(db, |tx| {
         let due = store::claim(tx, &RETRIES, now, clock)?;
         for uuid in &due {
@@ -89,12 +90,8 @@ fn retry_due(
 }
 
 /// Suspensions that ended between charge dates.
-fn end_suspensions(
-    db: &mut Db<'_>,
-    outbox: &Outbox,
-    now: i64,
-    clock: Option<&str>,
-) -> QueryResult<usize> {
+fn end_suspensions(db: &mut Db<'_>, pass: &Pass<'_>) -> QueryResult<usize> {
+    let Pass { outbox, now, clock } = *pass;
     db.write_tx(|tx| {
         let suspended = store::claim(tx, &SUSPENDED_UNTIL, now, clock)?;
         let mut resumed = 0;

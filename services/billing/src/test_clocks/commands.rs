@@ -7,7 +7,7 @@ use coffer_events::TraceContext;
 use coffer_events::catalogue::SUBSCRIPTION_CANCELLED;
 use coffer_http::{ApiError, internal};
 use coffer_model::ids::parse_uuid;
-use coffer_store::{Db, StoreError};
+use coffer_store::Db;
 use diesel::QueryResult;
 use uuid::Uuid;
 
@@ -184,9 +184,9 @@ pub(crate) fn step(
     clock: &str,
     moment: i64,
     now: i64,
-) -> Result<usize, StoreError> {
+) -> QueryResult<usize> {
     store::set_time(db, clock, moment, now)?;
-    Ok(scheduler::tick(db, outbox, moment, Some(clock))?)
+    scheduler::tick(db, outbox, moment, Some(clock))
 }
 
 /// The end of an advance: the clock shows its target and is ready again.

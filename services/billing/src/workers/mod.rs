@@ -1,5 +1,13 @@
 //! Billing's background loops, each named and described here, and started from this list
 //! (by `Billing::spawn_workers`). A worker only calls commands; it decides nothing itself.
+//!
+//! - `relay`: publishes the outbox's events to the bus.
+//! - `replica`: consumes other services' events (copies, payments that start a
+//!   subscription, charge attempt results).
+//! - `resume_test_clocks`: at start, finishes advances a stopped process left half-way.
+//! - `scheduler`: the scheduler's pass over the real clock, every `scheduler_every`.
+//! - `advance_test_clock` (one per advance, not in [`WORKERS`]: the advance command starts
+//!   it through [`test_clocks::start_advance`]): steps a test clock to its target.
 
 mod scheduler;
 pub(crate) mod test_clocks;

@@ -75,7 +75,7 @@ async fn advance(h: Handles, clock: String) -> Result<(), StoreError> {
         at = moment;
         let (id, out, now) = (clock.clone(), h.outbox.clone(), h.clock.unix());
         h.store
-            .run(move |db| commands::step(db, &out, &id, moment, now))
+            .query(move |db| commands::step(db, &out, &id, moment, now))
             .await?;
         h.outbox.committed();
         let waited = tokio::time::Instant::now();

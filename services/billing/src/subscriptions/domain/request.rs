@@ -1,6 +1,6 @@
 //! The bodies of Create and Update Subscription, checked field by field; every problem is
 //! named by its property. Pure: references (account, source, supporter, plan) are checked
-//! against the database by the routes.
+//! against the database by the commands (commands/references.rs).
 
 use chrono::NaiveDate;
 use coffer_model::currency::Currency;

@@ -23,3 +23,21 @@ impl SubscriptionStatus {
         matches!(self, Self::Cancelled | Self::Ended)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::SubscriptionStatus;
+
+    #[test]
+    fn every_status_reads_back_from_its_text_and_nothing_else_does() {
+        use SubscriptionStatus::*;
+        for status in [Pending, Active, Suspended, Cancelled, Ended] {
+            assert_eq!(SubscriptionStatus::parse(status.as_str()), Some(status));
+            assert_eq!(
+                serde_json::to_value(status).ok(),
+                Some(serde_json::Value::from(status.as_str()))
+            );
+        }
+        assert_eq!(SubscriptionStatus::parse("Active"), None);
+    }
+}

@@ -7,8 +7,8 @@ pub(crate) mod from_payment;
 mod references;
 
 use coffer_auth::Caller;
-use coffer_events::{EventType, Outbox, TraceContext, append};
-use coffer_http::{ApiError, internal};
+use coffer_events::{EventType, Outbox, TraceContext};
+use coffer_http::ApiError;
 use coffer_model::ids::parse_uuid;
 use coffer_search::Source;
 use coffer_store::Db;
@@ -18,6 +18,7 @@ pub(crate) use change::{activate, cancel, suspend, update};
 pub(crate) use create::create;
 
 use super::domain::{Subscription, SubscriptionStatus};
+use super::events::announce_change;
 use super::search::SUBSCRIPTIONS;
 use super::store;
 use crate::error::Failure;
@@ -107,13 +108,6 @@ pub(crate) fn commit(
         }
     }
     let body = store::rendered(tx, s)?;
-    let event = outbox.event(
-        kind,
-        s.uuid.parse().map_err(internal)?,
-        s.organisation_uuid.parse().ok(),
-        s.account_uuid.parse().ok(),
-        body.clone(),
-    );
-    append(tx, &[event], Some(trace))?;
+    announce_change(tx, outbox, kind, s, body.clone(), Some(trace))?;
     Ok(body)
 }

@@ -2,7 +2,7 @@ use coffer_store::{Db, db_run};
 use diesel::prelude::*;
 use diesel::result::Error as DieselError;
 
-use super::record::{ChargeAttempt, Invoice};
+use super::domain::{AttemptStatus, ChargeAttempt, Invoice, InvoiceStatus};
 use crate::schema::{charge_attempts::dsl as a, invoices::dsl as i};
 
 #[derive(Debug, Clone, Queryable, Selectable, Insertable, AsChangeset)]
@@ -43,6 +43,13 @@ struct AttemptRow {
     updated: i64,
 }
 
+const OPEN: &str = InvoiceStatus::Open.as_str();
+const PENDING: &str = AttemptStatus::Pending.as_str();
+
+fn unknown(what: &str) -> DieselError {
+    DieselError::DeserializationError(format!("unknown {what}").into())
+}
+
 fn json<T: serde::de::DeserializeOwned>(text: &str) -> QueryResult<T> {
     serde_json::from_str(text).map_err(|e| DieselError::DeserializationError(Box::new(e)))
 }
@@ -56,7 +63,7 @@ impl InvoiceRow {
             account_uuid: x.account_uuid.clone(),
             period_date: x.period_date.clone(),
             due_date: x.due_date,
-            status: x.status.clone(),
+            status: x.status.as_str().to_owned(),
             status_reason: x.status_reason.clone(),
             amount: x.amount,
             refunded_amount: x.refunded_amount,
@@ -81,7 +88,7 @@ impl InvoiceRow {
             account_uuid: self.account_uuid,
             period_date: self.period_date,
             due_date: self.due_date,
-            status: self.status,
+            status: InvoiceStatus::parse(&self.status).ok_or_else(|| unknown("invoice status"))?,
             status_reason: self.status_reason,
             amount: self.amount,
             refunded_amount: self.refunded_amount,
@@ -95,16 +102,16 @@ impl InvoiceRow {
 }
 
 impl AttemptRow {
-    fn into_attempt(self) -> ChargeAttempt {
-        ChargeAttempt {
+    fn into_attempt(self) -> QueryResult<ChargeAttempt> {
+        Ok(ChargeAttempt {
             uuid: self.uuid,
             invoice_uuid: self.invoice_uuid,
             subscription_uuid: self.subscription_uuid,
-            status: self.status,
+            status: AttemptStatus::parse(&self.status).ok_or_else(|| unknown("attempt status"))?,
             status_reason: self.status_reason,
             payment_uuid: self.payment_uuid,
             created: self.created,
-        }
+        })
     }
 }
 
@@ -137,10 +144,15 @@ pub fn insert_invoices(db: &mut Db<'_>, xs: &[Invoice]) -> QueryResult<Vec<Strin
 }
 
 /// Writes `x` over the stored invoice if it is still `expected`; false otherwise.
-pub fn save_invoice(db: &mut Db<'_>, x: &Invoice, expected: &str, now: i64) -> QueryResult<bool> {
+pub fn save_invoice(
+    db: &mut Db<'_>,
+    x: &Invoice,
+    expected: InvoiceStatus,
+    now: i64,
+) -> QueryResult<bool> {
     let row = InvoiceRow::of(x, now);
     let n = db_run!(db: {
-        diesel::update(i::invoices.find(&row.uuid).filter(i::status.eq(expected))).set(&row).execute(db)
+        diesel::update(i::invoices.find(&row.uuid).filter(i::status.eq(expected.as_str()))).set(&row).execute(db)
     })?;
     Ok(n == 1)
 }
@@ -186,7 +198,7 @@ pub fn invoices_of(db: &mut Db<'_>, subscription: &str) -> QueryResult<Vec<Invoi
 pub fn due_retries(db: &mut Db<'_>, now: i64, limit: i64) -> QueryResult<Vec<String>> {
     db_run!(db: {
         i::invoices
-            .filter(i::status.eq("open"))
+            .filter(i::status.eq(OPEN))
             .filter(i::next_attempt_date.le(now))
             .order(i::next_attempt_date)
             .limit(limit)
@@ -202,7 +214,7 @@ impl AttemptRow {
             uuid: x.uuid.clone(),
             invoice_uuid: x.invoice_uuid.clone(),
             subscription_uuid: x.subscription_uuid.clone(),
-            status: x.status.clone(),
+            status: x.status.as_str().to_owned(),
             status_reason: x.status_reason.clone(),
             payment_uuid: x.payment_uuid.clone(),
             created: x.created,
@@ -229,14 +241,14 @@ pub fn attempts_of(db: &mut Db<'_>, invoice: &str) -> QueryResult<Vec<ChargeAtte
             .select(AttemptRow::as_select())
             .load(db)
     })?;
-    Ok(rows.into_iter().map(AttemptRow::into_attempt).collect())
+    rows.into_iter().map(AttemptRow::into_attempt).collect()
 }
 
 pub fn find_attempt(db: &mut Db<'_>, uuid: &str) -> QueryResult<Option<ChargeAttempt>> {
     let row: Option<AttemptRow> = db_run!(db: {
         a::charge_attempts.find(uuid).select(AttemptRow::as_select()).first(db).optional()
     })?;
-    Ok(row.map(AttemptRow::into_attempt))
+    row.map(AttemptRow::into_attempt).transpose()
 }
 
 /// Inserts many new attempts at once.
@@ -254,15 +266,15 @@ pub fn insert_attempts(db: &mut Db<'_>, xs: &[ChargeAttempt]) -> QueryResult<()>
 pub fn finish_attempt(
     db: &mut Db<'_>,
     uuid: &str,
-    status: &str,
+    status: AttemptStatus,
     reason: Option<&str>,
     payment: &str,
     now: i64,
 ) -> QueryResult<bool> {
     let n = db_run!(db: {
-        diesel::update(a::charge_attempts.find(uuid).filter(a::status.eq("pending")))
+        diesel::update(a::charge_attempts.find(uuid).filter(a::status.eq(PENDING)))
             .set((
-                a::status.eq(status),
+                a::status.eq(status.as_str()),
                 a::status_reason.eq(reason),
                 a::payment_uuid.eq(payment),
                 a::updated.eq(now),
@@ -270,4 +282,27 @@ pub fn finish_attempt(
             .execute(db)
     })?;
     Ok(n == 1)
+}
+
+/// When the open invoices of a subscription are tried next.
+pub fn retry_dates_of(db: &mut Db<'_>, subscription: &str) -> QueryResult<Vec<i64>> {
+    let dates: Vec<Option<i64>> = db_run!(db: {
+        i::invoices
+            .filter(i::subscription_uuid.eq(subscription))
+            .filter(i::status.eq(OPEN))
+            .select(i::next_attempt_date)
+            .load(db)
+    })?;
+    Ok(dates.into_iter().flatten().collect())
+}
+
+/// How many attempts of these subscriptions are pending.
+pub fn pending_attempts_of(db: &mut Db<'_>, subscriptions: &[String]) -> QueryResult<i64> {
+    db_run!(db: {
+        a::charge_attempts
+            .filter(a::subscription_uuid.eq_any(subscriptions))
+            .filter(a::status.eq(PENDING))
+            .count()
+            .get_result(db)
+    })
 }

@@ -72,6 +72,25 @@ pub struct Changes {
     pub notifications: Option<Notifications>,
 }
 
+/// Applies what a create or update body sets.
+pub fn apply(plan: &mut Plan, changes: Changes) {
+    if let Some(account) = changes.account_uuid {
+        plan.account_uuid = account;
+    }
+    if let Some(name) = changes.name {
+        plan.name = name;
+    }
+    if let Some(is_default) = changes.is_default {
+        plan.is_default = is_default;
+    }
+    if let Some(dunning) = changes.dunning {
+        plan.dunning_configuration = dunning;
+    }
+    if let Some(notifications) = changes.notifications {
+        plan.notification_configuration = notifications;
+    }
+}
+
 fn count(
     value: &Value,
     property: &str,

@@ -17,7 +17,7 @@ struct Row {
     notification_configuration: String,
     created: i64,
     updated: i64,
-    /// Kept beside the configuration for the scheduler's query (`notifications.rs`).
+    /// Kept beside the configuration for the scheduler's query (scheduler/store.rs).
     notify_before_charge_days: Option<i32>,
 }
 

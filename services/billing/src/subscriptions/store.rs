@@ -5,7 +5,7 @@ use coffer_store::{Db, db_run};
 use diesel::prelude::*;
 use diesel::result::Error as DieselError;
 
-use super::record::Subscription;
+use super::domain::{Subscription, SubscriptionStatus};
 use crate::schedule::Interval;
 use crate::schema::subscriptions::dsl as s;
 
@@ -71,7 +71,7 @@ impl Row {
             timezone: x.timezone.clone(),
             recurring_interval: x.recurring_interval.clone(),
             anchor_date: x.anchor_date.format("%Y-%m-%d").to_string(),
-            status: x.status.clone(),
+            status: x.status.as_str().to_owned(),
             next_due_date: x.next_due_date,
             planned_effective_from: text(x.planned_effective_from),
             planned_since: x.planned_since,
@@ -115,7 +115,7 @@ impl Row {
             amount: self.amount,
             timezone: self.timezone,
             recurring_interval: self.recurring_interval,
-            status: self.status,
+            status: SubscriptionStatus::parse(&self.status).ok_or_else(|| broken("status"))?,
             next_due_date: self.next_due_date,
             planned_since: self.planned_since,
             ended_at: self.ended_at,
@@ -133,10 +133,15 @@ pub fn insert(db: &mut Db<'_>, x: &Subscription) -> QueryResult<()> {
 
 /// Writes `x` over the stored subscription, but only if it is still in `expected` status:
 /// two transitions racing cannot both apply. False when the status had changed.
-pub fn save(db: &mut Db<'_>, x: &Subscription, expected: &str, now: i64) -> QueryResult<bool> {
+pub fn save(
+    db: &mut Db<'_>,
+    x: &Subscription,
+    expected: SubscriptionStatus,
+    now: i64,
+) -> QueryResult<bool> {
     let row = Row::of(x, now);
     let changed = db_run!(db: {
-        diesel::update(s::subscriptions.find(&row.uuid).filter(s::status.eq(expected)))
+        diesel::update(s::subscriptions.find(&row.uuid).filter(s::status.eq(expected.as_str())))
             .set(&row)
             .execute(db)
     })?;

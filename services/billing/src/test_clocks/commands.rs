@@ -1,77 +1,76 @@
-//! What a test clock does: each use case once, for routes and the start-up resume alike.
+//! What a test clock does: each use case once, for routes and the workers alike.
 
-use std::sync::Arc;
-
+use actix_web::HttpResponse;
+use actix_web::http::StatusCode;
 use coffer_auth::Caller;
 use coffer_events::TraceContext;
 use coffer_events::catalogue::SUBSCRIPTION_CANCELLED;
-use coffer_http::{ApiError, Failure};
-use coffer_model::timestamp::LAST_INSTANT;
-use coffer_model::validation::FieldError;
+use coffer_http::{ApiError, internal};
+use coffer_model::ids::parse_uuid;
 use coffer_store::Db;
 use diesel::QueryResult;
 use uuid::Uuid;
 
-use super::advance;
-use super::store::{self, TestClock};
-use crate::BillingState;
+use super::domain::{self, ClockStatus, TestClock};
+use super::store;
+use crate::error::Failure;
+use crate::idempotent::Once;
+use crate::invoices::store as invoices;
+use crate::schedule::due_instant;
+use crate::scheduler::{self, commands::upcoming};
+use crate::state::BillingState;
 use crate::subscriptions::commands::commit;
-use crate::subscriptions::{state as subscription_state, store as subscriptions};
+use crate::subscriptions::domain::{SubscriptionStatus, state as subscription_state};
+use crate::subscriptions::store as subscriptions;
+use crate::workers;
 
-/// The longest one advance may go: three years of 366 days. Each charge date on the way
-/// is a step that waits for payments' answers, so a span is work, and it is bounded.
-pub const MAX_ADVANCE: i64 = 3 * 366 * 86_400;
-
-/// A clock's time: Unix seconds from the epoch to the end of 2199, the dates a request may
-/// name (coffer_model::timestamp).
-pub fn frozen_time(raw: Option<i64>) -> Result<i64, ApiError> {
-    raw.filter(|t| (0..=LAST_INSTANT).contains(t))
-        .ok_or_else(|| {
-            ApiError::validation(vec![FieldError::not_valid(
-                "frozen_time",
-                format!("must be a time in Unix seconds from 0 to {LAST_INSTANT} (2199-12-31)"),
-            )])
-        })
-}
-
-/// A new clock for the organisation named, or the caller's only one.
-pub fn draft(
+/// A new clock at `frozen_time`, for the organisation named or the caller's only one.
+pub(crate) async fn create(
+    state: &BillingState,
     caller: &Caller,
-    named: Option<Uuid>,
-    time: i64,
-    now: i64,
-) -> Result<TestClock, ApiError> {
+    once: Once,
+    frozen_time: Option<i64>,
+    organisation_uuid: Option<String>,
+) -> Result<HttpResponse, Failure> {
+    let time = domain::frozen_time(frozen_time).map_err(ApiError::validation)?;
+    let named = organisation_uuid
+        .map(|raw| parse_uuid("organisation_uuid", &raw).map_err(|e| ApiError::validation(vec![e])))
+        .transpose()?;
     let organisation = match (named, caller.organisation_filter()) {
         (Some(org), _) => org,
         (None, Some([only])) => *only,
         _ => {
-            return Err(ApiError::validation(vec![FieldError::not_null(
-                "organisation_uuid",
-            )]));
+            return Err(Failure::Api(ApiError::validation(vec![
+                coffer_model::validation::FieldError::not_null("organisation_uuid"),
+            ])));
         }
     };
     caller.require_organisation(organisation)?;
-    Ok(TestClock {
+    let clock = TestClock {
         uuid: Uuid::new_v4().to_string(),
         owner: organisation.to_string(),
         frozen_time: time,
         target_time: None,
-        status: "ready".into(),
-        created: now,
+        status: ClockStatus::Ready,
+        created: state.clock.unix(),
+    };
+    once.run(state, move |tx| {
+        store::insert(tx, &clock)?;
+        let body = serde_json::to_value(&clock).map_err(internal)?;
+        Ok((StatusCode::CREATED, body))
     })
+    .await
 }
 
-pub fn create(tx: &mut Db<'_>, clock: &TestClock) -> QueryResult<()> {
-    store::insert(tx, clock)
-}
-
-/// The clock, if the caller's organisation owns it.
+/// The clock, if the caller's organisation owns it; `raw` is its uuid as the path gave it.
 pub(crate) async fn load(
     state: &BillingState,
     caller: &Caller,
-    uuid: &str,
-) -> Result<TestClock, ApiError> {
-    let id = uuid.to_owned();
+    raw: &str,
+) -> Result<TestClock, Failure> {
+    let id = parse_uuid("test_clock_uuid", raw)
+        .map_err(|e| ApiError::validation(vec![e]))?
+        .to_string();
     let clock = state
         .store
         .query(move |db| store::find(db, &id))
@@ -81,48 +80,29 @@ pub(crate) async fn load(
     Ok(clock)
 }
 
-/// Begins moving the clock to `target` and leaves the moving to a background task.
+/// Begins moving the clock to `target` and hands the moving to a worker.
 pub(crate) async fn advance(
     state: &BillingState,
     caller: &Caller,
     uuid: &str,
-    target: i64,
-) -> Result<TestClock, ApiError> {
+    target: Option<i64>,
+) -> Result<TestClock, Failure> {
+    let target = domain::frozen_time(target).map_err(ApiError::validation)?;
     let clock = load(state, caller, uuid).await?;
-    if target <= clock.frozen_time {
-        return Err(ApiError::invalid(
-            "frozen_time",
-            "must be later than the clock's time",
-        ));
-    }
-    if target - clock.frozen_time > MAX_ADVANCE {
-        return Err(ApiError::invalid(
-            "frozen_time",
-            format!("may be at most {MAX_ADVANCE} seconds (three years) past the clock's time"),
-        ));
-    }
+    domain::check_advance(&clock, target).map_err(|e| ApiError::validation(vec![e]))?;
     let (id, now) = (clock.uuid.clone(), state.clock.unix());
     if !state
         .store
         .query(move |db| store::begin(db, &id, target, now))
         .await?
     {
-        return Err(ApiError::conflict("The test clock is advancing already"));
+        return Err(Failure::Api(ApiError::conflict(
+            "The test clock is advancing already",
+        )));
     }
-    let run = advance::run(
-        state.store.clone(),
-        state.outbox.clone(),
-        state.clock.clone(),
-        clock.uuid.clone(),
-    );
-    tokio::spawn(async move {
-        // Left advancing, it is finished when billing next starts.
-        if let Err(e) = run.await {
-            tracing::warn!(error = %e, "advancing a test clock failed");
-        }
-    });
+    workers::test_clocks::start_advance(state, clock.uuid.clone());
     Ok(TestClock {
-        status: "advancing".into(),
+        status: ClockStatus::Advancing,
         ..clock
     })
 }
@@ -130,26 +110,27 @@ pub(crate) async fn advance(
 /// Deletes the clock and cancels what lives on it. An advance under way sees the clock
 /// gone before its next step and stops.
 pub(crate) async fn delete(
-    state: Arc<BillingState>,
+    state: &BillingState,
     caller: &Caller,
     uuid: &str,
-    trace: &TraceContext,
-) -> Result<(), ApiError> {
-    let clock = load(&state, caller, uuid).await?;
-    let (st, trace) = (Arc::clone(&state), trace.clone());
+    trace: TraceContext,
+) -> Result<(), Failure> {
+    let clock = load(state, caller, uuid).await?;
+    let (outbox, real) = (state.outbox.clone(), state.clock.clone());
     state
         .store
         .run(move |db| {
             db.write_tx(|tx| {
-                let now = st.clock.unix();
+                let now = real.unix();
                 for mut s in subscriptions::on_clock(tx, &clock.uuid)? {
-                    let expected = s.status.clone();
+                    let expected = s.status;
                     if subscription_state::cancel(&mut s, now).is_ok() {
                         commit(
                             tx,
-                            &st,
+                            &outbox,
+                            real.unix(),
                             &s,
-                            Some(&expected),
+                            Some(expected),
                             &SUBSCRIPTION_CANCELLED,
                             &trace,
                         )?;
@@ -162,4 +143,54 @@ pub(crate) async fn delete(
         .await?;
     state.outbox.committed();
     Ok(())
+}
+
+/// The first moment after `from` and not after `to` at which something falls due on the
+/// clock: a charge date, a retry, the end of a suspension, a charge's announcement.
+pub(crate) fn next_moment(
+    db: &mut Db<'_>,
+    clock: &str,
+    from: i64,
+    to: i64,
+) -> QueryResult<Option<i64>> {
+    let mut moments = Vec::new();
+    for s in subscriptions::on_clock(db, clock)? {
+        if s.status.is_scheduled() {
+            moments.extend(s.next_due_date);
+            moments.extend(upcoming::moment(db, &s)?);
+        }
+        if s.status == SubscriptionStatus::Suspended {
+            moments.extend(s.suspension_end.map(|d| due_instant(s.zone, d)));
+        }
+        moments.extend(invoices::retry_dates_of(db, &s.uuid)?);
+    }
+    Ok(moments.into_iter().filter(|m| *m > from && *m <= to).min())
+}
+
+/// How many charge attempts of the clock's subscriptions payments has yet to answer.
+pub(crate) fn pending_attempts(db: &mut Db<'_>, clock: &str) -> QueryResult<i64> {
+    let uuids: Vec<String> = subscriptions::on_clock(db, clock)?
+        .into_iter()
+        .map(|s| s.uuid)
+        .collect();
+    invoices::pending_attempts_of(db, &uuids)
+}
+
+/// One step of an advance: the clock shows `moment`, and the scheduler's pass for the
+/// clock runs at it.
+pub(crate) fn step(
+    db: &mut Db<'_>,
+    outbox: &coffer_events::Outbox,
+    clock: &str,
+    moment: i64,
+    now: i64,
+) -> QueryResult<usize> {
+    store::set_time(db, clock, moment, now)?;
+    scheduler::tick(db, outbox, moment, Some(clock))
+}
+
+/// The end of an advance: the clock shows its target and is ready again.
+pub(crate) fn finish(db: &mut Db<'_>, clock: &str, target: i64, now: i64) -> QueryResult<()> {
+    store::set_time(db, clock, target, now)?;
+    store::finish(db, clock, now)
 }

@@ -2,7 +2,8 @@
 //! subscriptions, so a year of giving plays out in seconds through the real scheduler and
 //! the real payments service (docs/billing.md, "Test clocks").
 
-pub mod advance;
-pub mod commands;
-pub mod routes;
+pub(crate) mod commands;
+pub mod domain;
+mod events;
+pub(crate) mod routes;
 pub mod store;

@@ -1,22 +1,41 @@
 use coffer_store::{Db, db_run};
 use diesel::prelude::*;
-use serde::Serialize;
+use diesel::result::Error as DieselError;
 
+use super::domain::{ClockStatus, TestClock};
 use crate::schema::test_clocks::dsl as c;
 
-#[derive(Debug, Clone, PartialEq, Eq, Queryable, Selectable, Serialize)]
+#[derive(Debug, Clone, Queryable, Selectable)]
 #[diesel(table_name = crate::schema::test_clocks)]
-pub struct TestClock {
-    pub uuid: String,
-    #[serde(skip)]
-    pub owner: String,
-    pub frozen_time: i64,
-    #[serde(skip)]
-    pub target_time: Option<i64>,
-    /// ready, or advancing while an advance runs.
-    pub status: String,
-    pub created: i64,
+struct Row {
+    uuid: String,
+    owner: String,
+    frozen_time: i64,
+    target_time: Option<i64>,
+    status: String,
+    created: i64,
 }
+
+impl Row {
+    fn into_clock(self) -> QueryResult<TestClock> {
+        let status = ClockStatus::parse(&self.status).ok_or_else(|| {
+            DieselError::DeserializationError(
+                format!("unknown test clock status {}", self.status).into(),
+            )
+        })?;
+        Ok(TestClock {
+            uuid: self.uuid,
+            owner: self.owner,
+            frozen_time: self.frozen_time,
+            target_time: self.target_time,
+            status,
+            created: self.created,
+        })
+    }
+}
+
+const READY: &str = ClockStatus::Ready.as_str();
+const ADVANCING: &str = ClockStatus::Advancing.as_str();
 
 pub fn insert(db: &mut Db<'_>, x: &TestClock) -> QueryResult<()> {
     db_run!(db: {
@@ -26,7 +45,7 @@ pub fn insert(db: &mut Db<'_>, x: &TestClock) -> QueryResult<()> {
                 c::owner.eq(&x.owner),
                 c::frozen_time.eq(x.frozen_time),
                 c::target_time.eq(x.target_time),
-                c::status.eq(&x.status),
+                c::status.eq(x.status.as_str()),
                 c::created.eq(x.created),
                 c::updated.eq(x.created),
             ))
@@ -36,14 +55,16 @@ pub fn insert(db: &mut Db<'_>, x: &TestClock) -> QueryResult<()> {
 }
 
 pub fn find(db: &mut Db<'_>, uuid: &str) -> QueryResult<Option<TestClock>> {
-    db_run!(db: { c::test_clocks.find(uuid).select(TestClock::as_select()).first(db).optional() })
+    let row: Option<Row> =
+        db_run!(db: { c::test_clocks.find(uuid).select(Row::as_select()).first(db).optional() })?;
+    row.map(Row::into_clock).transpose()
 }
 
 /// Starts an advance to `target`; false when one is running already.
 pub fn begin(db: &mut Db<'_>, uuid: &str, target: i64, now: i64) -> QueryResult<bool> {
     let n = db_run!(db: {
-        diesel::update(c::test_clocks.find(uuid).filter(c::status.eq("ready")))
-            .set((c::status.eq("advancing"), c::target_time.eq(target), c::updated.eq(now)))
+        diesel::update(c::test_clocks.find(uuid).filter(c::status.eq(READY)))
+            .set((c::status.eq(ADVANCING), c::target_time.eq(target), c::updated.eq(now)))
             .execute(db)
     })?;
     Ok(n == 1)
@@ -62,7 +83,7 @@ pub fn set_time(db: &mut Db<'_>, uuid: &str, time: i64, now: i64) -> QueryResult
 pub fn finish(db: &mut Db<'_>, uuid: &str, now: i64) -> QueryResult<()> {
     db_run!(db: {
         diesel::update(c::test_clocks.find(uuid))
-            .set((c::status.eq("ready"), c::target_time.eq(None::<i64>), c::updated.eq(now)))
+            .set((c::status.eq(READY), c::target_time.eq(None::<i64>), c::updated.eq(now)))
             .execute(db)
             .map(drop)
     })
@@ -74,9 +95,10 @@ pub fn delete(db: &mut Db<'_>, uuid: &str) -> QueryResult<()> {
 
 /// Clocks left advancing (a process stopped mid-way); resumed at start.
 pub fn advancing(db: &mut Db<'_>) -> QueryResult<Vec<TestClock>> {
-    db_run!(db: {
-        c::test_clocks.filter(c::status.eq("advancing")).select(TestClock::as_select()).load(db)
-    })
+    let rows: Vec<Row> = db_run!(db: {
+        c::test_clocks.filter(c::status.eq(ADVANCING)).select(Row::as_select()).load(db)
+    })?;
+    rows.into_iter().map(Row::into_clock).collect()
 }
 
 /// The time of a subscription: its test clock's, or the real one.

@@ -5,6 +5,7 @@ use coffer_model::currency::Currency;
 use coffer_model::zone::{self, Tz};
 use serde_json::{Map, Value, json};
 
+use super::status::SubscriptionStatus;
 use crate::schedule::Interval;
 
 #[derive(Debug, Clone, PartialEq)]
@@ -27,8 +28,7 @@ pub struct Subscription {
     pub recurring_interval: String,
     pub interval: Interval,
     pub anchor_date: NaiveDate,
-    /// pending, active, suspended, cancelled or ended.
-    pub status: String,
+    pub status: SubscriptionStatus,
     pub next_due_date: Option<i64>,
     pub planned_effective_from: Option<NaiveDate>,
     /// When it first became active.

@@ -2,6 +2,8 @@
 
 use serde_json::{Map, Value, json};
 
+use super::status::{AttemptStatus, InvoiceStatus};
+
 #[derive(Debug, Clone, PartialEq)]
 pub struct Invoice {
     pub uuid: String,
@@ -12,8 +14,7 @@ pub struct Invoice {
     pub period_date: Option<String>,
     /// When it fell due (local midnight of its charge date, or its creation).
     pub due_date: i64,
-    /// open, paid or cancelled.
-    pub status: String,
+    pub status: InvoiceStatus,
     /// pending, paid, failed or manual.
     pub status_reason: String,
     pub amount: i64,
@@ -32,8 +33,7 @@ pub struct ChargeAttempt {
     pub uuid: String,
     pub invoice_uuid: String,
     pub subscription_uuid: String,
-    /// pending, succeeded or failed.
-    pub status: String,
+    pub status: AttemptStatus,
     pub status_reason: Option<String>,
     pub payment_uuid: Option<String>,
     pub created: i64,
@@ -46,7 +46,7 @@ impl ChargeAttempt {
             uuid: uuid::Uuid::new_v4().to_string(),
             invoice_uuid: invoice.uuid.clone(),
             subscription_uuid: invoice.subscription_uuid.clone(),
-            status: "pending".into(),
+            status: AttemptStatus::Pending,
             status_reason: None,
             payment_uuid: None,
             created: now,

@@ -1,6 +1,6 @@
 //! The bodies of Create and Update Subscription, checked field by field; every problem is
 //! named by its property. Pure: references (account, source, supporter, plan) are checked
-//! against the database by the routes.
+//! against the database by the commands (commands/references.rs).
 
 use chrono::NaiveDate;
 use coffer_model::currency::Currency;
@@ -11,6 +11,7 @@ use coffer_model::validation::FieldError;
 use coffer_model::zone::{self, Tz};
 use serde_json::{Map, Value};
 
+use super::status::SubscriptionStatus;
 use crate::schedule::Interval;
 
 /// Every field either body may carry; `None` when it was left out.
@@ -245,8 +246,10 @@ pub fn require_for_create(f: &Fields) -> Result<(), Vec<FieldError>> {
         missing.push(FieldError::not_null("recurring_interval"));
     }
     if let Some(status) = &f.status
-        && status != "active"
-        && status != "pending"
+        && !matches!(
+            SubscriptionStatus::parse(status),
+            Some(SubscriptionStatus::Active | SubscriptionStatus::Pending)
+        )
     {
         missing.push(FieldError::invalid_choice(
             "status",

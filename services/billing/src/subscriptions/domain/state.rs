@@ -5,6 +5,7 @@ use chrono::NaiveDate;
 use coffer_model::validation::FieldError;
 
 use super::record::Subscription;
+use super::status::SubscriptionStatus::{self, Active, Cancelled, Pending, Suspended};
 use crate::schedule::Schedule;
 
 /// Why a transition was refused: the request itself (400) or the subscription's state (409).
@@ -17,7 +18,7 @@ pub enum Refusal {
 fn conflict(action: &str, s: &Subscription) -> Refusal {
     Refusal::Conflict(format!(
         "{} {} subscription cannot be {action}",
-        article(&s.status),
+        article(s.status.as_str()),
         s.status
     ))
 }
@@ -36,10 +37,10 @@ pub fn schedule_from(s: &mut Subscription, today: NaiveDate) {
 /// pending or suspended → active; charging resumes from today (a suspension's dates are
 /// never charged afterwards).
 pub fn activate(s: &mut Subscription, today: NaiveDate, now: i64) -> Result<(), Refusal> {
-    if s.status != "pending" && s.status != "suspended" {
+    if !matches!(s.status, Pending | Suspended) {
         return Err(conflict("activated", s));
     }
-    s.status = "active".into();
+    s.status = Active;
     s.suspension_start = None;
     s.suspension_end = None;
     s.planned_since.get_or_insert(now);
@@ -49,10 +50,10 @@ pub fn activate(s: &mut Subscription, today: NaiveDate, now: i64) -> Result<(), 
 
 /// pending, active or suspended → cancelled; nothing is charged any more.
 pub fn cancel(s: &mut Subscription, now: i64) -> Result<(), Refusal> {
-    if !matches!(s.status.as_str(), "pending" | "active" | "suspended") {
+    if !matches!(s.status, Pending | Active | Suspended) {
         return Err(conflict("cancelled", s));
     }
-    s.status = "cancelled".into();
+    s.status = Cancelled;
     s.next_due_date = None;
     s.ended_at = Some(now);
     Ok(())
@@ -66,10 +67,10 @@ pub fn suspend(
     end: Option<NaiveDate>,
     today: NaiveDate,
 ) -> Result<(), Refusal> {
-    if s.status != "active" && s.status != "suspended" {
+    if !s.status.is_scheduled() {
         return Err(conflict("suspended", s));
     }
-    let in_effect = s.status == "suspended" && s.suspension_start.is_some_and(|d| d <= today);
+    let in_effect = s.status == Suspended && s.suspension_start.is_some_and(|d| d <= today);
     let start = match (in_effect, start) {
         (true, Some(asked)) if Some(asked) != s.suspension_start => {
             return Err(Refusal::Conflict(
@@ -91,7 +92,7 @@ pub fn suspend(
             "must be after suspension_start",
         )]));
     }
-    s.status = "suspended".into();
+    s.status = SubscriptionStatus::Suspended;
     s.suspension_start = Some(start);
     s.suspension_end = end;
     Ok(())

@@ -3,23 +3,22 @@
 //! subscription on the stored source, its first period paid by that payment.
 
 use chrono::NaiveDate;
-use coffer_events::catalogue::{INVOICE_CREATED, SUBSCRIPTION_CREATED};
-use coffer_events::{Event, HandlerError, Outbox};
+use coffer_events::Outbox;
+use coffer_events::catalogue::SUBSCRIPTION_CREATED;
 use coffer_model::currency::Currency;
 use coffer_model::zone;
 use coffer_store::Db;
 use serde_json::{Map, json};
 
-use super::record::Subscription;
-use super::request;
-use super::store;
-use crate::announce::announce;
-use crate::invoices::charging;
-use crate::invoices::record::ChargeAttempt;
-use crate::invoices::store as invoices;
+use crate::error::Failure;
+use crate::invoices::domain::{AttemptStatus, ChargeAttempt, InvoiceStatus, charging};
+use crate::invoices::{events as invoice_events, store as invoices};
 use crate::plans::domain::GLOBAL_UUID;
 use crate::plans::store as plans;
 use crate::schedule::{Schedule, due_instant, local_date};
+use crate::subscriptions::domain::{Subscription, SubscriptionStatus, request};
+use crate::subscriptions::events::{PaymentStart, announce_change};
+use crate::subscriptions::store;
 
 /// The subscription's uuid follows from the payment's, so a redelivered event finds it.
 fn uuid_for(payment: &str) -> String {
@@ -30,32 +29,22 @@ fn uuid_for(payment: &str) -> String {
     .to_string()
 }
 
-pub fn apply(
+/// Starts the subscription a payment asked for, once however often the event comes.
+pub(crate) fn start_from_payment(
     db: &mut Db<'_>,
     outbox: &Outbox,
     now: i64,
-    event: &Event,
-) -> Result<(), HandlerError> {
-    let data = &event.data;
-    let (Some(terms), Some(source)) = (
-        data["subscription"].as_object(),
-        data["created_payment_source_uuid"].as_str(),
-    ) else {
-        return Ok(());
-    };
-    if !event.name.ends_with(".payment.succeeded") || data["charge_attempt_uuid"].is_string() {
-        return Ok(());
-    }
-    let payment = event.object_uuid.to_string();
+    start: PaymentStart<'_>,
+) -> Result<(), Failure> {
+    let PaymentStart {
+        payment_uuid: payment,
+        payment: data,
+        terms,
+        source_uuid: source,
+    } = start;
     let uuid = uuid_for(&payment);
     if store::find(db, &uuid)?.is_some() {
         return Ok(());
-    }
-    // A payment's terms name the plan `plan_uuid` (SPEC.md's PaymentSubscription), where
-    // Create Subscription says `subscription_plan_uuid`.
-    let mut terms = terms.clone();
-    if let Some(plan) = terms.remove("plan_uuid") {
-        terms.entry("subscription_plan_uuid").or_insert(plan);
     }
     // The terms were the donor's; ones billing cannot read start nothing (and say why).
     let fields = match request::read(&serde_json::Value::Object(terms)) {
@@ -129,7 +118,7 @@ pub fn apply(
         recurring_interval: interval_text,
         interval,
         anchor_date: anchor,
-        status: "active".into(),
+        status: SubscriptionStatus::Active,
         next_due_date: schedule.after(anchor).map(|d| due_instant(zone, d)),
         planned_effective_from: fields.planned_effective_from.flatten(),
         planned_since: Some(paid_at),
@@ -154,14 +143,14 @@ pub fn apply(
         due_instant(zone, anchor),
         paid_at,
     );
-    invoice.status = "paid".into();
+    invoice.status = InvoiceStatus::Paid;
     invoice.status_reason = "paid".into();
     invoices::insert_invoice(db, &invoice)?;
     let attempt = ChargeAttempt {
         uuid: uuid::Uuid::new_v4().to_string(),
         invoice_uuid: invoice.uuid.clone(),
         subscription_uuid: s.uuid.clone(),
-        status: "succeeded".into(),
+        status: AttemptStatus::Succeeded,
         status_reason: None,
         payment_uuid: Some(payment.clone()),
         created: paid_at,
@@ -171,21 +160,7 @@ pub fn apply(
     let mut body = store::rendered(db, &s)?;
     // Payments learns from this which of its payments started the subscription.
     body["payment_uuid"] = json!(payment);
-    announce(
-        db,
-        outbox,
-        &SUBSCRIPTION_CREATED,
-        (&s.uuid, &organisation, &account),
-        body,
-        None,
-    )?;
-    announce(
-        db,
-        outbox,
-        &INVOICE_CREATED,
-        (&invoice.uuid, &organisation, &account),
-        invoice.render(&[attempt]),
-        None,
-    )?;
+    announce_change(db, outbox, &SUBSCRIPTION_CREATED, &s, body, None)?;
+    invoice_events::created(db, outbox, &invoice, invoice.render(&[attempt]), None)?;
     Ok(())
 }

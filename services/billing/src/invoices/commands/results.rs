@@ -1,38 +1,33 @@
 //! What a charge attempt's payment did, as payments announces it (`payment_gateway.payment.*`
 //! with `charge_attempt_uuid`): the attempt ends, and the invoice is paid, retried later or
 //! given up; after too many invoices given up in a row, the subscription is cancelled
-//! (docs/billing.md). Applied once per event, in one transaction.
+//! (docs/billing.md). Applied once per event, in the consumer's transaction.
 
-use coffer_events::catalogue::{
-    CHARGE_ATTEMPT_FAILED, CHARGE_ATTEMPT_SUCCEEDED, INVOICE_CANCELLED, INVOICE_PAID,
-    SUBSCRIPTION_CANCELLED,
-};
-use coffer_events::{Event, HandlerError, Outbox};
+use coffer_events::Outbox;
+use coffer_events::catalogue::SUBSCRIPTION_CANCELLED;
 use coffer_store::Db;
 
-use super::dunning::{AfterFailure, after_failure};
-use super::store;
-use crate::announce::announce;
+use crate::error::{Failure, changed_meanwhile};
+use crate::invoices::domain::AttemptStatus;
+use crate::invoices::domain::InvoiceStatus::{self, Open, Paid};
+use crate::invoices::domain::dunning::{AfterFailure, after_failure};
+use crate::invoices::events::{self, ChargeResult};
+use crate::invoices::store;
 use crate::plans::domain::{GLOBAL_UUID, global};
 use crate::schedule::{due_instant, local_date};
-use crate::subscriptions::{state, store as subscriptions};
+use crate::subscriptions::domain::{SubscriptionStatus, state};
+use crate::subscriptions::events::announce_change;
+use crate::subscriptions::store as subscriptions;
 
-pub fn apply(
+/// Applies a payment result.
+pub(crate) fn apply_payment_result(
     db: &mut Db<'_>,
     outbox: &Outbox,
     now: i64,
-    event: &Event,
-) -> Result<(), HandlerError> {
-    let Some(attempt_uuid) = event.data["charge_attempt_uuid"].as_str() else {
-        return Ok(());
-    };
-    let succeeded = event.name.ends_with(".payment.succeeded");
-    let failed =
-        event.name.ends_with(".payment.failed") || event.name.ends_with(".payment.cancelled");
-    if !succeeded && !failed {
-        return Ok(());
-    }
-    let Some(attempt) = store::find_attempt(db, attempt_uuid)? else {
+    result: &ChargeResult,
+) -> Result<(), Failure> {
+    let succeeded = result.succeeded;
+    let Some(attempt) = store::find_attempt(db, &result.attempt_uuid)? else {
         return Ok(());
     };
     // The invoice is locked before its attempt is touched, in the order Create Charge
@@ -40,10 +35,13 @@ pub fn apply(
     let Some(mut invoice) = store::find_invoice_locked(db, &attempt.invoice_uuid)? else {
         return Ok(());
     };
-    let payment = event.object_uuid.to_string();
-    let reason = event.data["status_reason"].as_str();
-    let status = if succeeded { "succeeded" } else { "failed" };
-    if !store::finish_attempt(db, &attempt.uuid, status, reason, &payment, now)? {
+    let (payment, reason) = (&result.payment_uuid, result.status_reason.as_deref());
+    let status = if succeeded {
+        AttemptStatus::Succeeded
+    } else {
+        AttemptStatus::Failed
+    };
+    if !store::finish_attempt(db, &attempt.uuid, status, reason, payment, now)? {
         return Ok(());
     }
     // A failure changes the subscription (its count of failed invoices, perhaps its
@@ -59,17 +57,11 @@ pub fn apply(
     };
     // A subscription on a test clock lives in the clock's time.
     let now = crate::test_clocks::store::time_of(db, s.test_clock_uuid.as_deref(), now)?;
-    let (org, account) = (s.organisation_uuid.clone(), s.account_uuid.clone());
     let finished = store::find_attempt(db, &attempt.uuid)?.unwrap_or(attempt);
     let plan = if s.plan_uuid == GLOBAL_UUID {
         global()
     } else {
         crate::plans::store::find(db, &s.plan_uuid)?.unwrap_or_else(global)
-    };
-    let kind = if succeeded {
-        &CHARGE_ATTEMPT_SUCCEEDED
-    } else {
-        &CHARGE_ATTEMPT_FAILED
     };
     let mut data = finished.render(&invoice, None);
     if !succeeded {
@@ -79,22 +71,15 @@ pub fn apply(
             .notify_on_failed_attempt
             .into();
     }
-    announce(
-        db,
-        outbox,
-        kind,
-        (&finished.uuid, &org, &account),
-        data,
-        None,
-    )?;
+    events::attempt_finished(db, outbox, &finished, &invoice, succeeded, data)?;
     // An invoice closed by hand meanwhile keeps what it was closed as.
-    if invoice.status != "open" {
+    if invoice.status != Open {
         return Ok(());
     }
-    let subscription_status = s.status.clone();
+    let subscription_status = s.status;
     let failed_before = s.consecutive_failed_invoices;
     if succeeded {
-        invoice.status = "paid".into();
+        invoice.status = Paid;
         invoice.status_reason = "paid".into();
         invoice.next_attempt_date = None;
         s.consecutive_failed_invoices = 0;
@@ -110,7 +95,7 @@ pub fn apply(
             AfterFailure::GiveUp {
                 cancel_subscription,
             } => {
-                invoice.status = "cancelled".into();
+                invoice.status = InvoiceStatus::Cancelled;
                 invoice.status_reason = "failed".into();
                 invoice.next_attempt_date = None;
                 s.consecutive_failed_invoices += 1;
@@ -121,55 +106,30 @@ pub fn apply(
             }
         }
     }
-    if !store::save_invoice(db, &invoice, "open", now)? {
-        return Err(HandlerError::Transient(
-            "the invoice changed meanwhile".into(),
-        ));
+    if !store::save_invoice(db, &invoice, Open, now)? {
+        return Err(changed_meanwhile("invoice"));
     }
     let attempts = store::attempts_of(db, &invoice.uuid)?;
-    match invoice.status.as_str() {
-        "paid" => announce(
-            db,
-            outbox,
-            &INVOICE_PAID,
-            (&invoice.uuid, &org, &account),
-            invoice.render(&attempts),
-            None,
-        )?,
-        "cancelled" => announce(
-            db,
-            outbox,
-            &INVOICE_CANCELLED,
-            (&invoice.uuid, &org, &account),
-            invoice.render(&attempts),
-            None,
-        )?,
-        _ => {}
+    if invoice.status != Open {
+        events::closed(db, outbox, &invoice, invoice.render(&attempts), None)?;
     }
     if succeeded {
         if failed_before != 0 {
             // The count goes back to 0 on the row as it is now, locked.
             if let Some(mut fresh) = subscriptions::find_locked(db, &s.uuid)? {
                 fresh.consecutive_failed_invoices = 0;
-                let status = fresh.status.clone();
-                subscriptions::save(db, &fresh, &status, now)?;
+                let status = fresh.status;
+                subscriptions::save(db, &fresh, status, now)?;
             }
         }
-    } else if !subscriptions::save(db, &s, &subscription_status, now)? {
-        return Err(HandlerError::Transient(
-            "the subscription changed meanwhile".into(),
-        ));
+    } else if !subscriptions::save(db, &s, subscription_status, now)? {
+        return Err(changed_meanwhile("subscription"));
     }
-    if s.status == "cancelled" && subscription_status != "cancelled" {
+    if s.status == SubscriptionStatus::Cancelled
+        && subscription_status != SubscriptionStatus::Cancelled
+    {
         let body = subscriptions::rendered(db, &s)?;
-        announce(
-            db,
-            outbox,
-            &SUBSCRIPTION_CANCELLED,
-            (&s.uuid, &org, &account),
-            body,
-            None,
-        )?;
+        announce_change(db, outbox, &SUBSCRIPTION_CANCELLED, &s, body, None)?;
     }
     Ok(())
 }

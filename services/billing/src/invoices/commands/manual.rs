@@ -1,0 +1,158 @@
+//! The operations on invoices by hand: make one, close one, start a charge attempt.
+
+use actix_web::HttpResponse;
+use actix_web::http::StatusCode;
+use coffer_auth::Caller;
+use coffer_events::TraceContext;
+use coffer_http::ApiError;
+use coffer_model::over_maximum;
+use coffer_model::validation::FieldError;
+use serde_json::Value;
+
+use super::{load, open, rendered, start_attempt};
+use crate::error::{Failure, changed_meanwhile};
+use crate::idempotent::Once;
+use crate::invoices::domain::{InvoiceStatus, charging, manual};
+use crate::invoices::{events, store};
+use crate::state::BillingState;
+use crate::subscriptions::commands::load as load_subscription;
+use crate::subscriptions::store as subscriptions;
+
+/// An invoice made by hand: the subscription's amount unless another is given, its custom
+/// parameters with the request's over them. It is charged when a charge attempt is made.
+pub(crate) async fn create(
+    state: &BillingState,
+    caller: &Caller,
+    once: Once,
+    subscription: &str,
+    body: &Value,
+    trace: TraceContext,
+) -> Result<HttpResponse, Failure> {
+    let asked = manual::read(body).map_err(ApiError::validation)?;
+    let s = load_subscription(state, caller, subscription).await?;
+    if asked
+        .amount
+        .is_some_and(|a| a > s.currency.max_minor_units())
+    {
+        return Err(Failure::Api(ApiError::validation(vec![over_maximum(
+            "amount", s.currency,
+        )])));
+    }
+    let now = state.clock.unix();
+    let mut invoice = charging::draft(&s, None, now, now);
+    if let Some(a) = asked.amount {
+        invoice.amount = a;
+    }
+    invoice.custom_parameters =
+        charging::merged(&s.custom_parameters, asked.custom_parameters.as_ref());
+    if let Some(service) = asked.service_parameters {
+        invoice.service_parameters = service;
+    }
+    let outbox = state.outbox.clone();
+    let response = once
+        .run(state, move |tx| {
+            open(tx, &outbox, &invoice, Some(&trace))?;
+            Ok((StatusCode::CREATED, rendered(tx, &invoice)?))
+        })
+        .await?;
+    state.outbox.committed();
+    Ok(response)
+}
+
+/// Closes an open invoice as paid or cancelled: no charge, and no more retries.
+pub(crate) async fn close(
+    state: &BillingState,
+    caller: &Caller,
+    path: (&str, &str),
+    body: &Value,
+    trace: TraceContext,
+) -> Result<Value, Failure> {
+    let asked = body.get("status").and_then(Value::as_str);
+    let status = match asked.and_then(InvoiceStatus::parse) {
+        Some(closed @ (InvoiceStatus::Paid | InvoiceStatus::Cancelled)) => closed,
+        _ => {
+            return Err(Failure::Api(ApiError::validation(vec![
+                FieldError::invalid_choice("status", "must be paid or cancelled"),
+            ])));
+        }
+    };
+    let (_, mut invoice) = load(state, caller, path).await?;
+    if invoice.status != InvoiceStatus::Open {
+        return Err(Failure::Api(ApiError::validation(vec![
+            FieldError::not_valid(
+                "status",
+                format!("the invoice is {} already", invoice.status),
+            ),
+        ])));
+    }
+    invoice.status = status;
+    invoice.status_reason = "manual".into();
+    invoice.next_attempt_date = None;
+    let now = state.clock.unix();
+    let outbox = state.outbox.clone();
+    let body = state
+        .store
+        .run(move |db| {
+            db.write_tx(|tx| {
+                if !store::save_invoice(tx, &invoice, InvoiceStatus::Open, now)? {
+                    return Err(changed_meanwhile("invoice"));
+                }
+                let body = rendered(tx, &invoice)?;
+                events::closed(tx, &outbox, &invoice, body.clone(), Some(&trace))?;
+                Ok::<_, Failure>(body)
+            })
+        })
+        .await?;
+    state.outbox.committed();
+    Ok(body)
+}
+
+/// Starts a charge attempt by hand; 409 while one is pending (the unique index decides,
+/// however many requests race) or when the invoice is no longer open.
+pub(crate) async fn charge(
+    state: &BillingState,
+    caller: &Caller,
+    once: Once,
+    path: (&str, &str),
+    trace: TraceContext,
+) -> Result<HttpResponse, Failure> {
+    let (s, invoice) = load(state, caller, path).await?;
+    if invoice.status != InvoiceStatus::Open {
+        return Err(Failure::Api(ApiError::conflict(format!(
+            "The invoice is {}",
+            invoice.status
+        ))));
+    }
+    let now = state.clock.unix();
+    let outbox = state.outbox.clone();
+    let response = once
+        .run(state, move |tx| {
+            // Judged on the invoice as it is now, locked: one paid meanwhile (its attempt
+            // succeeded while this request waited) takes no other.
+            let invoice = store::find_invoice_locked(tx, &invoice.uuid)?
+                .ok_or_else(|| ApiError::not_found("Invoice"))?;
+            if invoice.status != InvoiceStatus::Open {
+                return Err(Failure::Api(ApiError::conflict(format!(
+                    "The invoice is {}",
+                    invoice.status
+                ))));
+            }
+            let subscription = subscriptions::rendered(tx, &s)?;
+            let attempt = start_attempt(
+                tx,
+                &outbox,
+                subscription.clone(),
+                &invoice,
+                now,
+                Some(&trace),
+            )?
+            .ok_or_else(|| ApiError::conflict("The invoice has a pending charge attempt"))?;
+            Ok((
+                StatusCode::CREATED,
+                attempt.render(&invoice, Some(subscription)),
+            ))
+        })
+        .await?;
+    state.outbox.committed();
+    Ok(response)
+}

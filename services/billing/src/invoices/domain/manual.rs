@@ -1,0 +1,61 @@
+//! The body of Create Invoice, checked field by field; every problem is named by its
+//! property.
+
+use coffer_model::validation::FieldError;
+use serde_json::{Map, Value};
+
+/// What a manual invoice may set over the subscription's terms.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ManualInvoice {
+    pub amount: Option<i64>,
+    pub custom_parameters: Option<Map<String, Value>>,
+    pub service_parameters: Option<Value>,
+}
+
+pub fn read(body: &Value) -> Result<ManualInvoice, Vec<FieldError>> {
+    let mut errors = Vec::new();
+    let amount = match body.get("amount") {
+        None | Some(Value::Null) => None,
+        Some(v) => match v.as_i64().filter(|a| *a > 0) {
+            Some(a) => Some(a),
+            None => {
+                errors.push(FieldError::not_valid(
+                    "amount",
+                    "must be a whole number of minor units above 0",
+                ));
+                None
+            }
+        },
+    };
+    let custom_parameters = match body.get("custom_parameters") {
+        None | Some(Value::Null) => None,
+        Some(Value::Object(m)) if m.values().all(Value::is_string) => Some(m.clone()),
+        Some(_) => {
+            errors.push(FieldError::not_valid(
+                "custom_parameters",
+                "must be an object of strings",
+            ));
+            None
+        }
+    };
+    let service_parameters = match body.get("service_parameters") {
+        None | Some(Value::Null) => None,
+        Some(v @ Value::Object(_)) => Some(v.clone()),
+        Some(_) => {
+            errors.push(FieldError::not_valid(
+                "service_parameters",
+                "must be an object",
+            ));
+            None
+        }
+    };
+    if errors.is_empty() {
+        Ok(ManualInvoice {
+            amount,
+            custom_parameters,
+            service_parameters,
+        })
+    } else {
+        Err(errors)
+    }
+}

@@ -1,0 +1,11 @@
+//! An invoice's rules, pure: what it is (record.rs), how one is drafted (charging.rs),
+//! what a manual one may carry (manual.rs) and what follows a failed charge (dunning.rs).
+
+pub mod charging;
+pub mod dunning;
+pub mod manual;
+pub mod record;
+pub mod status;
+
+pub use record::{ChargeAttempt, Invoice};
+pub use status::{AttemptStatus, InvoiceStatus};

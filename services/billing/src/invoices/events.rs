@@ -1,0 +1,123 @@
+//! What invoices emit (invoice.*, charge_attempt.*), and how they read what payments
+//! answers about a charge attempt.
+
+use coffer_events::catalogue::{
+    CHARGE_ATTEMPT_CREATED, CHARGE_ATTEMPT_FAILED, CHARGE_ATTEMPT_SUCCEEDED, INVOICE_CANCELLED,
+    INVOICE_CREATED, INVOICE_PAID, PAYMENT_CANCELLED, PAYMENT_FAILED, PAYMENT_SUCCEEDED,
+};
+use coffer_events::{Event, EventType, Outbox, TraceContext};
+use coffer_store::Db;
+use diesel::QueryResult;
+use serde_json::Value;
+
+use super::domain::{ChargeAttempt, Invoice, InvoiceStatus};
+use crate::announce::announce;
+
+/// An event about `object`, the invoice or one of its attempts, of the invoice's owner.
+fn about(
+    tx: &mut Db<'_>,
+    outbox: &Outbox,
+    kind: &EventType,
+    (object, invoice): (&str, &Invoice),
+    body: Value,
+    trace: Option<&TraceContext>,
+) -> QueryResult<()> {
+    let owner = (&invoice.organisation_uuid, &invoice.account_uuid);
+    announce(tx, outbox, kind, (object, owner.0, owner.1), body, trace)
+}
+
+/// A new invoice; `body` is the invoice with the attempts it was made with.
+pub(crate) fn created(
+    tx: &mut Db<'_>,
+    outbox: &Outbox,
+    invoice: &Invoice,
+    body: Value,
+    trace: Option<&TraceContext>,
+) -> QueryResult<()> {
+    about(
+        tx,
+        outbox,
+        &INVOICE_CREATED,
+        (&invoice.uuid, invoice),
+        body,
+        trace,
+    )
+}
+
+/// An invoice closed, as `paid` or `cancelled`; `body` is the invoice with its attempts.
+pub(crate) fn closed(
+    tx: &mut Db<'_>,
+    outbox: &Outbox,
+    invoice: &Invoice,
+    body: Value,
+    trace: Option<&TraceContext>,
+) -> QueryResult<()> {
+    let kind = if invoice.status == InvoiceStatus::Paid {
+        &INVOICE_PAID
+    } else {
+        &INVOICE_CANCELLED
+    };
+    about(tx, outbox, kind, (&invoice.uuid, invoice), body, trace)
+}
+
+/// A charge attempt started; `subscription` is the subscription as answered, which
+/// payments charges.
+pub(crate) fn attempt_created(
+    tx: &mut Db<'_>,
+    outbox: &Outbox,
+    attempt: &ChargeAttempt,
+    invoice: &Invoice,
+    subscription: Value,
+    trace: Option<&TraceContext>,
+) -> QueryResult<()> {
+    let body = attempt.render(invoice, Some(subscription));
+    about(
+        tx,
+        outbox,
+        &CHARGE_ATTEMPT_CREATED,
+        (&attempt.uuid, invoice),
+        body,
+        trace,
+    )
+}
+
+/// A charge attempt ended as payments answered; `body` is the attempt as rendered (with,
+/// for a failure, whether the supporter is to be told).
+pub(crate) fn attempt_finished(
+    tx: &mut Db<'_>,
+    outbox: &Outbox,
+    attempt: &ChargeAttempt,
+    invoice: &Invoice,
+    succeeded: bool,
+    body: Value,
+) -> QueryResult<()> {
+    let kind = if succeeded {
+        &CHARGE_ATTEMPT_SUCCEEDED
+    } else {
+        &CHARGE_ATTEMPT_FAILED
+    };
+    about(tx, outbox, kind, (&attempt.uuid, invoice), body, None)
+}
+
+/// What payments answered for a charge attempt.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct ChargeResult {
+    pub attempt_uuid: String,
+    pub payment_uuid: String,
+    pub succeeded: bool,
+    pub status_reason: Option<String>,
+}
+
+/// The result a payment event carries, when it is one of a charge attempt's (it names
+/// `charge_attempt_uuid`) and it ended: succeeded, failed or cancelled.
+pub(crate) fn charge_result(event: &Event) -> Option<ChargeResult> {
+    let attempt = event.data["charge_attempt_uuid"].as_str()?;
+    let succeeded = PAYMENT_SUCCEEDED.is(&event.name);
+    let failed = PAYMENT_FAILED.is(&event.name) || PAYMENT_CANCELLED.is(&event.name);
+    (succeeded || failed).then(|| ChargeResult {
+        attempt_uuid: attempt.to_owned(),
+        payment_uuid: event.object_uuid.to_string(),
+        succeeded,
+        status_reason: event.data["status_reason"].as_str().map(str::to_owned),
+    })
+}

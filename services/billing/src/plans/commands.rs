@@ -1,0 +1,184 @@
+//! What makes, changes or shows a subscription plan: one use case per function.
+
+use actix_web::HttpResponse;
+use actix_web::http::StatusCode;
+use coffer_auth::Caller;
+use coffer_http::{ApiError, internal};
+use coffer_model::ids::parse_uuid;
+use coffer_model::validation::FieldError;
+use coffer_store::Db;
+use diesel::result::{DatabaseErrorKind, Error as DieselError};
+use serde_json::Value;
+
+use super::domain::{self, GLOBAL_UUID, Plan};
+use super::store;
+use crate::error::Failure;
+use crate::idempotent::Once;
+use crate::replica::account_organisation;
+use crate::state::BillingState;
+
+fn uuid_of(raw: &str) -> Result<uuid::Uuid, ApiError> {
+    raw.parse().map_err(ApiError::internal)
+}
+
+/// A second plan of the same name in an organisation is 409, caught by the unique index
+/// (two requests racing cannot both pass a check made before writing).
+fn name_taken(e: DieselError) -> Failure {
+    match e {
+        DieselError::DatabaseError(DatabaseErrorKind::UniqueViolation, _) => Failure::Api(
+            ApiError::conflict("A subscription plan of this name exists in the organisation"),
+        ),
+        other => Failure::Db(other),
+    }
+}
+
+/// The plan's account must be one of its organisation's.
+fn check_account(tx: &mut Db<'_>, plan: &Plan) -> Result<(), Failure> {
+    let Some(account) = &plan.account_uuid else {
+        return Ok(());
+    };
+    match account_organisation(tx, account)? {
+        None => Err(Failure::Api(ApiError::not_found("Account"))),
+        Some(org) if Some(&org) != plan.organisation_uuid.as_ref() => Err(Failure::Api(
+            ApiError::invalid("account_uuid", "is not an account of the organisation"),
+        )),
+        Some(_) => Ok(()),
+    }
+}
+
+fn save(tx: &mut Db<'_>, plan: &Plan, now: i64, new: bool) -> Result<(), Failure> {
+    check_account(tx, plan)?;
+    if new {
+        store::insert(tx, plan).map_err(name_taken)?;
+    } else {
+        store::update(tx, plan, now).map_err(name_taken)?;
+    }
+    if plan.is_default {
+        store::clear_other_defaults(tx, plan)?;
+    }
+    Ok(())
+}
+
+/// The caller's plans (or one organisation's), after the global default plan. The global
+/// plan shows `is_default: false` when the one organisation listed has a default of its own.
+pub(crate) async fn list(
+    state: &BillingState,
+    caller: &Caller,
+    organisation: Option<&str>,
+) -> Result<Vec<Plan>, Failure> {
+    let scope: Option<Vec<String>> = match organisation {
+        Some(raw) => {
+            let org =
+                parse_uuid("organisation_uuid", raw).map_err(|e| ApiError::validation(vec![e]))?;
+            caller.require_organisation(org)?;
+            Some(vec![org.to_string()])
+        }
+        None => caller
+            .organisation_filter()
+            .map(|ids| ids.iter().map(ToString::to_string).collect()),
+    };
+    let one_organisation = scope.as_ref().is_some_and(|s| s.len() == 1);
+    let plans = state
+        .store
+        .query(move |db| store::list(db, scope.as_deref()))
+        .await?;
+    let mut global = domain::global();
+    if one_organisation {
+        global.is_default = !plans
+            .iter()
+            .any(|p| p.is_default && p.account_uuid.is_none());
+    }
+    let mut all = vec![global];
+    all.extend(plans);
+    Ok(all)
+}
+
+pub(crate) async fn create(
+    state: &BillingState,
+    caller: &Caller,
+    once: Once,
+    body: &Value,
+) -> Result<HttpResponse, Failure> {
+    let changes = domain::changes(body).map_err(ApiError::validation)?;
+    let mut missing = Vec::new();
+    if changes.organisation_uuid.is_none() {
+        missing.push(FieldError::not_null("organisation_uuid"));
+    }
+    if changes.name.is_none() {
+        missing.push(FieldError::not_blank("name"));
+    }
+    if !missing.is_empty() {
+        return Err(Failure::Api(ApiError::validation(missing)));
+    }
+    let organisation = changes.organisation_uuid.clone().unwrap_or_default();
+    caller.require_organisation(uuid_of(&organisation)?)?;
+    let now = state.clock.unix();
+    let mut plan = Plan {
+        uuid: uuid::Uuid::new_v4().to_string(),
+        organisation_uuid: Some(organisation),
+        is_default: false,
+        created: now,
+        ..domain::global()
+    };
+    domain::apply(&mut plan, changes);
+    once.run(state, move |tx| {
+        save(tx, &plan, now, true)?;
+        let body = serde_json::to_value(&plan).map_err(internal)?;
+        Ok((StatusCode::CREATED, body))
+    })
+    .await
+}
+
+/// A plan the caller may see: the global one, or one of its organisations'.
+pub(crate) async fn load(
+    state: &BillingState,
+    caller: &Caller,
+    raw: &str,
+) -> Result<Plan, Failure> {
+    let id = parse_uuid("plan_uuid", raw)
+        .map_err(|e| ApiError::validation(vec![e]))?
+        .to_string();
+    if id == GLOBAL_UUID {
+        return Ok(domain::global());
+    }
+    let plan = state
+        .store
+        .query(move |db| store::find(db, &id))
+        .await?
+        .ok_or_else(|| ApiError::not_found("Subscription plan"))?;
+    caller.require_organisation(uuid_of(
+        plan.organisation_uuid.as_deref().unwrap_or_default(),
+    )?)?;
+    Ok(plan)
+}
+
+pub(crate) async fn update(
+    state: &BillingState,
+    caller: &Caller,
+    raw: &str,
+    body: &Value,
+) -> Result<Plan, Failure> {
+    let changes = domain::changes(body).map_err(ApiError::validation)?;
+    let mut plan = load(state, caller, raw).await?;
+    if plan.uuid == GLOBAL_UUID {
+        return Err(Failure::Api(ApiError::forbidden()));
+    }
+    if changes
+        .organisation_uuid
+        .as_ref()
+        .is_some_and(|o| Some(o) != plan.organisation_uuid.as_ref())
+    {
+        return Err(Failure::Api(ApiError::invalid(
+            "organisation_uuid",
+            "cannot change",
+        )));
+    }
+    domain::apply(&mut plan, changes);
+    let now = state.clock.unix();
+    let saved = plan.clone();
+    state
+        .store
+        .run(move |db| db.write_tx(|tx| save(tx, &saved, now, false)))
+        .await?;
+    Ok(plan)
+}

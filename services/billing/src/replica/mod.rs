@@ -1,0 +1,92 @@
+//! What billing keeps of other services, from their events: identity's organisations and
+//! accounts (coffer-directory), and payments' payment sources and supporters, enough to
+//! check the references of a subscription. Each event carries the whole object; the newest
+//! wins, and a redelivered older one changes nothing. The same consumer hands payments'
+//! answers to the commands that act on them.
+
+mod store;
+
+use std::sync::Arc;
+
+use coffer_events::{Event, Handler, HandlerError, Outbox};
+use coffer_model::clock::Clock;
+use coffer_store::Db;
+
+pub use coffer_directory::account_organisation;
+pub use store::{KnownSource, source, supporter_organisation};
+
+use crate::error::for_handler;
+use crate::{invoices, subscriptions};
+
+/// The handler of billing's consumer (the `replica` worker).
+pub struct Replica {
+    pub outbox: Outbox,
+    pub clock: Arc<dyn Clock>,
+}
+
+fn text(event: &Event, field: &str) -> Result<String, HandlerError> {
+    event.data[field]
+        .as_str()
+        .map(str::to_owned)
+        .ok_or_else(|| HandlerError::Permanent(format!("{} has no {field}", event.name)))
+}
+
+impl Replica {
+    /// A payment may start a subscription, or answer a charge attempt.
+    fn payment(&self, db: &mut Db<'_>, event: &Event) -> Result<(), HandlerError> {
+        if let Some(start) = subscriptions::events::payment_start(event) {
+            subscriptions::commands::from_payment::start_from_payment(
+                db,
+                &self.outbox,
+                self.clock.unix(),
+                start,
+            )
+            .map_err(for_handler)?;
+        }
+        if let Some(result) = invoices::events::charge_result(event) {
+            invoices::commands::results::apply_payment_result(
+                db,
+                &self.outbox,
+                self.clock.unix(),
+                &result,
+            )
+            .map_err(for_handler)?;
+        }
+        Ok(())
+    }
+}
+
+impl Handler for Replica {
+    fn handle(&self, db: &mut Db<'_>, event: &Event) -> Result<(), HandlerError> {
+        let uuid = event.object_uuid.to_string();
+        match event.object.as_str() {
+            "organisation" | "account" => coffer_directory::apply(db, event).map(drop),
+            "payment" => self.payment(db, event),
+            "payment_source" => {
+                if store::newer_source_kept(db, &uuid, event.timestamp)? {
+                    return Ok(());
+                }
+                let source = KnownSource {
+                    uuid,
+                    organisation_uuid: text(event, "organisation_uuid")?,
+                    account_uuid: text(event, "account_uuid")?,
+                    test_mode: event.data["test_mode"].as_bool().unwrap_or(false),
+                    payment_method: text(event, "payment_method")?,
+                    payment_provider: text(event, "payment_provider")?,
+                    status: text(event, "status")?,
+                };
+                Ok(store::keep_source(db, &source, event.timestamp)?)
+            }
+            "supporter" => {
+                let organisation = text(event, "organisation_uuid")?;
+                Ok(store::keep_supporter(
+                    db,
+                    &uuid,
+                    &organisation,
+                    event.timestamp,
+                )?)
+            }
+            _ => Ok(()),
+        }
+    }
+}

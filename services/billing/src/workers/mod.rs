@@ -1,0 +1,71 @@
+//! Billing's background loops, each named and described here, and started from this list
+//! (by `Billing::spawn_workers`). A worker only calls commands; it decides nothing itself.
+//!
+//! - `relay`: publishes the outbox's events to the bus.
+//! - `replica`: consumes other services' events (copies, payments that start a
+//!   subscription, charge attempt results).
+//! - `resume_test_clocks`: at start, finishes advances a stopped process left half-way.
+//! - `scheduler`: the scheduler's pass over the real clock, every `scheduler_every`.
+//! - `advance_test_clock` (one per advance, not in [`WORKERS`]: the advance command starts
+//!   it through [`test_clocks::start_advance`]): steps a test clock to its target.
+
+mod scheduler;
+pub(crate) mod test_clocks;
+
+use std::sync::Arc;
+
+use tokio::task::JoinHandle;
+
+use crate::state::BillingState;
+
+pub(crate) struct Worker {
+    pub name: &'static str,
+    pub description: &'static str,
+    start: fn(&BillingState) -> JoinHandle<()>,
+}
+
+pub(crate) const WORKERS: &[Worker] = &[
+    Worker {
+        name: "relay",
+        description: "publishes the outbox's events to the bus, in order per object",
+        start: |s| tokio::spawn(Arc::clone(&s.relay).run()),
+    },
+    Worker {
+        name: "replica",
+        description: "reads identity's, payments' and supporters' events: billing's copies, \
+                      subscriptions started by a payment, and the results of charge attempts",
+        start: |s| tokio::spawn(Arc::clone(&s.replica).run_forever()),
+    },
+    Worker {
+        name: "resume_test_clocks",
+        description: "at start, finishes the test clock advances a stopped process left half-way",
+        start: |s| tokio::spawn(test_clocks::resume(s.handles())),
+    },
+    Worker {
+        name: "scheduler",
+        description: "every scheduler_every, announces upcoming charges, invoices and charges \
+                      what fell due, retries and ends suspensions",
+        start: |s| {
+            tokio::spawn(scheduler::run_forever(
+                s.handles(),
+                s.scheduler_every,
+                s.scheduler_workers,
+            ))
+        },
+    },
+];
+
+/// Starts every worker of [`WORKERS`].
+pub(crate) fn spawn(state: &BillingState) -> Vec<JoinHandle<()>> {
+    WORKERS
+        .iter()
+        .map(|w| {
+            tracing::debug!(
+                worker = w.name,
+                description = w.description,
+                "billing worker starts"
+            );
+            (w.start)(state)
+        })
+        .collect()
+}

@@ -56,43 +56,32 @@ impl TestPsp {
                 "test fault before the call".into(),
             ));
         }
-        let (id, store) = (key.to_owned(), self.store.clone());
-        let known = store
-            .query(move |db| ledger::find(db, &id))
+        let store = self.store.clone();
+        // The first request under a key is the usual case: write its answer, and read the
+        // book only when another got there first.
+        let answer = decide();
+        let entry = Entry {
+            idempotency_key: key.to_owned(),
+            kind: kind.to_owned(),
+            outcome: serde_json::to_string(&answer).map_err(unreachable)?,
+            requests: 1,
+            created: self.clock.unix(),
+        };
+        let answer = if store
+            .query(move |db| ledger::record(db, &entry))
             .await
-            .map_err(unreachable)?;
-        let answer = match known {
-            Some(entry) => {
-                let id = key.to_owned();
-                store
-                    .query(move |db| ledger::asked_again(db, &id))
-                    .await
-                    .map_err(unreachable)?;
-                serde_json::from_str(&entry.outcome).map_err(unreachable)?
-            }
-            None => {
-                let answer = decide();
-                let entry = Entry {
-                    idempotency_key: key.to_owned(),
-                    kind: kind.to_owned(),
-                    outcome: serde_json::to_string(&answer).map_err(unreachable)?,
-                    requests: 1,
-                    created: self.clock.unix(),
-                };
-                let written = entry.clone();
-                if store
-                    .query(move |db| ledger::record(db, &written))
-                    .await
-                    .map_err(unreachable)?
-                {
-                    answer
-                } else {
-                    // Another request under this key came first; its answer stands.
-                    self.known(key)
-                        .await?
-                        .ok_or_else(|| unreachable("the key vanished"))?
-                }
-            }
+            .map_err(unreachable)?
+        {
+            answer
+        } else {
+            let id = key.to_owned();
+            store
+                .query(move |db| ledger::asked_again(db, &id))
+                .await
+                .map_err(unreachable)?;
+            self.known(key)
+                .await?
+                .ok_or_else(|| unreachable("the key vanished"))?
         };
         match fault {
             Some(Fault::HangAfterCall) => {

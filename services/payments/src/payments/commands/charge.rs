@@ -18,7 +18,6 @@ use coffer_events::{TraceContext, append};
 use coffer_http::idempotency::{self, IdempotencyKey, Reservation};
 use coffer_http::{ApiError, Failure, internal};
 use coffer_store::Db;
-use diesel::result::Error as DieselError;
 use serde_json::{Value, json};
 
 use super::{Parts, current, within};
@@ -159,12 +158,21 @@ pub(crate) async fn record(
     asker: Option<&Asker>,
     trace: &TraceContext,
 ) -> Result<Option<Value>, ApiError> {
-    let (st, uuid, trace) = (state.clone(), uuid.to_owned(), trace.clone());
+    // Read before the write transaction, so the write holds the database only as long as
+    // it writes; the update itself checks that the call is still under way.
+    let id = uuid.to_owned();
+    let Some(payment) = state.store.query(move |db| store::find(db, &id)).await? else {
+        return Ok(None);
+    };
+    if payment.charge_state != ChargeState::Calling {
+        return Ok(None);
+    }
+    let (st, trace) = (state.clone(), trace.clone());
     let completes = asker.map(|a| (a.client_id.clone(), a.key.clone()));
     let body = state
         .store
         .write(move |tx| {
-            let Some(body) = apply(tx, &st, &uuid, &charged, &trace)? else {
+            let Some(body) = apply(tx, &st, &payment, &charged, &trace)? else {
                 return Ok::<_, Failure>(None);
             };
             if let Some((client, key)) = &completes {
@@ -260,22 +268,24 @@ fn kept_source(payment: &Payment, uuid: &str, reference: &str, now: i64) -> Sour
 fn apply(
     tx: &mut Db<'_>,
     state: &Parts,
-    uuid: &str,
+    payment: &Payment,
     charged: &Charged,
     trace: &TraceContext,
 ) -> Result<Option<Value>, Failure> {
-    let Some(payment) = store::find(tx, uuid)? else {
-        return Ok(None);
-    };
-    if payment.charge_state != ChargeState::Calling {
-        return Ok(None);
-    }
     let now = state.clock.unix();
-    let answer = answer_of(&payment, charged);
-    if !store::record_answer(tx, uuid, &answer, now)? {
+    let answer = answer_of(payment, charged);
+    // The update applies only to a call still under way: whoever records second, here or
+    // in another process, changes nothing.
+    if !store::record_answer(tx, &payment.uuid, &answer, now)? {
         return Ok(None);
     }
-    let payment = store::find(tx, uuid)?.ok_or(DieselError::NotFound)?;
+    let mut payment = payment.clone();
+    payment.status = answer.status;
+    payment.status_reason = answer.reason.clone();
+    payment.provider_payment_id = answer.provider_payment_id.clone();
+    payment.action = answer.action.clone();
+    payment.created_payment_source_uuid = answer.source_uuid.clone();
+    payment.charge_state = ChargeState::Done;
     if let (
         Some(source_uuid),
         Some(StoreOutcome::Active { reference } | StoreOutcome::Pending { reference, .. }),

@@ -108,7 +108,7 @@ pub(crate) async fn initiate(
     let uuid = payment.uuid.clone();
     match answer {
         Ok(charged) => {
-            if let Some(body) = record(state, &uuid, charged, Some(&asker), &trace).await? {
+            if let Some(body) = record_on(state, payment, charged, Some(&asker), &trace).await? {
                 return Ok(HttpResponse::Created().json(body));
             }
         }
@@ -164,6 +164,17 @@ pub(crate) async fn record(
     let Some(payment) = state.store.query(move |db| store::find(db, &id)).await? else {
         return Ok(None);
     };
+    record_on(state, payment, charged, asker, trace).await
+}
+
+/// [`record`] for a payment at hand as it was recorded (its call under way).
+async fn record_on(
+    state: &Parts,
+    payment: Payment,
+    charged: Charged,
+    asker: Option<&Asker>,
+    trace: &TraceContext,
+) -> Result<Option<Value>, ApiError> {
     if payment.charge_state != ChargeState::Calling {
         return Ok(None);
     }

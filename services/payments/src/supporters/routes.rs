@@ -1,25 +1,21 @@
-use actix_web::http::StatusCode;
 use actix_web::{HttpRequest, HttpResponse, web};
 use coffer_auth::Caller;
-use coffer_events::catalogue::{SUPPORTER_CREATED, SUPPORTER_UPDATED};
-use coffer_events::{TraceContext, append};
 use coffer_http::body::parse_value;
 use coffer_http::idempotency::{self, IdempotencyKey};
 use coffer_http::{ApiError, Json, RequestTrace, Shape};
 use coffer_model::ids::parse_uuid;
 use coffer_model::paging::{PagingLimits, PagingQuery};
 use coffer_model::validation::FieldError;
-use coffer_store::Db;
 use serde::Deserialize;
 
 use coffer_search::{Source, rendered};
 
+use super::commands;
 use super::domain::{Supporter, SupporterInput, sortable};
 use super::search::SUPPORTERS;
 use super::store::{self, Sort};
 use crate::PaymentsState;
-use crate::failure::{Failure, internal};
-use crate::replica::organisation_exists;
+use crate::payments::commands::Asker;
 
 const LIMITS: PagingLimits = PagingLimits::new(100, 1000);
 
@@ -65,23 +61,6 @@ fn uuid(property: &str, raw: &str) -> Result<String, ApiError> {
         .map_err(|e| ApiError::validation(vec![e]))
 }
 
-fn announce(
-    tx: &mut Db<'_>,
-    state: &PaymentsState,
-    kind: &coffer_events::EventType,
-    supporter: &Supporter,
-    trace: &TraceContext,
-) -> Result<serde_json::Value, Failure> {
-    let body = serde_json::to_value(supporter).map_err(internal)?;
-    let object = supporter.uuid.parse().map_err(internal)?;
-    let organisation = supporter.organisation_uuid.parse().ok();
-    let event = state
-        .outbox
-        .event(kind, object, organisation, None, body.clone());
-    append(tx, &[event], Some(trace))?;
-    Ok(body)
-}
-
 async fn create(
     state: web::Data<PaymentsState>,
     caller: Caller,
@@ -110,25 +89,11 @@ async fn create(
     };
     supporter.apply(input).map_err(ApiError::validation)?;
 
-    let st = state.clone();
-    let response = idempotency::run(
-        &state.store,
-        state.clock.as_ref(),
-        caller.client_id(),
+    let asker = Asker {
+        client_id: caller.client_id().to_owned(),
         key,
-        hash,
-        move |tx| {
-            if !organisation_exists(tx, &organisation)? {
-                return Err(Failure::Api(ApiError::not_found("Organisation")));
-            }
-            store::insert(tx, &supporter)?;
-            let body = announce(tx, &st, &SUPPORTER_CREATED, &supporter, &trace.0)?;
-            Ok((StatusCode::CREATED, body))
-        },
-    )
-    .await?;
-    state.outbox.committed();
-    Ok(response)
+    };
+    commands::create(&state, asker, hash, trace.0, organisation, supporter).await
 }
 
 async fn load(state: &PaymentsState, caller: &Caller, raw: &str) -> Result<Supporter, ApiError> {
@@ -171,18 +136,7 @@ async fn update(
     }
     let mut supporter = load(&state, &caller, &path).await?;
     supporter.apply(input).map_err(ApiError::validation)?;
-    let st = state.clone();
-    let body = state
-        .store
-        .run(move |db| {
-            db.write_tx(|tx| {
-                store::update(tx, &supporter)?;
-                announce(tx, &st, &SUPPORTER_UPDATED, &supporter, &trace.0)
-            })
-        })
-        .await
-        .map_err(ApiError::from)?;
-    state.outbox.committed();
+    let body = commands::update(&state, trace.0, supporter).await?;
     Ok(HttpResponse::Ok().json(body))
 }
 

@@ -1,0 +1,67 @@
+//! What changes a supporter: created (once per Idempotency-Key) or updated, each with its
+//! event in the same transaction.
+
+use actix_web::HttpResponse;
+use actix_web::http::StatusCode;
+use coffer_events::TraceContext;
+use coffer_events::catalogue::{SUPPORTER_CREATED, SUPPORTER_UPDATED};
+use coffer_http::idempotency;
+use coffer_http::{ApiError, Failure};
+use serde_json::Value;
+
+use super::domain::Supporter;
+use super::events::announce;
+use super::store;
+use crate::payments::commands::{Asker, Parts};
+use crate::replica::organisation_exists;
+
+/// Records a new supporter of `organisation`, which must be known to payments.
+pub(crate) async fn create(
+    state: &Parts,
+    asker: Asker,
+    hash: String,
+    trace: TraceContext,
+    organisation: String,
+    supporter: Supporter,
+) -> Result<HttpResponse, ApiError> {
+    let st = state.clone();
+    let response = idempotency::run(
+        &state.store,
+        state.clock.as_ref(),
+        &asker.client_id,
+        asker.key,
+        hash,
+        move |tx| {
+            if !organisation_exists(tx, &organisation)? {
+                return Err(Failure::Api(ApiError::not_found("Organisation")));
+            }
+            store::insert(tx, &supporter)?;
+            let body = announce(tx, &st, &SUPPORTER_CREATED, &supporter, &trace)?;
+            Ok((StatusCode::CREATED, body))
+        },
+    )
+    .await?;
+    state.outbox.committed();
+    Ok(response)
+}
+
+/// Stores a supporter's new fields and announces them.
+pub(crate) async fn update(
+    state: &Parts,
+    trace: TraceContext,
+    supporter: Supporter,
+) -> Result<Value, ApiError> {
+    let st = state.clone();
+    let body = state
+        .store
+        .run(move |db| {
+            db.write_tx(|tx| {
+                store::update(tx, &supporter)?;
+                announce(tx, &st, &SUPPORTER_UPDATED, &supporter, &trace)
+            })
+        })
+        .await
+        .map_err(ApiError::from)?;
+    state.outbox.committed();
+    Ok(body)
+}

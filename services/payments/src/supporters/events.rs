@@ -1,0 +1,26 @@
+//! What a supporter announces: itself, created or updated.
+
+use coffer_events::{EventType, TraceContext, append};
+use coffer_store::Db;
+
+use super::domain::Supporter;
+use crate::PaymentsState;
+use crate::failure::{Failure, internal};
+
+/// Writes the supporter's event to the outbox and gives its response body.
+pub(crate) fn announce(
+    tx: &mut Db<'_>,
+    state: &PaymentsState,
+    kind: &EventType,
+    supporter: &Supporter,
+    trace: &TraceContext,
+) -> Result<serde_json::Value, Failure> {
+    let body = serde_json::to_value(supporter).map_err(internal)?;
+    let object = supporter.uuid.parse().map_err(internal)?;
+    let organisation = supporter.organisation_uuid.parse().ok();
+    let event = state
+        .outbox
+        .event(kind, object, organisation, None, body.clone());
+    append(tx, &[event], Some(trace))?;
+    Ok(body)
+}

@@ -2,18 +2,12 @@
 
 use actix_web::{HttpResponse, web};
 use coffer_auth::Caller;
-use coffer_events::append;
-use coffer_events::catalogue::PAYMENT_CANCELLED;
 use coffer_http::{ApiError, Json, OptionalJson, RequestTrace, Shape};
 use coffer_model::ids::parse_uuid;
-use coffer_store::Db;
-use diesel::result::Error as DieselError;
 use serde::Deserialize;
 
-use super::record::{Payment, PaymentStatus};
-use super::store;
+use super::commands;
 use crate::PaymentsState;
-use crate::failure::{Failure, internal};
 
 pub(crate) fn configure(cfg: &mut web::ServiceConfig) {
     // Shape C: SPEC.md shows these operations answering with a message.
@@ -28,18 +22,6 @@ pub(crate) fn configure(cfg: &mut web::ServiceConfig) {
             .route(web::put().to(replace_parameters))
             .route(web::patch().to(patch_parameters)),
     );
-}
-
-/// The payment, locked for this transaction, once the caller may touch it.
-fn load(tx: &mut Db<'_>, caller: &Caller, uuid: &str) -> Result<Payment, Failure> {
-    let payment = store::find_for_update(tx, uuid)?
-        .ok_or_else(|| Failure::Api(ApiError::not_found("Payment")))?;
-    let account = payment.account_uuid.parse().map_err(internal)?;
-    let organisation = payment.organisation_uuid.parse().map_err(internal)?;
-    caller
-        .require_account(account, organisation)
-        .map_err(Failure::Api)?;
-    Ok(payment)
 }
 
 fn payment_uuid(raw: &str) -> Result<String, ApiError> {
@@ -74,52 +56,7 @@ async fn cancel(
             format!("must be at most {MAX_REASON} characters"),
         ));
     }
-    let now = state.clock.unix();
-    let st = state.clone();
-    let payment = state
-        .store
-        .run(move |db| {
-            db.write_tx(|tx| {
-                let payment = load(tx, &caller, &uuid)?;
-                // Only a payment still waiting on the donor or the bank can be cancelled; a
-                // succeeded one is refunded instead.
-                if payment.status != PaymentStatus::Pending
-                    || !store::transition(
-                        tx,
-                        &uuid,
-                        PaymentStatus::Pending,
-                        PaymentStatus::Cancelled,
-                        reason.as_deref(),
-                        now,
-                    )?
-                {
-                    let hint = if payment.status == PaymentStatus::Succeeded {
-                        "; refund it instead"
-                    } else {
-                        ""
-                    };
-                    return Err(Failure::Api(ApiError::bad_request(format!(
-                        "Only a pending payment can be cancelled; this one is {}{hint}",
-                        payment.status
-                    ))));
-                }
-                let cancelled = store::find(tx, &uuid)?.ok_or(DieselError::NotFound)?;
-                let body = serde_json::to_value(&cancelled).map_err(internal)?;
-                let id = cancelled.uuid.parse().map_err(internal)?;
-                let event = st.outbox.event(
-                    &PAYMENT_CANCELLED,
-                    id,
-                    cancelled.organisation_uuid.parse().ok(),
-                    cancelled.account_uuid.parse().ok(),
-                    body,
-                );
-                append(tx, &[event], Some(&trace.0))?;
-                Ok(cancelled)
-            })
-        })
-        .await
-        .map_err(ApiError::from)?;
-    state.outbox.committed();
+    let payment = commands::changes::cancel(&state, caller, uuid, reason, trace.0).await?;
     Ok(HttpResponse::Ok().json(payment))
 }
 
@@ -144,36 +81,8 @@ async fn change_parameters(
 ) -> Result<HttpResponse, ApiError> {
     let uuid = payment_uuid(&path)?;
     let incoming = object(body)?;
-    let now = state.clock.unix();
-    let parameters = state
-        .store
-        .run(move |db| {
-            db.write_tx(|tx| {
-                let payment = load(tx, &caller, &uuid)?;
-                let mut next = if merge {
-                    payment
-                        .custom_parameters
-                        .as_object()
-                        .cloned()
-                        .unwrap_or_default()
-                } else {
-                    serde_json::Map::new()
-                };
-                for (key, value) in incoming {
-                    // In a merge, null removes the key.
-                    if merge && value.is_null() {
-                        next.remove(&key);
-                    } else {
-                        next.insert(key, value);
-                    }
-                }
-                let next = serde_json::Value::Object(next);
-                store::set_custom_parameters(tx, &uuid, &next, now)?;
-                Ok::<_, Failure>(next)
-            })
-        })
-        .await
-        .map_err(ApiError::from)?;
+    let parameters =
+        commands::changes::change_parameters(&state, caller, uuid, incoming, merge).await?;
     Ok(HttpResponse::Ok().json(parameters))
 }
 

@@ -3,6 +3,7 @@
 pub mod card;
 pub mod changes;
 pub mod commands;
+pub mod domain;
 pub mod events;
 pub mod intent;
 pub mod record;

@@ -3,6 +3,7 @@
 //! transaction under a key it sees, record the outcome once. An outcome not heard is
 //! settled by asking the provider about that key, never by calling again.
 
+pub(crate) mod changes;
 pub(crate) mod charge;
 pub(crate) mod refund;
 

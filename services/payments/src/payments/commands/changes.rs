@@ -1,0 +1,99 @@
+//! Changes to a recorded payment: cancelling one that waits, and its custom parameters.
+
+use coffer_auth::Caller;
+use coffer_events::catalogue::PAYMENT_CANCELLED;
+use coffer_events::{TraceContext, append};
+use coffer_http::{ApiError, Failure, internal};
+use coffer_store::Db;
+use diesel::result::Error as DieselError;
+use serde_json::{Map, Value};
+
+use super::Parts;
+use crate::payments::domain::{merged_parameters, not_cancellable};
+use crate::payments::record::{Payment, PaymentStatus};
+use crate::payments::store;
+
+/// The payment, locked for this transaction, once the caller may touch it.
+fn load(tx: &mut Db<'_>, caller: &Caller, uuid: &str) -> Result<Payment, Failure> {
+    let payment = store::find_for_update(tx, uuid)?
+        .ok_or_else(|| Failure::Api(ApiError::not_found("Payment")))?;
+    let account = payment.account_uuid.parse().map_err(internal)?;
+    let organisation = payment.organisation_uuid.parse().map_err(internal)?;
+    caller
+        .require_account(account, organisation)
+        .map_err(Failure::Api)?;
+    Ok(payment)
+}
+
+/// Cancels a payment still waiting on the donor or the bank, announcing it.
+pub(crate) async fn cancel(
+    state: &Parts,
+    caller: Caller,
+    uuid: String,
+    reason: Option<String>,
+    trace: TraceContext,
+) -> Result<Payment, ApiError> {
+    let now = state.clock.unix();
+    let st = state.clone();
+    let payment = state
+        .store
+        .run(move |db| {
+            db.write_tx(|tx| {
+                let payment = load(tx, &caller, &uuid)?;
+                // The move is conditional: a completion racing it, or a provider's call
+                // under way, leaves it undone.
+                if payment.status != PaymentStatus::Pending
+                    || !store::transition(
+                        tx,
+                        &uuid,
+                        PaymentStatus::Pending,
+                        PaymentStatus::Cancelled,
+                        reason.as_deref(),
+                        now,
+                    )?
+                {
+                    return Err(Failure::Api(ApiError::bad_request(not_cancellable(
+                        payment.status,
+                    ))));
+                }
+                let cancelled = store::find(tx, &uuid)?.ok_or(DieselError::NotFound)?;
+                let body = serde_json::to_value(&cancelled).map_err(internal)?;
+                let event = st.outbox.event(
+                    &PAYMENT_CANCELLED,
+                    cancelled.uuid.parse().map_err(internal)?,
+                    cancelled.organisation_uuid.parse().ok(),
+                    cancelled.account_uuid.parse().ok(),
+                    body,
+                );
+                append(tx, &[event], Some(&trace))?;
+                Ok(cancelled)
+            })
+        })
+        .await
+        .map_err(ApiError::from)?;
+    state.outbox.committed();
+    Ok(payment)
+}
+
+/// Replaces (or, with `merge`, merges into) a payment's custom parameters.
+pub(crate) async fn change_parameters(
+    state: &Parts,
+    caller: Caller,
+    uuid: String,
+    incoming: Map<String, Value>,
+    merge: bool,
+) -> Result<Value, ApiError> {
+    let now = state.clock.unix();
+    state
+        .store
+        .run(move |db| {
+            db.write_tx(|tx| {
+                let payment = load(tx, &caller, &uuid)?;
+                let next = merged_parameters(&payment.custom_parameters, incoming, merge);
+                store::set_custom_parameters(tx, &uuid, &next, now)?;
+                Ok::<_, Failure>(next)
+            })
+        })
+        .await
+        .map_err(ApiError::from)
+}

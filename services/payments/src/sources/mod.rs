@@ -2,5 +2,6 @@
 
 pub mod billing_charges;
 pub(crate) mod charge;
+pub(crate) mod commands;
 pub mod routes;
 pub mod store;

@@ -136,7 +136,7 @@ coffer_testkit::backend_tests! {
         w.app.clock.advance(time::Duration::seconds(SETTLE_AFTER.as_secs() as i64 + 1));
         let paid = until(&w, &path, &token, |i| i["status"] == "paid").await;
         assert_eq!(paid["charge_attempts"].as_array().unwrap().len(), 1);
-        let book = w.payments.query(|db| coffer_payments::connectors::test_psp_ledger::of_kind(db, "charge")).await.unwrap();
+        let book = w.provider_book("charge").await;
         let of_attempt: Vec<_> = book.iter().filter(|e| e.requests == 1).collect();
         assert_eq!(of_attempt.len(), book.len(), "no key asked twice");
         let (_, found, _) = w.post("/search/payments", &token, &json!({"query": {"$exists": "uuid"}, "size": 0,

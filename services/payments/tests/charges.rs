@@ -6,7 +6,6 @@ mod common;
 
 use std::time::Duration;
 
-use coffer_payments::connectors::test_psp_ledger::{self as ledger, Entry};
 use common::*;
 use serde_json::{Value, json};
 
@@ -17,28 +16,6 @@ fn card_payment(account: &str) -> Value {
         "amount": {"value": "2500", "currency": "CHF"},
         "payment_information": {"number": "4242424242424242", "expiry_month": 12, "expiry_year": 2030, "cvv": "123"},
     })
-}
-
-/// What the test provider was asked to charge, by key.
-async fn charges(w: &World) -> Vec<Entry> {
-    w.payments
-        .query(|db| ledger::of_kind(db, "charge"))
-        .await
-        .unwrap()
-}
-
-/// The account's payments, as a search counts them.
-async fn payments_of(w: &World, token: &str, account: &str) -> Vec<Value> {
-    let (status, found, _) = w
-        .post(
-            "/search/payments",
-            token,
-            &json!({"query": {"$match": {"account_uuid": account}}, "size": 100}),
-            None,
-        )
-        .await;
-    assert_eq!(status, 200, "{found}");
-    found["hits"].as_array().unwrap().clone()
 }
 
 /// Moves the clock past the settling delay and waits until the payment leaves `pending`.
@@ -86,10 +63,10 @@ coffer_testkit::backend_tests! {
         }
         uuids.dedup();
         assert_eq!(uuids.len(), 1, "{uuids:?}");
-        let booked = charges(&w).await;
+        let booked = w.provider_book("charge").await;
         assert_eq!(booked.len(), 2, "one charge per payment");
         assert!(booked.iter().all(|e| e.requests == 1), "no key was even asked twice");
-        assert_eq!(payments_of(&w, &token, &account).await.len(), 2);
+        assert_eq!(w.payments_of(&token, &account).await.len(), 2);
     }
 
     async fn a_provider_that_never_answers_leaves_the_payment_pending_until_asked(backend) {
@@ -110,13 +87,13 @@ coffer_testkit::backend_tests! {
         w.faults.set(None);
         let done = settled(&w, &token, uuid).await;
         assert_eq!(done["status"], "succeeded", "the provider charged it: {done}");
-        let booked = charges(&w).await;
+        let booked = w.provider_book("charge").await;
         assert_eq!(booked.len(), 1);
         assert_eq!(booked[0].idempotency_key, uuid, "the provider's key is the payment's uuid");
         assert_eq!(booked[0].requests, 1, "settling asked about the key, it did not charge again");
         let (_, replayed, _) = w.post("/payments", &token, &card_payment(&account), Some("hang-1")).await;
         assert_eq!(replayed["status"], "succeeded");
-        assert_eq!(payments_of(&w, &token, &account).await.len(), 1);
+        assert_eq!(w.payments_of(&token, &account).await.len(), 1);
     }
 
     async fn a_provider_that_cannot_be_reached_charges_nothing(backend) {
@@ -135,7 +112,7 @@ coffer_testkit::backend_tests! {
         let done = settled(&w, &token, uuid).await;
         assert_eq!(done["status"], "failed");
         assert_eq!(done["status_reason"], "provider_unreachable");
-        assert!(charges(&w).await.is_empty(), "nothing reached the provider, nothing was sent later");
+        assert!(w.provider_book("charge").await.is_empty(), "nothing reached the provider, nothing was sent later");
     }
 
     async fn a_refund_reaches_the_provider_once(backend) {
@@ -149,7 +126,7 @@ coffer_testkit::backend_tests! {
         assert_eq!(refund["status"], "succeeded");
         let (_, again, _) = w.post(&path, &token, &body, Some("refund-1")).await;
         assert_eq!(again, refund);
-        let refunds = w.payments.query(|db| ledger::of_kind(db, "refund")).await.unwrap();
+        let refunds = w.provider_book("refund").await;
         assert_eq!(refunds.len(), 1);
         assert_eq!(refunds[0].idempotency_key, refund["uuid"].as_str().unwrap());
 
@@ -171,7 +148,7 @@ coffer_testkit::backend_tests! {
             tokio::time::sleep(Duration::from_millis(25)).await;
         }
         assert_eq!(statuses, json!(["succeeded", "succeeded"]));
-        let refunds = w.payments.query(|db| ledger::of_kind(db, "refund")).await.unwrap();
+        let refunds = w.provider_book("refund").await;
         assert_eq!(refunds.len(), 2);
         assert!(refunds.iter().all(|e| e.requests == 1));
     }
@@ -185,7 +162,7 @@ coffer_testkit::backend_tests! {
         let (status, again, headers) = w.post("/payment-sources", &token, &body, Some("card-1")).await;
         assert_eq!((status, &again), (201, &first));
         assert_eq!(headers["idempotent-replayed"], "true");
-        let kept = w.payments.query(|db| ledger::of_kind(db, "store")).await.unwrap();
+        let kept = w.provider_book("store").await;
         assert_eq!(kept.len(), 1, "the provider kept the card once");
         assert_eq!(kept[0].requests, 1);
         assert_eq!(kept[0].idempotency_key, first["uuid"].as_str().unwrap());

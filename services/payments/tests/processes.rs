@@ -9,7 +9,6 @@ mod common;
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
-use coffer_payments::connectors::test_psp_ledger::{self as ledger, Entry};
 use common::*;
 use serde_json::{Value, json};
 
@@ -139,25 +138,6 @@ async fn pay(
     Ok((status, res.json().await?))
 }
 
-async fn charges(w: &World) -> Vec<Entry> {
-    w.payments
-        .query(|db| ledger::of_kind(db, "charge"))
-        .await
-        .unwrap()
-}
-
-async fn payments_of(w: &World, token: &str, account: &str) -> Vec<Value> {
-    let (_, found, _) = w
-        .post(
-            "/search/payments",
-            token,
-            &json!({"query": {"$match": {"account_uuid": account}}, "size": 100}),
-            None,
-        )
-        .await;
-    found["hits"].as_array().unwrap().clone()
-}
-
 /// The world on the real clock (the processes keep it), with a merchant.
 async fn real_world() -> Option<(World, String, String)> {
     if !Backend::postgres_enabled() {
@@ -197,7 +177,7 @@ async fn killed_after_the_call_before_the_commit_the_charge_is_settled_not_repea
         "the process died mid-request"
     );
     assert!(!dying.ended().await.success());
-    let booked = charges(&w).await;
+    let booked = w.provider_book("charge").await;
     assert_eq!(
         booked.len(),
         1,
@@ -215,13 +195,13 @@ async fn killed_after_the_call_before_the_commit_the_charge_is_settled_not_repea
     );
     let done = settled(&w, &token, &uuid).await;
     assert_eq!(done["status"], "succeeded", "{done}");
-    let booked = charges(&w).await;
+    let booked = w.provider_book("charge").await;
     assert_eq!(
         (booked.len(), booked[0].requests),
         (1, 1),
         "settled by asking, not by charging again"
     );
-    assert_eq!(payments_of(&w, &token, &account).await.len(), 1);
+    assert_eq!(w.payments_of(&token, &account).await.len(), 1);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -239,10 +219,10 @@ async fn killed_after_the_commit_the_retry_gets_the_first_answer() {
         retried["status"], "succeeded",
         "the outcome was committed before the process died"
     );
-    let booked = charges(&w).await;
+    let booked = w.provider_book("charge").await;
     assert_eq!((booked.len(), booked[0].requests), (1, 1));
     assert_eq!(booked[0].idempotency_key, retried["uuid"].as_str().unwrap());
-    assert_eq!(payments_of(&w, &token, &account).await.len(), 1);
+    assert_eq!(w.payments_of(&token, &account).await.len(), 1);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -255,7 +235,7 @@ async fn killed_with_9_while_the_provider_hangs_the_charge_is_settled_once() {
     let request = tokio::spawn(async move { pay(&base, &t, &a, "k-3").await });
     let mut booked = Vec::new();
     for _ in 0..200 {
-        booked = charges(&w).await;
+        booked = w.provider_book("charge").await;
         if !booked.is_empty() {
             break;
         }
@@ -266,9 +246,9 @@ async fn killed_with_9_while_the_provider_hangs_the_charge_is_settled_once() {
     assert!(request.await.unwrap().is_err());
     let done = settled(&w, &token, &booked[0].idempotency_key).await;
     assert_eq!(done["status"], "succeeded");
-    let booked = charges(&w).await;
+    let booked = w.provider_book("charge").await;
     assert_eq!((booked.len(), booked[0].requests), (1, 1));
-    assert_eq!(payments_of(&w, &token, &account).await.len(), 1);
+    assert_eq!(w.payments_of(&token, &account).await.len(), 1);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -303,7 +283,7 @@ async fn two_processes_given_one_key_make_one_payment_and_one_charge() {
     uuids.sort();
     uuids.dedup();
     assert_eq!(uuids.len(), 1, "{uuids:?}");
-    let booked = charges(&w).await;
+    let booked = w.provider_book("charge").await;
     assert_eq!((booked.len(), booked[0].requests), (1, 1));
-    assert_eq!(payments_of(&w, &token, &account).await.len(), 1);
+    assert_eq!(w.payments_of(&token, &account).await.len(), 1);
 }

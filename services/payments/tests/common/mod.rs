@@ -207,6 +207,26 @@ impl World {
         (res.status().as_u16(), res.json().await.unwrap())
     }
 
+    /// What the test provider was asked, by key, of one kind (charge, refund, store).
+    pub async fn provider_book(
+        &self,
+        kind: &'static str,
+    ) -> Vec<coffer_payments::connectors::test_psp_ledger::Entry> {
+        self.payments
+            .query(move |db| coffer_payments::connectors::test_psp_ledger::of_kind(db, kind))
+            .await
+            .unwrap()
+    }
+
+    /// An account's payments, as a search finds them.
+    pub async fn payments_of(&self, token: &str, account: &str) -> Vec<Value> {
+        let query =
+            serde_json::json!({"query": {"$match": {"account_uuid": account}}, "size": 100});
+        let (status, found, _) = self.post("/search/payments", token, &query, None).await;
+        assert_eq!(status, 200, "{found}");
+        found["hits"].as_array().unwrap().clone()
+    }
+
     pub async fn get(&self, path: &str, token: &str) -> (u16, Value) {
         let res = self.app.get(path, token).await;
         (res.status().as_u16(), res.json().await.unwrap())

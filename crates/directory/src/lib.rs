@@ -1,12 +1,23 @@
 //! A service's copy of the organisations and accounts it needs, kept from identity's
 //! events (`organisation.*`, `account.*`). Every event carries the whole object, so
 //! applying one is an upsert; the newest event wins, and an older one arriving late (a
-//! redelivery) changes nothing. Each service that keeps a copy creates the two tables in
-//! its own migrations (see migrations/payments for their shape).
+//! redelivery) changes nothing. Each service that keeps a copy includes [`MIGRATIONS`] in
+//! its own, the one place the two tables' DDL lives.
 
 use coffer_events::{Event, HandlerError};
-use coffer_store::{Db, db_run};
+use coffer_store::{Db, Migrations, db_run};
 use diesel::prelude::*;
+use diesel_migrations::{EmbeddedMigrations, embed_migrations};
+
+const POSTGRES: EmbeddedMigrations = embed_migrations!("../../migrations/directory/postgres");
+const SQLITE: EmbeddedMigrations = embed_migrations!("../../migrations/directory/sqlite");
+
+pub const MIGRATIONS: Migrations = Migrations {
+    service: "directory",
+    includes: &[],
+    postgres: || POSTGRES,
+    sqlite: || SQLITE,
+};
 
 mod schema {
     diesel::table! {

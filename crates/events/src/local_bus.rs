@@ -20,6 +20,7 @@ const SQLITE: EmbeddedMigrations = embed_migrations!("../../migrations/bus/sqlit
 
 pub const MIGRATIONS: Migrations = Migrations {
     service: "bus",
+    includes: &[],
     postgres: || POSTGRES,
     sqlite: || SQLITE,
 };

@@ -1,5 +1,5 @@
-// The tables every event-carrying service has (see migrations/<service>/*_events), and the
-// tables of the in-process bus (migrations/bus).
+// The tables every event-carrying service has (migrations/events), and the tables of the
+// in-process bus (migrations/bus).
 
 diesel::table! {
     outbox (seq) {

@@ -1,9 +1,21 @@
 //! Stored first responses to `Idempotency-Key` requests. A service that accepts the header
-//! has the `idempotency_keys` table in its schema.
+//! includes [`MIGRATIONS`] in its schema.
 
 use diesel::prelude::*;
+use diesel_migrations::{EmbeddedMigrations, embed_migrations};
 
-use crate::{Db, db_run};
+use crate::{Db, Migrations, db_run};
+
+/// The `idempotency_keys` table, the one place its DDL lives.
+pub const MIGRATIONS: Migrations = Migrations {
+    service: "idempotency",
+    includes: &[],
+    postgres: || POSTGRES,
+    sqlite: || SQLITE,
+};
+
+const POSTGRES: EmbeddedMigrations = embed_migrations!("../../migrations/idempotency/postgres");
+const SQLITE: EmbeddedMigrations = embed_migrations!("../../migrations/idempotency/sqlite");
 
 diesel::table! {
     idempotency_keys (client_id, idempotency_key) {

@@ -19,6 +19,7 @@ use uuid::Uuid;
 const POSTGRES: EmbeddedMigrations = embed_migrations!("migrations-probe/postgres");
 const SQLITE: EmbeddedMigrations = embed_migrations!("migrations-probe/sqlite");
 pub const PROBE: Migrations = Migrations {
+    includes: &[coffer_events::MIGRATIONS],
     service: "probe",
     postgres: || POSTGRES,
     sqlite: || SQLITE,

@@ -26,7 +26,7 @@ mod workers;
 use std::sync::Arc;
 
 use actix_web::web;
-use coffer_events::Bus;
+use coffer_events::{Bus, EventWiring};
 use coffer_http::{Module, ReadyFuture};
 use coffer_model::clock::Clock;
 use coffer_store::Store;
@@ -37,6 +37,9 @@ use state::BillingState;
 
 pub struct Billing {
     state: web::Data<BillingState>,
+    /// The outbox's relay, and the consumer of identity's, payments' and supporters'
+    /// events (replica/).
+    events: EventWiring,
 }
 
 impl Billing {
@@ -47,8 +50,26 @@ impl Billing {
         bus: Arc<dyn Bus>,
         settings: BillingSettings,
     ) -> Self {
+        let mut events = EventWiring::new(
+            "billing",
+            &store,
+            &bus,
+            &clock,
+            &settings.event_prefix,
+            settings.relay.clone(),
+        );
+        events.consume(
+            "replica",
+            &["identity", "payment_gateway", "supporters"],
+            Arc::new(replica::Replica {
+                outbox: events.outbox().clone(),
+                clock: Arc::clone(&clock),
+            }),
+        );
+        let state = BillingState::new(store, clock, events.outbox().clone(), &settings);
         Self {
-            state: web::Data::new(BillingState::new(store, clock, bus, settings)),
+            state: web::Data::new(state),
+            events,
         }
     }
 }
@@ -64,14 +85,10 @@ impl Module for Billing {
     }
 
     fn ready(&self) -> ReadyFuture<'_> {
-        Box::pin(coffer_events::readiness::store_and_bus(
-            "billing",
-            &self.state.store,
-            self.state.bus.as_ref(),
-        ))
+        Box::pin(self.events.ready())
     }
 
     fn spawn_workers(&self) -> Vec<tokio::task::JoinHandle<()>> {
-        workers::spawn(&self.state)
+        workers::spawn(&self.state, &self.events)
     }
 }

@@ -8,6 +8,11 @@ const SQLITE: EmbeddedMigrations = embed_migrations!("../../migrations/billing/s
 
 pub const MIGRATIONS: Migrations = Migrations {
     service: "billing",
+    includes: &[
+        coffer_events::MIGRATIONS,
+        coffer_store::idempotency::MIGRATIONS,
+        coffer_directory::MIGRATIONS,
+    ],
     postgres: || POSTGRES,
     sqlite: || SQLITE,
 };

@@ -3,12 +3,9 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use coffer_events::catalogue::topic;
-use coffer_events::{Bus, Consumer, ConsumerSettings, Outbox, Relay, RelaySettings};
+use coffer_events::{Outbox, RelaySettings};
 use coffer_model::clock::Clock;
 use coffer_store::Store;
-
-use crate::replica::Replica;
 
 #[derive(Clone)]
 pub struct BillingSettings {
@@ -37,52 +34,22 @@ pub(crate) struct BillingState {
     pub store: Store,
     pub clock: Arc<dyn Clock>,
     pub outbox: Outbox,
-    pub bus: Arc<dyn Bus>,
-    pub relay: Arc<Relay>,
-    pub replica: Arc<Consumer>,
 }
 
 impl BillingState {
+    /// `outbox` is the one of the service's event wiring (lib.rs).
     pub fn new(
         store: Store,
         clock: Arc<dyn Clock>,
-        bus: Arc<dyn Bus>,
-        settings: BillingSettings,
+        outbox: Outbox,
+        settings: &BillingSettings,
     ) -> Self {
-        let outbox = Outbox::new(settings.event_prefix.clone(), Arc::clone(&clock));
-        let relay = Arc::new(Relay::new(
-            store.clone(),
-            Arc::clone(&bus),
-            Arc::clone(&clock),
-            outbox.signal(),
-            settings.relay,
-        ));
-        let replica = Arc::new(Consumer::new(
-            store.clone(),
-            Arc::clone(&bus),
-            Arc::clone(&clock),
-            Arc::new(Replica {
-                outbox: outbox.clone(),
-                clock: Arc::clone(&clock),
-            }),
-            ConsumerSettings {
-                name: format!("{}.billing.replica", settings.event_prefix),
-                topics: ["identity", "payment_gateway", "supporters"]
-                    .map(|domain| topic(&settings.event_prefix, domain))
-                    .to_vec(),
-                max_attempts: 5,
-                retry_backoff: Duration::from_millis(200),
-            },
-        ));
         Self {
             scheduler_every: settings.scheduler_every,
             scheduler_workers: settings.scheduler_workers,
             store,
             clock,
             outbox,
-            bus,
-            relay,
-            replica,
         }
     }
 }

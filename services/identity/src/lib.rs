@@ -26,7 +26,7 @@ use std::sync::Arc;
 
 use actix_web::web;
 use coffer_auth::SharedKeys;
-use coffer_events::Bus;
+use coffer_events::{Bus, EventWiring};
 use coffer_http::{Module, ReadyFuture};
 use coffer_model::clock::Clock;
 use coffer_secrets::Secrets;
@@ -51,6 +51,8 @@ pub mod domain {
 /// The identity service as an HTTP module.
 pub struct Identity {
     state: web::Data<IdentityState>,
+    /// The outbox's relay; identity consumes no other service's events.
+    events: EventWiring,
 }
 
 impl Identity {
@@ -64,9 +66,19 @@ impl Identity {
         secrets: Secrets,
         settings: IdentitySettings,
     ) -> Result<Self, KeyringError> {
-        let state = IdentityState::start(store, clock, keys, bus, secrets, settings).await?;
+        let events = EventWiring::new(
+            "identity",
+            &store,
+            &bus,
+            &clock,
+            &settings.event_prefix,
+            settings.relay.clone(),
+        );
+        let outbox = events.outbox().clone();
+        let state = IdentityState::start(store, clock, keys, outbox, secrets, settings).await?;
         Ok(Self {
             state: web::Data::new(state),
+            events,
         })
     }
 
@@ -88,14 +100,10 @@ impl Module for Identity {
     }
 
     fn ready(&self) -> ReadyFuture<'_> {
-        Box::pin(coffer_events::readiness::store_and_bus(
-            "identity",
-            &self.state.store,
-            self.state.bus.as_ref(),
-        ))
+        Box::pin(self.events.ready())
     }
 
     fn spawn_workers(&self) -> Vec<tokio::task::JoinHandle<()>> {
-        workers::spawn(&self.state)
+        workers::spawn(&self.state, &self.events)
     }
 }

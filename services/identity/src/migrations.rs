@@ -8,6 +8,7 @@ const SQLITE: EmbeddedMigrations = embed_migrations!("../../migrations/identity/
 
 pub const MIGRATIONS: Migrations = Migrations {
     service: "identity",
+    includes: &[coffer_events::MIGRATIONS],
     postgres: || POSTGRES,
     sqlite: || SQLITE,
 };

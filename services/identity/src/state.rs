@@ -4,7 +4,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use coffer_auth::SharedKeys;
-use coffer_events::{Bus, Outbox, Relay, RelaySettings};
+use coffer_events::{Outbox, RelaySettings};
 use coffer_model::clock::Clock;
 use coffer_secrets::Secrets;
 use coffer_store::Store;
@@ -51,8 +51,6 @@ pub(crate) struct IdentityState {
     pub store: Store,
     pub clock: Arc<dyn Clock>,
     pub outbox: Outbox,
-    pub relay: Arc<Relay>,
-    pub bus: Arc<dyn Bus>,
     pub key_reload: Duration,
     pub keyring: Arc<Keyring>,
     pub issuer: TokenIssuer,
@@ -64,23 +62,16 @@ pub(crate) struct IdentityState {
 
 impl IdentityState {
     /// Loads (or creates) the signing keys, sealed with `secrets`, and publishes them into
-    /// `keys`. The store must be migrated already.
+    /// `keys`. The store must be migrated already; `outbox` is the one of the service's
+    /// event wiring (lib.rs).
     pub async fn start(
         store: Store,
         clock: Arc<dyn Clock>,
         keys: SharedKeys,
-        bus: Arc<dyn Bus>,
+        outbox: Outbox,
         secrets: Secrets,
         settings: IdentitySettings,
     ) -> Result<Self, KeyringError> {
-        let outbox = Outbox::new(settings.event_prefix.clone(), Arc::clone(&clock));
-        let relay = Arc::new(Relay::new(
-            store.clone(),
-            Arc::clone(&bus),
-            Arc::clone(&clock),
-            outbox.signal(),
-            settings.relay.clone(),
-        ));
         let keyring = Arc::new(Keyring::new(
             secrets.clone(),
             settings.token_lifetime_secs,
@@ -100,8 +91,6 @@ impl IdentityState {
             store,
             clock,
             outbox,
-            relay,
-            bus,
             key_reload: settings.key_reload,
             keyring,
             issuer,

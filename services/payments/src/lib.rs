@@ -23,8 +23,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use actix_web::web;
-use coffer_events::catalogue::topic;
-use coffer_events::{Bus, Consumer, ConsumerSettings, Outbox, Relay};
+use coffer_events::{Bus, EventWiring};
 use coffer_http::{Module, ReadyFuture};
 use coffer_model::clock::Clock;
 use coffer_store::{Migrations, Store, TtlCache};
@@ -35,14 +34,20 @@ const SQLITE: EmbeddedMigrations = embed_migrations!("../../migrations/payments/
 
 pub const MIGRATIONS: Migrations = Migrations {
     service: "payments",
+    includes: &[
+        coffer_events::MIGRATIONS,
+        coffer_store::idempotency::MIGRATIONS,
+        coffer_directory::MIGRATIONS,
+    ],
     postgres: || POSTGRES,
     sqlite: || SQLITE,
 };
 
 pub struct Payments {
     state: web::Data<PaymentsState>,
-    /// Charges billing's charge attempts (sources/billing_charges.rs).
-    charges: Arc<Consumer>,
+    /// The outbox's relay, and the consumers of identity's events (the replica) and of
+    /// billing's charge attempts (sources/billing_charges.rs).
+    events: EventWiring,
 }
 
 impl Payments {
@@ -53,26 +58,15 @@ impl Payments {
         bus: Arc<dyn Bus>,
         settings: PaymentsSettings,
     ) -> Self {
-        let outbox = Outbox::new(settings.event_prefix.clone(), Arc::clone(&clock));
-        let relay = Arc::new(Relay::new(
-            store.clone(),
-            Arc::clone(&bus),
-            Arc::clone(&clock),
-            outbox.signal(),
+        let mut events = EventWiring::new(
+            "payments",
+            &store,
+            &bus,
+            &clock,
+            &settings.event_prefix,
             settings.relay,
-        ));
-        let replica = Arc::new(Consumer::new(
-            store.clone(),
-            Arc::clone(&bus),
-            Arc::clone(&clock),
-            Arc::new(replica::Replica),
-            ConsumerSettings {
-                name: format!("{}.payments.replica", settings.event_prefix),
-                topics: vec![topic(&settings.event_prefix, "identity")],
-                max_attempts: 5,
-                retry_backoff: Duration::from_millis(200),
-            },
-        ));
+        );
+        events.consume("replica", &["identity"], Arc::new(replica::Replica));
         let connector = Arc::new(connectors::test_psp::TestPsp {
             base_url: settings.public_base_url.clone(),
             store: store.clone(),
@@ -82,10 +76,7 @@ impl Payments {
         let state = web::Data::new(PaymentsState {
             store,
             clock,
-            outbox,
-            bus,
-            relay,
-            replica,
+            outbox: events.outbox().clone(),
             connector,
             connector_timeout: settings.connector_timeout,
             settle_after: settings.settle_after,
@@ -93,21 +84,14 @@ impl Payments {
             fingerprint_key: settings.fingerprint_key,
             accounts: TtlCache::new(10_000, Duration::from_secs(2)),
         });
-        let charges = Arc::new(Consumer::new(
-            state.store.clone(),
-            Arc::clone(&state.bus),
-            Arc::clone(&state.clock),
+        events.consume(
+            "billing-charges",
+            &["subscriptions"],
             Arc::new(sources::billing_charges::BillingCharges {
                 state: state.clone(),
             }),
-            ConsumerSettings {
-                name: format!("{}.payments.billing-charges", settings.event_prefix),
-                topics: vec![topic(&settings.event_prefix, "subscriptions")],
-                max_attempts: 5,
-                retry_backoff: Duration::from_millis(200),
-            },
-        ));
-        Self { state, charges }
+        );
+        Self { state, events }
     }
 }
 
@@ -122,21 +106,10 @@ impl Module for Payments {
     }
 
     fn ready(&self) -> ReadyFuture<'_> {
-        Box::pin(coffer_events::readiness::store_and_bus(
-            "payments",
-            &self.state.store,
-            self.state.bus.as_ref(),
-        ))
+        Box::pin(self.events.ready())
     }
 
     fn spawn_workers(&self) -> Vec<tokio::task::JoinHandle<()>> {
-        vec![
-            tokio::spawn(Arc::clone(&self.state.relay).run()),
-            tokio::spawn(Arc::clone(&self.state.replica).run_forever()),
-            tokio::spawn(Arc::clone(&self.charges).run_forever()),
-        ]
-        .into_iter()
-        .chain(workers::spawn(&self.state))
-        .collect()
+        workers::spawn(&self.state, &self.events)
     }
 }

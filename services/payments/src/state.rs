@@ -3,7 +3,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use coffer_events::{Bus, Consumer, Outbox, Relay, RelaySettings};
+use coffer_events::{Outbox, RelaySettings};
 use coffer_model::clock::Clock;
 use coffer_store::{Store, TtlCache};
 
@@ -43,9 +43,6 @@ pub(crate) struct PaymentsState {
     pub store: Store,
     pub clock: Arc<dyn Clock>,
     pub outbox: Outbox,
-    pub bus: Arc<dyn Bus>,
-    pub relay: Arc<Relay>,
-    pub replica: Arc<Consumer>,
     pub connector: Arc<dyn connectors::Connector>,
     pub connector_timeout: Duration,
     pub settle_after: Duration,

@@ -1,9 +1,9 @@
 //! Billing's background loops, each named and described here, and started from this list
 //! (by `Billing::spawn_workers`). A worker only calls commands; it decides nothing itself.
 //!
-//! - `relay`: publishes the outbox's events to the bus.
-//! - `replica`: consumes other services' events (copies, payments that start a
-//!   subscription, charge attempt results).
+//! - the event relay and the `replica` consumer (`EventWiring`, built in lib.rs): publishes
+//!   the outbox, and reads identity's, payments' and supporters' events (billing's copies,
+//!   subscriptions started by a payment, and the results of charge attempts).
 //! - `resume_test_clocks`: at start, finishes advances a stopped process left half-way.
 //! - `scheduler`: the scheduler's pass over the real clock, every `scheduler_every`.
 //! - `advance_test_clock` (one per advance, not in [`WORKERS`]: the advance command starts
@@ -12,8 +12,7 @@
 mod scheduler;
 pub(crate) mod test_clocks;
 
-use std::sync::Arc;
-
+use coffer_events::EventWiring;
 use tokio::task::JoinHandle;
 
 use crate::state::BillingState;
@@ -25,17 +24,6 @@ pub(crate) struct Worker {
 }
 
 pub(crate) const WORKERS: &[Worker] = &[
-    Worker {
-        name: "relay",
-        description: "publishes the outbox's events to the bus, in order per object",
-        start: |s| tokio::spawn(Arc::clone(&s.relay).run()),
-    },
-    Worker {
-        name: "replica",
-        description: "reads identity's, payments' and supporters' events: billing's copies, \
-                      subscriptions started by a payment, and the results of charge attempts",
-        start: |s| tokio::spawn(Arc::clone(&s.replica).run_forever()),
-    },
     Worker {
         name: "resume_test_clocks",
         description: "at start, finishes the test clock advances a stopped process left half-way",
@@ -55,17 +43,15 @@ pub(crate) const WORKERS: &[Worker] = &[
     },
 ];
 
-/// Starts every worker of [`WORKERS`].
-pub(crate) fn spawn(state: &BillingState) -> Vec<JoinHandle<()>> {
-    WORKERS
-        .iter()
-        .map(|w| {
-            tracing::debug!(
-                worker = w.name,
-                description = w.description,
-                "billing worker starts"
-            );
-            (w.start)(state)
-        })
-        .collect()
+/// Starts the event relay and consumers, then every worker of [`WORKERS`].
+pub(crate) fn spawn(state: &BillingState, events: &EventWiring) -> Vec<JoinHandle<()>> {
+    let workers = WORKERS.iter().map(|w| {
+        tracing::debug!(
+            worker = w.name,
+            description = w.description,
+            "billing worker starts"
+        );
+        (w.start)(state)
+    });
+    events.spawn().into_iter().chain(workers).collect()
 }

@@ -1,12 +1,17 @@
 //! Identity's background loops, all of them: what `Module::spawn_workers` starts.
+//!
+//! - the event relay (`EventWiring`, built in lib.rs): publishes the outbox.
+//! - `key_reload`: rereads the signing keys, so a rotation made elsewhere arrives here.
 
 mod key_reload;
-mod relay;
 
+use coffer_events::EventWiring;
 use tokio::task::JoinHandle;
 
 use crate::state::IdentityState;
 
-pub(crate) fn spawn(state: &IdentityState) -> Vec<JoinHandle<()>> {
-    vec![relay::spawn(state), key_reload::spawn(state)]
+pub(crate) fn spawn(state: &IdentityState, events: &EventWiring) -> Vec<JoinHandle<()>> {
+    let mut started = events.spawn();
+    started.push(key_reload::spawn(state));
+    started
 }

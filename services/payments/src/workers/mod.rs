@@ -1,5 +1,7 @@
 //! Payments' background loops, all listed here; each calls commands, as routes do.
 //!
+//! - the event relay and consumers (`EventWiring`, built in lib.rs): the replica of
+//!   identity's organisations and accounts, and billing's charge attempts.
 //! - `charges::send_forever`: sends the charges billing's attempts recorded.
 //! - `charges::settle_forever`: settles calls to the provider that were never answered.
 //! - `search::counts::fold_forever` (in search/counts.rs): folds kept payment counts.
@@ -8,18 +10,21 @@ pub mod charges;
 
 use std::time::Duration;
 
+use coffer_events::EventWiring;
 use tokio::task::JoinHandle;
 
 use crate::payments::commands::Parts;
 
-/// Starts every worker of payments (the relay and consumers are started beside them).
-pub(crate) fn spawn(state: &Parts) -> Vec<JoinHandle<()>> {
-    vec![
+/// Starts every worker of payments, the event relay and consumers first.
+pub(crate) fn spawn(state: &Parts, events: &EventWiring) -> Vec<JoinHandle<()>> {
+    let mut started = events.spawn();
+    started.extend([
         tokio::spawn(charges::send_forever(state.clone())),
         tokio::spawn(charges::settle_forever(state.clone())),
         tokio::spawn(crate::search::counts::fold_forever(
             state.store.clone(),
             Duration::from_secs(1),
         )),
-    ]
+    ]);
+    started
 }

@@ -1,3 +1,1 @@
 DROP TABLE effects;
-DROP TABLE inbox;
-DROP TABLE outbox;

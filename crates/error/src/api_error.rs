@@ -14,6 +14,7 @@ pub mod codes {
     pub const METHOD_NOT_ALLOWED: &str = "method_not_allowed";
     pub const CONFLICT: &str = "conflict";
     pub const TOO_MANY_REQUESTS: &str = "too_many_requests";
+    pub const HEADERS_TOO_LARGE: &str = "request_header_fields_too_large";
     pub const UNAVAILABLE: &str = "service_unavailable";
     pub const INTERNAL: &str = "internal_error";
 }
@@ -121,6 +122,15 @@ impl ApiError {
         );
         e.retry_after = Some(retry_after_secs.max(1));
         e
+    }
+
+    /// 431, with the gateway's message (deploy/gateway/nginx.conf).
+    pub fn headers_too_large() -> Self {
+        Self::new(
+            StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE,
+            codes::HEADERS_TOO_LARGE,
+            "The request headers are too large",
+        )
     }
 
     pub fn unavailable(message: impl Into<String>) -> Self {

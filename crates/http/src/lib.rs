@@ -6,6 +6,7 @@ pub mod client_address;
 pub mod config;
 mod error_shape;
 pub mod failure;
+mod head_limits;
 mod health;
 pub mod idempotency;
 mod metrics;

@@ -9,7 +9,7 @@ use coffer_error::ApiError;
 
 use crate::body::BodyLimit;
 use crate::client_address::TrustedProxies;
-use crate::{Metrics, Module, error_shape, health, metrics, request_id};
+use crate::{Metrics, Module, error_shape, head_limits, health, metrics, request_id};
 
 /// Everything one HTTP server shares between its workers.
 #[derive(Clone)]
@@ -58,6 +58,7 @@ pub fn build_app(
         app = app.configure(move |cfg| module.configure(cfg));
     }
     app.default_service(web::to(no_route))
+        .wrap(from_fn(head_limits::middleware))
         .wrap(from_fn(error_shape::middleware))
         .wrap(from_fn(metrics::middleware))
         .wrap(from_fn(request_id::middleware))

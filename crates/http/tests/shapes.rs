@@ -188,3 +188,42 @@ async fn json_bodies_fail_by_property_in_the_route_shape() {
             .contains("application/json")
     );
 }
+
+#[tokio::test]
+async fn heads_past_the_gateways_limits_are_431_in_shape() {
+    let app = spawn().await;
+    let token = app.token_for(&[]);
+    // Within the limits: a 7 KiB header, and 24 KiB of headers in all.
+    let mut fits = app
+        .http
+        .post(app.url("/c"))
+        .bearer_auth(&token)
+        .header("x-big", "a".repeat(7 * 1024));
+    for i in 0..16 {
+        fits = fits.header(format!("x-pad-{i}"), "b".repeat(1024));
+    }
+    let (status, _) = send(&app, fits).await;
+    assert_eq!(status, 409);
+
+    let one_long_line = app
+        .http
+        .post(app.url("/c"))
+        .bearer_auth(&token)
+        .header("x-big", "a".repeat(9 * 1024));
+    let mut many_lines = app.http.post(app.url("/a")).bearer_auth(&token);
+    for i in 0..40 {
+        many_lines = many_lines.header(format!("x-pad-{i}"), "b".repeat(1024));
+    }
+    let long_url = app
+        .http
+        .get(app.url(&format!("/boom?q={}", "c".repeat(9 * 1024))));
+    for req in [one_long_line, many_lines, long_url] {
+        let (status, body) = send(&app, req).await;
+        assert_eq!(status, 431);
+        let message = body.to_string();
+        assert!(
+            message.contains("The request headers are too large"),
+            "{message}"
+        );
+    }
+}

@@ -423,10 +423,21 @@ pub struct Answer {
 /// Records the provider's answer on a payment whose call is under way; false when it is
 /// not (another process recorded it first, or it was never sent), so an answer is recorded
 /// once however many hear it.
-pub fn record_answer(db: &mut Db<'_>, uuid: &str, answer: &Answer, now: i64) -> QueryResult<bool> {
+pub fn record_answer(
+    db: &mut Db<'_>,
+    uuid: &str,
+    parameters_read: &serde_json::Value,
+    answer: &Answer,
+    now: i64,
+) -> QueryResult<bool> {
     let action = answer.action.as_ref().map(text);
+    let parameters_read = text(parameters_read);
     let changed = db_run!(db: {
-        diesel::update(p::payments.filter(p::uuid.eq(uuid).and(p::charge_state.eq("calling"))))
+        diesel::update(p::payments.filter(
+            p::uuid.eq(uuid)
+                .and(p::charge_state.eq("calling"))
+                .and(p::custom_parameters.eq(&parameters_read)),
+        ))
             .set((
                 p::status.eq(answer.status.as_str()),
                 p::status_reason.eq(&answer.reason),

@@ -285,12 +285,28 @@ fn apply(
 ) -> Result<Option<Value>, Failure> {
     let now = state.clock.unix();
     let answer = answer_of(payment, charged);
-    // The update applies only to a call still under way: whoever records second, here or
-    // in another process, changes nothing.
-    if !store::record_answer(tx, &payment.uuid, &answer, now)? {
-        return Ok(None);
-    }
     let mut payment = payment.clone();
+    // The update applies only to a call still under way (whoever records second, here or
+    // in another process, changes nothing) and to the custom parameters as they were read
+    // before this transaction. If they changed since, the payment is read again here, so
+    // the announced body is the stored one.
+    if !store::record_answer(tx, &payment.uuid, &payment.custom_parameters, &answer, now)? {
+        match store::find(tx, &payment.uuid)? {
+            Some(fresh)
+                if fresh.charge_state == ChargeState::Calling
+                    && store::record_answer(
+                        tx,
+                        &fresh.uuid,
+                        &fresh.custom_parameters,
+                        &answer,
+                        now,
+                    )? =>
+            {
+                payment = fresh;
+            }
+            _ => return Ok(None),
+        }
+    }
     payment.status = answer.status;
     payment.status_reason = answer.reason.clone();
     payment.provider_payment_id = answer.provider_payment_id.clone();

@@ -125,7 +125,11 @@ impl GroupCommit {
         if self.queue.send(pending).is_err() {
             return Err(E::from(StoreError::Cancelled));
         }
-        answer.await.unwrap_or(Err(E::from(StoreError::Cancelled)))
+        // Built only when the writer went away: an `E` may log as it is made (ApiError's
+        // internal errors do), and made eagerly it logged one error per write.
+        answer
+            .await
+            .unwrap_or_else(|_| Err(E::from(StoreError::Cancelled)))
     }
 }
 
@@ -183,11 +187,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_failing_write_takes_no_other_down_and_leaves_nothing_behind() {
-        let nanos = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .unwrap()
-            .as_nanos();
-        let dir = std::env::temp_dir().join(format!("coffer-group-{}-{nanos}", std::process::id()));
+        let dir = tempfile_dir("failing");
         let url = format!("sqlite://{}/db.sqlite", dir.display());
         let store = Store::connect(&url, &PoolOptions::default()).unwrap();
         store
@@ -240,5 +240,48 @@ mod tests {
             "19 writes of two rows each; none of the failed one's"
         );
         std::fs::remove_dir_all(dir).ok();
+    }
+
+    /// An error type that counts how often it is made, as ApiError logs each time.
+    #[derive(Debug)]
+    struct Counted;
+
+    static MADE: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+    impl From<StoreError> for Counted {
+        fn from(_: StoreError) -> Self {
+            MADE.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            Counted
+        }
+    }
+
+    impl From<diesel::result::Error> for Counted {
+        fn from(_: diesel::result::Error) -> Self {
+            MADE.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            Counted
+        }
+    }
+
+    #[tokio::test]
+    async fn a_write_that_succeeds_makes_no_error_value() {
+        let dir = tempfile_dir("quiet");
+        let url = format!("sqlite://{}/db.sqlite", dir.display());
+        let store = Store::connect(&url, &PoolOptions::default()).unwrap();
+        for _ in 0..10 {
+            store.write(|_db| Ok::<_, Counted>(())).await.unwrap();
+        }
+        assert_eq!(MADE.load(std::sync::atomic::Ordering::SeqCst), 0);
+        std::fs::remove_dir_all(dir).ok();
+    }
+
+    fn tempfile_dir(name: &str) -> std::path::PathBuf {
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_nanos();
+        std::env::temp_dir().join(format!(
+            "coffer-group-{name}-{}-{nanos}",
+            std::process::id()
+        ))
     }
 }

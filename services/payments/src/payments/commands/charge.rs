@@ -14,12 +14,12 @@
 use actix_web::HttpResponse;
 use actix_web::http::StatusCode;
 use coffer_events::{TraceContext, append};
-use coffer_http::idempotency::{self, IdempotencyKey};
+use coffer_http::idempotency;
 use coffer_http::{ApiError, Failure, internal};
 use coffer_store::Db;
 use serde_json::{Value, json};
 
-use super::{Parts, Reserved, current, reserved, within};
+use super::{Asker, Parts, Reserved, current, reserved, within};
 use crate::connectors::{ChargeOutcome, ChargeRequest, Charged, Instrument, StoreOutcome};
 use crate::payments::events::announce;
 use crate::payments::record::{ChargeState, Payment, PaymentStatus};
@@ -41,12 +41,6 @@ pub(crate) struct Intent {
     pub named_supporter: Option<String>,
 }
 
-/// Who asked, so the final answer is stored under their key.
-pub(crate) struct Asker {
-    pub client_id: String,
-    pub key: IdempotencyKey,
-}
-
 /// POST /payments: records the intent, asks the provider, records what it said.
 pub(crate) async fn initiate(
     state: &Parts,
@@ -62,25 +56,23 @@ pub(crate) async fn initiate(
         named_supporter,
     } = intent;
     let (st, tr) = (state.clone(), trace.clone());
-    let reservation = idempotency::reserve(
-        &state.store,
-        state.clock.as_ref(),
-        &asker.client_id,
-        &asker.key,
-        hash,
-        move |tx| {
-            reserve(
-                tx,
-                &st,
-                payment.clone(),
-                supporter.as_ref(),
-                named_supporter.as_deref(),
-                &tr,
-            )
-        },
-        |p: &Payment| json!({ "payment_uuid": p.uuid }),
-    )
-    .await?;
+    let reservation = asker
+        .reserve(
+            state,
+            hash,
+            move |tx| {
+                reserve(
+                    tx,
+                    &st,
+                    payment.clone(),
+                    supporter.as_ref(),
+                    named_supporter.as_deref(),
+                    &tr,
+                )
+            },
+            |p: &Payment| json!({ "payment_uuid": p.uuid }),
+        )
+        .await?;
     // A retry while the first request is still under way, or after it stopped, is answered
     // with the payment as it stands, never a second charge.
     let in_progress = |uuid: String| async move {

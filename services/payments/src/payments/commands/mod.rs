@@ -11,10 +11,12 @@ pub(crate) mod test_psp;
 use actix_web::HttpResponse;
 use coffer_auth::Caller;
 use coffer_http::ApiError;
-use coffer_http::idempotency::Reservation;
+use coffer_http::idempotency::{self, IdempotencyKey, Reservation};
+use coffer_store::Db;
+use diesel::result::Error as DieselError;
 use serde_json::Value;
 
-pub(crate) use self::charge::{Asker, Intent, charge_again, initiate, send, settle};
+pub(crate) use self::charge::{Intent, charge_again, initiate, send, settle};
 use crate::PaymentsState;
 use crate::connectors::ConnectorError;
 use crate::payments::record::Payment;
@@ -69,6 +71,42 @@ pub(crate) async fn current(state: &Parts, uuid: String) -> Result<Value, ApiErr
         .await?
         .ok_or_else(|| ApiError::not_found("Payment"))?;
     serde_json::to_value(payment).map_err(ApiError::internal)
+}
+
+/// Who asked, so the final answer is stored under their key.
+pub(crate) struct Asker {
+    pub client_id: String,
+    pub key: IdempotencyKey,
+}
+
+impl Asker {
+    /// Runs `effect` under the asker's key, which stays in progress, marked with
+    /// `marker(&result)`, until the command completes it (coffer_http's
+    /// `idempotency::reserve`); [`reserved`] answers a key used before.
+    pub(crate) async fn reserve<T, F, E>(
+        &self,
+        state: &Parts,
+        hash: String,
+        effect: F,
+        marker: fn(&T) -> Value,
+    ) -> Result<Reservation<T>, ApiError>
+    where
+        T: Send + 'static,
+        F: FnMut(&mut Db<'_>) -> Result<T, E> + Send + 'static,
+        E: From<DieselError> + Into<ApiError> + Send + 'static,
+    {
+        let (client, key) = (&self.client_id, &self.key);
+        idempotency::reserve(
+            &state.store,
+            state.clock.as_ref(),
+            client,
+            key,
+            hash,
+            effect,
+            marker,
+        )
+        .await
+    }
 }
 
 /// What a reserved Idempotency-Key leaves a command: its fresh effect to go on with, or the

@@ -13,8 +13,7 @@ use coffer_model::money::Money;
 use coffer_store::Db;
 use serde_json::{Value, json};
 
-use super::charge::Asker;
-use super::{Parts, Reserved, require_owner, reserved, within};
+use super::{Asker, Parts, Reserved, require_owner, reserved, within};
 use crate::connectors::RefundOutcome;
 use crate::payments::record::{PaymentStatus, Refund, RefundStatus};
 use crate::payments::store;
@@ -51,16 +50,14 @@ pub(crate) async fn refund(
     requested: Option<Money>,
 ) -> Result<HttpResponse, ApiError> {
     let now = state.clock.unix();
-    let reservation = idempotency::reserve(
-        &state.store,
-        state.clock.as_ref(),
-        &asker.client_id,
-        &asker.key,
-        hash,
-        move |tx| reserve(tx, &caller, &payment_uuid, requested, now),
-        |r: &Recorded| json!({ "refund_uuid": r.refund.uuid }),
-    )
-    .await?;
+    let reservation = asker
+        .reserve(
+            state,
+            hash,
+            move |tx| reserve(tx, &caller, &payment_uuid, requested, now),
+            |r: &Recorded| json!({ "refund_uuid": r.refund.uuid }),
+        )
+        .await?;
     let in_progress = |uuid: String| async move {
         Ok::<_, ApiError>(HttpResponse::Ok().json(current(state, uuid).await?))
     };

@@ -56,16 +56,14 @@ pub(crate) async fn keep(
     // The key is reserved before the provider is asked, so a retried request never keeps
     // the instrument a second time.
     let source_uuid = uuid.clone();
-    let reservation = idempotency::reserve(
-        &state.store,
-        state.clock.as_ref(),
-        &asker.client_id,
-        &asker.key,
-        hash,
-        move |_| Ok::<_, Failure>(source_uuid.clone()),
-        |uuid: &String| json!({ "payment_source_uuid": uuid }),
-    )
-    .await?;
+    let reservation = asker
+        .reserve(
+            state,
+            hash,
+            move |_| Ok::<_, Failure>(source_uuid.clone()),
+            |uuid: &String| json!({ "payment_source_uuid": uuid }),
+        )
+        .await?;
     let in_progress = |id: String| async move {
         match state.store.query(move |db| store::find(db, &id)).await? {
             Some(source) => Ok(HttpResponse::Created().json(source)),

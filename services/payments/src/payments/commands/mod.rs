@@ -48,29 +48,28 @@ pub(crate) fn require_owner(
     )
 }
 
+async fn find(state: &Parts, uuid: String) -> Result<Payment, ApiError> {
+    state
+        .store
+        .query(move |db| store::find(db, &uuid))
+        .await?
+        .ok_or_else(|| ApiError::not_found("Payment"))
+}
+
 /// The payment, once the caller may touch it.
 pub(crate) async fn load(
     state: &Parts,
     caller: &Caller,
     uuid: String,
 ) -> Result<Payment, ApiError> {
-    let payment = state
-        .store
-        .query(move |db| store::find(db, &uuid))
-        .await?
-        .ok_or_else(|| ApiError::not_found("Payment"))?;
+    let payment = find(state, uuid).await?;
     require_owner(caller, &payment.account_uuid, &payment.organisation_uuid)?;
     Ok(payment)
 }
 
 /// The payment as its Get operation answers it.
 pub(crate) async fn current(state: &Parts, uuid: String) -> Result<Value, ApiError> {
-    let payment = state
-        .store
-        .query(move |db| store::find(db, &uuid))
-        .await?
-        .ok_or_else(|| ApiError::not_found("Payment"))?;
-    serde_json::to_value(payment).map_err(ApiError::internal)
+    serde_json::to_value(find(state, uuid).await?).map_err(ApiError::internal)
 }
 
 /// Who asked, so the final answer is stored under their key.
@@ -95,12 +94,11 @@ impl Asker {
         F: FnMut(&mut Db<'_>) -> Result<T, E> + Send + 'static,
         E: From<DieselError> + Into<ApiError> + Send + 'static,
     {
-        let (client, key) = (&self.client_id, &self.key);
         idempotency::reserve(
             &state.store,
             state.clock.as_ref(),
-            client,
-            key,
+            &self.client_id,
+            &self.key,
             hash,
             effect,
             marker,

@@ -44,11 +44,7 @@ pub(crate) async fn subject(state: &Parts, uuid: String) -> Result<Subject, ApiE
 
 /// The test provider's payment `uuid`.
 async fn test_payment(state: &Parts, uuid: String) -> Result<Payment, ApiError> {
-    let payment = state
-        .store
-        .query(move |db| store::find(db, &uuid))
-        .await?
-        .ok_or_else(|| ApiError::not_found("Payment"))?;
+    let payment = super::find(state, uuid).await?;
     if payment.payment_provider != PROVIDER {
         return Err(ApiError::not_found("Payment"));
     }

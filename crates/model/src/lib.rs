@@ -16,6 +16,7 @@ pub mod money;
 mod money_json;
 pub mod paging;
 mod serde_str;
+mod text_enum;
 pub mod timestamp;
 pub mod trace;
 pub mod validation;
@@ -34,3 +35,7 @@ pub use self::money_json::over_maximum;
 pub use self::paging::{Paging, PagingLimits, PagingQuery};
 pub use self::timestamp::{Date, DateError, UnixSeconds};
 pub use self::validation::{FieldError, Violations};
+
+/// For [`text_enum!`], which implements `Serialize` wherever it is used.
+#[doc(hidden)]
+pub use serde;

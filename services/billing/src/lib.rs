@@ -20,7 +20,6 @@ mod schema;
 mod state;
 pub mod subscriptions;
 pub mod test_clocks;
-mod text_enum;
 mod workers;
 
 use std::sync::Arc;

@@ -5,7 +5,7 @@ use coffer_model::timestamp::LAST_INSTANT;
 use coffer_model::validation::FieldError;
 use serde::Serialize;
 
-use crate::text_enum::text_enum;
+use coffer_model::text_enum;
 
 /// The longest one advance may go: three years of 366 days. Each charge date on the way
 /// is a step that waits for payments' answers, so a span is work, and it is bounded.

@@ -1,8 +1,34 @@
 //! A payment's rules that need neither HTTP nor the database.
 
+use coffer_model::text_enum;
 use serde_json::{Map, Value};
 
 use super::record::PaymentStatus;
+
+text_enum! {
+    /// A donor's answer on the test provider's page.
+    pub enum Decision {
+        Approve => "approve",
+        Decline => "decline",
+    }
+}
+
+impl Decision {
+    /// The payment's status once the donor has answered, with why it failed.
+    pub fn outcome(self) -> (PaymentStatus, Option<&'static str>) {
+        match self {
+            Decision::Approve => (PaymentStatus::Succeeded, None),
+            Decision::Decline => (PaymentStatus::Failed, Some("authentication_failed")),
+        }
+    }
+}
+
+/// Where a donor is sent back to once they have decided: the merchant's `url`, told the
+/// `status` of the payment or source `uuid` (named by `key`).
+pub fn return_location(url: &str, key: &str, uuid: &str, status: &str) -> String {
+    let sep = if url.contains('?') { '&' } else { '?' };
+    format!("{url}{sep}{key}={uuid}&status={status}")
+}
 
 /// Why a payment in `status` cannot be cancelled: only a pending one can, and a succeeded
 /// one is refunded instead.
@@ -50,6 +76,36 @@ mod tests {
         assert_eq!(
             merged_parameters(&current, incoming, false),
             json!({"a": null, "c": 3})
+        );
+    }
+
+    #[test]
+    fn a_declined_payment_fails_for_its_authentication() {
+        assert_eq!(
+            Decision::parse("approve").map(Decision::outcome),
+            Some((PaymentStatus::Succeeded, None))
+        );
+        assert_eq!(
+            Decision::parse("decline").map(Decision::outcome),
+            Some((PaymentStatus::Failed, Some("authentication_failed")))
+        );
+        assert_eq!(Decision::parse("maybe"), None);
+    }
+
+    #[test]
+    fn the_donor_goes_back_with_the_outcome_added_to_the_query() {
+        assert_eq!(
+            return_location("https://x.org/done", "payment_uuid", "u", "succeeded"),
+            "https://x.org/done?payment_uuid=u&status=succeeded"
+        );
+        assert_eq!(
+            return_location(
+                "https://x.org/done?a=1",
+                "payment_source_uuid",
+                "u",
+                "failed"
+            ),
+            "https://x.org/done?a=1&payment_source_uuid=u&status=failed"
         );
     }
 

@@ -1,6 +1,7 @@
-//! A payment as stored and as answered.
+//! A payment and its refunds, as stored and as answered.
 
 use coffer_model::money::Money;
+use coffer_model::text_enum;
 use serde::Serialize;
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -48,72 +49,48 @@ pub struct Payment {
     pub charge_state: ChargeState,
 }
 
-/// A payment's status, as answered and as stored (the database keeps `as_str`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum PaymentStatus {
-    /// Waiting for the donor, the bank or the provider's answer.
-    Pending,
-    Succeeded,
-    Failed,
-    Cancelled,
-}
-
-impl PaymentStatus {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            PaymentStatus::Pending => "pending",
-            PaymentStatus::Succeeded => "succeeded",
-            PaymentStatus::Failed => "failed",
-            PaymentStatus::Cancelled => "cancelled",
-        }
-    }
-
-    pub fn parse(raw: &str) -> Option<Self> {
-        match raw {
-            "pending" => Some(PaymentStatus::Pending),
-            "succeeded" => Some(PaymentStatus::Succeeded),
-            "failed" => Some(PaymentStatus::Failed),
-            "cancelled" => Some(PaymentStatus::Cancelled),
-            _ => None,
-        }
+text_enum! {
+    /// A payment's status, as answered and as stored.
+    pub enum PaymentStatus {
+        /// Waiting for the donor, the bank or the provider's answer.
+        Pending => "pending",
+        Succeeded => "succeeded",
+        Failed => "failed",
+        Cancelled => "cancelled",
     }
 }
 
-impl std::fmt::Display for PaymentStatus {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
+text_enum! {
+    /// Where a payment's (or a refund's) call to its provider stands. The call is made
+    /// between two transactions: the first records the intent, the second the outcome.
+    #[derive(Default)]
+    pub enum ChargeState {
+        /// Recorded, not yet sent (billing's charge attempts, sent by a worker).
+        Reserved => "reserved",
+        /// Sent, or about to be; the outcome is not known yet.
+        Calling => "calling",
+        /// The outcome is recorded.
+        #[default]
+        Done => "done",
     }
 }
 
-/// Where a payment's call to its provider stands. The call is made between two
-/// transactions: the first records the intent, the second the outcome.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum ChargeState {
-    /// Recorded, not yet sent (billing's charge attempts, sent by a worker).
-    Reserved,
-    /// Sent, or about to be; the outcome is not known yet.
-    Calling,
-    /// The outcome is recorded.
-    #[default]
-    Done,
+/// A refund as answered: `{uuid, amount, status}`, with why it failed when it did.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Refund {
+    pub uuid: String,
+    pub amount: Money,
+    pub status: RefundStatus,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub status_reason: Option<String>,
+    pub created: i64,
 }
 
-impl ChargeState {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ChargeState::Reserved => "reserved",
-            ChargeState::Calling => "calling",
-            ChargeState::Done => "done",
-        }
-    }
-
-    pub fn parse(raw: &str) -> Option<Self> {
-        match raw {
-            "reserved" => Some(ChargeState::Reserved),
-            "calling" => Some(ChargeState::Calling),
-            "done" => Some(ChargeState::Done),
-            _ => None,
-        }
+text_enum! {
+    /// Pending while its provider is asked, then succeeded or failed.
+    pub enum RefundStatus {
+        Pending => "pending",
+        Succeeded => "succeeded",
+        Failed => "failed",
     }
 }

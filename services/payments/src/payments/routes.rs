@@ -8,7 +8,6 @@ use coffer_model::ids::parse_uuid;
 use super::commands::{self, Asker};
 use super::intent;
 use super::request::PaymentRequest;
-use super::store;
 use crate::PaymentsState;
 
 pub(crate) fn configure(cfg: &mut web::ServiceConfig) {
@@ -43,17 +42,5 @@ async fn get(
     let id = parse_uuid("payment_uuid", &path)
         .map_err(|e| ApiError::validation(vec![e]))?
         .to_string();
-    let payment = state
-        .store
-        .query(move |db| store::find(db, &id))
-        .await?
-        .ok_or_else(|| ApiError::not_found("Payment"))?;
-    caller.require_account(
-        payment.account_uuid.parse().map_err(ApiError::internal)?,
-        payment
-            .organisation_uuid
-            .parse()
-            .map_err(ApiError::internal)?,
-    )?;
-    Ok(HttpResponse::Ok().json(payment))
+    Ok(HttpResponse::Ok().json(commands::load(&state, &caller, id).await?))
 }

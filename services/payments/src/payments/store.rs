@@ -4,7 +4,7 @@ use coffer_store::{Db, db_run};
 use diesel::prelude::*;
 use diesel::result::Error as DieselError;
 
-use super::record::{ChargeState, Payment, PaymentStatus};
+use super::record::{ChargeState, Payment, PaymentStatus, Refund, RefundStatus};
 use crate::schema::payments::dsl as p;
 
 #[derive(Debug, Clone, Queryable, Selectable, Insertable)]
@@ -184,7 +184,7 @@ pub fn transition(
 ) -> QueryResult<bool> {
     let changed = db_run!(db: {
         // Never while its provider is being asked: the answer would undo the move.
-        diesel::update(p::payments.filter(p::uuid.eq(uuid).and(p::status.eq(from.as_str())).and(p::charge_state.eq("done"))))
+        diesel::update(p::payments.filter(p::uuid.eq(uuid).and(p::status.eq(from.as_str())).and(p::charge_state.eq(ChargeState::Done.as_str()))))
             .set((p::status.eq(to.as_str()), p::cancel_reason.eq(cancel_reason), p::updated.eq(now), p::action.eq(None::<String>)))
             .execute(db)
     })?;
@@ -244,18 +244,6 @@ pub fn add_refunded(db: &mut Db<'_>, uuid: &str, value: i64, now: i64) -> QueryR
     Ok(changed == 1)
 }
 
-/// A refund as answered: `{uuid, amount, status}`, with why it failed when it did.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
-pub struct Refund {
-    pub uuid: String,
-    pub amount: Money,
-    /// pending while its provider is asked, then succeeded or failed.
-    pub status: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub status_reason: Option<String>,
-    pub created: i64,
-}
-
 /// Records a refund whose call to the provider begins now.
 pub fn insert_refund(db: &mut Db<'_>, payment: &str, refund: &Refund) -> QueryResult<()> {
     use crate::schema::refunds::dsl as r;
@@ -264,12 +252,12 @@ pub fn insert_refund(db: &mut Db<'_>, payment: &str, refund: &Refund) -> QueryRe
         r::payment_uuid.eq(payment),
         r::amount_value.eq(refund.amount.value),
         r::currency.eq(refund.amount.currency.code()),
-        r::status.eq(&refund.status),
+        r::status.eq(refund.status.as_str()),
         r::created.eq(refund.created),
-        r::charge_state.eq(if refund.status == "pending" {
-            "calling"
+        r::charge_state.eq(if refund.status == RefundStatus::Pending {
+            ChargeState::Calling.as_str()
         } else {
-            "done"
+            ChargeState::Done.as_str()
         }),
         r::charge_started.eq(Some(refund.created)),
     );
@@ -287,22 +275,30 @@ type RefundRow = (
     String,
 );
 
-fn refund_of(row: RefundRow) -> QueryResult<(String, Refund, String)> {
+fn refund_of(row: RefundRow) -> QueryResult<(String, Refund, ChargeState)> {
     let (uuid, payment, value, currency, status, status_reason, created, charge_state) = row;
     let currency =
         Currency::parse(&currency).map_err(|e| DieselError::DeserializationError(Box::new(e)))?;
     let refund = Refund {
         uuid,
         amount: Money { value, currency },
-        status,
+        status: RefundStatus::parse(&status).ok_or_else(|| {
+            DieselError::DeserializationError(format!("unknown refund status {status}").into())
+        })?,
         status_reason,
         created,
     };
+    let charge_state = ChargeState::parse(&charge_state).ok_or_else(|| {
+        DieselError::DeserializationError(format!("unknown charge state {charge_state}").into())
+    })?;
     Ok((payment, refund, charge_state))
 }
 
 /// A refund with its payment's uuid and where its call stands.
-pub fn find_refund(db: &mut Db<'_>, uuid: &str) -> QueryResult<Option<(String, Refund, String)>> {
+pub fn find_refund(
+    db: &mut Db<'_>,
+    uuid: &str,
+) -> QueryResult<Option<(String, Refund, ChargeState)>> {
     use crate::schema::refunds::dsl as r;
     let row: Option<RefundRow> = db_run!(db: {
         r::refunds
@@ -333,18 +329,18 @@ pub fn refunds_of(db: &mut Db<'_>, payment: &str) -> QueryResult<Vec<Refund>> {
 pub fn record_refund(
     db: &mut Db<'_>,
     uuid: &str,
-    status: &str,
+    status: RefundStatus,
     reason: Option<&str>,
     now: i64,
 ) -> QueryResult<bool> {
     use crate::schema::refunds::dsl as r;
     let changed = db_run!(db: {
-        diesel::update(r::refunds.filter(r::uuid.eq(uuid).and(r::charge_state.eq("calling"))))
-            .set((r::status.eq(status), r::status_reason.eq(reason), r::charge_state.eq("done")))
+        diesel::update(r::refunds.filter(r::uuid.eq(uuid).and(r::charge_state.eq(ChargeState::Calling.as_str()))))
+            .set((r::status.eq(status.as_str()), r::status_reason.eq(reason), r::charge_state.eq(ChargeState::Done.as_str())))
             .execute(db)
     })?;
     if changed == 1
-        && status == "failed"
+        && status == RefundStatus::Failed
         && let Some((payment, refund, _)) = find_refund(db, uuid)?
     {
         let value = refund.amount.value;
@@ -362,7 +358,7 @@ pub fn unsettled_refunds(db: &mut Db<'_>, before: i64, limit: i64) -> QueryResul
     use crate::schema::refunds::dsl as r;
     db_run!(db: {
         r::refunds
-            .filter(r::charge_state.eq("calling").and(r::charge_started.lt(before)))
+            .filter(r::charge_state.eq(ChargeState::Calling.as_str()).and(r::charge_started.lt(before)))
             .order(r::charge_started.asc())
             .limit(limit)
             .select(r::uuid)
@@ -375,7 +371,7 @@ pub fn claim_refund(db: &mut Db<'_>, uuid: &str, before: i64, now: i64) -> Query
     use crate::schema::refunds::dsl as r;
     let changed = db_run!(db: {
         diesel::update(
-            r::refunds.filter(r::uuid.eq(uuid).and(r::charge_state.eq("calling")).and(r::charge_started.lt(before))),
+            r::refunds.filter(r::uuid.eq(uuid).and(r::charge_state.eq(ChargeState::Calling.as_str())).and(r::charge_started.lt(before))),
         )
         .set(r::charge_started.eq(now))
         .execute(db)
@@ -435,7 +431,7 @@ pub fn record_answer(
     let changed = db_run!(db: {
         diesel::update(p::payments.filter(
             p::uuid.eq(uuid)
-                .and(p::charge_state.eq("calling"))
+                .and(p::charge_state.eq(ChargeState::Calling.as_str()))
                 .and(p::custom_parameters.eq(&parameters_read)),
         ))
             .set((
@@ -444,7 +440,7 @@ pub fn record_answer(
                 p::provider_payment_id.eq(&answer.provider_payment_id),
                 p::action.eq(&action),
                 p::created_payment_source_uuid.eq(&answer.source_uuid),
-                p::charge_state.eq("done"),
+                p::charge_state.eq(ChargeState::Done.as_str()),
                 p::updated.eq(now),
             ))
             .execute(db)
@@ -457,7 +453,7 @@ pub fn record_answer(
 pub fn unsettled(db: &mut Db<'_>, before: i64, limit: i64) -> QueryResult<Vec<String>> {
     db_run!(db: {
         p::payments
-            .filter(p::charge_state.eq("calling").and(p::charge_started.lt(before)))
+            .filter(p::charge_state.eq(ChargeState::Calling.as_str()).and(p::charge_started.lt(before)))
             .order(p::charge_started.asc())
             .limit(limit)
             .select(p::uuid)
@@ -469,7 +465,7 @@ pub fn unsettled(db: &mut Db<'_>, before: i64, limit: i64) -> QueryResult<Vec<St
 pub fn reserved(db: &mut Db<'_>, limit: i64) -> QueryResult<Vec<String>> {
     db_run!(db: {
         p::payments
-            .filter(p::charge_state.eq("reserved"))
+            .filter(p::charge_state.eq(ChargeState::Reserved.as_str()))
             .order(p::created.asc())
             .limit(limit)
             .select(p::uuid)
@@ -495,7 +491,7 @@ pub fn claim_call(
                     .and(p::charge_started.is_null().or(p::charge_started.lt(before))),
             ),
         )
-        .set((p::charge_state.eq("calling"), p::charge_started.eq(now)))
+        .set((p::charge_state.eq(ChargeState::Calling.as_str()), p::charge_started.eq(now)))
         .execute(db)
     })?;
     Ok(changed == 1)

@@ -11,7 +11,8 @@ use coffer_model::money::Money;
 use coffer_store::Db;
 use serde_json::json;
 
-use super::charge::{Charge, recharge};
+use super::charge::recharge;
+use super::domain::{Charge, SourceStatus};
 use super::store as sources;
 use crate::PaymentsState;
 use crate::payments::events::announce;
@@ -81,7 +82,7 @@ impl Handler for BillingCharges {
             ChargeState::Reserved,
         );
         // A source that can no longer be charged fails the attempt rather than the event.
-        if source.status != "active" {
+        if source.status != SourceStatus::Active {
             payment.status = PaymentStatus::Failed;
             payment.status_reason = Some("payment_source_not_active".into());
             payment.charge_state = ChargeState::Done;

@@ -1,20 +1,13 @@
 //! Charging a stored payment source again: for billing's charge attempts (as events, see
 //! billing_charges.rs) and for a platform caller's `POST /payment-sources/{uuid}/charges`.
-//! The payment is recorded first; payments/commands.rs asks the provider.
+//! The payment is recorded first; payments/commands/charge.rs asks the provider.
 
 use coffer_model::money::Money;
-use serde_json::Value;
 
+use super::domain::Charge;
 use super::store::Source;
 use crate::PaymentsState;
 use crate::payments::record::{ChargeState, Payment, PaymentStatus};
-
-pub(crate) struct Charge {
-    pub amount: Money,
-    pub subscription_uuid: Option<String>,
-    pub charge_attempt_uuid: Option<String>,
-    pub custom_parameters: Value,
-}
 
 /// The payment that charges `source` again, recorded before the provider is asked:
 /// pending, its call `state` (reserved for a worker to send, or calling at once).

@@ -4,19 +4,15 @@ use coffer_http::body::parse_value;
 use coffer_http::idempotency::{self, IdempotencyKey};
 use coffer_http::{ApiError, Json, RequestTrace};
 use coffer_model::ids::parse_uuid;
-use coffer_model::money::Money;
-use coffer_model::validation::FieldError;
 use serde_json::json;
 
-use super::commands::{self as source_commands, Keeping};
-use super::store::{self, Source};
+use super::commands::{self, Keeping};
 use crate::PaymentsState;
 use crate::connectors::Instrument;
-use crate::payments::commands::{self, Asker};
+use crate::payments::commands::Asker;
 use crate::payments::intent::{
     account_and_profile, card_instrument, mandate_reference, sepa_information, supporter_of,
 };
-use crate::payments::record::ChargeState;
 use crate::payments::request::{Checked, PaymentRequest};
 use crate::profiles::store::Profile;
 
@@ -65,12 +61,12 @@ async fn create(
         return_url: checked.return_url.clone(),
         created: now.unix_timestamp(),
     };
-    source_commands::keep(&state, asker, hash, trace.0, keeping).await
+    commands::keep(&state, asker, hash, trace.0, keeping).await
 }
 
 /// What is stored for the profile's method, and what of it may be shown. A direct debit
 /// mandate gets its reference here: the donor's bank shows it beside every collection.
-pub(crate) fn instrument_of(
+fn instrument_of(
     state: &PaymentsState,
     checked: &Checked,
     profile: &Profile,
@@ -94,23 +90,10 @@ pub(crate) fn instrument_of(
     })
 }
 
-async fn load(state: &PaymentsState, caller: &Caller, raw: &str) -> Result<Source, ApiError> {
-    let uuid = parse_uuid("payment_source_uuid", raw)
-        .map_err(|e| ApiError::validation(vec![e]))?
-        .to_string();
-    let source = state
-        .store
-        .query(move |db| store::find(db, &uuid))
-        .await?
-        .ok_or_else(|| ApiError::not_found("Payment source"))?;
-    caller.require_account(
-        source.account_uuid.parse().map_err(ApiError::internal)?,
-        source
-            .organisation_uuid
-            .parse()
-            .map_err(ApiError::internal)?,
-    )?;
-    Ok(source)
+fn source_uuid(raw: &str) -> Result<String, ApiError> {
+    parse_uuid("payment_source_uuid", raw)
+        .map(|u| u.to_string())
+        .map_err(|e| ApiError::validation(vec![e]))
 }
 
 async fn get(
@@ -118,7 +101,8 @@ async fn get(
     caller: Caller,
     path: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
-    Ok(HttpResponse::Ok().json(load(&state, &caller, &path).await?))
+    let uuid = source_uuid(&path)?;
+    Ok(HttpResponse::Ok().json(commands::load(&state, &caller, uuid).await?))
 }
 
 async fn replace_parameters(
@@ -133,13 +117,8 @@ async fn replace_parameters(
             "must be a JSON object",
         ));
     }
-    let source = load(&state, &caller, &path).await?;
-    let (uuid, parameters, now) = (source.uuid, body.0, state.clock.unix());
-    let stored = parameters.clone();
-    state
-        .store
-        .query(move |db| store::set_custom_parameters(db, &uuid, &stored, now))
-        .await?;
+    let uuid = source_uuid(&path)?;
+    let parameters = commands::replace_parameters(&state, &caller, uuid, body.0).await?;
     Ok(HttpResponse::Ok().json(parameters))
 }
 
@@ -155,41 +134,7 @@ async fn charge(
     if !caller.is_platform() {
         return Err(ApiError::forbidden());
     }
-    let source = load(&state, &caller, &path).await?;
-    if source.status != "active" {
-        return Err(ApiError::conflict(format!(
-            "the payment source is {}, not active",
-            source.status
-        )));
-    }
-    let amount = match body.0.get("amount") {
-        Some(value) => Money::from_json("amount", value).map_err(ApiError::validation)?,
-        None => return Err(ApiError::validation(vec![FieldError::not_null("amount")])),
-    };
-    if amount.value <= 0 {
-        return Err(ApiError::invalid("amount.value", "must be above 0"));
-    }
-    let payment = super::charge::recharge(
-        &state,
-        &source,
-        super::charge::Charge {
-            amount,
-            subscription_uuid: body
-                .0
-                .get("subscription_uuid")
-                .and_then(|v| v.as_str())
-                .map(str::to_owned),
-            charge_attempt_uuid: None,
-            custom_parameters: body
-                .0
-                .get("custom_parameters")
-                .cloned()
-                .filter(|v| v.is_object())
-                .unwrap_or_else(|| json!({})),
-        },
-        ChargeState::Calling,
-    );
-    let body =
-        commands::charge_again(&state, payment, &source.provider_reference, &trace.0).await?;
-    Ok(HttpResponse::Created().json(body))
+    let uuid = source_uuid(&path)?;
+    let payment = commands::charge(&state, &caller, uuid, &body.0, &trace.0).await?;
+    Ok(HttpResponse::Created().json(payment))
 }

@@ -3,6 +3,7 @@ use diesel::prelude::*;
 use diesel::result::Error as DieselError;
 use serde::Serialize;
 
+use super::domain::SourceStatus;
 use crate::schema::payment_sources::dsl as s;
 
 /// A payment source as answered. `provider_reference` stays inside Coffer.
@@ -18,8 +19,7 @@ pub struct Source {
     pub payment_provider: String,
     #[serde(skip)]
     pub provider_reference: String,
-    /// pending, active or failed.
-    pub status: String,
+    pub status: SourceStatus,
     pub status_reason: Option<String>,
     pub payment_information: serde_json::Value,
     pub supporter_uuid: Option<String>,
@@ -66,7 +66,7 @@ pub fn insert(db: &mut Db<'_>, x: &Source) -> QueryResult<()> {
         s::profile.eq(&x.profile),
         s::payment_provider.eq(&x.payment_provider),
         s::provider_reference.eq(&x.provider_reference),
-        s::status.eq(&x.status),
+        s::status.eq(x.status.as_str()),
         s::status_reason.eq(&x.status_reason),
         s::payment_information.eq(x.payment_information.to_string()),
         s::supporter_uuid.eq(&x.supporter_uuid),
@@ -133,7 +133,11 @@ pub fn find(db: &mut Db<'_>, uuid: &str) -> QueryResult<Option<Source>> {
         profile,
         payment_provider: provider,
         provider_reference: reference,
-        status,
+        status: SourceStatus::parse(&status).ok_or_else(|| {
+            DieselError::DeserializationError(
+                format!("unknown payment source status {status}").into(),
+            )
+        })?,
         status_reason: reason,
         payment_information: json(&info)?,
         supporter_uuid: supporter,
@@ -148,14 +152,14 @@ pub fn find(db: &mut Db<'_>, uuid: &str) -> QueryResult<Option<Source>> {
 pub fn complete(
     db: &mut Db<'_>,
     uuid: &str,
-    status: &str,
+    status: SourceStatus,
     reason: Option<&str>,
     now: i64,
 ) -> QueryResult<bool> {
     let changed = db_run!(db: {
-        diesel::update(s::payment_sources.find(uuid).filter(s::status.eq("pending")))
+        diesel::update(s::payment_sources.find(uuid).filter(s::status.eq(SourceStatus::Pending.as_str())))
             .set((
-                s::status.eq(status),
+                s::status.eq(status.as_str()),
                 s::status_reason.eq(reason),
                 s::action.eq(None::<String>),
                 s::updated.eq(now),

@@ -1,6 +1,6 @@
 //! The statuses of an invoice and of a charge attempt, as kept and as shown.
 
-use crate::text_enum::text_enum;
+use coffer_model::text_enum;
 
 text_enum! {
     pub enum InvoiceStatus {

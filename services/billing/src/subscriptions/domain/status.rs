@@ -1,6 +1,6 @@
 //! A subscription's status, as kept and as shown (`subscription_status`).
 
-use crate::text_enum::text_enum;
+use coffer_model::text_enum;
 
 text_enum! {
     pub enum SubscriptionStatus {

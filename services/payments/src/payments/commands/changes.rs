@@ -8,7 +8,7 @@ use coffer_store::Db;
 use diesel::result::Error as DieselError;
 use serde_json::{Map, Value};
 
-use super::Parts;
+use super::{Parts, require_owner};
 use crate::payments::domain::{merged_parameters, not_cancellable};
 use crate::payments::record::{Payment, PaymentStatus};
 use crate::payments::store;
@@ -17,11 +17,7 @@ use crate::payments::store;
 fn load(tx: &mut Db<'_>, caller: &Caller, uuid: &str) -> Result<Payment, Failure> {
     let payment = store::find_for_update(tx, uuid)?
         .ok_or_else(|| Failure::Api(ApiError::not_found("Payment")))?;
-    let account = payment.account_uuid.parse().map_err(internal)?;
-    let organisation = payment.organisation_uuid.parse().map_err(internal)?;
-    caller
-        .require_account(account, organisation)
-        .map_err(Failure::Api)?;
+    require_owner(caller, &payment.account_uuid, &payment.organisation_uuid)?;
     Ok(payment)
 }
 

@@ -13,18 +13,19 @@
 
 use actix_web::HttpResponse;
 use actix_web::http::StatusCode;
-use coffer_events::catalogue::PAYMENT_SOURCE_CREATED;
 use coffer_events::{TraceContext, append};
-use coffer_http::idempotency::{self, IdempotencyKey, Reservation};
+use coffer_http::idempotency;
 use coffer_http::{ApiError, Failure, internal};
 use coffer_store::Db;
 use serde_json::{Value, json};
 
-use super::{Parts, current, within};
+use super::{Asker, Parts, Reserved, current, reserved, within};
 use crate::connectors::{ChargeOutcome, ChargeRequest, Charged, Instrument, StoreOutcome};
 use crate::payments::events::announce;
 use crate::payments::record::{ChargeState, Payment, PaymentStatus};
 use crate::payments::store::{self, Answer};
+use crate::sources::domain::SourceStatus;
+use crate::sources::events::announcement;
 use crate::sources::store::{self as sources, Source};
 use crate::supporters::domain::Supporter;
 
@@ -38,12 +39,6 @@ pub(crate) struct Intent {
     pub supporter: Option<Supporter>,
     /// A supporter the payment names, which must be the organisation's.
     pub named_supporter: Option<String>,
-}
-
-/// Who asked, so the final answer is stored under their key.
-pub(crate) struct Asker {
-    pub client_id: String,
-    pub key: IdempotencyKey,
 }
 
 /// POST /payments: records the intent, asks the provider, records what it said.
@@ -61,37 +56,31 @@ pub(crate) async fn initiate(
         named_supporter,
     } = intent;
     let (st, tr) = (state.clone(), trace.clone());
-    let reserved = idempotency::reserve(
-        &state.store,
-        state.clock.as_ref(),
-        &asker.client_id,
-        &asker.key,
-        hash,
-        move |tx| {
-            reserve(
-                tx,
-                &st,
-                payment.clone(),
-                supporter.as_ref(),
-                named_supporter.as_deref(),
-                &tr,
-            )
-        },
-        |p: &Payment| json!({ "payment_uuid": p.uuid }),
-    )
-    .await?;
-    let payment = match reserved {
-        Reservation::Fresh(payment) => payment,
-        Reservation::Replay(response) => return Ok(response),
-        // A retry while the first request is still under way, or after it stopped: the
-        // payment as it stands, never a second charge.
-        Reservation::InProgress(marker) => {
-            let uuid = marker["payment_uuid"]
-                .as_str()
-                .unwrap_or_default()
-                .to_owned();
-            return Ok(HttpResponse::Created().json(current(state, uuid).await?));
-        }
+    let reservation = asker
+        .reserve(
+            state,
+            hash,
+            move |tx| {
+                reserve(
+                    tx,
+                    &st,
+                    payment.clone(),
+                    supporter.as_ref(),
+                    named_supporter.as_deref(),
+                    &tr,
+                )
+            },
+            |p: &Payment| json!({ "payment_uuid": p.uuid }),
+        )
+        .await?;
+    // A retry while the first request is still under way, or after it stopped, is answered
+    // with the payment as it stands, never a second charge.
+    let in_progress = |uuid: String| async move {
+        Ok::<_, ApiError>(HttpResponse::Created().json(current(state, uuid).await?))
+    };
+    let payment = match reserved(reservation, "payment_uuid", in_progress).await? {
+        Reserved::Fresh(payment) => payment,
+        Reserved::Answered(response) => return Ok(response),
     };
     state.outbox.committed();
     let answer = within(
@@ -243,7 +232,7 @@ fn answer_of(payment: &Payment, charged: &Charged) -> Answer {
 
 /// The source a payment keeps: its instrument as the payment shows it, charged again by
 /// the provider's reference. One that waits for the donor waits with the payment, and the
-/// donor's decision on the payment decides the source too (test_psp_pages.rs).
+/// donor's decision on the payment decides the source too (test_psp.rs).
 fn kept_source(payment: &Payment, uuid: &str, reference: &str, now: i64) -> Source {
     let mut payment_information = payment.payment_information.clone();
     if payment.payment_method == "sepa_dd" {
@@ -260,11 +249,7 @@ fn kept_source(payment: &Payment, uuid: &str, reference: &str, now: i64) -> Sour
         profile: payment.profile.clone(),
         payment_provider: payment.payment_provider.clone(),
         provider_reference: reference.to_owned(),
-        status: if payment.action.is_some() {
-            "pending".into()
-        } else {
-            "active".into()
-        },
+        status: SourceStatus::kept(payment.action.is_some()),
         status_reason: None,
         payment_information,
         supporter_uuid: payment.supporter_uuid.clone(),
@@ -320,15 +305,7 @@ fn apply(
     {
         let source = kept_source(&payment, source_uuid, reference, now);
         sources::insert(tx, &source)?;
-        // A pending source is announced when the donor decides (test_psp_pages.rs).
-        if source.status == "active" {
-            let event = state.outbox.event(
-                &PAYMENT_SOURCE_CREATED,
-                source.uuid.parse().map_err(internal)?,
-                source.organisation_uuid.parse().ok(),
-                source.account_uuid.parse().ok(),
-                serde_json::to_value(&source).map_err(internal)?,
-            );
+        if let Some(event) = announcement(state, &source)? {
             append(tx, &[event], Some(trace))?;
         }
     }

@@ -7,21 +7,20 @@ use actix_web::http::StatusCode;
 use coffer_auth::Caller;
 use coffer_events::catalogue::REFUND_SUCCEEDED;
 use coffer_events::{TraceContext, append};
-use coffer_http::idempotency::{self, Reservation};
+use coffer_http::idempotency;
 use coffer_http::{ApiError, Failure, internal};
 use coffer_model::money::Money;
 use coffer_store::Db;
 use serde_json::{Value, json};
 
-use super::charge::Asker;
-use super::{Parts, within};
+use super::{Asker, Parts, Reserved, require_owner, reserved, within};
 use crate::connectors::RefundOutcome;
-use crate::payments::record::PaymentStatus;
-use crate::payments::store::{self, Refund};
+use crate::payments::record::{PaymentStatus, Refund, RefundStatus};
+use crate::payments::store;
 
 /// A refund being made: the refund recorded and the payment's reference at the provider.
 #[derive(Clone)]
-struct Reserved {
+struct Recorded {
     refund: Refund,
     provider_payment_id: String,
 }
@@ -51,33 +50,27 @@ pub(crate) async fn refund(
     requested: Option<Money>,
 ) -> Result<HttpResponse, ApiError> {
     let now = state.clock.unix();
-    let reserved = idempotency::reserve(
-        &state.store,
-        state.clock.as_ref(),
-        &asker.client_id,
-        &asker.key,
-        hash,
-        move |tx| reserve(tx, &caller, &payment_uuid, requested, now),
-        |r: &Reserved| json!({ "refund_uuid": r.refund.uuid }),
-    )
-    .await?;
-    let reserved = match reserved {
-        Reservation::Fresh(reserved) => reserved,
-        Reservation::Replay(response) => return Ok(response),
-        Reservation::InProgress(marker) => {
-            let uuid = marker["refund_uuid"]
-                .as_str()
-                .unwrap_or_default()
-                .to_owned();
-            return Ok(HttpResponse::Ok().json(current(state, uuid).await?));
-        }
+    let reservation = asker
+        .reserve(
+            state,
+            hash,
+            move |tx| reserve(tx, &caller, &payment_uuid, requested, now),
+            |r: &Recorded| json!({ "refund_uuid": r.refund.uuid }),
+        )
+        .await?;
+    let in_progress = |uuid: String| async move {
+        Ok::<_, ApiError>(HttpResponse::Ok().json(current(state, uuid).await?))
     };
-    let uuid = reserved.refund.uuid.clone();
+    let recorded = match reserved(reservation, "refund_uuid", in_progress).await? {
+        Reserved::Fresh(recorded) => recorded,
+        Reserved::Answered(response) => return Ok(response),
+    };
+    let uuid = recorded.refund.uuid.clone();
     let answer = within(
         state,
         state
             .connector
-            .refund(&uuid, &reserved.provider_payment_id, reserved.refund.amount),
+            .refund(&uuid, &recorded.provider_payment_id, recorded.refund.amount),
     )
     .await;
     match answer {
@@ -100,11 +93,9 @@ fn reserve(
     uuid: &str,
     requested: Option<Money>,
     now: i64,
-) -> Result<Reserved, Failure> {
+) -> Result<Recorded, Failure> {
     let payment = store::find(tx, uuid)?.ok_or_else(|| ApiError::not_found("Payment"))?;
-    let account = payment.account_uuid.parse().map_err(internal)?;
-    let organisation = payment.organisation_uuid.parse().map_err(internal)?;
-    caller.require_account(account, organisation)?;
+    require_owner(caller, &payment.account_uuid, &payment.organisation_uuid)?;
     if payment.status != PaymentStatus::Succeeded {
         return Err(ApiError::invalid(
             "payment_uuid",
@@ -151,12 +142,12 @@ fn reserve(
     let refund = Refund {
         uuid: uuid::Uuid::new_v4().to_string(),
         amount,
-        status: "pending".into(),
+        status: RefundStatus::Pending,
         status_reason: None,
         created: now,
     };
     store::insert_refund(tx, uuid, &refund)?;
-    Ok(Reserved {
+    Ok(Recorded {
         refund,
         provider_payment_id: payment.provider_payment_id.unwrap_or_default(),
     })
@@ -177,8 +168,8 @@ async fn record(
         .store
         .write(move |tx| {
             let (status, reason) = match &outcome {
-                RefundOutcome::Succeeded { .. } => ("succeeded", None),
-                RefundOutcome::Failed { reason } => ("failed", Some(reason.as_str())),
+                RefundOutcome::Succeeded { .. } => (RefundStatus::Succeeded, None),
+                RefundOutcome::Failed { reason } => (RefundStatus::Failed, Some(reason.as_str())),
             };
             if !store::record_refund(tx, &uuid, status, reason, st.clock.unix())? {
                 return Ok::<_, Failure>(None);
@@ -186,7 +177,7 @@ async fn record(
             let (payment, refund, _) =
                 store::find_refund(tx, &uuid)?.ok_or(diesel::result::Error::NotFound)?;
             let body = body_of(&refund);
-            if status == "succeeded" {
+            if status == RefundStatus::Succeeded {
                 let found = store::find(tx, &payment)?.ok_or(diesel::result::Error::NotFound)?;
                 let mut data = body.clone();
                 data["payment_uuid"] = json!(payment);

@@ -4,16 +4,18 @@
 
 use actix_web::HttpResponse;
 use actix_web::http::StatusCode;
-use coffer_events::catalogue::{PAYMENT_SOURCE_CREATED, PAYMENT_SOURCE_FAILED, SUPPORTER_CREATED};
+use coffer_events::catalogue::SUPPORTER_CREATED;
 use coffer_events::{TraceContext, append};
-use coffer_http::idempotency::{self, Reservation};
+use coffer_http::idempotency;
 use coffer_http::{ApiError, Failure, internal};
 use serde_json::json;
 
-use super::store::{self, Source};
 use crate::connectors::{Instrument, StoreOutcome};
-use crate::payments::commands::{self, Asker, Parts};
+use crate::payments::commands::{self, Asker, Parts, Reserved, reserved};
 use crate::profiles::store::Profile;
+use crate::sources::domain::SourceStatus;
+use crate::sources::events::announcement;
+use crate::sources::store::{self, Source};
 use crate::supporters::domain::Supporter;
 
 /// A source about to be kept: what the request became.
@@ -54,31 +56,26 @@ pub(crate) async fn keep(
     // The key is reserved before the provider is asked, so a retried request never keeps
     // the instrument a second time.
     let source_uuid = uuid.clone();
-    let reserved = idempotency::reserve(
-        &state.store,
-        state.clock.as_ref(),
-        &asker.client_id,
-        &asker.key,
-        hash,
-        move |_| Ok::<_, Failure>(source_uuid.clone()),
-        |uuid: &String| json!({ "payment_source_uuid": uuid }),
-    )
-    .await?;
-    match reserved {
-        Reservation::Fresh(_) => {}
-        Reservation::Replay(response) => return Ok(response),
-        Reservation::InProgress(marker) => {
-            let id = marker["payment_source_uuid"]
-                .as_str()
-                .unwrap_or_default()
-                .to_owned();
-            return match state.store.query(move |db| store::find(db, &id)).await? {
-                Some(source) => Ok(HttpResponse::Created().json(source)),
-                None => Err(ApiError::conflict(
-                    "A request with this Idempotency-Key is in progress",
-                )),
-            };
+    let reservation = asker
+        .reserve(
+            state,
+            hash,
+            move |_| Ok::<_, Failure>(source_uuid.clone()),
+            |uuid: &String| json!({ "payment_source_uuid": uuid }),
+        )
+        .await?;
+    let in_progress = |id: String| async move {
+        match state.store.query(move |db| store::find(db, &id)).await? {
+            Some(source) => Ok(HttpResponse::Created().json(source)),
+            None => Err(ApiError::conflict(
+                "A request with this Idempotency-Key is in progress",
+            )),
         }
+    };
+    if let Reserved::Answered(response) =
+        reserved(reservation, "payment_source_uuid", in_progress).await?
+    {
+        return Ok(response);
     }
     state.outbox.committed();
     // Keeping an instrument is a provider call, made outside any transaction under the
@@ -103,17 +100,19 @@ pub(crate) async fn keep(
             }
         };
     let (status, reason, reference, action) = match kept {
-        StoreOutcome::Active { reference } => ("active", None, reference, None),
+        StoreOutcome::Active { reference } => (SourceStatus::Active, None, reference, None),
         StoreOutcome::Pending {
             reference,
             redirect,
         } => (
-            "pending",
+            SourceStatus::Pending,
             None,
             reference,
             Some(json!({ "type": "redirect", "url": redirect })),
         ),
-        StoreOutcome::Failed { reason } => ("failed", Some(reason), String::new(), None),
+        StoreOutcome::Failed { reason } => {
+            (SourceStatus::Failed, Some(reason), String::new(), None)
+        }
     };
     drop(instrument);
     let source = Source {
@@ -126,7 +125,7 @@ pub(crate) async fn keep(
         profile: profile.name.clone(),
         payment_provider: profile.provider.clone(),
         provider_reference: reference,
-        status: status.to_owned(),
+        status,
         status_reason: reason,
         payment_information: masked,
         supporter_uuid: supporter.as_ref().map(|s| s.uuid.clone()),
@@ -151,20 +150,7 @@ pub(crate) async fn keep(
             }
             store::insert(tx, &source)?;
             let body = serde_json::to_value(&source).map_err(internal)?;
-            // A pending source is announced once the donor has decided (test_psp_pages.rs).
-            let kind = match source.status.as_str() {
-                "failed" => Some(&PAYMENT_SOURCE_FAILED),
-                "active" => Some(&PAYMENT_SOURCE_CREATED),
-                _ => None,
-            };
-            if let Some(kind) = kind {
-                let event = st.outbox.event(
-                    kind,
-                    source.uuid.parse().map_err(internal)?,
-                    source.organisation_uuid.parse().ok(),
-                    source.account_uuid.parse().ok(),
-                    body.clone(),
-                );
+            if let Some(event) = announcement(&st, &source)? {
                 append(tx, &[event], Some(&trace))?;
             }
             idempotency::complete(

@@ -1,0 +1,85 @@
+//! Statuses kept as text in the database and shown as text in JSON, but handled as enums:
+//! a status is compared by variant, and only a text Coffer wrote can become one.
+
+/// An enum of unit variants, each with its text: `as_str`, `parse`, `Display`, and
+/// `Serialize` as that text.
+///
+/// ```
+/// coffer_model::text_enum! {
+///     pub enum Light {
+///         Green => "green",
+///         Red => "red",
+///     }
+/// }
+/// assert_eq!(Light::parse("red"), Some(Light::Red));
+/// assert_eq!(Light::Green.as_str(), "green");
+/// ```
+#[macro_export]
+macro_rules! text_enum {
+    (
+        $(#[$meta:meta])*
+        pub enum $name:ident {
+            $($(#[$variant_meta:meta])* $variant:ident => $text:literal),+ $(,)?
+        }
+    ) => {
+        $(#[$meta])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        pub enum $name {
+            $($(#[$variant_meta])* $variant),+
+        }
+
+        impl $name {
+            pub const fn as_str(self) -> &'static str {
+                match self {
+                    $($name::$variant => $text),+
+                }
+            }
+
+            pub fn parse(text: &str) -> Option<Self> {
+                match text {
+                    $($text => Some($name::$variant),)+
+                    _ => None,
+                }
+            }
+        }
+
+        impl ::std::fmt::Display for $name {
+            fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+                f.write_str(self.as_str())
+            }
+        }
+
+        impl $crate::serde::Serialize for $name {
+            fn serialize<S: $crate::serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                s.serialize_str(self.as_str())
+            }
+        }
+    };
+}
+
+#[cfg(test)]
+mod tests {
+    crate::text_enum! {
+        /// Two states, one with a default.
+        #[derive(Default)]
+        pub enum Door {
+            Open => "open",
+            #[default]
+            Shut => "shut",
+        }
+    }
+
+    #[test]
+    fn a_variant_reads_back_from_its_text_and_serialises_as_it() {
+        for door in [Door::Open, Door::Shut] {
+            assert_eq!(Door::parse(door.as_str()), Some(door));
+            assert_eq!(door.to_string(), door.as_str());
+            assert_eq!(
+                serde_json::to_value(door).ok(),
+                Some(serde_json::Value::from(door.as_str()))
+            );
+        }
+        assert_eq!(Door::parse("Open"), None);
+        assert_eq!(Door::default(), Door::Shut);
+    }
+}

@@ -1,0 +1,173 @@
+//! What the test provider's pages do (payments/test_psp_pages.rs): find what a donor is
+//! asked to approve, record their decision on a payment (and on the source it keeps) or on
+//! a source, and, in test mode, a bank's collection of a direct debit. Real providers host
+//! such pages themselves and tell the outcome by webhook.
+
+use coffer_auth::Caller;
+use coffer_events::TraceContext;
+use coffer_http::{ApiError, Failure};
+use diesel::result::Error as DieselError;
+
+use super::{Parts, require_owner};
+use crate::connectors::test_psp::PROVIDER;
+use crate::payments::domain::{Decision, return_location};
+use crate::payments::events::announce;
+use crate::payments::record::{Payment, PaymentStatus};
+use crate::payments::store;
+use crate::sources::commands as source_commands;
+use crate::sources::domain::SourceStatus;
+use crate::sources::store::{self as sources, Source};
+
+/// What the donor is asked to approve: a payment, or a payment source to keep.
+pub(crate) enum Subject {
+    Payment(Box<Payment>),
+    Source(Box<Source>),
+}
+
+/// The test provider's payment or source `uuid`.
+pub(crate) async fn subject(state: &Parts, uuid: String) -> Result<Subject, ApiError> {
+    let found = state
+        .store
+        .query(move |db| {
+            if let Some(p) = store::find(db, &uuid)? {
+                return Ok(Some(Subject::Payment(Box::new(p))));
+            }
+            Ok(sources::find(db, &uuid)?.map(|s| Subject::Source(Box::new(s))))
+        })
+        .await?;
+    match found {
+        Some(Subject::Payment(p)) if p.payment_provider == PROVIDER => Ok(Subject::Payment(p)),
+        Some(Subject::Source(s)) if s.payment_provider == PROVIDER => Ok(Subject::Source(s)),
+        _ => Err(ApiError::not_found("Payment")),
+    }
+}
+
+/// The test provider's payment `uuid`.
+async fn test_payment(state: &Parts, uuid: String) -> Result<Payment, ApiError> {
+    let payment = super::find(state, uuid).await?;
+    if payment.payment_provider != PROVIDER {
+        return Err(ApiError::not_found("Payment"));
+    }
+    Ok(payment)
+}
+
+/// Where the donor goes once they have decided.
+pub(crate) enum Next {
+    /// Back to the merchant's `return_url`, which is told what was decided.
+    Back(String),
+    /// There is no `return_url`: the page again, showing the outcome.
+    Page(Subject),
+}
+
+/// The donor approves or declines the payment or source `uuid`.
+pub(crate) async fn decide(
+    state: &Parts,
+    uuid: String,
+    decision: Decision,
+) -> Result<Next, ApiError> {
+    let (status, reason) = decision.outcome();
+    let payment = match subject(state, uuid.clone()).await? {
+        Subject::Payment(p) => *p,
+        Subject::Source(source) => {
+            let decided = SourceStatus::decided(decision == Decision::Approve);
+            let decided = source_commands::decide(state, source.uuid, decided, reason).await?;
+            let url = source.return_url.as_deref();
+            let status = decided.status.as_str();
+            return next(state, url, "payment_source_uuid", decided.uuid, status).await;
+        }
+    };
+    // The donor's browser carries no trace; the decision starts one.
+    let done = finish(
+        state,
+        payment.uuid,
+        status,
+        reason,
+        TraceContext::new_root(),
+    )
+    .await?;
+    let finished = match done {
+        Some(p) => p,
+        None => test_payment(state, uuid).await?,
+    };
+    let (url, status) = (finished.return_url.as_deref(), finished.status.as_str());
+    next(state, url, "payment_uuid", finished.uuid.clone(), status).await
+}
+
+/// Back to the merchant's page, told the `status` of `uuid` (named by `key`), when the
+/// merchant gave one; else the page again.
+async fn next(
+    state: &Parts,
+    return_url: Option<&str>,
+    key: &str,
+    uuid: String,
+    status: &str,
+) -> Result<Next, ApiError> {
+    Ok(match return_url {
+        Some(url) => Next::Back(return_location(url, key, &uuid, status)),
+        None => Next::Page(subject(state, uuid).await?),
+    })
+}
+
+/// Test mode only: the bank has collected the direct debit `uuid`. In production the
+/// reconciliation of a camt.054 file does this.
+pub(crate) async fn settle_debit(
+    state: &Parts,
+    caller: &Caller,
+    uuid: String,
+    trace: TraceContext,
+) -> Result<Payment, ApiError> {
+    let payment = test_payment(state, uuid).await?;
+    require_owner(caller, &payment.account_uuid, &payment.organisation_uuid)?;
+    if payment.payment_method != "sepa_dd" {
+        return Err(ApiError::invalid(
+            "payment_uuid",
+            "only a direct debit is settled",
+        ));
+    }
+    let done = finish(
+        state,
+        payment.uuid.clone(),
+        PaymentStatus::Succeeded,
+        None,
+        trace,
+    )
+    .await?;
+    done.ok_or_else(|| {
+        ApiError::conflict(format!("the payment is {}, not pending", payment.status))
+    })
+}
+
+/// Ends a pending payment of the test provider as `status`, with its event, and decides
+/// the source it keeps with it; `None` when it was no longer pending.
+async fn finish(
+    state: &Parts,
+    uuid: String,
+    status: PaymentStatus,
+    reason: Option<&'static str>,
+    trace: TraceContext,
+) -> Result<Option<Payment>, ApiError> {
+    let now = state.clock.unix();
+    let st = state.clone();
+    let done = state
+        .store
+        .run(move |db| {
+            db.write_tx(|tx| {
+                if !store::complete(tx, &uuid, status, reason, now)? {
+                    return Ok(None);
+                }
+                let finished = store::find(tx, &uuid)?.ok_or(DieselError::NotFound)?;
+                announce(tx, &st, &finished, None, &trace)?;
+                if let Some(source) = &finished.created_payment_source_uuid {
+                    let approved = status == PaymentStatus::Succeeded;
+                    let reason = reason.filter(|_| !approved);
+                    let decided = SourceStatus::decided(approved);
+                    source_commands::decide_in(tx, &st, source, decided, reason, now, &trace)?;
+                }
+                Ok::<_, Failure>(Some(finished))
+            })
+        })
+        .await
+        .map_err(ApiError::from)?;
+    state.outbox.committed();
+    Ok(done)
+}

@@ -1,0 +1,43 @@
+//! Payment sources' use cases: keeping one, reading it, changing its custom parameters,
+//! charging it again, and the donor's decision on one that waited for them.
+
+mod charge;
+mod decide;
+mod keep;
+
+use coffer_auth::Caller;
+use coffer_http::ApiError;
+
+pub(crate) use self::charge::charge;
+pub(crate) use self::decide::{decide, decide_in};
+pub(crate) use self::keep::{Keeping, keep};
+use super::store::{self, Source};
+use crate::payments::commands::{Parts, require_owner};
+
+/// The source, once the caller may touch it.
+pub(crate) async fn load(state: &Parts, caller: &Caller, uuid: String) -> Result<Source, ApiError> {
+    let source = state
+        .store
+        .query(move |db| store::find(db, &uuid))
+        .await?
+        .ok_or_else(|| ApiError::not_found("Payment source"))?;
+    require_owner(caller, &source.account_uuid, &source.organisation_uuid)?;
+    Ok(source)
+}
+
+/// Replaces the custom parameters of a source the caller may touch.
+pub(crate) async fn replace_parameters(
+    state: &Parts,
+    caller: &Caller,
+    uuid: String,
+    parameters: serde_json::Value,
+) -> Result<serde_json::Value, ApiError> {
+    let source = load(state, caller, uuid).await?;
+    let (uuid, now) = (source.uuid, state.clock.unix());
+    let stored = parameters.clone();
+    state
+        .store
+        .query(move |db| store::set_custom_parameters(db, &uuid, &stored, now))
+        .await?;
+    Ok(parameters)
+}

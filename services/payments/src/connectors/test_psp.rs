@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use coffer_model::clock::Clock;
 use coffer_model::money::Money;
-use coffer_store::Store;
+use coffer_store::{Store, StoreError};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
@@ -68,7 +68,7 @@ impl TestPsp {
             created: self.clock.unix(),
         };
         let answer = if store
-            .query(move |db| ledger::record(db, &entry))
+            .write(move |db| ledger::record(db, &entry).map_err(StoreError::from))
             .await
             .map_err(unreachable)?
         {

@@ -1,6 +1,6 @@
 //! The test provider's own book of what it was asked, by idempotency key. It lives in
-//! payments' database for convenience, but is written on a connection of its own, outside
-//! any of Coffer's transactions, as a real provider's records are.
+//! payments' database for convenience, but is written outside the transactions of the
+//! payment it answers, as a real provider's records are.
 
 use coffer_store::{Db, db_run};
 use diesel::prelude::*;
@@ -47,32 +47,26 @@ fn unflushed(db: &mut Db<'_>) -> QueryResult<()> {
     }
 }
 
-/// Records the first request under a key; false when another got there first.
+/// Records the first request under a key; false when another got there first. Run as a
+/// write of its own through group commit (`Store::write`): it commits before the provider
+/// answers, independently of the payment it answers, and shares its commit with whatever
+/// else is being written at that moment (on SQLite, one turn at the write lock instead of
+/// one per charge). `ON CONFLICT DO NOTHING` rather than a caught unique violation, which
+/// would abort a shared transaction on PostgreSQL.
 pub fn record(db: &mut Db<'_>, entry: &Entry) -> QueryResult<bool> {
-    // As a write transaction, so it queues with this process's other writers rather than
-    // meeting them in SQLite's busy handler.
-    let inserted = db.write_tx(|db| {
-        unflushed(db)?;
-        db_run!(db: {
-            diesel::insert_into(l::test_psp_ledger)
-                .values((
-                    l::idempotency_key.eq(&entry.idempotency_key),
-                    l::kind.eq(&entry.kind),
-                    l::outcome.eq(&entry.outcome),
-                    l::requests.eq(entry.requests),
-                    l::created.eq(entry.created),
-                ))
-                .execute(db)
-        })
-    });
-    match inserted {
-        Ok(_) => Ok(true),
-        Err(diesel::result::Error::DatabaseError(
-            diesel::result::DatabaseErrorKind::UniqueViolation,
-            _,
-        )) => Ok(false),
-        Err(e) => Err(e),
-    }
+    let inserted = db_run!(db: {
+        diesel::insert_into(l::test_psp_ledger)
+            .values((
+                l::idempotency_key.eq(&entry.idempotency_key),
+                l::kind.eq(&entry.kind),
+                l::outcome.eq(&entry.outcome),
+                l::requests.eq(entry.requests),
+                l::created.eq(entry.created),
+            ))
+            .on_conflict_do_nothing()
+            .execute(db)
+    })?;
+    Ok(inserted == 1)
 }
 
 pub fn of_kind(db: &mut Db<'_>, kind: &str) -> QueryResult<Vec<Entry>> {

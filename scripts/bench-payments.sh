@@ -21,6 +21,9 @@ trap cleanup EXIT
 for db in coffer_bench_identity coffer_bench_payments coffer_bench_pgbench; do
     psql -q "$pg_base" -c "DROP DATABASE IF EXISTS $db WITH (FORCE)" -c "CREATE DATABASE $db" >&2
 done
+# A prefix of its own, so no earlier run's (or test's) topics and consumer groups take part.
+prefix="bench$(date +%s)"
+export COFFER_EVENTS__PREFIX="$prefix"
 identity_db="${pg_base%/*}/coffer_bench_identity"
 payments_db="${pg_base%/*}/coffer_bench_payments"
 

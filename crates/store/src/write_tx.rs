@@ -1,17 +1,49 @@
 use std::cell::RefCell;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Condvar, Mutex};
 
 use diesel::connection::{AnsiTransactionManager, Connection, TransactionManager};
 use diesel::result::Error as DieselError;
 use diesel::{PgConnection, SqliteConnection};
 
-/// A database's writers in this process queue on its mutex before they ask SQLite for the
-/// write lock. SQLite has one write lock per database, and a writer that finds it taken does
-/// not wait for it to be freed: it sleeps in steps that grow to 100 ms and looks again, so
-/// under load a write that needs a millisecond can wait a second. Writers queued on a mutex
-/// are handed the lock the moment it frees. Another process (`coffer admin`) still meets
-/// the busy timeout.
-pub type WriteQueue = Arc<Mutex<()>>;
+/// A database's writers in this process queue here before they ask SQLite for the write
+/// lock. SQLite has one write lock per database, and a writer that finds it taken does not
+/// wait for it to be freed: it sleeps in steps that grow to 100 ms and looks again, so
+/// under load a write that needs a millisecond can wait a second. Queued writers are handed
+/// the lock the moment it frees, in the order they came: a plain mutex lets a thread that
+/// writes in a loop (the relay, group commit's writers) take it again before a request that
+/// waited, which is where the slowest requests' time went. Another process (`coffer
+/// admin`) still meets the busy timeout.
+pub type WriteQueue = Arc<FifoLock>;
+
+/// A ticket lock: each writer draws the next number and waits until it is served.
+#[derive(Debug, Default)]
+pub struct FifoLock {
+    /// (next ticket to hand out, ticket being served)
+    tickets: Mutex<(u64, u64)>,
+    turn: Condvar,
+}
+
+impl FifoLock {
+    fn lock(&self) -> impl Drop + '_ {
+        struct Served<'a>(&'a FifoLock);
+        impl Drop for Served<'_> {
+            fn drop(&mut self) {
+                let mut t = self.0.tickets.lock().unwrap_or_else(|e| e.into_inner());
+                t.1 += 1;
+                drop(t);
+                self.0.turn.notify_all();
+            }
+        }
+        // A panic while holding it poisons nothing that matters: it guards two counters.
+        let mut t = self.tickets.lock().unwrap_or_else(|e| e.into_inner());
+        let mine = t.0;
+        t.0 += 1;
+        while t.1 != mine {
+            t = self.turn.wait(t).unwrap_or_else(|e| e.into_inner());
+        }
+        Served(self)
+    }
+}
 
 thread_local! {
     /// The queue of the database whose connection this thread works on (`Store::run`).
@@ -42,8 +74,7 @@ fn queued<T>(f: impl FnOnce() -> T) -> T {
     if HELD.with(|h| h.borrow().contains(&id)) {
         return f();
     }
-    // A panic while holding it poisons nothing that matters: the queue guards no data.
-    let _turn = queue.lock().unwrap_or_else(|e| e.into_inner());
+    let _turn = queue.lock();
     HELD.with(|h| h.borrow_mut().push(id));
     let result = f();
     HELD.with(|h| h.borrow_mut().retain(|held| *held != id));

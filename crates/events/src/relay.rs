@@ -38,6 +38,9 @@ pub struct RelaySettings {
     pub lock_space: i32,
 }
 
+/// Events one relay pass publishes at most on SQLite (see `run_once`).
+const SQLITE_BATCH: i64 = 64;
+
 impl Default for RelaySettings {
     fn default() -> Self {
         Self {
@@ -128,12 +131,14 @@ impl Relay {
                         mark(&mut Db::Pg(conn), &rows, now)?;
                         Ok(rows.len())
                     }),
-                    // SQLite has one writer: the immediate transaction is the claim.
+                    // SQLite has one writer: the immediate transaction is the claim. It
+                    // holds the database's one write lock while the batch goes to the bus,
+                    // so the batch is kept short for the requests queued behind it.
                     Db::Sqlite(conn) => conn.write_tx(|conn| {
                         let rows: Vec<Claimed> = o::outbox
                             .filter(o::published_ms.is_null())
                             .order(o::seq.asc())
-                            .limit(settings.batch_size)
+                            .limit(settings.batch_size.min(SQLITE_BATCH))
                             .select((o::seq, o::topic, o::message_key, o::payload, o::traceparent))
                             .load(conn)?;
                         publish(&rows)?;

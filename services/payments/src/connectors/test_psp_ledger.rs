@@ -47,13 +47,9 @@ fn unflushed(db: &mut Db<'_>) -> QueryResult<()> {
     }
 }
 
-/// Records the first request under a key; false when another got there first. Run as a
-/// write of its own through group commit (`Store::write`): it commits before the provider
-/// answers, independently of the payment it answers, and shares its commit with whatever
-/// else is being written at that moment: on SQLite one turn at the write lock instead of
-/// one per charge, on PostgreSQL one flush shared by a batch, which measured faster than a
-/// transaction of its own per charge that waits for no flush (docs/benchmarks.md). `ON CONFLICT DO NOTHING` rather than a caught unique violation, which
-/// would abort a shared transaction on PostgreSQL.
+/// Records the first request under a key; false when another got there first. `ON
+/// CONFLICT DO NOTHING` rather than a caught unique violation, which would abort a shared
+/// transaction on PostgreSQL. Run by [`record_alone`] or through group commit.
 pub fn record(db: &mut Db<'_>, entry: &Entry) -> QueryResult<bool> {
     let inserted = db_run!(db: {
         diesel::insert_into(l::test_psp_ledger)
@@ -68,6 +64,15 @@ pub fn record(db: &mut Db<'_>, entry: &Entry) -> QueryResult<bool> {
             .execute(db)
     })?;
     Ok(inserted == 1)
+}
+
+/// [`record`] in a transaction of its own that does not wait for the log flush
+/// ([`unflushed`]); PostgreSQL's way, where group commit would make it wait for one.
+pub fn record_alone(db: &mut Db<'_>, entry: &Entry) -> QueryResult<bool> {
+    db.write_tx(|db| {
+        unflushed(db)?;
+        record(db, entry)
+    })
 }
 
 pub fn of_kind(db: &mut Db<'_>, kind: &str) -> QueryResult<Vec<Entry>> {

@@ -1,10 +1,14 @@
-//! The payments service. Today it keeps supporters (donor records) and its replica of
-//! identity's organisations and accounts; payments, payment sources, refunds and search
-//! follow (docs/payments.md).
+//! The payments service: payments and their charging, refunds, payment sources,
+//! supporters (donor records), payment method profiles, search, and its replica of
+//! identity's organisations and accounts (docs/payments.md).
+//!
+//! Each feature folder has the same rooms (docs/architecture.md); `routes.rs` is the one
+//! route table, `workers/` lists the background loops.
 
 pub mod config;
 pub mod connectors;
 mod failure;
+mod migrations;
 pub mod payments;
 pub mod profiles;
 pub mod replica;
@@ -16,6 +20,7 @@ mod state;
 pub mod supporters;
 pub mod workers;
 
+pub use migrations::MIGRATIONS;
 pub use state::PaymentsSettings;
 pub(crate) use state::PaymentsState;
 
@@ -26,22 +31,7 @@ use actix_web::web;
 use coffer_events::{Bus, EventWiring};
 use coffer_http::{Module, ReadyFuture};
 use coffer_model::clock::Clock;
-use coffer_store::{Migrations, Store, TtlCache};
-use diesel_migrations::{EmbeddedMigrations, embed_migrations};
-
-const POSTGRES: EmbeddedMigrations = embed_migrations!("../../migrations/payments/postgres");
-const SQLITE: EmbeddedMigrations = embed_migrations!("../../migrations/payments/sqlite");
-
-pub const MIGRATIONS: Migrations = Migrations {
-    service: "payments",
-    includes: &[
-        coffer_events::MIGRATIONS,
-        coffer_store::idempotency::MIGRATIONS,
-        coffer_directory::MIGRATIONS,
-    ],
-    postgres: || POSTGRES,
-    sqlite: || SQLITE,
-};
+use coffer_store::{Store, TtlCache};
 
 pub struct Payments {
     state: web::Data<PaymentsState>,

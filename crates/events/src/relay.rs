@@ -20,8 +20,6 @@ use crate::bus::{Bus, BusError, Message};
 use crate::outbox::PARTITIONS;
 use crate::schema::outbox::dsl as o;
 
-diesel::define_sql_function!(fn pg_try_advisory_xact_lock(key1: diesel::sql_types::Integer, key2: diesel::sql_types::Integer) -> diesel::sql_types::Bool);
-
 #[derive(Debug, Clone)]
 pub struct RelaySettings {
     /// Rows claimed and published per transaction.
@@ -108,24 +106,7 @@ impl Relay {
                 };
                 match db {
                     Db::Pg(conn) => conn.write_tx(|conn| {
-                        // Only partitions with work are worth a lock; walk them from a random
-                        // point so replicas tend to take different ones.
-                        let mut pending = pending_partitions(conn)?;
-                        pending.sort_unstable_by_key(|p| (p - start).rem_euclid(PARTITIONS));
-                        let mut mine = Vec::new();
-                        for partition in pending {
-                            if mine.len() as i32 >= settings.partitions_per_claim {
-                                break;
-                            }
-                            let locked: bool = diesel::select(pg_try_advisory_xact_lock(
-                                settings.lock_space,
-                                partition,
-                            ))
-                            .get_result(conn)?;
-                            if locked {
-                                mine.push(partition);
-                            }
-                        }
+                        let mine = claim_partitions(conn, start, &settings)?;
                         let rows = oldest_of(conn, &mine, settings.batch_size)?;
                         publish(&rows)?;
                         mark(&mut Db::Pg(conn), &rows, now)?;
@@ -222,13 +203,29 @@ struct Pending {
 /// The partitions with unpublished rows: one probe of the pending index per partition.
 /// (A `DISTINCT` over the pending rows reads every one of them, which under a backlog of
 /// a hundred thousand events costs more than publishing a batch.)
-fn pending_partitions(conn: &mut diesel::PgConnection) -> QueryResult<Vec<i32>> {
+/// Locks up to `partitions_per_claim` partitions that have unpublished rows, walking them
+/// from `start` so replicas tend to take different ones, in one round trip: only
+/// partitions with work are worth a lock. The subquery is fenced (`OFFSET 0`) and the lock
+/// is volatile, so it is tried in the walk's order and no further once enough are held.
+fn claim_partitions(
+    conn: &mut diesel::PgConnection,
+    start: i32,
+    settings: &RelaySettings,
+) -> QueryResult<Vec<i32>> {
+    use diesel::sql_types::Integer;
     let found: Vec<Partition> = diesel::sql_query(
-        "SELECT p.no AS partition_no FROM generate_series(0, $1 - 1) AS p(no) \
-         WHERE EXISTS (SELECT 1 FROM outbox WHERE outbox.partition_no = p.no \
-                       AND outbox.published_ms IS NULL)",
+        "SELECT w.no AS partition_no FROM ( \
+             SELECT p.no FROM generate_series(0, $1 - 1) AS p(no) \
+             WHERE EXISTS (SELECT 1 FROM outbox WHERE outbox.partition_no = p.no \
+                           AND outbox.published_ms IS NULL) \
+             ORDER BY (p.no - $2 + $1) % $1 OFFSET 0) AS w \
+         WHERE pg_try_advisory_xact_lock($3, w.no) \
+         LIMIT $4",
     )
-    .bind::<diesel::sql_types::Integer, _>(PARTITIONS)
+    .bind::<Integer, _>(PARTITIONS)
+    .bind::<Integer, _>(start)
+    .bind::<Integer, _>(settings.lock_space)
+    .bind::<Integer, _>(settings.partitions_per_claim)
     .load(conn)?;
     Ok(found.into_iter().map(|p| p.partition_no).collect())
 }

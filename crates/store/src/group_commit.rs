@@ -10,16 +10,17 @@
 //! the database: every effect handed to [`crate::Store::write`] is plain diesel work.
 
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use diesel::result::Error as DieselError;
 use tokio::sync::{Mutex, mpsc, oneshot};
 
-use crate::{Db, Store, StoreError};
+use crate::{Conn, Db, Store, StoreError};
 
 /// Writes committed together at most; more wait for the next transaction.
 const MAX_BATCH: usize = 64;
 /// Shared transactions in flight at once (each holds one pooled connection).
-const WRITERS: usize = 4;
+const WRITERS: usize = 2;
 
 /// One write waiting for its transaction, with its caller's reply.
 trait Pending: Send {
@@ -73,18 +74,37 @@ impl From<DieselError> for Abort {
     }
 }
 
+/// Whether a shared transaction waits for its commit to reach the disk.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Durability {
+    /// The commit returns once the write-ahead log is flushed: Coffer's own records.
+    Flushed,
+    /// On PostgreSQL the commit returns before the flush (`synchronous_commit = off`), so a
+    /// crash of the database server (not of Coffer) may lose the last fraction of a second
+    /// of these writes. Only for records that stand in for another party's (the test
+    /// provider's book), never for Coffer's own.
+    Unflushed,
+}
+
 pub(crate) struct GroupCommit {
     queue: mpsc::UnboundedSender<Box<dyn Pending>>,
 }
 
 impl GroupCommit {
     /// Starts the writers on the current tokio runtime.
-    pub(crate) fn start(store: Store) -> Self {
+    pub(crate) fn start(store: Store, durability: Durability) -> Self {
         let (queue, receiver) = mpsc::unbounded_channel::<Box<dyn Pending>>();
         let receiver = Arc::new(Mutex::new(receiver));
-        for _ in 0..WRITERS {
+        let writers = match durability {
+            Durability::Flushed => WRITERS,
+            // Commits that wait for no flush are short: one writer keeps up, and its
+            // batches grow larger than two writers' would (measured, docs/benchmarks.md).
+            Durability::Unflushed => 1,
+        };
+        for _ in 0..writers {
             let (store, receiver) = (store.clone(), Arc::clone(&receiver));
             tokio::spawn(async move {
+                let mut held: Option<Held> = None;
                 loop {
                     let batch = {
                         let mut receiver = receiver.lock().await;
@@ -101,9 +121,15 @@ impl GroupCommit {
                         batch
                     };
                     let store = store.clone();
+                    let conn = held.take();
                     // A panicking effect loses only its own batch's replies, which their
-                    // callers see as a cancelled task.
-                    let _ = tokio::task::spawn_blocking(move || commit(&store, batch)).await;
+                    // callers see as a cancelled task (and the connection, checked out
+                    // afresh for the next batch).
+                    held = tokio::task::spawn_blocking(move || {
+                        commit(&store, durability, conn, batch)
+                    })
+                    .await
+                    .unwrap_or(None);
                 }
             });
         }
@@ -133,21 +159,50 @@ impl GroupCommit {
     }
 }
 
-fn commit(store: &Store, mut batch: Vec<Box<dyn Pending>>) {
+/// Opens a shared transaction with its durability.
+fn begin(tx: &mut Db<'_>, durability: Durability) -> Result<(), Abort> {
+    if let (Durability::Unflushed, Db::Pg(pg)) = (durability, tx) {
+        use diesel::connection::SimpleConnection;
+        pg.batch_execute("SET LOCAL synchronous_commit TO OFF")?;
+    }
+    Ok(())
+}
+
+/// A writer's connection, kept from one batch to the next. The pool checks a connection
+/// with a round trip (`SELECT 1`) each time it hands it out; a writer under load would pay
+/// it once per batch, so it keeps its connection while it is busy and goes back to the pool
+/// (and its check) only after a pause, or after any database error.
+struct Held {
+    conn: Conn,
+    used: Instant,
+}
+
+/// How long a writer's connection may rest and still be used without the pool's check.
+const FRESH: Duration = Duration::from_secs(1);
+
+fn commit(
+    store: &Store,
+    durability: Durability,
+    held: Option<Held>,
+    mut batch: Vec<Box<dyn Pending>>,
+) -> Option<Held> {
     let _queue = crate::write_tx::working_on(store.write_queue());
-    let mut conn = match store.get() {
+    let fresh = held.filter(|h| h.used.elapsed() < FRESH).map(|h| h.conn);
+    let mut conn = match fresh.map_or_else(|| store.get(), Ok) {
         Ok(conn) => conn,
         Err(e) => {
             let reason = e.to_string();
             for pending in batch {
                 pending.answer(Some(StoreError::Unavailable(reason.clone())));
             }
-            return;
+            return None;
         }
     };
+    let mut healthy = true;
     let mut db = conn.db();
     if batch.len() > 1 {
         let together = db.write_tx(|tx| {
+            begin(tx, durability)?;
             for pending in &mut batch {
                 if !pending.apply(tx) {
                     return Err(Abort::Effect);
@@ -155,16 +210,24 @@ fn commit(store: &Store, mut batch: Vec<Box<dyn Pending>>) {
             }
             Ok(())
         });
-        if together.is_ok() {
-            for pending in batch {
-                pending.answer(None);
+        match together {
+            Ok(()) => {
+                for pending in batch {
+                    pending.answer(None);
+                }
+                return Some(Held {
+                    conn,
+                    used: Instant::now(),
+                });
             }
-            return;
+            Err(Abort::Db(_)) => healthy = false,
+            Err(Abort::Effect) => {}
         }
     }
     // Alone (or again, alone): each write in a transaction of its own.
     for mut pending in batch {
         let alone = db.write_tx(|tx| {
+            begin(tx, durability)?;
             if pending.apply(tx) {
                 Ok(())
             } else {
@@ -173,9 +236,16 @@ fn commit(store: &Store, mut batch: Vec<Box<dyn Pending>>) {
         });
         match alone {
             Ok(()) | Err(Abort::Effect) => pending.answer(None),
-            Err(Abort::Db(e)) => pending.answer(Some(StoreError::Query(e))),
+            Err(Abort::Db(e)) => {
+                healthy = false;
+                pending.answer(Some(StoreError::Query(e)));
+            }
         }
     }
+    healthy.then(|| Held {
+        conn,
+        used: Instant::now(),
+    })
 }
 
 #[cfg(test)]

@@ -5,6 +5,7 @@
 //! block once per backend. Queries are written once; backend-only clauses go in a
 //! `match` on [`Db`] instead.
 
+mod batches;
 mod conn;
 mod error;
 mod group_commit;
@@ -17,6 +18,7 @@ mod ttl_cache;
 mod url;
 mod write_tx;
 
+pub use batches::Batches;
 pub use conn::{Conn, Db};
 pub use diesel;
 pub use error::StoreError;

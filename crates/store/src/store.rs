@@ -5,7 +5,7 @@ use diesel::connection::SimpleConnection;
 use diesel::r2d2::{ConnectionManager, Pool};
 use diesel::{PgConnection, SqliteConnection};
 
-use crate::group_commit::GroupCommit;
+use crate::group_commit::{Durability, GroupCommit};
 use crate::url::{self, Target};
 use crate::{Backend, Conn, Db, Migrations, StoreError};
 
@@ -36,6 +36,8 @@ pub struct Store {
     pools: Pools,
     /// Started by the first [`Store::write`], on that caller's runtime.
     group: Arc<OnceLock<GroupCommit>>,
+    /// [`Store::write_unflushed`]'s, likewise.
+    unflushed: Arc<OnceLock<GroupCommit>>,
     /// While a clone of the store lives, so does its SQLite checkpoint thread.
     _alive: Arc<()>,
     /// SQLite: where this process's writers of the database queue (write_tx.rs).
@@ -82,6 +84,7 @@ impl Store {
         Ok(Self {
             pools,
             group: Arc::new(OnceLock::new()),
+            unflushed: Arc::new(OnceLock::new()),
             _alive: alive,
             writers,
         })
@@ -136,7 +139,27 @@ impl Store {
         F: FnMut(&mut Db<'_>) -> Result<T, E> + Send + 'static,
     {
         self.group
-            .get_or_init(|| GroupCommit::start(self.clone()))
+            .get_or_init(|| GroupCommit::start(self.clone(), Durability::Flushed))
+            .write(effect)
+            .await
+    }
+
+    /// [`Store::write`] for records that stand in for another party's (the test provider's
+    /// book of what it was asked): on PostgreSQL they share transactions of their own that
+    /// do not wait for the log flush, so keeping them costs Coffer's database little. A
+    /// crash of the database server may lose the last of them; a crash of Coffer loses
+    /// nothing committed. On SQLite this is [`Store::write`]: one queue for the write lock.
+    pub async fn write_unflushed<T, E, F>(&self, effect: F) -> Result<T, E>
+    where
+        T: Send + 'static,
+        E: From<diesel::result::Error> + From<StoreError> + Send + 'static,
+        F: FnMut(&mut Db<'_>) -> Result<T, E> + Send + 'static,
+    {
+        if self.backend() == Backend::Sqlite {
+            return self.write(effect).await;
+        }
+        self.unflushed
+            .get_or_init(|| GroupCommit::start(self.clone(), Durability::Unflushed))
             .write(effect)
             .await
     }

@@ -31,7 +31,9 @@ use actix_web::web;
 use coffer_events::{Bus, EventWiring};
 use coffer_http::{Module, ReadyFuture};
 use coffer_model::clock::Clock;
-use coffer_store::{Store, TtlCache};
+use coffer_store::{Batches, Store, TtlCache};
+
+use crate::payments::commands::outcome;
 
 pub struct Payments {
     state: web::Data<PaymentsState>,
@@ -73,6 +75,7 @@ impl Payments {
             wake_sender: Arc::new(tokio::sync::Notify::new()),
             fingerprint_key: settings.fingerprint_key,
             accounts: TtlCache::new(10_000, Duration::from_secs(2)),
+            outcomes: Batches::new(outcome::AT_ONCE, outcome::MAX_BATCH, outcome::record_batch),
         });
         events.consume(
             "billing-charges",

@@ -5,8 +5,9 @@ use std::time::Duration;
 
 use coffer_events::{Outbox, RelaySettings};
 use coffer_model::clock::Clock;
-use coffer_store::{Store, TtlCache};
+use coffer_store::{Batches, Store, TtlCache};
 
+use crate::payments::commands::outcome::{Recorded, Recording};
 use crate::{connectors, profiles};
 
 #[derive(Clone)]
@@ -53,4 +54,6 @@ pub(crate) struct PaymentsState {
     /// Neither changes once the replica has the account, so a short-lived copy saves a
     /// database round trip per payment (docs/payments.md).
     pub accounts: TtlCache<String, (String, Vec<profiles::store::Profile>)>,
+    /// Providers' answers waiting to be recorded together (payments/commands/outcome.rs).
+    pub outcomes: Batches<Recording, Recorded>,
 }

@@ -4,6 +4,8 @@
 mod common;
 
 use common::*;
+use std::time::Duration;
+
 use serde_json::{Value, json};
 
 fn card_payment(account: &str, number: &str) -> Value {
@@ -233,6 +235,60 @@ mod refunds {
             let (_, fetched) = w.get(&format!("/payments/{}", paid["uuid"].as_str().unwrap()), &token).await;
             assert_eq!(fetched["refunded_amount"]["value"], "1000");
             assert_eq!(fetched["refunds"].as_array().unwrap().len(), 10);
+        }
+
+        async fn answers_recorded_together_each_announce_their_own_payment_once(backend) {
+            // Concurrent payments' outcomes are recorded in shared batches (one statement for
+            // all their answers on PostgreSQL): each payment must still end with its own
+            // status, its own event, once, and its own stored Idempotency-Key response.
+            let w = world(backend).await;
+            let (_, account, token) = merchant(&w).await;
+            let mut events = subscribe(&w, "payment_gateway").await;
+            let requests = (0..40).map(|i| {
+                let number = if i % 3 == 0 { "4000000000000002" } else { "4242424242424242" };
+                let mut body = card_payment(&account, number);
+                body["custom_parameters"] = json!({"n": i.to_string()});
+                let key = (i % 2 == 0).then(|| format!("together-{i}"));
+                let (http, url, token) = (w.app.http.clone(), w.app.url("/payments"), token.clone());
+                tokio::spawn(async move {
+                    let mut req = http.post(url).bearer_auth(token).json(&body);
+                    if let Some(key) = &key {
+                        req = req.header("Idempotency-Key", key);
+                    }
+                    let res = req.send().await.unwrap();
+                    (i, key, body, res.status().as_u16(), res.json::<Value>().await.unwrap())
+                })
+            });
+            let mut answers = Vec::new();
+            for r in requests.collect::<Vec<_>>() {
+                answers.push(r.await.unwrap());
+            }
+            let mut expected = std::collections::BTreeMap::new();
+            for (i, _, _, status, paid) in &answers {
+                assert_eq!(*status, 201, "payment {i}: {paid}");
+                let want = if i % 3 == 0 { "failed" } else { "succeeded" };
+                assert_eq!(paid["status"], want, "payment {i}: {paid}");
+                assert_eq!(paid["custom_parameters"]["n"], i.to_string(), "payment {i} answered with another's body");
+                expected.insert(paid["uuid"].as_str().unwrap().to_owned(), want);
+            }
+            let mut announced = std::collections::BTreeMap::new();
+            while announced.len() < expected.len() {
+                let delivery = tokio::time::timeout(Duration::from_secs(10), events.next()).await.expect("every outcome announced").unwrap();
+                events.ack(&delivery).await.unwrap();
+                let event = coffer_events::Event::from_json(&delivery.message.payload).unwrap();
+                let outcome = event.name.rsplit('.').next().unwrap().to_owned();
+                assert_eq!(event.data["status"], outcome.as_str(), "{}", event.data);
+                let earlier = announced.insert(event.object_uuid.to_string(), outcome);
+                assert!(earlier.is_none(), "{} announced twice", event.object_uuid);
+            }
+            let announced: std::collections::BTreeMap<_, _> = announced.iter().map(|(k, v)| (k.clone(), v.as_str())).collect();
+            assert_eq!(announced, expected);
+            // A retry under a key is answered the stored first response, and charges nothing.
+            for (i, key, body, _, paid) in answers.iter().filter(|a| a.1.is_some()) {
+                let (status, again, _) = w.post("/payments", &token, body, key.as_deref()).await;
+                assert_eq!((status, &again), (201, paid), "payment {i}");
+            }
+            assert_eq!(w.provider_book("charge").await.len(), 40);
         }
 
         async fn payments_written_together_fail_alone(backend) {

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use coffer_model::clock::Clock;
 use coffer_model::money::Money;
-use coffer_store::{Backend, Store, StoreError};
+use coffer_store::{Store, StoreError};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
@@ -67,28 +67,17 @@ impl TestPsp {
             requests: 1,
             created: self.clock.unix(),
         };
-        let first = match store.backend() {
-            // A transaction that waits for no flush: the provider costs what a remote one
-            // would, not a flush of Coffer's own database per charge.
-            Backend::Postgres => {
-                store
-                    .query(move |db| ledger::record_alone(db, &entry))
-                    .await
-            }
-            // One turn at SQLite's write lock shared with whatever else is being written,
-            // instead of one per charge; it still commits before the provider answers.
-            Backend::Sqlite => {
-                store
-                    .write(move |db| ledger::record(db, &entry).map_err(StoreError::from))
-                    .await
-            }
-        };
+        // Its own shared transactions that wait for no flush on PostgreSQL: the provider
+        // costs what a remote one would, not a flush of Coffer's database per charge.
+        let first = store
+            .write_unflushed(move |db| ledger::record(db, &entry).map_err(StoreError::from))
+            .await;
         let answer = if first.map_err(unreachable)? {
             answer
         } else {
             let id = key.to_owned();
             store
-                .query(move |db| ledger::asked_again(db, &id))
+                .write_unflushed(move |db| ledger::asked_again(db, &id).map_err(StoreError::from))
                 .await
                 .map_err(unreachable)?;
             self.known(key)

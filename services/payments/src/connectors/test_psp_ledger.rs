@@ -23,33 +23,17 @@ pub fn find(db: &mut Db<'_>, key: &str) -> QueryResult<Option<Entry>> {
 
 /// Counts one more request under a key the provider knows.
 pub fn asked_again(db: &mut Db<'_>, key: &str) -> QueryResult<()> {
-    db.write_tx(|db| {
-        unflushed(db)?;
-        db_run!(db: {
-            diesel::update(l::test_psp_ledger.find(key))
-                .set(l::requests.eq(l::requests + 1))
-                .execute(db)
-                .map(drop)
-        })
+    db_run!(db: {
+        diesel::update(l::test_psp_ledger.find(key))
+            .set(l::requests.eq(l::requests + 1))
+            .execute(db)
+            .map(drop)
     })
 }
 
-/// The book is the test provider's, not Coffer's: on PostgreSQL its writes do not wait for
-/// the log to reach the disk (a server crash may lose the last few), so the provider costs
-/// what a remote one would, not a flush of Coffer's own database per charge.
-fn unflushed(db: &mut Db<'_>) -> QueryResult<()> {
-    match db {
-        Db::Pg(conn) => {
-            use diesel::connection::SimpleConnection;
-            conn.batch_execute("SET LOCAL synchronous_commit TO OFF")
-        }
-        Db::Sqlite(_) => Ok(()),
-    }
-}
-
 /// Records the first request under a key; false when another got there first. `ON
-/// CONFLICT DO NOTHING` rather than a caught unique violation, which would abort a shared
-/// transaction on PostgreSQL. Run by [`record_alone`] or through group commit.
+/// CONFLICT DO NOTHING` rather than a caught unique violation, which would abort the
+/// shared transaction it is written in (`Store::write_unflushed`).
 pub fn record(db: &mut Db<'_>, entry: &Entry) -> QueryResult<bool> {
     let inserted = db_run!(db: {
         diesel::insert_into(l::test_psp_ledger)
@@ -64,15 +48,6 @@ pub fn record(db: &mut Db<'_>, entry: &Entry) -> QueryResult<bool> {
             .execute(db)
     })?;
     Ok(inserted == 1)
-}
-
-/// [`record`] in a transaction of its own that does not wait for the log flush
-/// ([`unflushed`]); PostgreSQL's way, where group commit would make it wait for one.
-pub fn record_alone(db: &mut Db<'_>, entry: &Entry) -> QueryResult<bool> {
-    db.write_tx(|db| {
-        unflushed(db)?;
-        record(db, entry)
-    })
 }
 
 pub fn of_kind(db: &mut Db<'_>, kind: &str) -> QueryResult<Vec<Entry>> {

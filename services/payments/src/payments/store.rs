@@ -448,6 +448,58 @@ pub fn record_answer(
     Ok(changed == 1)
 }
 
+/// [`record_answer`] for many payments at once: on PostgreSQL one statement for all of
+/// them. Answers the uuids whose answer was recorded; the others were not under way any
+/// more, or their custom parameters changed since `parameters_read` was read.
+pub fn record_answers(
+    db: &mut Db<'_>,
+    answers: &[(&str, &serde_json::Value, &Answer)],
+    now: i64,
+) -> QueryResult<Vec<String>> {
+    let Db::Pg(pg) = db else {
+        let mut recorded = Vec::new();
+        for (uuid, read, answer) in answers {
+            if record_answer(db, uuid, read, answer, now)? {
+                recorded.push((*uuid).to_owned());
+            }
+        }
+        return Ok(recorded);
+    };
+    use diesel::sql_types::{Array, BigInt, Nullable, Text};
+    #[derive(QueryableByName)]
+    struct Recorded {
+        #[diesel(sql_type = Text)]
+        uuid: String,
+    }
+    let column = |f: &dyn Fn(&Answer) -> Option<String>| -> Vec<Option<String>> {
+        answers.iter().map(|(_, _, a)| f(a)).collect()
+    };
+    let uuids: Vec<&str> = answers.iter().map(|(u, _, _)| *u).collect();
+    let read: Vec<String> = answers.iter().map(|(_, r, _)| text(r)).collect();
+    let statuses: Vec<&str> = answers.iter().map(|(_, _, a)| a.status.as_str()).collect();
+    let rows: Vec<Recorded> = diesel::sql_query(
+        "UPDATE payments AS p SET status = v.status, status_reason = v.reason, \
+             provider_payment_id = v.provider_payment_id, action = v.action, \
+             created_payment_source_uuid = v.source_uuid, charge_state = $7, updated = $8 \
+         FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $9::text[]) \
+             AS v(uuid, read, status, reason, provider_payment_id, action, source_uuid) \
+         WHERE p.uuid = v.uuid AND p.charge_state = $10 AND p.custom_parameters = v.read \
+         RETURNING p.uuid",
+    )
+    .bind::<Array<Text>, _>(&uuids)
+    .bind::<Array<Text>, _>(&read)
+    .bind::<Array<Text>, _>(&statuses)
+    .bind::<Array<Nullable<Text>>, _>(column(&|a| a.reason.clone()))
+    .bind::<Array<Nullable<Text>>, _>(column(&|a| a.provider_payment_id.clone()))
+    .bind::<Array<Nullable<Text>>, _>(column(&|a| a.action.as_ref().map(text)))
+    .bind::<Text, _>(ChargeState::Done.as_str())
+    .bind::<BigInt, _>(now)
+    .bind::<Array<Nullable<Text>>, _>(column(&|a| a.source_uuid.clone()))
+    .bind::<Text, _>(ChargeState::Calling.as_str())
+    .load(&mut **pg)?;
+    Ok(rows.into_iter().map(|r| r.uuid).collect())
+}
+
 /// Payments whose call began before `before` and has no recorded answer: a process
 /// stopped, or the provider never answered. Oldest first.
 pub fn unsettled(db: &mut Db<'_>, before: i64, limit: i64) -> QueryResult<Vec<String>> {
@@ -471,6 +523,21 @@ pub fn reserved(db: &mut Db<'_>, limit: i64) -> QueryResult<Vec<String>> {
             .select(p::uuid)
             .load(db)
     })
+}
+
+/// Takes the reserved payments among `uuids` into calls that begin `now`, in one
+/// statement, and answers those this process took (another may have taken some first) as
+/// they now stand. A reserved payment has no refunds yet, so none are read.
+pub fn claim_reserved(db: &mut Db<'_>, uuids: &[String], now: i64) -> QueryResult<Vec<Payment>> {
+    let rows: Vec<Row> = db_run!(db: {
+        diesel::update(
+            p::payments.filter(p::uuid.eq_any(uuids).and(p::charge_state.eq(ChargeState::Reserved.as_str()))),
+        )
+        .set((p::charge_state.eq(ChargeState::Calling.as_str()), p::charge_started.eq(now)))
+        .returning(Row::as_returning())
+        .get_results(db)
+    })?;
+    rows.into_iter().map(Row::into_payment).collect()
 }
 
 /// Takes a payment from `from` into a call that begins `now`; false when another process

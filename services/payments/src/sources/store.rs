@@ -77,6 +77,16 @@ pub fn insert(db: &mut Db<'_>, x: &Source) -> QueryResult<()> {
     db_run!(db: { diesel::insert_into(s::payment_sources).values(&row).execute(db).map(drop) })
 }
 
+/// The provider references of the sources among `uuids` that exist: (uuid, reference).
+pub fn references(db: &mut Db<'_>, uuids: &[String]) -> QueryResult<Vec<(String, String)>> {
+    db_run!(db: {
+        s::payment_sources
+            .filter(s::uuid.eq_any(uuids))
+            .select((s::uuid, s::provider_reference))
+            .load(db)
+    })
+}
+
 pub fn find(db: &mut Db<'_>, uuid: &str) -> QueryResult<Option<Source>> {
     let row: Option<Row> = db_run!(db: {
         s::payment_sources

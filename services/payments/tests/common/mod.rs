@@ -28,9 +28,11 @@ pub struct World {
 }
 
 /// How long the test world's payments wait for the provider, and then for an unanswered
-/// call before asking the provider what it did: short, so failure tests are quick.
-pub const CONNECTOR_TIMEOUT: Duration = Duration::from_millis(500);
-pub const SETTLE_AFTER: Duration = Duration::from_secs(2);
+/// call before asking the provider what it did. Short, so failure tests are quick, but not
+/// so short that a loaded machine times out calls that answer: the world's clock stands
+/// still unless a test moves it, so a call that timed out is never settled by itself.
+pub const CONNECTOR_TIMEOUT: Duration = Duration::from_secs(2);
+pub const SETTLE_AFTER: Duration = Duration::from_secs(3);
 
 pub async fn world(backend: Backend) -> World {
     world_with(backend, &[], |_, _| Vec::new()).await

@@ -11,22 +11,20 @@
 //! asks the provider what it did under that key. Nothing here ever calls again under a new
 //! key, so no retry, crash or second process charges twice.
 
+use std::collections::HashMap;
+
 use actix_web::HttpResponse;
-use actix_web::http::StatusCode;
 use coffer_events::{TraceContext, append};
-use coffer_http::idempotency;
 use coffer_http::{ApiError, Failure, internal};
-use coffer_store::Db;
+use coffer_store::{Db, StoreError};
 use serde_json::{Value, json};
 
+use super::outcome::Recording;
 use super::{Asker, Parts, Reserved, current, reserved, within};
-use crate::connectors::{ChargeOutcome, ChargeRequest, Charged, Instrument, StoreOutcome};
-use crate::payments::events::announce;
-use crate::payments::record::{ChargeState, Payment, PaymentStatus};
-use crate::payments::store::{self, Answer};
-use crate::sources::domain::SourceStatus;
-use crate::sources::events::announcement;
-use crate::sources::store::{self as sources, Source};
+use crate::connectors::{ChargeOutcome, ChargeRequest, Charged, Instrument};
+use crate::payments::record::{ChargeState, Payment};
+use crate::payments::store;
+use crate::sources::store as sources;
 use crate::supporters::domain::Supporter;
 
 /// A payment about to be asked of its provider.
@@ -167,149 +165,23 @@ async fn record_on(
     if payment.charge_state != ChargeState::Calling {
         return Ok(None);
     }
-    let (st, trace) = (state.clone(), trace.clone());
-    let completes = asker.map(|a| (a.client_id.clone(), a.key.clone()));
+    let recording = Recording {
+        state: state.clone(),
+        payment,
+        charged,
+        completes: asker.map(|a| (a.client_id.clone(), a.key.clone())),
+        trace: trace.clone(),
+    };
     let body = state
-        .store
-        .write(move |tx| {
-            let Some(body) = apply(tx, &st, &payment, &charged, &trace)? else {
-                return Ok::<_, Failure>(None);
-            };
-            if let Some((client, key)) = &completes {
-                idempotency::complete(tx, client, key, &(StatusCode::CREATED, body.clone()))?;
-            }
-            Ok(Some(body))
-        })
+        .outcomes
+        .submit(recording)
         .await
-        .map_err(ApiError::from)?;
+        .unwrap_or_else(|| Err(ApiError::internal("recording the outcome was cancelled")))?;
     if body.is_some() {
         state.outbox.committed();
         state.connector.committed();
     }
     Ok(body)
-}
-
-/// The answer as stored on the payment.
-fn answer_of(payment: &Payment, charged: &Charged) -> Answer {
-    let (status, reason, provider_id, action) = match &charged.outcome {
-        ChargeOutcome::Succeeded {
-            provider_payment_id,
-        } => (PaymentStatus::Succeeded, None, provider_payment_id, None),
-        ChargeOutcome::Failed {
-            provider_payment_id,
-            reason,
-        } => (
-            PaymentStatus::Failed,
-            Some(reason.clone()),
-            provider_payment_id,
-            None,
-        ),
-        ChargeOutcome::Pending {
-            provider_payment_id,
-            redirect,
-        } => (
-            PaymentStatus::Pending,
-            None,
-            provider_payment_id,
-            redirect
-                .as_ref()
-                .map(|url| json!({ "type": "redirect", "url": url })),
-        ),
-    };
-    let kept = status != PaymentStatus::Failed
-        && matches!(
-            charged.stored,
-            Some(StoreOutcome::Active { .. } | StoreOutcome::Pending { .. })
-        );
-    Answer {
-        status,
-        reason,
-        provider_payment_id: (!provider_id.is_empty()).then(|| provider_id.clone()),
-        action,
-        source_uuid: payment.created_payment_source_uuid.clone().filter(|_| kept),
-    }
-}
-
-/// The source a payment keeps: its instrument as the payment shows it, charged again by
-/// the provider's reference. One that waits for the donor waits with the payment, and the
-/// donor's decision on the payment decides the source too (test_psp.rs).
-fn kept_source(payment: &Payment, uuid: &str, reference: &str, now: i64) -> Source {
-    let mut payment_information = payment.payment_information.clone();
-    if payment.payment_method == "sepa_dd" {
-        payment_information["mandate_reference"] =
-            json!(crate::payments::intent::mandate_reference(uuid));
-    }
-    Source {
-        uuid: uuid.to_owned(),
-        created: now,
-        organisation_uuid: payment.organisation_uuid.clone(),
-        account_uuid: payment.account_uuid.clone(),
-        test_mode: payment.test_mode,
-        payment_method: payment.payment_method.clone(),
-        profile: payment.profile.clone(),
-        payment_provider: payment.payment_provider.clone(),
-        provider_reference: reference.to_owned(),
-        status: SourceStatus::kept(payment.action.is_some()),
-        status_reason: None,
-        payment_information,
-        supporter_uuid: payment.supporter_uuid.clone(),
-        custom_parameters: json!({}),
-        action: None,
-        return_url: None,
-    }
-}
-
-/// Step 3 in its transaction: the answer, the kept source and the events, or nothing
-/// when the payment's call is no longer under way.
-fn apply(
-    tx: &mut Db<'_>,
-    state: &Parts,
-    payment: &Payment,
-    charged: &Charged,
-    trace: &TraceContext,
-) -> Result<Option<Value>, Failure> {
-    let now = state.clock.unix();
-    let answer = answer_of(payment, charged);
-    let mut payment = payment.clone();
-    // The update applies only to a call still under way (whoever records second, here or
-    // in another process, changes nothing) and to the custom parameters as they were read
-    // before this transaction. If they changed since, the payment is read again here, so
-    // the announced body is the stored one.
-    if !store::record_answer(tx, &payment.uuid, &payment.custom_parameters, &answer, now)? {
-        match store::find(tx, &payment.uuid)? {
-            Some(fresh)
-                if fresh.charge_state == ChargeState::Calling
-                    && store::record_answer(
-                        tx,
-                        &fresh.uuid,
-                        &fresh.custom_parameters,
-                        &answer,
-                        now,
-                    )? =>
-            {
-                payment = fresh;
-            }
-            _ => return Ok(None),
-        }
-    }
-    payment.status = answer.status;
-    payment.status_reason = answer.reason.clone();
-    payment.provider_payment_id = answer.provider_payment_id.clone();
-    payment.action = answer.action.clone();
-    payment.created_payment_source_uuid = answer.source_uuid.clone();
-    payment.charge_state = ChargeState::Done;
-    if let (
-        Some(source_uuid),
-        Some(StoreOutcome::Active { reference } | StoreOutcome::Pending { reference, .. }),
-    ) = (&answer.source_uuid, &charged.stored)
-    {
-        let source = kept_source(&payment, source_uuid, reference, now);
-        sources::insert(tx, &source)?;
-        if let Some(event) = announcement(state, &source)? {
-            append(tx, &[event], Some(trace))?;
-        }
-    }
-    announce(tx, state, &payment, None, trace).map(Some)
 }
 
 /// Settles a payment whose call began long enough ago and was never answered, by asking
@@ -380,58 +252,69 @@ pub(crate) async fn charge_again(
     current(state, payment.uuid).await
 }
 
-/// Sends a payment recorded `reserved` (billing's charge attempts): takes it into a call,
-/// charges its source under the payment's key, and records the outcome.
-pub(crate) async fn send(state: &Parts, uuid: &str) -> Result<(), ApiError> {
-    let (id, now) = (uuid.to_owned(), state.clock.unix());
+/// Sends payments recorded `reserved` (billing's charge attempts): takes those among
+/// `uuids` into calls in one statement, then charges each one's source under the payment's
+/// key, side by side, and records each outcome. The caller passes only as many as it wants
+/// called at once: a taken payment's call must begin well within `settle_after`, or the
+/// settler would ask the provider about a key before it was sent.
+pub(crate) async fn send(state: &Parts, uuids: Vec<String>) -> Result<(), ApiError> {
+    let now = state.clock.unix();
     let claimed = state
         .store
-        .query(move |db| store::claim_call(db, &id, ChargeState::Reserved, i64::MAX, now))
+        .write(move |db| store::claim_reserved(db, &uuids, now).map_err(StoreError::from))
         .await?;
-    if !claimed {
-        return Ok(());
-    }
-    let id = uuid.to_owned();
-    let found = state
+    let sources: Vec<String> = claimed
+        .iter()
+        .filter_map(|p| p.payment_source_uuid.clone())
+        .collect();
+    let references: HashMap<String, String> = state
         .store
-        .query(move |db| {
-            let Some(payment) = store::find(db, &id)? else {
-                return Ok(None);
-            };
-            let source = match &payment.payment_source_uuid {
-                Some(s) => sources::find(db, s)?,
-                None => None,
-            };
-            Ok(Some((payment, source)))
-        })
-        .await?;
-    let Some((payment, Some(source))) = found else {
-        tracing::warn!(payment = %uuid, "a reserved payment names no payment source it can charge");
+        .query(move |db| sources::references(db, &sources))
+        .await?
+        .into_iter()
+        .collect();
+    let calls = claimed.into_iter().map(|payment| {
+        let reference = payment
+            .payment_source_uuid
+            .as_ref()
+            .and_then(|s| references.get(s))
+            .cloned();
+        send_one(state, payment, reference)
+    });
+    for result in futures_util::future::join_all(calls).await {
+        result?;
+    }
+    Ok(())
+}
+
+/// One payment [`send`] took into its call.
+async fn send_one(
+    state: &Parts,
+    payment: Payment,
+    reference: Option<String>,
+) -> Result<(), ApiError> {
+    let Some(reference) = reference else {
+        // Left `calling`: the settler fails it once the provider says it never saw the key.
+        tracing::warn!(payment = %payment.uuid, "a reserved payment names no payment source it can charge");
         return Ok(());
     };
     let answer = within(
         state,
         state
             .connector
-            .charge_stored(&source.provider_reference, uuid, payment.amount),
+            .charge_stored(&reference, &payment.uuid, payment.amount),
     )
     .await;
     match answer {
         Ok(outcome) => {
-            record(
-                state,
-                uuid,
-                Charged {
-                    outcome,
-                    stored: None,
-                },
-                None,
-                &TraceContext::new_root(),
-            )
-            .await?;
+            let charged = Charged {
+                outcome,
+                stored: None,
+            };
+            record_on(state, payment, charged, None, &TraceContext::new_root()).await?;
         }
         Err(e) => {
-            tracing::warn!(payment = %uuid, error = %e, "the provider's answer is unknown; the payment stays pending until it is settled")
+            tracing::warn!(payment = %payment.uuid, error = %e, "the provider's answer is unknown; the payment stays pending until it is settled")
         }
     }
     Ok(())

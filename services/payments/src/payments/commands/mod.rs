@@ -5,6 +5,7 @@
 
 pub(crate) mod changes;
 pub(crate) mod charge;
+pub(crate) mod outcome;
 pub(crate) mod refund;
 pub(crate) mod test_psp;
 

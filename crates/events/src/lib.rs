@@ -25,6 +25,6 @@ pub use coffer_model::trace::{self, TraceContext};
 pub use consumer::{Consumer, ConsumerSettings, Handler, HandlerError};
 pub use envelope::{Envelope, Event};
 pub use migrations::MIGRATIONS;
-pub use outbox::{Outbox, OutboxEvent, append};
+pub use outbox::{Outbox, OutboxEvent, append, append_traced};
 pub use relay::{Relay, RelaySettings};
 pub use wiring::EventWiring;

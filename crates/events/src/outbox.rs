@@ -109,8 +109,21 @@ pub fn append(
     events: &[OutboxEvent],
     trace: Option<&TraceContext>,
 ) -> QueryResult<()> {
+    let traced: Vec<_> = events.iter().map(|e| (e, trace)).collect();
+    append_traced(db, &traced)
+}
+
+/// [`append`] for events of several requests written in one transaction (a batch of them),
+/// each under its own request's trace: one statement for all.
+pub fn append_traced(
+    db: &mut Db<'_>,
+    events: &[(&OutboxEvent, Option<&TraceContext>)],
+) -> QueryResult<()> {
+    if events.is_empty() {
+        return Ok(());
+    }
     let mut rows = Vec::with_capacity(events.len());
-    for e in events {
+    for (e, trace) in events {
         let payload = e
             .event
             .to_json_string()

@@ -1,7 +1,7 @@
 //! What a payment announces: its outcome, and the supporter it created.
 
 use coffer_events::catalogue::{PAYMENT_FAILED, PAYMENT_SUCCEEDED, SUPPORTER_CREATED};
-use coffer_events::{TraceContext, append};
+use coffer_events::{OutboxEvent, TraceContext, append};
 use coffer_store::Db;
 
 use super::record::{Payment, PaymentStatus};
@@ -17,6 +17,17 @@ pub(crate) fn announce(
     supporter: Option<&Supporter>,
     trace: &TraceContext,
 ) -> Result<serde_json::Value, Failure> {
+    let (events, body) = announcements(state, payment, supporter)?;
+    append(tx, &events, Some(trace))?;
+    Ok(body)
+}
+
+/// The payment's events, to be written in its transaction, and its response body.
+pub(crate) fn announcements(
+    state: &PaymentsState,
+    payment: &Payment,
+    supporter: Option<&Supporter>,
+) -> Result<(Vec<OutboxEvent>, serde_json::Value), Failure> {
     let body = serde_json::to_value(payment).map_err(internal)?;
     let id = payment.uuid.parse().map_err(internal)?;
     let (organisation, account) = (
@@ -50,6 +61,5 @@ pub(crate) fn announce(
         )),
         _ => {}
     }
-    append(tx, &events, Some(trace))?;
-    Ok(body)
+    Ok((events, body))
 }

@@ -7,7 +7,7 @@ use std::collections::HashSet;
 use std::sync::Arc;
 
 use actix_web::http::StatusCode;
-use coffer_events::{TraceContext, append};
+use coffer_events::{OutboxEvent, TraceContext, append, append_traced};
 use coffer_http::idempotency::{self, IdempotencyKey};
 use coffer_http::{ApiError, Failure};
 use coffer_store::Db;
@@ -15,7 +15,7 @@ use serde_json::{Value, json};
 
 use super::Parts;
 use crate::connectors::{ChargeOutcome, Charged, StoreOutcome};
-use crate::payments::events::announce;
+use crate::payments::events::announcements;
 use crate::payments::record::{ChargeState, Payment, PaymentStatus};
 use crate::payments::store::{self, Answer};
 use crate::sources::domain::SourceStatus;
@@ -96,6 +96,9 @@ fn apply_all(tx: &mut Db<'_>, batch: &[Recording]) -> Result<Vec<Option<Value>>,
         .into_iter()
         .collect();
     let mut bodies = Vec::with_capacity(batch.len());
+    // The batch's events go to the outbox in one statement at the end, each under its own
+    // request's trace.
+    let mut events = Vec::with_capacity(batch.len());
     for (recording, answer) in batch.iter().zip(answers) {
         let payment = if recorded.remove(&recording.payment.uuid) {
             recording.payment.clone()
@@ -121,24 +124,27 @@ fn apply_all(tx: &mut Db<'_>, batch: &[Recording]) -> Result<Vec<Option<Value>>,
                 }
             }
         };
-        let body = finish(tx, recording, payment, answer, now)?;
+        let (announced, body) = finish(tx, recording, payment, answer, now)?;
         if let Some((client, key)) = &recording.completes {
             idempotency::complete(tx, client, key, &(StatusCode::CREATED, body.clone()))?;
         }
+        events.extend(announced.into_iter().map(|e| (e, Some(&recording.trace))));
         bodies.push(Some(body));
     }
+    let traced: Vec<_> = events.iter().map(|(e, t)| (e, *t)).collect();
+    append_traced(tx, &traced)?;
     Ok(bodies)
 }
 
-/// A recorded answer's consequences: the payment as it now stands, the source it kept and
-/// the events, and the response body.
+/// A recorded answer's consequences: the payment as it now stands and the source it kept;
+/// answers the payment's events, still to be written, and its response body.
 fn finish(
     tx: &mut Db<'_>,
     recording: &Recording,
     mut payment: Payment,
     answer: Answer,
     now: i64,
-) -> Result<Value, Failure> {
+) -> Result<(Vec<OutboxEvent>, Value), Failure> {
     let state = &recording.state;
     payment.status = answer.status;
     payment.status_reason = answer.reason;
@@ -157,7 +163,7 @@ fn finish(
             append(tx, &[event], Some(&recording.trace))?;
         }
     }
-    announce(tx, state, &payment, None, &recording.trace)
+    announcements(state, &payment, None)
 }
 
 /// The answer as stored on the payment.

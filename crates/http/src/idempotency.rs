@@ -166,53 +166,29 @@ where
     E: From<DieselError> + Into<ApiError> + Send + 'static,
 {
     let now = clock.unix_ms();
-    let since = now - WINDOW_MS;
-    let Some(key) = key.0.clone() else {
+    if key.0.is_none() {
         let done = store
             .write(move |db| effect(db).map_err(Failure::Effect))
             .await
             .map_err(Failure::into_api)?;
         return Ok(Reservation::Fresh(done));
-    };
-    let earlier = |stored: StoredResponse, hash: &str| -> Result<Reservation<T>, ApiError> {
-        if stored.request_hash != hash || stored.status != idempotency::IN_PROGRESS {
-            return replay(&stored, hash).map(Reservation::Replay);
-        }
-        let marker = serde_json::from_str(&stored.response).map_err(ApiError::internal)?;
-        Ok(Reservation::InProgress(marker))
-    };
-    let (client, k) = (client_id.to_owned(), key.clone());
-    if let Some(stored) = store
-        .query(move |db| idempotency::find(db, &client, &k, since))
-        .await?
-    {
-        return earlier(stored, &hash);
+    }
+    if let Some(found) = earlier(store, clock, client_id, key, &hash).await? {
+        return Ok(found);
     }
     let (client, k, h) = (client_id.to_owned(), key.clone(), hash.clone());
     let result = store
         .write(move |tx| {
             let done = effect(tx).map_err(Failure::Effect)?;
-            let row = StoredResponse {
-                client_id: client.clone(),
-                idempotency_key: k.clone(),
-                request_hash: h.clone(),
-                status: idempotency::IN_PROGRESS,
-                response: marker(&done).to_string(),
-                created_ms: now,
-            };
-            idempotency::save(tx, &row, since).map_err(Failure::Store)?;
+            hold(tx, now, &client, &k, &h, &marker(&done)).map_err(Failure::Store)?;
             Ok(done)
         })
         .await;
     match result {
         Ok(done) => Ok(Reservation::Fresh(done)),
         Err(Failure::Store(DieselError::DatabaseError(DatabaseErrorKind::UniqueViolation, _))) => {
-            let client = client_id.to_owned();
-            match store
-                .query(move |db| idempotency::find(db, &client, &key, since))
-                .await?
-            {
-                Some(stored) => earlier(stored, &hash),
+            match earlier(store, clock, client_id, key, &hash).await? {
+                Some(found) => Ok(found),
                 None => Err(ApiError::conflict(
                     "A request with this Idempotency-Key is in progress",
                 )),
@@ -220,6 +196,60 @@ where
         }
         Err(other) => Err(other.into_api()),
     }
+}
+
+/// What an earlier request under `key` left within the window: its final response (or a
+/// 409 for another body), or the record it marked while still in progress. None when the
+/// key is new, or when no key was sent.
+pub async fn earlier<T>(
+    store: &Store,
+    clock: &dyn Clock,
+    client_id: &str,
+    key: &IdempotencyKey,
+    hash: &str,
+) -> Result<Option<Reservation<T>>, ApiError> {
+    let Some(k) = key.0.clone() else {
+        return Ok(None);
+    };
+    let since = clock.unix_ms() - WINDOW_MS;
+    let client = client_id.to_owned();
+    let Some(stored) = store
+        .query(move |db| idempotency::find(db, &client, &k, since))
+        .await?
+    else {
+        return Ok(None);
+    };
+    if stored.request_hash != hash || stored.status != idempotency::IN_PROGRESS {
+        return replay(&stored, hash).map(|r| Some(Reservation::Replay(r)));
+    }
+    let marker = serde_json::from_str(&stored.response).map_err(ApiError::internal)?;
+    Ok(Some(Reservation::InProgress(marker)))
+}
+
+/// Holds `key` in progress, marked with `marker`, in the transaction of its effect (as
+/// [`reserve`] does; a command that reserves several requests' keys in one transaction
+/// calls it for each). A key held meanwhile by another request fails the transaction with
+/// a unique violation. No key, nothing to hold.
+pub fn hold(
+    tx: &mut Db<'_>,
+    now_ms: i64,
+    client_id: &str,
+    key: &IdempotencyKey,
+    hash: &str,
+    marker: &serde_json::Value,
+) -> Result<(), DieselError> {
+    let Some(k) = &key.0 else {
+        return Ok(());
+    };
+    let row = StoredResponse {
+        client_id: client_id.to_owned(),
+        idempotency_key: k.clone(),
+        request_hash: hash.to_owned(),
+        status: idempotency::IN_PROGRESS,
+        response: marker.to_string(),
+        created_ms: now_ms,
+    };
+    idempotency::save(tx, &row, now_ms - WINDOW_MS)
 }
 
 /// Stores the final response of a [`reserve`]d key, in the transaction of the outcome.

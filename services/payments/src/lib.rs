@@ -33,7 +33,7 @@ use coffer_http::{Module, ReadyFuture};
 use coffer_model::clock::Clock;
 use coffer_store::{Batches, Store, TtlCache};
 
-use crate::payments::commands::outcome;
+use crate::payments::commands::{intents, outcome};
 
 pub struct Payments {
     state: web::Data<PaymentsState>,
@@ -59,12 +59,12 @@ impl Payments {
             settings.relay,
         );
         events.consume("replica", &["identity"], Arc::new(replica::Replica));
-        let connector = Arc::new(connectors::test_psp::TestPsp {
-            base_url: settings.public_base_url.clone(),
-            store: store.clone(),
-            clock: Arc::clone(&clock),
-            faults: settings.test_psp_faults.clone(),
-        });
+        let connector = Arc::new(connectors::test_psp::TestPsp::new(
+            settings.public_base_url.clone(),
+            store.clone(),
+            Arc::clone(&clock),
+            settings.test_psp_faults.clone(),
+        ));
         let state = web::Data::new(PaymentsState {
             store,
             clock,
@@ -76,6 +76,7 @@ impl Payments {
             fingerprint_key: settings.fingerprint_key,
             accounts: TtlCache::new(10_000, Duration::from_secs(2)),
             outcomes: Batches::new(outcome::AT_ONCE, outcome::MAX_BATCH, outcome::record_batch),
+            intents: Batches::new(intents::AT_ONCE, intents::MAX_BATCH, intents::reserve_batch),
         });
         events.consume(
             "billing-charges",

@@ -7,6 +7,7 @@ use coffer_events::{Outbox, RelaySettings};
 use coffer_model::clock::Clock;
 use coffer_store::{Batches, Store, TtlCache};
 
+use crate::payments::commands::intents::{Reserved, Reserving};
 use crate::payments::commands::outcome::{Recorded, Recording};
 use crate::{connectors, profiles};
 
@@ -56,4 +57,6 @@ pub(crate) struct PaymentsState {
     pub accounts: TtlCache<String, (String, Vec<profiles::store::Profile>)>,
     /// Providers' answers waiting to be recorded together (payments/commands/outcome.rs).
     pub outcomes: Batches<Recording, Recorded>,
+    /// Intents waiting to be recorded together (payments/commands/intents.rs).
+    pub intents: Batches<Reserving, Reserved>,
 }

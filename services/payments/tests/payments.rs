@@ -291,6 +291,49 @@ mod refunds {
             assert_eq!(w.provider_book("charge").await.len(), 40);
         }
 
+        async fn intents_recorded_together_keep_each_key_and_supporter(backend) {
+            // Concurrent intents are recorded in shared batches (one insert for all their
+            // payments): two requests under one key must still make one payment, one charge
+            // and one supporter, and every other request its own.
+            let w = world(backend).await;
+            let (_, account, token) = merchant(&w).await;
+            let requests = (0..40).map(|i| {
+                let pair = i / 2;
+                let mut body = card_payment(&account, "4242424242424242");
+                body["custom_parameters"] = json!({"n": pair.to_string()});
+                body["create_supporter"] = json!(true);
+                body["supporter"] = json!({"first_name": format!("Donor {pair}"), "email": format!("donor{pair}@example.org")});
+                let (http, url, token) = (w.app.http.clone(), w.app.url("/payments"), token.clone());
+                tokio::spawn(async move {
+                    let res = http.post(url).bearer_auth(token).header("Idempotency-Key", format!("pair-{pair}"))
+                        .json(&body).send().await.unwrap();
+                    (pair, res.status().as_u16(), res.json::<Value>().await.unwrap())
+                })
+            });
+            let mut by_pair: std::collections::BTreeMap<i32, Vec<Value>> = std::collections::BTreeMap::new();
+            for r in requests.collect::<Vec<_>>() {
+                let (pair, status, paid) = r.await.unwrap();
+                assert_eq!(status, 201, "pair {pair}: {paid}");
+                assert_eq!(paid["custom_parameters"]["n"], pair.to_string(), "pair {pair} answered with another's body");
+                by_pair.entry(pair).or_default().push(paid);
+            }
+            let mut supporters = std::collections::BTreeSet::new();
+            for (pair, answers) in &by_pair {
+                assert_eq!(answers[0]["uuid"], answers[1]["uuid"], "pair {pair}: one key, one payment");
+                let supporter = answers[0]["supporter_uuid"].as_str().unwrap().to_owned();
+                let (status, s) = w.get(&format!("/supporters/{supporter}"), &token).await;
+                assert_eq!((status, &s["email"]), (200, &json!(format!("donor{pair}@example.org"))));
+                supporters.insert(supporter);
+            }
+            assert_eq!(supporters.len(), 20);
+            let (status, found, _) = w.post("/search/payments", &token, &json!({"query": {"$match": {"account_uuid": account}}, "size": 100}), None).await;
+            assert_eq!(status, 200);
+            assert_eq!(found["summary"]["hits"], 20);
+            let (_, made, _) = w.post("/search/supporters", &token, &json!({"query": {"$match": {}}, "size": 0}), None).await;
+            assert_eq!(made["summary"]["hits"], 20);
+            assert_eq!(w.provider_book("charge").await.len(), 20);
+        }
+
         async fn payments_written_together_fail_alone(backend) {
             // Concurrent payments share transactions (group commit); one that fails inside
             // its transaction (an unknown supporter, found only there) must neither take the

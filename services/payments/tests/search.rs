@@ -164,6 +164,36 @@ coffer_testkit::backend_tests! {
         }
     }
 
+    async fn kept_counts_agree_with_counting_after_payments_written_together(backend) {
+        // Concurrent payments are inserted and their outcomes updated in batches, one
+        // statement for many payments of different outcomes; the kept counts must still
+        // agree with counting rows, before and after the changes are folded.
+        let w = world(backend).await;
+        let (_, account, token) = merchant(&w).await;
+        let outcomes = [("card", "4242424242424242"), ("card", "4000000000000002"), ("card", "4000000000009995"), ("twint", "")];
+        futures_util::future::join_all((0..48).map(|i| {
+            let (method, number) = outcomes[i % outcomes.len()];
+            pay(&w, &token, &account, method, number, "100", json!({}))
+        })).await;
+        let expected = json!([
+            {"key": "failed", "doc_count": 24}, {"key": "pending", "doc_count": 12},
+            {"key": "succeeded", "doc_count": 12}
+        ]);
+        for round in 0..2 {
+            for query in [
+                json!({"$match": {"account_uuid": account}}),
+                json!({"$and": [{"$match": {"account_uuid": account}}, {"$exists": "uuid"}]}),
+            ] {
+                let (status, answer) = search(&w, &token, json!({"query": query, "size": 0,
+                    "aggs": {"statuses": {"type": "term", "field": "status"}}})).await;
+                assert_eq!(status, 200, "{answer}");
+                assert_eq!(answer["summary"]["hits"], 48, "round {round}: {query}");
+                assert_eq!(answer["aggregations"]["statuses"], expected, "round {round}: {query}");
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(1500)).await;
+        }
+    }
+
     async fn date_histograms_follow_the_zone_across_a_clock_change(backend) {
         let w = world(backend).await;
         let (organisation, account, _) = merchant(&w).await;

@@ -2,12 +2,13 @@
 //! (docs/payments.md lists them), and keeps a book of every key it was asked about, so
 //! asking again with a key answers as before and charges nothing more.
 
+use std::collections::HashSet;
 use std::sync::Arc;
 use std::time::Duration;
 
 use coffer_model::clock::Clock;
 use coffer_model::money::Money;
-use coffer_store::{Store, StoreError};
+use coffer_store::{Batches, Store, StoreError};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
@@ -30,6 +31,30 @@ pub struct TestPsp {
     pub store: Store,
     pub clock: Arc<dyn Clock>,
     pub faults: Faults,
+    /// First requests waiting to be written to the book together.
+    book: Batches<Entry, Result<bool, ConnectorError>>,
+}
+
+/// Writes first requests to the book: in their own shared transactions that wait for no
+/// flush on PostgreSQL (the provider costs what a remote one would, not a flush of Coffer's
+/// database per charge), in one statement for all of them. True for each entry that was
+/// the first under its key.
+async fn write_book(store: Store, entries: Vec<Entry>) -> Vec<Result<bool, ConnectorError>> {
+    let shared = Arc::new(entries);
+    let written = Arc::clone(&shared);
+    let recorded = store
+        .write_unflushed(move |db| ledger::record_all(db, &written).map_err(StoreError::from))
+        .await;
+    match recorded {
+        Ok(keys) => {
+            let mut first: HashSet<String> = keys.into_iter().collect();
+            shared
+                .iter()
+                .map(|e| Ok(first.remove(&e.idempotency_key)))
+                .collect()
+        }
+        Err(e) => shared.iter().map(|_| Err(unreachable(&e))).collect(),
+    }
 }
 
 /// How long a hanging provider hangs: longer than any caller waits.
@@ -40,6 +65,20 @@ fn unreachable(e: impl std::fmt::Display) -> ConnectorError {
 }
 
 impl TestPsp {
+    pub fn new(base_url: String, store: Store, clock: Arc<dyn Clock>, faults: Faults) -> Self {
+        let writer = store.clone();
+        let book = Batches::new(1, 64, move |entries: Vec<Entry>| {
+            write_book(writer.clone(), entries)
+        });
+        Self {
+            base_url,
+            store,
+            clock,
+            faults,
+            book,
+        }
+    }
+
     /// The answer under `key`: the one given before, or `decide`'s, written down first.
     async fn once<T>(
         &self,
@@ -67,12 +106,13 @@ impl TestPsp {
             requests: 1,
             created: self.clock.unix(),
         };
-        // Its own shared transactions that wait for no flush on PostgreSQL: the provider
-        // costs what a remote one would, not a flush of Coffer's database per charge.
-        let first = store
-            .write_unflushed(move |db| ledger::record(db, &entry).map_err(StoreError::from))
-            .await;
-        let answer = if first.map_err(unreachable)? {
+        // Written with the other first requests that arrive together, in one statement.
+        let first = self
+            .book
+            .submit(entry)
+            .await
+            .unwrap_or_else(|| Err(unreachable("writing the book was cancelled")));
+        let answer = if first? {
             answer
         } else {
             let id = key.to_owned();

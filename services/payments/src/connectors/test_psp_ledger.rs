@@ -7,7 +7,7 @@ use diesel::prelude::*;
 
 use crate::schema::test_psp_ledger::dsl as l;
 
-#[derive(Debug, Clone, Queryable, Selectable)]
+#[derive(Debug, Clone, Queryable, Selectable, Insertable)]
 #[diesel(table_name = crate::schema::test_psp_ledger)]
 pub struct Entry {
     pub idempotency_key: String,
@@ -48,6 +48,25 @@ pub fn record(db: &mut Db<'_>, entry: &Entry) -> QueryResult<bool> {
             .execute(db)
     })?;
     Ok(inserted == 1)
+}
+
+/// [`record`] for several keys in one statement; the keys recorded, each once (another
+/// request, or an earlier entry of the same batch, got there first for the rest).
+pub fn record_all(db: &mut Db<'_>, entries: &[Entry]) -> QueryResult<Vec<String>> {
+    let Db::Pg(pg) = db else {
+        let mut recorded = Vec::new();
+        for entry in entries {
+            if record(db, entry)? {
+                recorded.push(entry.idempotency_key.clone());
+            }
+        }
+        return Ok(recorded);
+    };
+    diesel::insert_into(l::test_psp_ledger)
+        .values(entries)
+        .on_conflict_do_nothing()
+        .returning(l::idempotency_key)
+        .get_results(&mut **pg)
 }
 
 pub fn of_kind(db: &mut Db<'_>, kind: &str) -> QueryResult<Vec<Entry>> {

@@ -147,6 +147,15 @@ pub fn insert(db: &mut Db<'_>, payment: &Payment) -> QueryResult<()> {
     db_run!(db: { diesel::insert_into(p::payments).values(&row).execute(db).map(drop) })
 }
 
+/// Payments recorded together, in one statement.
+pub fn insert_all(db: &mut Db<'_>, payments: &[Payment]) -> QueryResult<()> {
+    if payments.is_empty() {
+        return Ok(());
+    }
+    let rows: Vec<Row> = payments.iter().map(Row::from_payment).collect();
+    db_run!(db: { diesel::insert_into(p::payments).values(&rows).execute(db).map(drop) })
+}
+
 /// The payment with its refunds.
 pub fn find(db: &mut Db<'_>, uuid: &str) -> QueryResult<Option<Payment>> {
     let row: Option<Row> =

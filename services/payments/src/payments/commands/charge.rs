@@ -14,11 +14,12 @@
 use std::collections::HashMap;
 
 use actix_web::HttpResponse;
-use coffer_events::{TraceContext, append};
-use coffer_http::{ApiError, Failure, internal};
-use coffer_store::{Db, StoreError};
-use serde_json::{Value, json};
+use coffer_events::TraceContext;
+use coffer_http::{ApiError, Failure};
+use coffer_store::StoreError;
+use serde_json::Value;
 
+use super::intents::{self, Reserving};
 use super::outcome::Recording;
 use super::{Asker, Parts, Reserved, current, reserved, within};
 use crate::connectors::{ChargeOutcome, ChargeRequest, Charged, Instrument};
@@ -53,24 +54,16 @@ pub(crate) async fn initiate(
         supporter,
         named_supporter,
     } = intent;
-    let (st, tr) = (state.clone(), trace.clone());
-    let reservation = asker
-        .reserve(
-            state,
-            hash,
-            move |tx| {
-                reserve(
-                    tx,
-                    &st,
-                    payment.clone(),
-                    supporter.as_ref(),
-                    named_supporter.as_deref(),
-                    &tr,
-                )
-            },
-            |p: &Payment| json!({ "payment_uuid": p.uuid }),
-        )
-        .await?;
+    let reservation = intents::reserve(Reserving {
+        state: state.clone(),
+        asker: asker.clone(),
+        hash,
+        trace: trace.clone(),
+        payment,
+        supporter,
+        named_supporter,
+    })
+    .await?;
     // A retry while the first request is still under way, or after it stopped, is answered
     // with the payment as it stands, never a second charge.
     let in_progress = |uuid: String| async move {
@@ -104,36 +97,6 @@ pub(crate) async fn initiate(
         }
     }
     Ok(HttpResponse::Created().json(current(state, uuid).await?))
-}
-
-/// Step 1 of [`initiate`], in its transaction.
-fn reserve(
-    tx: &mut Db<'_>,
-    state: &Parts,
-    mut payment: Payment,
-    supporter: Option<&Supporter>,
-    named_supporter: Option<&str>,
-    trace: &TraceContext,
-) -> Result<Payment, Failure> {
-    if let Some(named) = named_supporter {
-        let found = crate::supporters::store::find(tx, named)?
-            .filter(|s| s.organisation_uuid == payment.organisation_uuid)
-            .ok_or_else(|| Failure::from(ApiError::not_found("Supporter")))?;
-        payment.supporter_uuid = Some(found.uuid);
-    }
-    if let Some(s) = supporter {
-        crate::supporters::store::insert(tx, s)?;
-        let event = state.outbox.event(
-            &coffer_events::catalogue::SUPPORTER_CREATED,
-            s.uuid.parse().map_err(internal)?,
-            payment.organisation_uuid.parse().ok(),
-            None,
-            serde_json::to_value(s).map_err(internal)?,
-        );
-        append(tx, &[event], Some(trace))?;
-    }
-    store::insert(tx, &payment)?;
-    Ok(payment)
 }
 
 /// Step 3: records the provider's answer for a payment whose call is under way, with the

@@ -5,6 +5,7 @@
 
 pub(crate) mod changes;
 pub(crate) mod charge;
+pub(crate) mod intents;
 pub(crate) mod outcome;
 pub(crate) mod refund;
 pub(crate) mod test_psp;
@@ -74,6 +75,7 @@ pub(crate) async fn current(state: &Parts, uuid: String) -> Result<Value, ApiErr
 }
 
 /// Who asked, so the final answer is stored under their key.
+#[derive(Clone)]
 pub(crate) struct Asker {
     pub client_id: String,
     pub key: IdempotencyKey,

@@ -12,6 +12,8 @@ use crate::payments::store;
 const BATCH: i64 = 500;
 /// Calls to the provider made side by side; each waits mostly on the provider.
 const AT_ONCE: usize = 16;
+/// Chunks of AT_ONCE sent side by side.
+const CHUNKS: usize = 4;
 /// How often the sender looks without being woken, and the settler looks at all.
 const POLL: Duration = Duration::from_millis(500);
 
@@ -28,12 +30,19 @@ pub(crate) async fn send_forever(state: Parts) {
             }
         };
         let full = ids.len() as i64 == BATCH;
-        // Taken and called AT_ONCE at a time, so that a taken payment's call begins soon.
-        for chunk in ids.chunks(AT_ONCE) {
-            if let Err(e) = commands::send(&state, chunk.to_vec()).await {
-                tracing::warn!(error = %e, "sending charges failed; those not answered are settled or sent again");
-            }
-        }
+        // Taken and called AT_ONCE at a time, so that a taken payment's call begins soon;
+        // CHUNKS chunks side by side, so the sender waits on calls and commits together
+        // rather than one chunk's after another's.
+        futures_util::stream::iter(ids.chunks(AT_ONCE))
+            .for_each_concurrent(CHUNKS, |chunk| {
+                let state = state.clone();
+                async move {
+                    if let Err(e) = commands::send(&state, chunk.to_vec()).await {
+                        tracing::warn!(error = %e, "sending charges failed; those not answered are settled or sent again");
+                    }
+                }
+            })
+            .await;
         if !full {
             let _ = tokio::time::timeout(POLL, woken).await;
         }

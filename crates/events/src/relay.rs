@@ -225,7 +225,7 @@ fn claim_partitions(
     .bind::<Integer, _>(PARTITIONS)
     .bind::<Integer, _>(start)
     .bind::<Integer, _>(settings.lock_space)
-    .bind::<Integer, _>(settings.partitions_per_claim)
+    .bind::<Integer, _>(settings.partitions_per_claim.max(1))
     .load(conn)?;
     Ok(found.into_iter().map(|p| p.partition_no).collect())
 }

@@ -24,6 +24,17 @@ impl Conn {
             Conn::Sqlite(c) => Db::Sqlite(c),
         }
     }
+
+    /// Whether the connection can no longer be trusted: a transaction left open, or one
+    /// whose rollback failed (as when the server went away). The pool drops such a
+    /// connection when it comes back; a caller that keeps one across uses asks here.
+    pub fn is_broken(&mut self) -> bool {
+        use diesel::r2d2::R2D2Connection;
+        match self {
+            Conn::Pg(c) => R2D2Connection::is_broken(&mut **c),
+            Conn::Sqlite(c) => R2D2Connection::is_broken(&mut **c),
+        }
+    }
 }
 
 /// A borrowed connection of either backend, in or out of a transaction. Store functions

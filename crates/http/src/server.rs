@@ -53,6 +53,8 @@ pub fn build_app(
         .route("/health/live", web::get().to(health::live))
         .route("/health/ready", web::get().to(health::ready))
         .route("/metrics", web::get().to(metrics::endpoint));
+    let parts: Vec<_> = ctx.modules.iter().map(|m| m.api()).collect();
+    app = app.configure(|cfg| crate::openapi::configure(cfg, &parts));
     for module in &ctx.modules {
         let module = Arc::clone(module);
         app = app.configure(move |cfg| module.configure(cfg));
@@ -62,6 +64,9 @@ pub fn build_app(
         .wrap(from_fn(error_shape::middleware))
         .wrap(from_fn(metrics::middleware))
         .wrap(from_fn(request_id::middleware))
+        // Outermost, so that error bodies written by the middleware above are compressed
+        // too; only for a client that sends `Accept-Encoding` naming gzip.
+        .wrap(actix_web::middleware::Compress::default())
 }
 
 /// Starts serving on an already bound listener, so tests can bind port 0 first.

@@ -42,6 +42,12 @@ impl Module for Probe {
         "probe"
     }
 
+    fn api(&self) -> coffer_http::openapi::Part {
+        let info = utoipa::openapi::Info::new("probe", "0");
+        let doc = utoipa::openapi::OpenApi::new(info, utoipa::openapi::Paths::new());
+        coffer_http::openapi::Part::new(doc, &coffer_http::openapi::RouteTable::new())
+    }
+
     fn configure(&self, cfg: &mut web::ServiceConfig) {
         cfg.service(
             web::resource("/a")

@@ -4,6 +4,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod app;
+pub mod contract;
 mod db;
 pub mod probe;
 

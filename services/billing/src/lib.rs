@@ -6,6 +6,7 @@
 //! `routes.rs`, and the background loops are the workers listed in `workers/mod.rs`.
 
 mod announce;
+pub mod api;
 pub mod config;
 mod error;
 mod idempotent;
@@ -80,7 +81,11 @@ impl Module for Billing {
 
     fn configure(&self, cfg: &mut web::ServiceConfig) {
         cfg.app_data(self.state.clone());
-        routes::configure(cfg);
+        routes::table().register(cfg);
+    }
+
+    fn api(&self) -> coffer_http::openapi::Part {
+        api::part()
     }
 
     fn ready(&self) -> ReadyFuture<'_> {

@@ -2,95 +2,67 @@
 //! "Invoices", "Test clocks"). Error bodies take the shape SPEC.md shows for each
 //! operation: shape A for most, shape C for the subscription state changes.
 
-use actix_web::web;
 use coffer_http::Shape;
+use coffer_http::openapi::RouteTable;
 
 use crate::{invoices, plans, subscriptions, test_clocks};
 
-pub(crate) fn configure(cfg: &mut web::ServiceConfig) {
-    for_plans(cfg);
-    for_subscriptions(cfg);
-    for_invoices(cfg);
-    for_test_clocks(cfg);
+pub(crate) fn table() -> RouteTable {
+    let mut t = RouteTable::new();
+    for_plans(&mut t);
+    for_subscriptions(&mut t);
+    for_invoices(&mut t);
+    for_test_clocks(&mut t);
+    t
 }
 
-fn for_plans(cfg: &mut web::ServiceConfig) {
+fn for_plans(t: &mut RouteTable) {
     use plans::routes as p;
-    cfg.route("/subscription-plans", web::get().to(p::list))
-        .route("/subscription-plans", web::post().to(p::create))
-        .route("/subscription-plans/{plan_uuid}", web::get().to(p::get))
-        .route(
-            "/subscription-plans/{plan_uuid}",
-            web::patch().to(p::update),
-        );
+    t.get("/subscription-plans", p::list)
+        .post("/subscription-plans", p::create)
+        .get("/subscription-plans/{plan_uuid}", p::get)
+        .patch("/subscription-plans/{plan_uuid}", p::update);
 }
 
-fn for_subscriptions(cfg: &mut web::ServiceConfig) {
+fn for_subscriptions(t: &mut RouteTable) {
     use subscriptions::routes as s;
-    cfg.service(
-        web::resource("/subscriptions")
-            .app_data(Shape::A)
-            .route(web::post().to(s::create)),
-    )
-    .service(
-        web::resource("/subscriptions/{subscription_uuid}")
-            .app_data(Shape::A)
-            .route(web::get().to(s::get))
-            .route(web::patch().to(s::update)),
-    )
-    .route("/search/subscriptions", web::post().to(s::search))
-    .service(
-        web::resource("/subscriptions/{subscription_uuid}/activate")
-            .app_data(Shape::C)
-            .route(web::post().to(s::activate)),
-    )
-    .service(
-        web::resource("/subscriptions/{subscription_uuid}/cancel")
-            .app_data(Shape::C)
-            .route(web::post().to(s::cancel)),
-    )
-    .service(
-        web::resource("/subscriptions/{subscription_uuid}/suspend")
-            .app_data(Shape::C)
-            .route(web::post().to(s::suspend)),
-    );
+    t.shaped(Shape::A, |t| {
+        t.post("/subscriptions", s::create)
+            .get("/subscriptions/{subscription_uuid}", s::get)
+            .patch("/subscriptions/{subscription_uuid}", s::update);
+    })
+    .post("/search/subscriptions", s::search)
+    .shaped(Shape::C, |t| {
+        t.post("/subscriptions/{subscription_uuid}/activate", s::activate)
+            .post("/subscriptions/{subscription_uuid}/cancel", s::cancel)
+            .post("/subscriptions/{subscription_uuid}/suspend", s::suspend);
+    });
 }
 
-fn for_invoices(cfg: &mut web::ServiceConfig) {
+fn for_invoices(t: &mut RouteTable) {
     use invoices::routes as i;
-    cfg.service(
-        web::resource("/subscriptions/{subscription_uuid}/invoices")
-            .app_data(Shape::A)
-            .route(web::get().to(i::list))
-            .route(web::post().to(i::create)),
-    )
-    .service(
-        web::resource("/subscriptions/{subscription_uuid}/invoices/{invoice_uuid}")
-            .app_data(Shape::A)
-            .route(web::get().to(i::get)),
-    )
-    .service(
-        web::resource("/subscriptions/{subscription_uuid}/invoices/{invoice_uuid}/close")
-            .app_data(Shape::A)
-            .route(web::post().to(i::close)),
-    )
-    .service(
-        web::resource("/subscriptions/{subscription_uuid}/invoices/{invoice_uuid}/charge-attempts")
-            .app_data(Shape::A)
-            .route(web::post().to(i::charge)),
-    );
+    t.shaped(Shape::A, |t| {
+        t.get("/subscriptions/{subscription_uuid}/invoices", i::list)
+            .post("/subscriptions/{subscription_uuid}/invoices", i::create)
+            .get(
+                "/subscriptions/{subscription_uuid}/invoices/{invoice_uuid}",
+                i::get,
+            )
+            .post(
+                "/subscriptions/{subscription_uuid}/invoices/{invoice_uuid}/close",
+                i::close,
+            )
+            .post(
+                "/subscriptions/{subscription_uuid}/invoices/{invoice_uuid}/charge-attempts",
+                i::charge,
+            );
+    });
 }
 
-fn for_test_clocks(cfg: &mut web::ServiceConfig) {
+fn for_test_clocks(t: &mut RouteTable) {
     use test_clocks::routes as c;
-    cfg.route("/test-clocks", web::post().to(c::create))
-        .route("/test-clocks/{test_clock_uuid}", web::get().to(c::get))
-        .route(
-            "/test-clocks/{test_clock_uuid}",
-            web::delete().to(c::delete),
-        )
-        .route(
-            "/test-clocks/{test_clock_uuid}/advance",
-            web::post().to(c::advance),
-        );
+    t.post("/test-clocks", c::create)
+        .get("/test-clocks/{test_clock_uuid}", c::get)
+        .delete("/test-clocks/{test_clock_uuid}", c::delete)
+        .post("/test-clocks/{test_clock_uuid}/advance", c::advance);
 }

@@ -30,6 +30,16 @@ pub enum Command {
     /// Card payments and payment reads per second, and search latency, against a running
     /// Coffer (scripts/bench-payments.sh sets one up on PostgreSQL).
     BenchPayments(crate::bench_payments::BenchPaymentsArgs),
+    /// Print the whole API description (OpenAPI 3.1), or serve it with its browsable
+    /// reference (`--listen`), as the gateway's `/openapi.json` and `/docs`.
+    Openapi(OpenapiArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct OpenapiArgs {
+    /// Serve `/openapi.json` and `/docs` on this address instead of printing.
+    #[arg(long, env = "COFFER_LISTEN")]
+    pub listen: Option<String>,
 }
 
 #[derive(Debug, Args)]

@@ -11,6 +11,7 @@ mod data_dir;
 mod demo;
 mod dev;
 mod master_keys;
+mod openapi;
 mod sealed_file;
 mod services;
 
@@ -39,6 +40,7 @@ fn main() -> std::process::ExitCode {
             Command::Bench(args) => bench::run(args).await,
             Command::BenchEvents(args) => bench_events::run_all(args).await,
             Command::BenchPayments(args) => bench_payments::run(args).await,
+            Command::Openapi(args) => openapi::run(args).await,
         }
     });
     match result {

@@ -7,6 +7,7 @@
 
 pub mod accounts;
 pub mod admin;
+pub mod api;
 pub mod attachments;
 pub mod clients;
 pub mod config;
@@ -96,7 +97,11 @@ impl Module for Identity {
 
     fn configure(&self, cfg: &mut web::ServiceConfig) {
         cfg.app_data(self.state.clone());
-        routes::configure(cfg);
+        routes::table().register(cfg);
+    }
+
+    fn api(&self) -> coffer_http::openapi::Part {
+        api::part()
     }
 
     fn ready(&self) -> ReadyFuture<'_> {

@@ -1,58 +1,54 @@
 //! Identity's HTTP surface, every route of it (API.md, "Token", "Organisations" and
 //! "Accounts"). Nothing else imports a feature's routes.
 
-use actix_web::web;
 use coffer_http::Shape;
+use coffer_http::openapi::RouteTable;
 
 use crate::{accounts, attachments, keys, organisations, tokens};
 
-pub(crate) fn configure(cfg: &mut web::ServiceConfig) {
-    cfg.service(
-        web::resource("/oauth2/token")
-            .app_data(Shape::OAuth)
-            .route(web::post().to(tokens::routes::grant)),
-    )
-    .route("/.well-known/jwks.json", web::get().to(keys::routes::get))
-    .route("/organisations", web::get().to(organisations::routes::list))
-    .route(
-        "/search/organisations",
-        web::get().to(organisations::routes::search),
-    )
-    .route(
+pub(crate) fn table() -> RouteTable {
+    let mut t = RouteTable::new();
+    t.public(|t| {
+        t.shaped(Shape::OAuth, |t| {
+            t.post("/oauth2/token", tokens::routes::grant);
+        })
+        .get("/.well-known/jwks.json", keys::routes::get);
+    })
+    .get("/organisations", organisations::routes::list)
+    .get("/search/organisations", organisations::routes::search)
+    .get(
         "/organisations/{organisation_uuid}",
-        web::get().to(organisations::routes::get),
+        organisations::routes::get,
     )
-    .route(
+    .get(
         "/organisations/{organisation_uuid}/addresses",
-        web::get().to(attachments::routes::organisation_addresses),
+        attachments::routes::organisation_addresses,
     )
-    .route(
+    .get(
         "/organisations/{organisation_uuid}/addresses/{address_uuid}",
-        web::get().to(attachments::routes::organisation_address),
+        attachments::routes::organisation_address,
     )
-    .route(
+    .get(
         "/organisations/{organisation_uuid}/metadata",
-        web::get().to(attachments::routes::organisation_metadata),
+        attachments::routes::organisation_metadata,
     )
-    .route("/accounts", web::get().to(accounts::routes::list))
-    .route(
-        "/accounts/{account_uuid}",
-        web::get().to(accounts::routes::get),
-    )
-    .route(
+    .get("/accounts", accounts::routes::list)
+    .get("/accounts/{account_uuid}", accounts::routes::get)
+    .get(
         "/accounts/{account_uuid}/billing-data",
-        web::get().to(accounts::routes::billing_data),
+        accounts::routes::billing_data,
     )
-    .route(
+    .get(
         "/accounts/{account_uuid}/addresses",
-        web::get().to(attachments::routes::account_addresses),
+        attachments::routes::account_addresses,
     )
-    .route(
+    .get(
         "/accounts/{account_uuid}/addresses/{address_uuid}",
-        web::get().to(attachments::routes::account_address),
+        attachments::routes::account_address,
     )
-    .route(
+    .get(
         "/accounts/{account_uuid}/metadata",
-        web::get().to(attachments::routes::account_metadata),
+        attachments::routes::account_metadata,
     );
+    t
 }

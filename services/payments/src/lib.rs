@@ -5,6 +5,7 @@
 //! Each feature folder has the same rooms (docs/architecture.md); `routes.rs` is the one
 //! route table, `workers/` lists the background loops.
 
+pub mod api;
 pub mod config;
 pub mod connectors;
 mod failure;
@@ -96,7 +97,11 @@ impl Module for Payments {
 
     fn configure(&self, cfg: &mut web::ServiceConfig) {
         cfg.app_data(self.state.clone());
-        routes::configure(cfg);
+        routes::table().register(cfg);
+    }
+
+    fn api(&self) -> coffer_http::openapi::Part {
+        api::part()
     }
 
     fn ready(&self) -> ReadyFuture<'_> {

@@ -1,17 +1,19 @@
-//! Every route of payments, in one table: each feature's `routes.rs` registers its own, and
+//! Every route of payments, in one table: each feature's `routes.rs` adds its own, and
 //! nothing else imports them.
 
-use actix_web::web;
+use coffer_http::openapi::RouteTable;
 
 use crate::{payments, profiles, search, sources, supporters};
 
-pub(crate) fn configure(cfg: &mut web::ServiceConfig) {
-    supporters::routes::configure(cfg);
-    profiles::routes::configure(cfg);
-    payments::routes::configure(cfg);
-    payments::changes::configure(cfg);
-    payments::refunds::configure(cfg);
-    payments::test_psp_pages::configure(cfg);
-    sources::routes::configure(cfg);
-    search::routes::configure(cfg);
+pub(crate) fn table() -> RouteTable {
+    let mut t = RouteTable::new();
+    supporters::routes::routes(&mut t);
+    profiles::routes::routes(&mut t);
+    payments::routes::routes(&mut t);
+    payments::changes::routes(&mut t);
+    payments::refunds::routes(&mut t);
+    payments::test_psp_pages::routes(&mut t);
+    sources::routes::routes(&mut t);
+    search::routes::routes(&mut t);
+    t
 }

@@ -9,6 +9,9 @@ use super::commands;
 use super::views::{AccountDetail, AccountItem, BillingDataView};
 use crate::state::IdentityState;
 
+/// The accounts the caller may see.
+#[utoipa::path(get, path = "/accounts", operation_id = "listAccounts", tag = "Accounts",
+    responses((status = 200, description = "The caller's accounts", body = [AccountItem])))]
 pub(crate) async fn list(
     state: web::Data<IdentityState>,
     caller: Caller,
@@ -17,6 +20,11 @@ pub(crate) async fn list(
     Ok(HttpResponse::Ok().json(rows.iter().map(AccountItem::from).collect::<Vec<_>>()))
 }
 
+/// One account, with its organisation.
+#[utoipa::path(get, path = "/accounts/{account_uuid}", operation_id = "getAccount", tag = "Accounts",
+    params(("account_uuid" = uuid::Uuid, Path, description = "The account")),
+    responses((status = 200, description = "The account", body = AccountDetail),
+        (status = 404, description = "No such account")))]
 pub(crate) async fn get(
     state: web::Data<IdentityState>,
     caller: Caller,
@@ -26,6 +34,11 @@ pub(crate) async fn get(
     Ok(HttpResponse::Ok().json(AccountDetail::new(&account, &organisation)))
 }
 
+/// Where an account's invoices go.
+#[utoipa::path(get, path = "/accounts/{account_uuid}/billing-data", operation_id = "getAccountBillingData", tag = "Accounts",
+    params(("account_uuid" = uuid::Uuid, Path, description = "The account")),
+    responses((status = 200, description = "The account's billing data", body = BillingDataView),
+        (status = 404, description = "No such account, or none kept for it")))]
 pub(crate) async fn billing_data(
     state: web::Data<IdentityState>,
     caller: Caller,

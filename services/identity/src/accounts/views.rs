@@ -7,7 +7,7 @@ use super::store::{AccountRow, BillingRow};
 use crate::organisations::store::OrganisationRow;
 
 /// The list form of an Account.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, utoipa::ToSchema)]
 pub(crate) struct AccountItem<'a> {
     uuid: &'a str,
     name: &'a str,
@@ -28,7 +28,7 @@ impl<'a> From<&'a AccountRow> for AccountItem<'a> {
     }
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, utoipa::ToSchema)]
 struct OrganisationSummary<'a> {
     uuid: &'a str,
     name: &'a str,
@@ -37,7 +37,7 @@ struct OrganisationSummary<'a> {
 }
 
 /// The single form of an Account: the organisation object replaces organisation_uuid.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, utoipa::ToSchema)]
 pub(crate) struct AccountDetail<'a> {
     uuid: &'a str,
     name: &'a str,
@@ -63,7 +63,7 @@ impl<'a> AccountDetail<'a> {
     }
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, utoipa::ToSchema)]
 struct BillingAddress<'a> {
     address_line1: &'a str,
     address_line2: &'a str,
@@ -72,7 +72,7 @@ struct BillingAddress<'a> {
     country_code: &'a str,
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, utoipa::ToSchema)]
 pub(crate) struct BillingDataView<'a> {
     organisation_name: &'a str,
     account_name: &'a str,

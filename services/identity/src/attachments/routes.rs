@@ -41,6 +41,11 @@ async fn metadata(
     Ok(HttpResponse::Ok().json(entries))
 }
 
+/// The organisation's addresses.
+#[utoipa::path(get, path = "/organisations/{organisation_uuid}/addresses", operation_id = "listOrganisationAddresses", tag = "Organisations",
+    params(("organisation_uuid" = uuid::Uuid, Path, description = "The organisation")),
+    responses((status = 200, description = "The organisation's addresses", body = [AddressView]),
+        (status = 404, description = "No such organisation")))]
 pub(crate) async fn organisation_addresses(
     state: web::Data<IdentityState>,
     caller: Caller,
@@ -49,6 +54,11 @@ pub(crate) async fn organisation_addresses(
     addresses(&state, &caller, OwnerKind::Organisation, &path).await
 }
 
+/// One of the organisation's addresses.
+#[utoipa::path(get, path = "/organisations/{organisation_uuid}/addresses/{address_uuid}", operation_id = "getOrganisationAddress", tag = "Organisations",
+    params(("organisation_uuid" = uuid::Uuid, Path, description = "The organisation"), ("address_uuid" = uuid::Uuid, Path, description = "The address")),
+    responses((status = 200, description = "One of the organisation's addresses", body = AddressView),
+        (status = 404, description = "No such organisation or address")))]
 pub(crate) async fn organisation_address(
     state: web::Data<IdentityState>,
     caller: Caller,
@@ -57,6 +67,11 @@ pub(crate) async fn organisation_address(
     address(&state, &caller, OwnerKind::Organisation, path).await
 }
 
+/// The organisation's metadata, names to values.
+#[utoipa::path(get, path = "/organisations/{organisation_uuid}/metadata", operation_id = "getOrganisationMetadata", tag = "Organisations",
+    params(("organisation_uuid" = uuid::Uuid, Path, description = "The organisation")),
+    responses((status = 200, description = "The organisation's metadata, names to values", body = std::collections::BTreeMap<String, String>),
+        (status = 404, description = "No such organisation")))]
 pub(crate) async fn organisation_metadata(
     state: web::Data<IdentityState>,
     caller: Caller,
@@ -65,6 +80,11 @@ pub(crate) async fn organisation_metadata(
     metadata(&state, &caller, OwnerKind::Organisation, &path).await
 }
 
+/// The account's addresses.
+#[utoipa::path(get, path = "/accounts/{account_uuid}/addresses", operation_id = "listAccountAddresses", tag = "Accounts",
+    params(("account_uuid" = uuid::Uuid, Path, description = "The account")),
+    responses((status = 200, description = "The account's addresses", body = [AddressView]),
+        (status = 404, description = "No such account")))]
 pub(crate) async fn account_addresses(
     state: web::Data<IdentityState>,
     caller: Caller,
@@ -73,6 +93,11 @@ pub(crate) async fn account_addresses(
     addresses(&state, &caller, OwnerKind::Account, &path).await
 }
 
+/// One of the account's addresses.
+#[utoipa::path(get, path = "/accounts/{account_uuid}/addresses/{address_uuid}", operation_id = "getAccountAddress", tag = "Accounts",
+    params(("account_uuid" = uuid::Uuid, Path, description = "The account"), ("address_uuid" = uuid::Uuid, Path, description = "The address")),
+    responses((status = 200, description = "One of the account's addresses", body = AddressView),
+        (status = 404, description = "No such account or address")))]
 pub(crate) async fn account_address(
     state: web::Data<IdentityState>,
     caller: Caller,
@@ -81,6 +106,11 @@ pub(crate) async fn account_address(
     address(&state, &caller, OwnerKind::Account, path).await
 }
 
+/// The account's metadata, names to values.
+#[utoipa::path(get, path = "/accounts/{account_uuid}/metadata", operation_id = "getAccountMetadata", tag = "Accounts",
+    params(("account_uuid" = uuid::Uuid, Path, description = "The account")),
+    responses((status = 200, description = "The account's metadata, names to values", body = std::collections::BTreeMap<String, String>),
+        (status = 404, description = "No such account")))]
 pub(crate) async fn account_metadata(
     state: web::Data<IdentityState>,
     caller: Caller,

@@ -4,7 +4,7 @@ use serde::Serialize;
 
 use super::store::AddressRow;
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, utoipa::ToSchema)]
 pub(crate) struct AddressView<'a> {
     uuid: &'a str,
     created: i64,

@@ -6,6 +6,9 @@ use actix_web::{HttpResponse, web};
 use super::commands;
 use crate::state::IdentityState;
 
+/// The keys access tokens are signed with, for verifiers.
+#[utoipa::path(get, path = "/.well-known/jwks.json", operation_id = "getJwks", tag = "Token",
+    responses((status = 200, description = "The signing keys", body = coffer_auth::Jwks)))]
 pub(crate) async fn get(state: web::Data<IdentityState>) -> HttpResponse {
     HttpResponse::Ok()
         // Verifiers cache the set; a short lifetime lets a rotated-in key reach them soon.

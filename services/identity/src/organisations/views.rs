@@ -7,7 +7,7 @@ use super::store::OrganisationRow;
 use crate::accounts::store::AccountRow;
 
 /// The list form of an Organisation.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, utoipa::ToSchema)]
 pub(crate) struct OrganisationItem<'a> {
     uuid: &'a str,
     name: &'a str,
@@ -28,13 +28,13 @@ impl<'a> From<&'a OrganisationRow> for OrganisationItem<'a> {
     }
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, utoipa::ToSchema)]
 pub(crate) struct UuidRef<'a> {
     uuid: &'a str,
 }
 
 /// The single form of an Organisation.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, utoipa::ToSchema)]
 pub(crate) struct OrganisationDetail<'a> {
     #[serde(flatten)]
     item: OrganisationItem<'a>,

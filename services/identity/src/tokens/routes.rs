@@ -7,13 +7,16 @@ use base64::engine::general_purpose::STANDARD;
 use coffer_http::{ApiError, ClientAddress, JsonOrForm};
 use coffer_model::validation::{FieldError, Violations};
 use serde::Deserialize;
-use serde_json::json;
 
 use super::commands;
 use crate::state::IdentityState;
 
-#[derive(Debug, Deserialize)]
+/// RFC 6749 section 4.4. The client's id and secret come here or as HTTP Basic.
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
+#[schema(example = json!({"grant_type": "client_credentials", "client_id": "3f1c0e8e-2d6b-4c55-9a39-2b8f1e1f0a77", "client_secret": "s3cr3t"}))]
 pub(crate) struct TokenRequest {
+    /// Only `client_credentials`.
+    #[schema(required = true, value_type = String)]
     grant_type: Option<String>,
     client_id: Option<String>,
     client_secret: Option<String>,
@@ -31,10 +34,30 @@ fn basic_credentials(req: &HttpRequest) -> Option<(String, String)> {
     Some((id.to_owned(), secret.to_owned()))
 }
 
+/// An issued access token (RFC 6749 section 5.1).
+#[derive(serde::Serialize, utoipa::ToSchema)]
+pub(crate) struct Issued {
+    /// Always `Bearer`.
+    #[schema(value_type = String)]
+    token_type: &'static str,
+    /// Seconds the token is valid for.
+    expires_in: i64,
+    access_token: String,
+}
+
 fn present(value: Option<String>) -> Option<String> {
     value.filter(|v| !v.is_empty())
 }
 
+/// An access token for a client's id and secret (RFC 6749 section 4.4).
+#[utoipa::path(post, path = "/oauth2/token", operation_id = "createToken", tag = "Token",
+    request_body(content(
+        (TokenRequest = "application/json"),
+        (TokenRequest = "application/x-www-form-urlencoded"),
+    )),
+    responses((status = 200, description = "An access token", body = Issued),
+        (status = 401, description = "Unknown client or wrong secret"),
+        (status = 429, description = "Too many failed attempts from this network; see Retry-After")))]
 pub(crate) async fn grant(
     state: web::Data<IdentityState>,
     req: HttpRequest,
@@ -73,9 +96,9 @@ pub(crate) async fn grant(
         // RFC 6749 section 5.1: token responses must not be cached.
         .insert_header((header::CACHE_CONTROL, "no-store"))
         .insert_header((header::PRAGMA, "no-cache"))
-        .json(json!({
-            "token_type": "Bearer",
-            "expires_in": issued.expires_in,
-            "access_token": issued.access_token,
-        })))
+        .json(Issued {
+            token_type: "Bearer",
+            expires_in: issued.expires_in,
+            access_token: issued.access_token,
+        }))
 }

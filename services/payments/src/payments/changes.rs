@@ -2,6 +2,7 @@
 
 use actix_web::{HttpResponse, web};
 use coffer_auth::Caller;
+use coffer_http::openapi::RouteTable;
 use coffer_http::{ApiError, Json, OptionalJson, RequestTrace, Shape};
 use coffer_model::ids::parse_uuid;
 use serde::Deserialize;
@@ -9,19 +10,19 @@ use serde::Deserialize;
 use super::commands;
 use crate::PaymentsState;
 
-pub(crate) fn configure(cfg: &mut web::ServiceConfig) {
+pub(crate) fn routes(t: &mut RouteTable) {
     // Shape C: SPEC.md shows these operations answering with a message.
-    cfg.service(
-        web::resource("/payments/{payment_uuid}/cancel")
-            .app_data(Shape::C)
-            .route(web::post().to(cancel)),
-    )
-    .service(
-        web::resource("/payments/{payment_uuid}/custom-parameters")
-            .app_data(Shape::C)
-            .route(web::put().to(replace_parameters))
-            .route(web::patch().to(patch_parameters)),
-    );
+    t.shaped(Shape::C, |t| {
+        t.post("/payments/{payment_uuid}/cancel", cancel)
+            .put(
+                "/payments/{payment_uuid}/custom-parameters",
+                replace_parameters,
+            )
+            .patch(
+                "/payments/{payment_uuid}/custom-parameters",
+                patch_parameters,
+            );
+    });
 }
 
 fn payment_uuid(raw: &str) -> Result<String, ApiError> {

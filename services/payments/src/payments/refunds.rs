@@ -3,6 +3,7 @@
 use actix_web::{HttpRequest, HttpResponse, web};
 use coffer_auth::Caller;
 use coffer_http::idempotency::{self, IdempotencyKey};
+use coffer_http::openapi::RouteTable;
 use coffer_http::{ApiError, OptionalJson, RequestTrace};
 use coffer_model::ids::parse_uuid;
 use coffer_model::money::Money;
@@ -10,8 +11,8 @@ use coffer_model::money::Money;
 use super::commands::{self, Asker};
 use crate::PaymentsState;
 
-pub(crate) fn configure(cfg: &mut web::ServiceConfig) {
-    cfg.route("/payments/{payment_uuid}/refunds", web::post().to(create));
+pub(crate) fn routes(t: &mut RouteTable) {
+    t.post("/payments/{payment_uuid}/refunds", create);
 }
 
 async fn create(

@@ -2,6 +2,7 @@ use actix_web::{HttpRequest, HttpResponse, web};
 use coffer_auth::Caller;
 use coffer_http::body::parse_value;
 use coffer_http::idempotency::{self, IdempotencyKey};
+use coffer_http::openapi::RouteTable;
 use coffer_http::{ApiError, Json, RequestTrace};
 use coffer_model::ids::parse_uuid;
 
@@ -10,9 +11,9 @@ use super::intent;
 use super::request::PaymentRequest;
 use crate::PaymentsState;
 
-pub(crate) fn configure(cfg: &mut web::ServiceConfig) {
-    cfg.route("/payments", web::post().to(create))
-        .route("/payments/{payment_uuid}", web::get().to(get));
+pub(crate) fn routes(t: &mut RouteTable) {
+    t.post("/payments", create)
+        .get("/payments/{payment_uuid}", get);
 }
 
 async fn create(

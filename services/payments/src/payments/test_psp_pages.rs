@@ -6,6 +6,7 @@
 use actix_web::http::header;
 use actix_web::{HttpResponse, web};
 use coffer_auth::Caller;
+use coffer_http::openapi::RouteTable;
 use coffer_http::{ApiError, RequestTrace};
 use coffer_model::ids::parse_uuid;
 
@@ -15,16 +16,15 @@ use super::record::PaymentStatus;
 use crate::PaymentsState;
 use crate::sources::domain::SourceStatus;
 
-pub(crate) fn configure(cfg: &mut web::ServiceConfig) {
-    cfg.route("/test-psp/3ds/{payment_uuid}", web::get().to(page))
-        .route(
-            "/test-psp/3ds/{payment_uuid}/{decision}",
-            web::post().to(decide),
-        )
-        .route(
-            "/test-psp/sepa/{payment_uuid}/settle",
-            web::post().to(settle),
-        );
+pub(crate) fn routes(t: &mut RouteTable) {
+    // The donor's side of the test provider: a page a browser opens, not the API.
+    t.hidden(|t| {
+        t.public(|t| {
+            t.get("/test-psp/3ds/{payment_uuid}", page)
+                .post("/test-psp/3ds/{payment_uuid}/{decision}", decide);
+        })
+        .post("/test-psp/sepa/{payment_uuid}/settle", settle);
+    });
 }
 
 fn payment_uuid(raw: &str) -> Result<String, ApiError> {

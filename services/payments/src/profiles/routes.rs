@@ -1,6 +1,7 @@
 use actix_web::{HttpResponse, web};
 use coffer_auth::Caller;
 use coffer_http::ApiError;
+use coffer_http::openapi::RouteTable;
 use coffer_model::ids::parse_uuid;
 use serde::Deserialize;
 
@@ -8,8 +9,8 @@ use super::store;
 use crate::PaymentsState;
 use crate::replica::account_organisation;
 
-pub(crate) fn configure(cfg: &mut web::ServiceConfig) {
-    cfg.route("/payment-method-profiles", web::get().to(list));
+pub(crate) fn routes(t: &mut RouteTable) {
+    t.get("/payment-method-profiles", list);
 }
 
 #[derive(Debug, Deserialize)]

@@ -2,6 +2,7 @@
 
 use actix_web::{HttpResponse, web};
 use coffer_auth::Caller;
+use coffer_http::openapi::RouteTable;
 use coffer_http::{ApiError, Json};
 use coffer_search::aggs::AggKind;
 use coffer_search::{Plan, Source, rendered};
@@ -12,8 +13,8 @@ use super::schema::PAYMENTS;
 use crate::PaymentsState;
 use crate::payments::store;
 
-pub(crate) fn configure(cfg: &mut web::ServiceConfig) {
-    cfg.route("/search/payments", web::post().to(search));
+pub(crate) fn routes(t: &mut RouteTable) {
+    t.post("/search/payments", search);
 }
 
 async fn search(

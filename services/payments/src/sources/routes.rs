@@ -2,6 +2,7 @@ use actix_web::{HttpRequest, HttpResponse, web};
 use coffer_auth::Caller;
 use coffer_http::body::parse_value;
 use coffer_http::idempotency::{self, IdempotencyKey};
+use coffer_http::openapi::RouteTable;
 use coffer_http::{ApiError, Json, RequestTrace};
 use coffer_model::ids::parse_uuid;
 use serde_json::json;
@@ -16,17 +17,14 @@ use crate::payments::intent::{
 use crate::payments::request::{Checked, PaymentRequest};
 use crate::profiles::store::Profile;
 
-pub(crate) fn configure(cfg: &mut web::ServiceConfig) {
-    cfg.route("/payment-sources", web::post().to(create))
-        .route("/payment-sources/{payment_source_uuid}", web::get().to(get))
-        .route(
+pub(crate) fn routes(t: &mut RouteTable) {
+    t.post("/payment-sources", create)
+        .get("/payment-sources/{payment_source_uuid}", get)
+        .put(
             "/payment-sources/{payment_source_uuid}/custom-parameters",
-            web::put().to(replace_parameters),
+            replace_parameters,
         )
-        .route(
-            "/payment-sources/{payment_source_uuid}/charges",
-            web::post().to(charge),
-        );
+        .post("/payment-sources/{payment_source_uuid}/charges", charge);
 }
 
 async fn create(

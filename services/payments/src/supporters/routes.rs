@@ -2,6 +2,7 @@ use actix_web::{HttpRequest, HttpResponse, web};
 use coffer_auth::Caller;
 use coffer_http::body::parse_value;
 use coffer_http::idempotency::{self, IdempotencyKey};
+use coffer_http::openapi::RouteTable;
 use coffer_http::{ApiError, Json, RequestTrace, Shape};
 use coffer_model::ids::parse_uuid;
 use coffer_model::paging::{PagingLimits, PagingQuery};
@@ -19,22 +20,16 @@ use crate::payments::commands::Asker;
 
 const LIMITS: PagingLimits = PagingLimits::new(100, 1000);
 
-pub(crate) fn configure(cfg: &mut web::ServiceConfig) {
+pub(crate) fn routes(t: &mut RouteTable) {
     // Shape A: SPEC.md shows it for Update Supporter; the other supporter operations
     // answer in the same shape so a client parses one form.
-    cfg.service(
-        web::resource("/supporters")
-            .app_data(Shape::A)
-            .route(web::get().to(list))
-            .route(web::post().to(create)),
-    )
-    .service(
-        web::resource("/supporters/{supporter_uuid}")
-            .app_data(Shape::A)
-            .route(web::get().to(get))
-            .route(web::patch().to(update)),
-    )
-    .route("/search/supporters", web::post().to(search));
+    t.shaped(Shape::A, |t| {
+        t.get("/supporters", list)
+            .post("/supporters", create)
+            .get("/supporters/{supporter_uuid}", get)
+            .patch("/supporters/{supporter_uuid}", update);
+    })
+    .post("/search/supporters", search);
 }
 
 /// `POST /search/supporters`: the payment search's language over supporters.

@@ -1,0 +1,111 @@
+//! Checks of a service's part of the API description against what it routes and where the
+//! gateway sends it (crates/http/src/openapi, docs/api.md).
+
+use std::collections::BTreeSet;
+
+use coffer_http::openapi::Part;
+
+/// `(METHOD, path)` of every operation the description has.
+fn described(part: &Part) -> BTreeSet<(String, String)> {
+    let mut found = BTreeSet::new();
+    for (path, item) in &part.doc.paths.paths {
+        let methods = [
+            ("GET", item.get.is_some()),
+            ("POST", item.post.is_some()),
+            ("PUT", item.put.is_some()),
+            ("PATCH", item.patch.is_some()),
+            ("DELETE", item.delete.is_some()),
+        ];
+        for (method, present) in methods {
+            if present {
+                found.insert((method.to_owned(), path.clone()));
+            }
+        }
+    }
+    found
+}
+
+/// Every routed operation is described, and every described one is routed.
+pub fn assert_described(part: &Part) {
+    let routed: BTreeSet<(String, String)> = part
+        .operations
+        .iter()
+        .filter(|o| !o.hidden)
+        .map(|o| (o.method.to_string(), o.path.to_owned()))
+        .collect();
+    let described = described(part);
+    let undescribed: Vec<_> = routed.difference(&described).collect();
+    let unrouted: Vec<_> = described.difference(&routed).collect();
+    assert!(
+        undescribed.is_empty(),
+        "routed but not described (add #[utoipa::path] and list it in api.rs): {undescribed:?}"
+    );
+    assert!(
+        unrouted.is_empty(),
+        "described but not routed (routes.rs): {unrouted:?}"
+    );
+}
+
+/// Every operation has an id of its own, which client generators name their methods by.
+pub fn assert_operation_ids(part: &Part) {
+    let mut seen = BTreeSet::new();
+    for (path, item) in &part.doc.paths.paths {
+        for op in [&item.get, &item.post, &item.put, &item.patch, &item.delete]
+            .into_iter()
+            .flatten()
+        {
+            let id = op.operation_id.clone().unwrap_or_default();
+            assert!(
+                id.chars().next().is_some_and(|c| c.is_ascii_lowercase()) && id.len() > 3,
+                "{path}: give the operation an operation_id such as getThing (got {id:?})"
+            );
+            assert!(
+                seen.insert(id.clone()),
+                "{path}: operation_id {id} is used twice"
+            );
+        }
+    }
+}
+
+/// The gateway's prefixes (deploy/gateway/routes.conf): `(prefix, upstream)`.
+fn gateway_routes() -> Vec<(String, String)> {
+    let conf = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../deploy/gateway/routes.conf"
+    );
+    let text = std::fs::read_to_string(conf).unwrap_or_else(|e| panic!("reading {conf}: {e}"));
+    text.lines()
+        .filter_map(|line| {
+            // `~^/payments(/|$)   coffer_payments;`
+            let rest = line.trim().strip_prefix("~^")?;
+            let (pattern, upstream) = rest.split_once(char::is_whitespace)?;
+            let prefix = pattern.strip_suffix("(/|$)")?.replace('\\', "");
+            Some((prefix, upstream.trim().trim_end_matches(';').to_owned()))
+        })
+        .collect()
+}
+
+/// Every described path reaches `upstream` through the gateway.
+pub fn assert_gateway_routes(part: &Part, upstream: &str) {
+    let routes = gateway_routes();
+    assert!(
+        !routes.is_empty(),
+        "no routes read from deploy/gateway/routes.conf"
+    );
+    for path in part.doc.paths.paths.keys() {
+        let to = routes
+            .iter()
+            .find(|(prefix, _)| {
+                path == prefix
+                    || path
+                        .strip_prefix(prefix.as_str())
+                        .is_some_and(|rest| rest.starts_with('/'))
+            })
+            .map(|(_, to)| to.as_str());
+        assert_eq!(
+            to,
+            Some(upstream),
+            "the gateway sends {path} to {to:?}, not to {upstream}"
+        );
+    }
+}

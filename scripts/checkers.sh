@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Makes sure the third-party checkers the test suite runs are installed, in a venv of their
+# own with pinned versions, and prints that venv's bin directory on stdout (progress goes
+# to stderr). `make test` hands it to the tests as COFFER_TEST_CHECKERS. A run that finds
+# them installed installs nothing; a fresh machine installs them once from PyPI.
+set -euo pipefail
+
+# shellcheck source=scripts/pinned-venv.sh
+source "$(dirname "${BASH_SOURCE[0]}")/pinned-venv.sh"
+
+TOOLS_DIR="${COFFER_TOOLS_DIR:-$HOME/.cache/coffer-tools}"
+VENV="${TOOLS_DIR}/checkers-venv"
+PACKAGES=(
+    # The API description's validator (docs/api.md).
+    "openapi-spec-validator==0.9.0"
+)
+
+pinned_venv "$VENV" "${PACKAGES[@]}"
+printf '%s\n' "${VENV}/bin"

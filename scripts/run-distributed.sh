@@ -91,6 +91,13 @@ for entry in "${services[@]}"; do
     wait_ready "http://127.0.0.1:$port/health/ready" "$name"
 done
 
+# The whole API description and its reference, which the gateway sends /openapi.json and
+# /docs to (each service serves only its own part).
+log "starting the API description on 127.0.0.1:8087"
+"$bin/coffer" openapi --listen 127.0.0.1:8087 >"$state/docs.log" 2>&1 &
+pids+=("$!")
+wait_ready "http://127.0.0.1:8087/health/ready" docs
+
 # The gateway's config, with the public port and an absolute path to the routing table.
 sed -e "s|listen 8080;|listen 127.0.0.1:$gateway_port;|" \
     -e "s|include routes.conf;|include $root/deploy/gateway/routes.conf;|" \

@@ -39,3 +39,5 @@ pub use self::validation::{FieldError, Violations};
 /// For [`text_enum!`], which implements `Serialize` wherever it is used.
 #[doc(hidden)]
 pub use serde;
+#[doc(hidden)]
+pub use utoipa;

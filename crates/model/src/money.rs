@@ -92,6 +92,33 @@ impl Serialize for Money {
     }
 }
 
+// In the API description: what Coffer answers, `value` as a string of minor units (it
+// also reads an integer there).
+impl utoipa::PartialSchema for Money {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        use utoipa::openapi::schema::{ObjectBuilder, Type};
+        let value = ObjectBuilder::new()
+            .schema_type(Type::String)
+            .pattern(Some("^[0-9]{1,18}$"))
+            .description(Some("Minor units (cents), as a string of digits"))
+            .examples([serde_json::json!("1050")]);
+        let currency = ObjectBuilder::new()
+            .schema_type(Type::String)
+            .pattern(Some("^[A-Z]{3}$"))
+            .description(Some("ISO 4217 code"))
+            .examples([serde_json::json!("CHF")]);
+        ObjectBuilder::new()
+            .schema_type(Type::Object)
+            .property("value", value)
+            .property("currency", currency)
+            .required("value")
+            .required("currency")
+            .into()
+    }
+}
+
+impl utoipa::ToSchema for Money {}
+
 #[derive(Deserialize)]
 struct MoneyWire {
     #[serde(deserialize_with = "deserialize_minor_units")]

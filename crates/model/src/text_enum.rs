@@ -54,6 +54,18 @@ macro_rules! text_enum {
                 s.serialize_str(self.as_str())
             }
         }
+
+        // In the API description: a string, one of the texts.
+        impl $crate::utoipa::PartialSchema for $name {
+            fn schema() -> $crate::utoipa::openapi::RefOr<$crate::utoipa::openapi::schema::Schema> {
+                $crate::utoipa::openapi::schema::ObjectBuilder::new()
+                    .schema_type($crate::utoipa::openapi::schema::Type::String)
+                    .enum_values(Some([$($text),+]))
+                    .into()
+            }
+        }
+
+        impl $crate::utoipa::ToSchema for $name {}
     };
 }
 

@@ -25,6 +25,14 @@ fn described(part: &Part) -> BTreeSet<(String, String)> {
     found
 }
 
+/// A service's whole contract check: described and routed alike, ids of their own, and
+/// every path sent to `upstream` by the gateway.
+pub fn assert_contract(part: &Part, upstream: &str) {
+    assert_described(part);
+    assert_operation_ids(part);
+    assert_gateway_routes(part, upstream);
+}
+
 /// Every routed operation is described, and every described one is routed.
 pub fn assert_described(part: &Part) {
     let routed: BTreeSet<(String, String)> = part

@@ -1,16 +1,42 @@
-//! Payments's part of the API description (crates/http/src/openapi): the operations as
+//! Payments' part of the API description (crates/http/src/openapi): the operations as
 //! their handlers describe them, completed from the route table.
 
 use coffer_http::openapi::Part;
 use utoipa::OpenApi;
 
-use crate::routes;
+use crate::{payments, profiles, routes, search, sources, supporters};
 
 #[derive(OpenApi)]
-#[openapi()]
+#[openapi(
+    paths(
+        payments::routes::create,
+        payments::routes::get,
+        payments::changes::cancel,
+        payments::changes::replace_parameters,
+        payments::changes::patch_parameters,
+        payments::refunds::create,
+        search::routes::search,
+        sources::routes::create,
+        sources::routes::get,
+        sources::routes::replace_parameters,
+        sources::routes::charge,
+        supporters::routes::list,
+        supporters::routes::create,
+        supporters::routes::get,
+        supporters::routes::update,
+        supporters::routes::search,
+        profiles::routes::list,
+    ),
+    tags(
+        (name = "Payments", description = "One-off payments, their refunds and their search"),
+        (name = "Payment sources", description = "Stored instruments, charged again"),
+        (name = "Supporters", description = "The donors an organisation keeps"),
+        (name = "Payment method profiles", description = "How an account takes each method"),
+    )
+)]
 struct Described;
 
-/// Payments's operations, described.
+/// Payments' operations, described.
 pub fn part() -> Part {
     Part::new(Described::openapi(), &routes::table())
 }

@@ -7,7 +7,7 @@ use coffer_model::validation::{FieldError, Violations};
 use serde::{Deserialize, Serialize};
 
 /// `payment_information` for cards, as sent.
-#[derive(Clone, Default, Deserialize)]
+#[derive(Clone, Default, Deserialize, utoipa::ToSchema)]
 pub struct CardInput {
     pub number: Option<String>,
     pub expiry_month: Option<i64>,

@@ -34,12 +34,22 @@ fn payment_uuid(raw: &str) -> Result<String, ApiError> {
 /// The longest cancellation reason kept, in characters.
 const MAX_REASON: usize = 1_000;
 
-#[derive(Debug, Default, Deserialize)]
-struct CancelRequest {
+/// Why a payment is cancelled; no body cancels without a reason.
+#[derive(Debug, Default, Deserialize, utoipa::ToSchema)]
+pub(crate) struct CancelRequest {
+    /// At most 1,000 characters.
+    #[schema(max_length = 1000)]
     reason: Option<String>,
 }
 
-async fn cancel(
+/// Cancels a payment that has not succeeded yet.
+#[utoipa::path(post, path = "/payments/{payment_uuid}/cancel", operation_id = "cancelPayment", tag = "Payments",
+    params(("payment_uuid" = uuid::Uuid, Path, description = "The payment")),
+    request_body(content = Option<CancelRequest>, description = "Optional"),
+    responses((status = 200, description = "The cancelled payment", body = crate::payments::record::Payment),
+        (status = 404, description = "No such payment"),
+        (status = 409, description = "The payment can no longer be cancelled")))]
+pub(crate) async fn cancel(
     state: web::Data<PaymentsState>,
     caller: Caller,
     path: web::Path<String>,
@@ -87,7 +97,13 @@ async fn change_parameters(
     Ok(HttpResponse::Ok().json(parameters))
 }
 
-async fn replace_parameters(
+/// Replaces a payment's custom parameters.
+#[utoipa::path(put, path = "/payments/{payment_uuid}/custom-parameters", operation_id = "replacePaymentCustomParameters", tag = "Payments",
+    params(("payment_uuid" = uuid::Uuid, Path, description = "The payment")),
+    request_body(content = Object, example = json!({"campaign": "spring"})),
+    responses((status = 200, description = "The new custom parameters", body = Object),
+        (status = 404, description = "No such payment")))]
+pub(crate) async fn replace_parameters(
     state: web::Data<PaymentsState>,
     caller: Caller,
     path: web::Path<String>,
@@ -96,7 +112,13 @@ async fn replace_parameters(
     change_parameters(state, caller, path, body.0, false).await
 }
 
-async fn patch_parameters(
+/// Merges parameters into a payment's custom parameters (a null removes one).
+#[utoipa::path(patch, path = "/payments/{payment_uuid}/custom-parameters", operation_id = "patchPaymentCustomParameters", tag = "Payments",
+    params(("payment_uuid" = uuid::Uuid, Path, description = "The payment")),
+    request_body(content = Object, example = json!({"campaign": "spring"})),
+    responses((status = 200, description = "The new custom parameters", body = Object),
+        (status = 404, description = "No such payment")))]
+pub(crate) async fn patch_parameters(
     state: web::Data<PaymentsState>,
     caller: Caller,
     path: web::Path<String>,

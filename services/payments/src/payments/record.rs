@@ -4,7 +4,8 @@ use coffer_model::money::Money;
 use coffer_model::text_enum;
 use serde::Serialize;
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+/// A payment as answered.
+#[derive(Debug, Clone, PartialEq, Serialize, utoipa::ToSchema)]
 pub struct Payment {
     pub uuid: String,
     pub created: i64,
@@ -19,16 +20,24 @@ pub struct Payment {
     pub status_reason: Option<String>,
     pub amount: Money,
     pub refunded_amount: Money,
+    #[schema(value_type = Vec<Refund>)]
     pub refunds: Vec<serde_json::Value>,
     pub supporter_uuid: Option<String>,
+    #[schema(value_type = Option<Object>)]
     pub supporter: Option<serde_json::Value>,
+    /// As sent, with a card's number and cvv left out.
+    #[schema(value_type = Object)]
     pub payment_information: serde_json::Value,
     pub created_payment_source_uuid: Option<String>,
     pub subscription_uuid: Option<String>,
+    #[schema(value_type = Option<Object>)]
     pub subscription: Option<serde_json::Value>,
+    #[schema(value_type = Object)]
     pub custom_parameters: serde_json::Value,
     pub locale: Option<String>,
     pub return_url: Option<String>,
+    /// Where to send the donor when the payment waits for them (3-D Secure, say).
+    #[schema(value_type = Option<Object>)]
     pub action: Option<serde_json::Value>,
     /// SEPA direct debit: the collection's EndToEndId, unique, as bank files report it.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -46,6 +55,7 @@ pub struct Payment {
     pub payment_source_uuid: Option<String>,
     /// Where its call to the provider stands (see [`ChargeState`]).
     #[serde(skip)]
+    #[schema(ignore)]
     pub charge_state: ChargeState,
 }
 
@@ -76,7 +86,7 @@ text_enum! {
 }
 
 /// A refund as answered: `{uuid, amount, status}`, with why it failed when it did.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, utoipa::ToSchema)]
 pub struct Refund {
     pub uuid: String,
     pub amount: Money,

@@ -11,11 +11,25 @@ use coffer_model::money::Money;
 use super::commands::{self, Asker};
 use crate::PaymentsState;
 
+/// A refund's amount; left out, the residual.
+#[derive(utoipa::ToSchema)]
+#[allow(dead_code)]
+pub(crate) struct RefundRequest {
+    amount: Option<coffer_model::money::Money>,
+}
+
 pub(crate) fn routes(t: &mut RouteTable) {
     t.post("/payments/{payment_uuid}/refunds", create);
 }
 
-async fn create(
+/// Refunds a payment: `amount`, or without a body the whole residual.
+#[utoipa::path(post, path = "/payments/{payment_uuid}/refunds", operation_id = "createRefund", tag = "Payments",
+    params(("payment_uuid" = uuid::Uuid, Path, description = "The payment"), ("Idempotency-Key" = Option<String>, Header, description = "The same key and body within 24 h answer as the first request did; the same key with another body is 409")),
+    request_body(content = Option<RefundRequest>, description = "Optional: no body refunds the residual"),
+    responses((status = 200, description = "The refund", body = crate::payments::record::Refund),
+        (status = 404, description = "No such payment"),
+        (status = 409, description = "Nothing left to refund, or the Idempotency-Key was used with another body")))]
+pub(crate) async fn create(
     state: web::Data<PaymentsState>,
     caller: Caller,
     req: HttpRequest,

@@ -10,19 +10,50 @@ use uuid::Uuid;
 
 use super::card::CardInput;
 
-#[derive(Debug, Default, Deserialize)]
+/// A payment to initialise (SPEC.md, "Payment initialisation request"); a payment source
+/// is created from the same shape.
+#[derive(Debug, Default, Deserialize, utoipa::ToSchema)]
+#[schema(example = json!({
+    "account_uuid": "0b6a3c38-3b1f-4d67-9a0e-2f0d3e9b8c11",
+    "payment_method": "card",
+    "amount": {"value": "1050", "currency": "CHF"},
+    "payment_information": {"number": "4242424242424242", "expiry_month": 12, "expiry_year": 2030, "cvv": "123", "cardholder": "Ada Muster"},
+    "supporter": {"first_name": "Ada", "last_name": "Muster", "email": "ada@example.org"},
+    "create_supporter": true,
+    "custom_parameters": {"campaign": "winter"}
+}))]
 pub struct PaymentRequest {
+    /// The merchant's account.
+    #[schema(value_type = uuid::Uuid, required = true)]
     pub account_uuid: Option<String>,
+    /// `card`, `sepa_dd`, ...; the account's profile for it is used. One of this and
+    /// `profile` is needed.
     pub payment_method: Option<String>,
+    /// The payment method profile to use, by its uuid.
     pub profile: Option<String>,
+    /// BCP 47, for the donor's pages (`de-CH`).
     pub locale: Option<String>,
+    #[schema(value_type = coffer_model::money::Money, required = true)]
     pub amount: Option<serde_json::Value>,
+    /// Depends on the method; for cards: number, expiry_month, expiry_year, cvv,
+    /// cardholder, brand.
+    #[schema(value_type = Option<super::card::CardInput>)]
     pub payment_information: Option<serde_json::Value>,
+    /// Keep the instrument so it can be charged again.
     pub create_payment_source: Option<bool>,
+    /// Starts a subscription: recurring_interval, timezone, planned_effective_from,
+    /// planned_end, plan_uuid.
+    #[schema(value_type = Option<Object>)]
     pub subscription: Option<serde_json::Value>,
+    /// An http(s) URL the donor comes back to after a redirect.
     pub return_url: Option<String>,
+    /// The supporter: `uuid` of an existing one, or the fields of a new one.
+    #[schema(value_type = Option<Object>)]
     pub supporter: Option<serde_json::Value>,
+    /// Record `supporter` as a new supporter.
     pub create_supporter: Option<bool>,
+    /// Free JSON kept with the payment.
+    #[schema(value_type = Option<Object>)]
     pub custom_parameters: Option<serde_json::Value>,
 }
 

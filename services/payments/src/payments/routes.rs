@@ -16,7 +16,14 @@ pub(crate) fn routes(t: &mut RouteTable) {
         .get("/payments/{payment_uuid}", get);
 }
 
-async fn create(
+/// Charges a donor now, or starts a payment that waits for them (`action`).
+#[utoipa::path(post, path = "/payments", operation_id = "createPayment", tag = "Payments",
+    params(("Idempotency-Key" = Option<String>, Header, description = "The same key and body within 24 h answer as the first request did; the same key with another body is 409")),
+    request_body = PaymentRequest,
+    responses((status = 201, description = "The payment", body = crate::payments::record::Payment),
+        (status = 404, description = "No such account, profile or supporter"),
+        (status = 409, description = "The Idempotency-Key was used with another body, or its first request is still in progress")))]
+pub(crate) async fn create(
     state: web::Data<PaymentsState>,
     caller: Caller,
     req: HttpRequest,
@@ -35,7 +42,12 @@ async fn create(
     commands::initiate(&state, asker, hash, trace.0, intent).await
 }
 
-async fn get(
+/// One payment.
+#[utoipa::path(get, path = "/payments/{payment_uuid}", operation_id = "getPayment", tag = "Payments",
+    params(("payment_uuid" = uuid::Uuid, Path, description = "The payment")),
+    responses((status = 200, description = "The payment", body = crate::payments::record::Payment),
+        (status = 404, description = "No such payment")))]
+pub(crate) async fn get(
     state: web::Data<PaymentsState>,
     caller: Caller,
     path: web::Path<String>,

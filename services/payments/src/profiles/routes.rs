@@ -14,11 +14,16 @@ pub(crate) fn routes(t: &mut RouteTable) {
 }
 
 #[derive(Debug, Deserialize)]
-struct Query {
+pub(crate) struct Query {
     account_uuid: Option<String>,
 }
 
-async fn list(
+/// The payment method profiles of the caller's accounts.
+#[utoipa::path(get, path = "/payment-method-profiles", operation_id = "listPaymentMethodProfiles", tag = "Payment method profiles",
+    params(("account_uuid" = Option<uuid::Uuid>, Query, description = "Only this account's")),
+    responses((status = 200, description = "The profiles", body = [crate::profiles::store::Profile]),
+        (status = 404, description = "No such account")))]
+pub(crate) async fn list(
     state: web::Data<PaymentsState>,
     caller: Caller,
     query: web::Query<Query>,

@@ -5,7 +5,9 @@ use serde::Serialize;
 use super::{METHODS, TEST_PROVIDER, test_profile_name};
 use crate::schema::payment_method_profiles::dsl as p;
 
-#[derive(Debug, Clone, PartialEq, Eq, Queryable, Selectable, Insertable, Serialize)]
+#[derive(
+    Debug, Clone, PartialEq, Eq, Queryable, Selectable, Insertable, Serialize, utoipa::ToSchema,
+)]
 #[diesel(table_name = crate::schema::payment_method_profiles)]
 pub struct Profile {
     pub uuid: String,

@@ -17,7 +17,12 @@ pub(crate) fn routes(t: &mut RouteTable) {
     t.post("/search/payments", search);
 }
 
-async fn search(
+/// Payments by a query (`$match`, `$term`, ...), with sorting, paging (`size` up to
+/// 10,000) and aggregations (SPEC.md, "Payment search").
+#[utoipa::path(post, path = "/search/payments", operation_id = "searchPayments", tag = "Payments",
+    request_body(content = Object, example = json!({"query": {"$match": {"status": "succeeded"}}, "size": 10, "sort": [{"field": "created", "direction": "desc"}]})),
+    responses((status = 200, description = "`summary` (hits, aggregations) and `hits`", body = Object)))]
+pub(crate) async fn search(
     state: web::Data<PaymentsState>,
     caller: Caller,
     body: Json<Value>,

@@ -27,7 +27,14 @@ pub(crate) fn routes(t: &mut RouteTable) {
         .post("/payment-sources/{payment_source_uuid}/charges", charge);
 }
 
-async fn create(
+/// Stores a donor's instrument so it can be charged again (the payment request's shape).
+#[utoipa::path(post, path = "/payment-sources", operation_id = "createPaymentSource", tag = "Payment sources",
+    params(("Idempotency-Key" = Option<String>, Header, description = "The same key and body within 24 h answer as the first request did; the same key with another body is 409")),
+    request_body = crate::payments::request::PaymentRequest,
+    responses((status = 201, description = "The payment source", body = crate::sources::store::Source),
+        (status = 404, description = "No such account, profile or supporter"),
+        (status = 409, description = "The Idempotency-Key was used with another body, or its first request is still in progress")))]
+pub(crate) async fn create(
     state: web::Data<PaymentsState>,
     caller: Caller,
     req: HttpRequest,
@@ -94,7 +101,12 @@ fn source_uuid(raw: &str) -> Result<String, ApiError> {
         .map_err(|e| ApiError::validation(vec![e]))
 }
 
-async fn get(
+/// One payment source.
+#[utoipa::path(get, path = "/payment-sources/{payment_source_uuid}", operation_id = "getPaymentSource", tag = "Payment sources",
+    params(("payment_source_uuid" = uuid::Uuid, Path, description = "The payment source")),
+    responses((status = 200, description = "The payment source", body = crate::sources::store::Source),
+        (status = 404, description = "No such payment source")))]
+pub(crate) async fn get(
     state: web::Data<PaymentsState>,
     caller: Caller,
     path: web::Path<String>,
@@ -103,7 +115,13 @@ async fn get(
     Ok(HttpResponse::Ok().json(commands::load(&state, &caller, uuid).await?))
 }
 
-async fn replace_parameters(
+/// Replaces a payment source's custom parameters.
+#[utoipa::path(put, path = "/payment-sources/{payment_source_uuid}/custom-parameters", operation_id = "replacePaymentSourceCustomParameters", tag = "Payment sources",
+    params(("payment_source_uuid" = uuid::Uuid, Path, description = "The payment source")),
+    request_body(content = Object, example = json!({"campaign": "spring"})),
+    responses((status = 200, description = "The new custom parameters", body = Object),
+        (status = 404, description = "No such payment source")))]
+pub(crate) async fn replace_parameters(
     state: web::Data<PaymentsState>,
     caller: Caller,
     path: web::Path<String>,
@@ -122,7 +140,14 @@ async fn replace_parameters(
 
 /// Charges a stored source again. Only a platform caller may: billing charges a donor's
 /// source for each invoice with its service token; a merchant's own token cannot.
-async fn charge(
+/// Charges a stored source again (billing's service token only: `amount`, `charge_attempt_uuid`).
+#[utoipa::path(post, path = "/payment-sources/{payment_source_uuid}/charges", operation_id = "chargePaymentSource", tag = "Payment sources",
+    params(("payment_source_uuid" = uuid::Uuid, Path, description = "The payment source")),
+    request_body(content = Object, example = json!({"amount": {"value": "1050", "currency": "CHF"}})),
+    responses((status = 201, description = "The payment", body = crate::payments::record::Payment),
+        (status = 404, description = "No such payment source"),
+        (status = 409, description = "The source cannot be charged (pending, failed or revoked)")))]
+pub(crate) async fn charge(
     state: web::Data<PaymentsState>,
     caller: Caller,
     path: web::Path<String>,

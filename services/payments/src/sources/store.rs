@@ -7,7 +7,7 @@ use super::domain::SourceStatus;
 use crate::schema::payment_sources::dsl as s;
 
 /// A payment source as answered. `provider_reference` stays inside Coffer.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, utoipa::ToSchema)]
 pub struct Source {
     pub uuid: String,
     pub created: i64,
@@ -18,14 +18,19 @@ pub struct Source {
     pub profile: String,
     pub payment_provider: String,
     #[serde(skip)]
+    #[schema(ignore)]
     pub provider_reference: String,
     pub status: SourceStatus,
     pub status_reason: Option<String>,
+    /// As sent, with a card's number and cvv left out.
+    #[schema(value_type = Object)]
     pub payment_information: serde_json::Value,
     pub supporter_uuid: Option<String>,
+    #[schema(value_type = Object)]
     pub custom_parameters: serde_json::Value,
     /// While pending: `{type: "redirect", url}`, where the donor approves.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<Object>)]
     pub action: Option<serde_json::Value>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub return_url: Option<String>,

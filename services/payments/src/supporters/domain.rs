@@ -32,25 +32,29 @@ macro_rules! define_input {
     ($($f:ident),*) => {
         /// A create or update request. On update a field left out is kept, and one sent as
         /// null is cleared.
-        #[derive(Debug, Default, Deserialize)]
+        #[derive(Debug, Default, Deserialize, utoipa::ToSchema)]
         pub struct SupporterInput {
             #[serde(default)]
             pub organisation_uuid: Option<String>,
             $(#[serde(default, deserialize_with = "present")] pub $f: Option<Option<String>>,)*
+            /// String values only.
             #[serde(default, deserialize_with = "present")]
+            #[schema(value_type = Option<std::collections::BTreeMap<String, String>>)]
             pub custom_parameters: Option<Option<serde_json::Value>>,
             #[serde(default, deserialize_with = "present")]
+            #[schema(value_type = Option<Object>)]
             pub service_parameters: Option<Option<serde_json::Value>>,
         }
 
         /// A supporter as stored and as answered (fields that are not set are left out).
-        #[derive(Debug, Clone, Default, PartialEq, Serialize)]
+        #[derive(Debug, Clone, Default, PartialEq, Serialize, utoipa::ToSchema)]
         pub struct Supporter {
             pub uuid: String,
             pub organisation_uuid: String,
             pub created: i64,
             $(#[serde(skip_serializing_if = "Option::is_none")] pub $f: Option<String>,)*
             pub custom_parameters: BTreeMap<String, String>,
+            #[schema(value_type = Object)]
             pub service_parameters: serde_json::Value,
         }
 

@@ -33,7 +33,11 @@ pub(crate) fn routes(t: &mut RouteTable) {
 }
 
 /// `POST /search/supporters`: the payment search's language over supporters.
-async fn search(
+/// Supporters by the payment search's language (`$match`, `$term`, sorting, paging, aggregations).
+#[utoipa::path(post, path = "/search/supporters", operation_id = "searchSupporters", tag = "Supporters",
+    request_body(content = Object, example = json!({"query": {"$match": {"status": "succeeded"}}, "size": 10, "sort": [{"field": "created", "direction": "desc"}]})),
+    responses((status = 200, description = "`summary` (hits, aggregations) and `hits`", body = Object)))]
+pub(crate) async fn search(
     state: web::Data<PaymentsState>,
     caller: Caller,
     body: Json<serde_json::Value>,
@@ -56,7 +60,14 @@ fn uuid(property: &str, raw: &str) -> Result<String, ApiError> {
         .map_err(|e| ApiError::validation(vec![e]))
 }
 
-async fn create(
+/// Records a supporter.
+#[utoipa::path(post, path = "/supporters", operation_id = "createSupporter", tag = "Supporters",
+    params(("Idempotency-Key" = Option<String>, Header, description = "The same key and body within 24 h answer as the first request did; the same key with another body is 409")),
+    request_body(content = super::domain::SupporterInput, example = json!({"organisation_uuid": "5a0e9d0c-6f0b-4f0c-9c55-0b9f1d8e3a21", "first_name": "Ada", "last_name": "Muster", "email": "ada@example.org"})),
+    responses((status = 201, description = "The supporter", body = Supporter),
+        (status = 404, description = "No such organisation"),
+        (status = 409, description = "The Idempotency-Key was used with another body")))]
+pub(crate) async fn create(
     state: web::Data<PaymentsState>,
     caller: Caller,
     req: HttpRequest,
@@ -107,7 +118,12 @@ async fn load(state: &PaymentsState, caller: &Caller, raw: &str) -> Result<Suppo
     Ok(supporter)
 }
 
-async fn get(
+/// One supporter.
+#[utoipa::path(get, path = "/supporters/{supporter_uuid}", operation_id = "getSupporter", tag = "Supporters",
+    params(("supporter_uuid" = uuid::Uuid, Path, description = "The supporter")),
+    responses((status = 200, description = "The supporter", body = Supporter),
+        (status = 404, description = "No such supporter")))]
+pub(crate) async fn get(
     state: web::Data<PaymentsState>,
     caller: Caller,
     path: web::Path<String>,
@@ -115,7 +131,13 @@ async fn get(
     Ok(HttpResponse::Ok().json(load(&state, &caller, &path).await?))
 }
 
-async fn update(
+/// Changes a supporter: a field left out is kept, one sent as null is cleared.
+#[utoipa::path(patch, path = "/supporters/{supporter_uuid}", operation_id = "updateSupporter", tag = "Supporters",
+    params(("supporter_uuid" = uuid::Uuid, Path, description = "The supporter")),
+    request_body(content = super::domain::SupporterInput, example = json!({"email": "ada@example.org"})),
+    responses((status = 200, description = "The supporter", body = Supporter),
+        (status = 404, description = "No such supporter")))]
+pub(crate) async fn update(
     state: web::Data<PaymentsState>,
     caller: Caller,
     path: web::Path<String>,
@@ -136,7 +158,7 @@ async fn update(
 }
 
 #[derive(Debug, Deserialize)]
-struct ListQuery {
+pub(crate) struct ListQuery {
     organisation_uuid: Option<String>,
     sort_by: Option<String>,
     sort_order: Option<String>,
@@ -144,7 +166,15 @@ struct ListQuery {
     paging: PagingQuery,
 }
 
-async fn list(
+/// The caller's supporters, a page at a time.
+#[utoipa::path(get, path = "/supporters", operation_id = "listSupporters", tag = "Supporters",
+    params(("organisation_uuid" = Option<uuid::Uuid>, Query, description = "Only this organisation's"),
+        ("sort_by" = Option<String>, Query, description = "A supporter field; `created` by default"),
+        ("sort_order" = Option<String>, Query, description = "`asc` (default) or `desc`"),
+        ("from" = Option<u32>, Query, description = "Supporters to skip"),
+        ("size" = Option<u32>, Query, maximum = 1000, description = "Supporters to return, 100 by default")),
+    responses((status = 200, description = "The page", body = [Supporter])))]
+pub(crate) async fn list(
     state: web::Data<PaymentsState>,
     caller: Caller,
     query: web::Query<ListQuery>,

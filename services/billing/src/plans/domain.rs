@@ -9,7 +9,7 @@ use serde_json::Value;
 /// default of its own. Its uuid never changes, so clients may name it.
 pub const GLOBAL_UUID: &str = "00000000-0000-4000-8000-000000000001";
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct Dunning {
     /// Days after an invoice's due date on which a failed charge is tried again.
     pub retry_after_days: Vec<u32>,
@@ -26,7 +26,7 @@ impl Default for Dunning {
     }
 }
 
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct Notifications {
     /// Days before a charge to announce `subscriptions.invoice.upcoming`; none when null.
     pub notify_before_charge_days: Option<u32>,
@@ -34,7 +34,8 @@ pub struct Notifications {
     pub notify_on_failed_attempt: bool,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+/// A subscription plan: how its subscriptions are dunned and announced.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, utoipa::ToSchema)]
 pub struct Plan {
     pub uuid: String,
     /// None only for the global default plan.

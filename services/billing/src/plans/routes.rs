@@ -16,6 +16,10 @@ pub(crate) struct ListQuery {
     organisation_uuid: Option<String>,
 }
 
+/// The caller's subscription plans, the global default among them.
+#[utoipa::path(get, path = "/subscription-plans", operation_id = "listSubscriptionPlans", tag = "Subscription plans",
+    params(("organisation_uuid" = Option<uuid::Uuid>, Query, description = "Only this organisation's")),
+    responses((status = 200, description = "The plans", body = [crate::plans::domain::Plan])))]
 pub(crate) async fn list(
     state: web::Data<BillingState>,
     caller: Caller,
@@ -25,6 +29,13 @@ pub(crate) async fn list(
     Ok(HttpResponse::Ok().json(plans))
 }
 
+/// Creates a subscription plan.
+#[utoipa::path(post, path = "/subscription-plans", operation_id = "createSubscriptionPlan", tag = "Subscription plans",
+    params(("Idempotency-Key" = Option<String>, Header, description = "The same key and body within 24 h answer as the first request did; the same key with another body is 409")),
+    request_body(content = Object, example = json!({"organisation_uuid": "5a0e9d0c-6f0b-4f0c-9c55-0b9f1d8e3a21", "name": "Monthly donors", "dunning_configuration": {"retry_after_days": [2, 4, 6], "cancel_subscription_after_failed_invoices": 3}})),
+    responses((status = 201, description = "The plan", body = crate::plans::domain::Plan),
+        (status = 404, description = "No such organisation or account"),
+        (status = 409, description = "The Idempotency-Key was used with another body")))]
 pub(crate) async fn create(
     state: web::Data<BillingState>,
     caller: Caller,
@@ -36,6 +47,11 @@ pub(crate) async fn create(
     Ok(commands::create(&state, &caller, once, &body.0).await?)
 }
 
+/// One subscription plan.
+#[utoipa::path(get, path = "/subscription-plans/{plan_uuid}", operation_id = "getSubscriptionPlan", tag = "Subscription plans",
+    params(("plan_uuid" = uuid::Uuid, Path, description = "The subscription plan")),
+    responses((status = 200, description = "The plan", body = crate::plans::domain::Plan),
+        (status = 404, description = "No such plan")))]
 pub(crate) async fn get(
     state: web::Data<BillingState>,
     caller: Caller,
@@ -44,6 +60,12 @@ pub(crate) async fn get(
     Ok(HttpResponse::Ok().json(commands::load(&state, &caller, &path).await?))
 }
 
+/// Changes a subscription plan; a field left out is kept.
+#[utoipa::path(patch, path = "/subscription-plans/{plan_uuid}", operation_id = "updateSubscriptionPlan", tag = "Subscription plans",
+    params(("plan_uuid" = uuid::Uuid, Path, description = "The subscription plan")),
+    request_body(content = Object, example = json!({"name": "Monthly donors (2027)"})),
+    responses((status = 200, description = "The plan", body = crate::plans::domain::Plan),
+        (status = 404, description = "No such plan")))]
 pub(crate) async fn update(
     state: web::Data<BillingState>,
     caller: Caller,

@@ -19,13 +19,16 @@ text_enum! {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+/// A clock a test moves by hand; subscriptions on it follow its time.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, utoipa::ToSchema)]
 pub struct TestClock {
     pub uuid: String,
     #[serde(skip)]
+    #[schema(ignore)]
     pub owner: String,
     pub frozen_time: i64,
     #[serde(skip)]
+    #[schema(ignore)]
     pub target_time: Option<i64>,
     pub status: ClockStatus,
     pub created: i64,

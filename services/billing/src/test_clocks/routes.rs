@@ -13,12 +13,22 @@ use crate::idempotent::Once;
 use crate::state::BillingState;
 
 /// Create and advance bodies; a property of the wrong type is a 400 naming it.
-#[derive(Debug, Deserialize)]
-struct ClockRequest {
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
+pub(crate) struct ClockRequest {
+    /// Unix seconds, 0 to the end of 2199.
+    #[schema(minimum = 0, maximum = 7258118399_i64)]
     frozen_time: Option<i64>,
+    /// The clock's organisation, when the caller has more than one.
+    #[schema(value_type = Option<uuid::Uuid>)]
     organisation_uuid: Option<String>,
 }
 
+/// Creates a test clock at `frozen_time`.
+#[utoipa::path(post, path = "/test-clocks", operation_id = "createTestClock", tag = "Test clocks",
+    params(("Idempotency-Key" = Option<String>, Header, description = "The same key and body within 24 h answer as the first request did; the same key with another body is 409")),
+    request_body(content = ClockRequest, example = json!({"frozen_time": 1798761600})),
+    responses((status = 201, description = "The test clock", body = crate::test_clocks::domain::TestClock),
+        (status = 409, description = "The Idempotency-Key was used with another body")))]
 pub(crate) async fn create(
     state: web::Data<BillingState>,
     caller: Caller,
@@ -32,6 +42,11 @@ pub(crate) async fn create(
     Ok(commands::create(&state, &caller, once, time, organisation).await?)
 }
 
+/// One test clock.
+#[utoipa::path(get, path = "/test-clocks/{test_clock_uuid}", operation_id = "getTestClock", tag = "Test clocks",
+    params(("test_clock_uuid" = uuid::Uuid, Path, description = "The test clock")),
+    responses((status = 200, description = "The test clock", body = crate::test_clocks::domain::TestClock),
+        (status = 404, description = "No such test clock")))]
 pub(crate) async fn get(
     state: web::Data<BillingState>,
     caller: Caller,
@@ -41,6 +56,11 @@ pub(crate) async fn get(
 }
 
 /// Deletes the clock, stops an advance under way, and cancels the subscriptions on it.
+/// Deletes the clock, stops an advance under way, and cancels the subscriptions on it.
+#[utoipa::path(delete, path = "/test-clocks/{test_clock_uuid}", operation_id = "deleteTestClock", tag = "Test clocks",
+    params(("test_clock_uuid" = uuid::Uuid, Path, description = "The test clock")),
+    responses((status = 204, description = "Deleted"),
+        (status = 404, description = "No such test clock")))]
 pub(crate) async fn delete(
     state: web::Data<BillingState>,
     caller: Caller,
@@ -53,6 +73,13 @@ pub(crate) async fn delete(
 
 /// Starts moving the clock to `frozen_time` and answers at once with status `advancing`;
 /// GET shows `ready` at the new time when everything due on the way has happened.
+/// Starts moving the clock forward to `frozen_time`; it answers at once with status `advancing`.
+#[utoipa::path(post, path = "/test-clocks/{test_clock_uuid}/advance", operation_id = "advanceTestClock", tag = "Test clocks",
+    params(("test_clock_uuid" = uuid::Uuid, Path, description = "The test clock")),
+    request_body(content = ClockRequest, example = json!({"frozen_time": 1801440000})),
+    responses((status = 200, description = "The test clock", body = crate::test_clocks::domain::TestClock),
+        (status = 404, description = "No such test clock"),
+        (status = 409, description = "The clock is advancing already, or the time is not later")))]
 pub(crate) async fn advance(
     state: web::Data<BillingState>,
     caller: Caller,

@@ -99,6 +99,70 @@ async fn dev_serves_the_description_and_its_reference() {
     assert!(res.text().await.unwrap().contains("/openapi.json"));
 }
 
+/// Headless Chromium opens `/docs` as a person would and finds every operation listed; the
+/// screenshot is kept as an artifact (target/tmp/artifacts/docs.png).
+#[tokio::test]
+async fn a_browser_finds_every_operation_in_the_reference() {
+    let chromium = std::env::var("COFFER_TEST_CHROMIUM")
+        .expect("COFFER_TEST_CHROMIUM names Chromium (scripts/chromium.sh; `make test` sets it)");
+    let dir = tempfile::tempdir().unwrap();
+    let mut server = common::start(dir.path());
+    let c = common::credentials(dir.path(), &mut server).await;
+    let url = format!("{}/docs/", c["base_url"].as_str().unwrap());
+    let artifacts = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("artifacts");
+    std::fs::create_dir_all(&artifacts).unwrap();
+    let screenshot = artifacts.join("docs.png");
+    let _ = std::fs::remove_file(&screenshot);
+    let browse = |extra: &[&str]| {
+        let profile = tempfile::tempdir().unwrap();
+        let out = Command::new(&chromium)
+            .args([
+                "--headless",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-quic",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+                "--no-first-run",
+                // Time for the page's scripts to fetch the description and draw it.
+                "--virtual-time-budget=15000",
+            ])
+            .arg(format!("--user-data-dir={}", profile.path().display()))
+            .args(extra)
+            .arg(&url)
+            .output()
+            .expect("Chromium runs");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let dom = browse(&["--dump-dom"]);
+    let described: serde_json::Value = serde_json::from_str(&generated()).unwrap();
+    let mut listed = 0;
+    for (path, item) in described["paths"].as_object().unwrap() {
+        for (method, op) in item.as_object().unwrap() {
+            let id = op["operationId"].as_str().unwrap();
+            let tag = op["tags"][0].as_str().unwrap().replace(' ', "_");
+            assert!(
+                dom.contains(&format!("id=\"operations-{tag}-{id}\"")),
+                "{method} {path} ({id}) is not listed at /docs"
+            );
+            listed += 1;
+        }
+    }
+    assert!(listed >= 51, "only {listed} operations described");
+    browse(&[
+        "--window-size=1280,4000",
+        &format!("--screenshot={}", screenshot.display()),
+    ]);
+    let png = std::fs::read(&screenshot).expect("the screenshot was written");
+    assert!(png.starts_with(b"\x89PNG"), "the screenshot is a PNG");
+}
+
 #[tokio::test]
 async fn a_client_that_accepts_gzip_gets_it_with_the_exact_content_type() {
     let dir = tempfile::tempdir().unwrap();

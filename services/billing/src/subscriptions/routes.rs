@@ -62,7 +62,7 @@ pub(crate) async fn update(
     Ok(HttpResponse::Ok().json(body))
 }
 
-/// The body is read (and refused when malformed) as suspend reads it, though unused.
+// The body is read (and refused when malformed) as suspend reads it, though unused.
 /// Activates a pending or suspended subscription.
 #[utoipa::path(post, path = "/subscriptions/{subscription_uuid}/activate", operation_id = "activateSubscription", tag = "Subscriptions",
     params(("subscription_uuid" = uuid::Uuid, Path, description = "The subscription")),
@@ -81,7 +81,7 @@ pub(crate) async fn activate(
     Ok(HttpResponse::Ok().json(body))
 }
 
-/// The body is read (and refused when malformed) as suspend reads it, though unused.
+// The body is read (and refused when malformed) as suspend reads it, though unused.
 /// Cancels a subscription.
 #[utoipa::path(post, path = "/subscriptions/{subscription_uuid}/cancel", operation_id = "cancelSubscription", tag = "Subscriptions",
     params(("subscription_uuid" = uuid::Uuid, Path, description = "The subscription")),
@@ -128,7 +128,6 @@ pub(crate) async fn suspend(
     Ok(HttpResponse::Ok().json(body))
 }
 
-/// `POST /search/subscriptions`: the payment search's language over subscriptions.
 /// Subscriptions by the payment search's language (`$match`, `$term`, sorting, paging, aggregations).
 #[utoipa::path(post, path = "/search/subscriptions", operation_id = "searchSubscriptions", tag = "Subscriptions",
     request_body(content = Object, example = json!({"query": {"$term": {"status": "active"}}, "size": 10})),

@@ -56,7 +56,6 @@ pub(crate) async fn get(
 }
 
 /// Deletes the clock, stops an advance under way, and cancels the subscriptions on it.
-/// Deletes the clock, stops an advance under way, and cancels the subscriptions on it.
 #[utoipa::path(delete, path = "/test-clocks/{test_clock_uuid}", operation_id = "deleteTestClock", tag = "Test clocks",
     params(("test_clock_uuid" = uuid::Uuid, Path, description = "The test clock")),
     responses((status = 204, description = "Deleted"),
@@ -71,9 +70,8 @@ pub(crate) async fn delete(
     Ok(HttpResponse::NoContent().finish())
 }
 
-/// Starts moving the clock to `frozen_time` and answers at once with status `advancing`;
-/// GET shows `ready` at the new time when everything due on the way has happened.
-/// Starts moving the clock forward to `frozen_time`; it answers at once with status `advancing`.
+/// Starts moving the clock forward to `frozen_time` and answers at once with status
+/// `advancing`; GET shows `ready` at the new time when everything due on the way has happened.
 #[utoipa::path(post, path = "/test-clocks/{test_clock_uuid}/advance", operation_id = "advanceTestClock", tag = "Test clocks",
     params(("test_clock_uuid" = uuid::Uuid, Path, description = "The test clock")),
     request_body(content = ClockRequest, example = json!({"frozen_time": 1801440000})),

@@ -138,8 +138,8 @@ pub(crate) async fn replace_parameters(
     Ok(HttpResponse::Ok().json(parameters))
 }
 
-/// Charges a stored source again. Only a platform caller may: billing charges a donor's
-/// source for each invoice with its service token; a merchant's own token cannot.
+// Only a platform caller may: billing charges a donor's source for each invoice with its
+// service token; a merchant's own token cannot.
 /// Charges a stored source again (billing's service token only: `amount`, `charge_attempt_uuid`).
 #[utoipa::path(post, path = "/payment-sources/{payment_source_uuid}/charges", operation_id = "chargePaymentSource", tag = "Payment sources",
     params(("payment_source_uuid" = uuid::Uuid, Path, description = "The payment source")),

@@ -32,7 +32,6 @@ pub(crate) fn routes(t: &mut RouteTable) {
     .post("/search/supporters", search);
 }
 
-/// `POST /search/supporters`: the payment search's language over supporters.
 /// Supporters by the payment search's language (`$match`, `$term`, sorting, paging, aggregations).
 #[utoipa::path(post, path = "/search/supporters", operation_id = "searchSupporters", tag = "Supporters",
     request_body(content = Object, example = json!({"query": {"$match": {"status": "succeeded"}}, "size": 10, "sort": [{"field": "created", "direction": "desc"}]})),

@@ -5,7 +5,7 @@
 # tests use, so they cannot drift apart.
 PGPORT ?= 5432
 
-.PHONY: dev build test lint fmt bench clean-data run-distributed openapi
+.PHONY: dev build test lint fmt bench clean-data run-distributed openapi fuzz-api
 
 dev:
 	cargo run --release -p coffer -- dev
@@ -40,6 +40,13 @@ bench:
 # compare with the code (docs/api.md).
 openapi:
 	cargo run -q -p coffer -- openapi > docs/api/openapi.json
+
+# The hostile-input run of `make test` (schemathesis, services/coffer/tests/api_hostile.rs)
+# for 20 minutes with a fresh seed; FUZZ_SECONDS and FUZZ_SEED override both.
+fuzz-api: export COFFER_FUZZ_SECONDS ?= $(or $(FUZZ_SECONDS),1200)
+fuzz-api: export COFFER_FUZZ_SEED ?= $(or $(FUZZ_SEED),$(shell date +%s))
+fuzz-api:
+	COFFER_TEST_CHECKERS="$$(scripts/checkers.sh)" scripts/test.sh -p coffer --test api_hostile --no-capture
 
 clean-data:
 	rm -rf ./data

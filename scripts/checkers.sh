@@ -13,6 +13,8 @@ VENV="${TOOLS_DIR}/checkers-venv"
 PACKAGES=(
     # The API description's validator (docs/api.md).
     "openapi-spec-validator==0.9.0"
+    # Hostile input generated from the description (docs/api.md).
+    "schemathesis==4.32.5"
 )
 
 pinned_venv "$VENV" "${PACKAGES[@]}"

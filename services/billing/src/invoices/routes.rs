@@ -39,7 +39,7 @@ pub(crate) async fn get(
 
 /// Invoices a subscription now, for its amount or the one given.
 #[utoipa::path(post, path = "/subscriptions/{subscription_uuid}/invoices", operation_id = "createInvoice", tag = "Invoices",
-    params(("subscription_uuid" = uuid::Uuid, Path, description = "The subscription"), ("Idempotency-Key" = Option<String>, Header, description = "The same key and body within 24 h answer as the first request did; the same key with another body is 409")),
+    params(("subscription_uuid" = uuid::Uuid, Path, description = "The subscription"), ("Idempotency-Key" = Option<String>, Header, pattern = "^[!-~]{1,255}$", description = "The same key and body within 24 h answer as the first request did; the same key with another body is 409")),
     request_body(content = Option<Object>, description = "Optional: amount, custom_parameters, service_parameters", example = json!({"amount": 2500})),
     responses((status = 201, description = "The invoice", body = Object),
         (status = 404, description = "No such subscription"),
@@ -77,7 +77,7 @@ pub(crate) async fn close(
 
 /// Charges an open invoice again now.
 #[utoipa::path(post, path = "/subscriptions/{subscription_uuid}/invoices/{invoice_uuid}/charge-attempts", operation_id = "createChargeAttempt", tag = "Invoices",
-    params(("subscription_uuid" = uuid::Uuid, Path, description = "The subscription"), ("invoice_uuid" = uuid::Uuid, Path, description = "The invoice"), ("Idempotency-Key" = Option<String>, Header, description = "The same key and body within 24 h answer as the first request did; the same key with another body is 409")),
+    params(("subscription_uuid" = uuid::Uuid, Path, description = "The subscription"), ("invoice_uuid" = uuid::Uuid, Path, description = "The invoice"), ("Idempotency-Key" = Option<String>, Header, pattern = "^[!-~]{1,255}$", description = "The same key and body within 24 h answer as the first request did; the same key with another body is 409")),
     responses((status = 201, description = "The charge attempt", body = Object),
         (status = 404, description = "No such subscription or invoice"),
         (status = 409, description = "The invoice is not open, or the Idempotency-Key was used with another body")))]

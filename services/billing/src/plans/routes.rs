@@ -31,7 +31,7 @@ pub(crate) async fn list(
 
 /// Creates a subscription plan.
 #[utoipa::path(post, path = "/subscription-plans", operation_id = "createSubscriptionPlan", tag = "Subscription plans",
-    params(("Idempotency-Key" = Option<String>, Header, description = "The same key and body within 24 h answer as the first request did; the same key with another body is 409")),
+    params(("Idempotency-Key" = Option<String>, Header, pattern = "^[!-~]{1,255}$", description = "The same key and body within 24 h answer as the first request did; the same key with another body is 409")),
     request_body(content = Object, example = json!({"organisation_uuid": "5a0e9d0c-6f0b-4f0c-9c55-0b9f1d8e3a21", "name": "Monthly donors", "dunning_configuration": {"retry_after_days": [2, 4, 6], "cancel_subscription_after_failed_invoices": 3}})),
     responses((status = 201, description = "The plan", body = crate::plans::domain::Plan),
         (status = 404, description = "No such organisation or account"),

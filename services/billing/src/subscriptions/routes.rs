@@ -13,7 +13,7 @@ use crate::state::BillingState;
 
 /// Starts charging a payment source on a schedule.
 #[utoipa::path(post, path = "/subscriptions", operation_id = "createSubscription", tag = "Subscriptions",
-    params(("Idempotency-Key" = Option<String>, Header, description = "The same key and body within 24 h answer as the first request did; the same key with another body is 409")),
+    params(("Idempotency-Key" = Option<String>, Header, pattern = "^[!-~]{1,255}$", description = "The same key and body within 24 h answer as the first request did; the same key with another body is 409")),
     request_body(content = Object, example = json!({"account_uuid": "0b6a3c38-3b1f-4d67-9a0e-2f0d3e9b8c11", "supporter_uuid": "8d0f8a0e-3f8b-4d3c-9c8f-2d9a6c1e4b77", "payment_source_uuid": "1f3e5a7c-9b2d-4e6f-8a0c-3e5f7a9b1d2c", "amount": 2500, "currency": "CHF", "recurring_interval": "0 0 1 * *", "timezone": "Europe/Zurich"})),
     responses((status = 201, description = "The subscription", body = Object),
         (status = 404, description = "No such account, plan, supporter or payment source"),

@@ -25,7 +25,7 @@ pub(crate) struct ClockRequest {
 
 /// Creates a test clock at `frozen_time`.
 #[utoipa::path(post, path = "/test-clocks", operation_id = "createTestClock", tag = "Test clocks",
-    params(("Idempotency-Key" = Option<String>, Header, description = "The same key and body within 24 h answer as the first request did; the same key with another body is 409")),
+    params(("Idempotency-Key" = Option<String>, Header, pattern = "^[!-~]{1,255}$", description = "The same key and body within 24 h answer as the first request did; the same key with another body is 409")),
     request_body(content = ClockRequest, example = json!({"frozen_time": 1798761600})),
     responses((status = 201, description = "The test clock", body = crate::test_clocks::domain::TestClock),
         (status = 409, description = "The Idempotency-Key was used with another body")))]

@@ -45,8 +45,8 @@ pub(crate) struct SearchQuery {
 
 /// Organisations by name, a page at a time (`from` 0 and up, `size` 1 to 500, 10 by default).
 #[utoipa::path(get, path = "/search/organisations", operation_id = "searchOrganisations", tag = "Organisations", params(("name" = Option<String>, Query, description = "Part of the name, any case"),
-        ("from" = Option<u32>, Query, description = "Matches to skip"),
-        ("size" = Option<u32>, Query, maximum = 500, description = "Matches to return")),
+        ("from" = Option<i64>, Query, minimum = 0, maximum = 4294967295_i64, description = "Matches to skip"),
+        ("size" = Option<i64>, Query, minimum = 0, maximum = 500, description = "Matches to return")),
     responses((status = 200, description = "The page and the number of matches", body = OrganisationHits)))]
 pub(crate) async fn search(
     state: web::Data<IdentityState>,

@@ -18,7 +18,7 @@ pub(crate) fn routes(t: &mut RouteTable) {
 
 /// Charges a donor now, or starts a payment that waits for them (`action`).
 #[utoipa::path(post, path = "/payments", operation_id = "createPayment", tag = "Payments",
-    params(("Idempotency-Key" = Option<String>, Header, description = "The same key and body within 24 h answer as the first request did; the same key with another body is 409")),
+    params(("Idempotency-Key" = Option<String>, Header, pattern = "^[!-~]{1,255}$", description = "The same key and body within 24 h answer as the first request did; the same key with another body is 409")),
     request_body = PaymentRequest,
     responses((status = 201, description = "The payment", body = crate::payments::record::Payment),
         (status = 404, description = "No such account, profile or supporter"),

@@ -29,7 +29,7 @@ pub(crate) fn routes(t: &mut RouteTable) {
 
 /// Stores a donor's instrument so it can be charged again (the payment request's shape).
 #[utoipa::path(post, path = "/payment-sources", operation_id = "createPaymentSource", tag = "Payment sources",
-    params(("Idempotency-Key" = Option<String>, Header, description = "The same key and body within 24 h answer as the first request did; the same key with another body is 409")),
+    params(("Idempotency-Key" = Option<String>, Header, pattern = "^[!-~]{1,255}$", description = "The same key and body within 24 h answer as the first request did; the same key with another body is 409")),
     request_body = crate::payments::request::PaymentRequest,
     responses((status = 201, description = "The payment source", body = crate::sources::store::Source),
         (status = 404, description = "No such account, profile or supporter"),

@@ -61,7 +61,7 @@ fn uuid(property: &str, raw: &str) -> Result<String, ApiError> {
 
 /// Records a supporter.
 #[utoipa::path(post, path = "/supporters", operation_id = "createSupporter", tag = "Supporters",
-    params(("Idempotency-Key" = Option<String>, Header, description = "The same key and body within 24 h answer as the first request did; the same key with another body is 409")),
+    params(("Idempotency-Key" = Option<String>, Header, pattern = "^[!-~]{1,255}$", description = "The same key and body within 24 h answer as the first request did; the same key with another body is 409")),
     request_body(content = super::domain::SupporterInput, example = json!({"organisation_uuid": "5a0e9d0c-6f0b-4f0c-9c55-0b9f1d8e3a21", "first_name": "Ada", "last_name": "Muster", "email": "ada@example.org"})),
     responses((status = 201, description = "The supporter", body = Supporter),
         (status = 404, description = "No such organisation"),
@@ -170,8 +170,8 @@ pub(crate) struct ListQuery {
     params(("organisation_uuid" = Option<uuid::Uuid>, Query, description = "Only this organisation's"),
         ("sort_by" = Option<String>, Query, description = "A supporter field; `created` by default"),
         ("sort_order" = Option<String>, Query, description = "`asc` (default) or `desc`"),
-        ("from" = Option<u32>, Query, description = "Supporters to skip"),
-        ("size" = Option<u32>, Query, maximum = 1000, description = "Supporters to return, 100 by default")),
+        ("from" = Option<i64>, Query, minimum = 0, maximum = 4294967295_i64, description = "Supporters to skip"),
+        ("size" = Option<i64>, Query, minimum = 0, maximum = 1000, description = "Supporters to return, 100 by default")),
     responses((status = 200, description = "The page", body = [Supporter])))]
 pub(crate) async fn list(
     state: web::Data<PaymentsState>,

@@ -34,7 +34,7 @@ pub(crate) fn routes(t: &mut RouteTable) {
 
 /// Supporters by the payment search's language (`$match`, `$term`, sorting, paging, aggregations).
 #[utoipa::path(post, path = "/search/supporters", operation_id = "searchSupporters", tag = "Supporters",
-    request_body(content = Object, example = json!({"query": {"$match": {"status": "succeeded"}}, "size": 10, "sort": [{"field": "created", "direction": "desc"}]})),
+    request_body(content = Object, example = json!({"query": {"$term": {"email": "ada@example.org"}}, "size": 10})),
     responses((status = 200, description = "`summary` (hits, aggregations) and `hits`", body = Object)))]
 pub(crate) async fn search(
     state: web::Data<PaymentsState>,

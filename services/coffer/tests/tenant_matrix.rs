@@ -1,0 +1,289 @@
+//! The tenant matrix, generated from the API description: objects of every kind are made
+//! as one organisation, then every described operation is called on them with a second
+//! organisation's token. Each answer is 403 or 404, but for lists and searches scoped to
+//! the caller, which answer without the first organisation's objects; no answer carries
+//! the first organisation's data, and no write takes effect (its objects read back the
+//! same as their owner). An operation added later is covered as soon as it is described;
+//! one whose path names an object of a kind without a fixture here fails until one is added.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+struct Client {
+    http: reqwest::Client,
+    base: String,
+    token: String,
+}
+
+impl Client {
+    async fn call(&self, method: &str, path: &str, body: Option<&Value>) -> (u16, String) {
+        let method = reqwest::Method::from_bytes(method.as_bytes()).unwrap();
+        let mut req = self
+            .http
+            .request(method, format!("{}{path}", self.base))
+            .bearer_auth(&self.token);
+        if let Some(body) = body {
+            req = req.json(body);
+        }
+        let res = req.send().await.unwrap();
+        (res.status().as_u16(), res.text().await.unwrap())
+    }
+
+    async fn made(&self, path: &str, body: Value) -> Value {
+        for _ in 0..100 {
+            let (status, text) = self.call("POST", path, Some(&body)).await;
+            if status == 201 {
+                return serde_json::from_str(&text).unwrap();
+            }
+            // Billing and payments learn of new objects from events; give them a moment.
+            assert!(matches!(status, 404 | 409), "POST {path}: {status} {text}");
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        panic!("POST {path} never succeeded");
+    }
+
+    async fn read(&self, path: &str) -> Value {
+        let (status, text) = self.call("GET", path, None).await;
+        assert_eq!(status, 200, "GET {path}: {text}");
+        serde_json::from_str(&text).unwrap()
+    }
+}
+
+/// The first organisation's objects, by the path parameter that names each kind.
+async fn fixtures(a: &Client, c: &Value) -> (BTreeMap<&'static str, String>, Vec<String>) {
+    let org = c["organisation_uuid"].as_str().unwrap().to_owned();
+    let account = c["account_uuids"][0].as_str().unwrap().to_owned();
+    let addresses = a.read(&format!("/organisations/{org}/addresses")).await;
+    let address = addresses[0]["uuid"]
+        .as_str()
+        .expect("the demo has an address")
+        .to_owned();
+    let card = json!({"number": "4242424242424242", "expiry_month": 12, "expiry_year": 2030, "cvv": "123"});
+    let supporter = a
+        .made("/supporters", json!({"organisation_uuid": org, "first_name": "Matrixa", "email": "matrix-a@example.org"}))
+        .await;
+    let payment = a
+        .made("/payments", json!({"account_uuid": account, "payment_method": "card",
+            "amount": {"value": "1234", "currency": "CHF"}, "payment_information": card,
+            "supporter": {"uuid": supporter["uuid"]}, "custom_parameters": {"secret": "matrix-a-secret"}}))
+        .await;
+    let source = a
+        .made(
+            "/payment-sources",
+            json!({"account_uuid": account, "payment_method": "card",
+            "amount": {"value": "1234", "currency": "CHF"}, "payment_information": card,
+            "supporter": {"uuid": supporter["uuid"]}}),
+        )
+        .await;
+    let plan = a
+        .made(
+            "/subscription-plans",
+            json!({"organisation_uuid": org, "name": "Matrix A plan"}),
+        )
+        .await;
+    let subscription = a
+        .made("/subscriptions", json!({"account_uuid": account, "payment_source_uuid": source["uuid"],
+            "supporter_uuid": supporter["uuid"], "subscription_plan_uuid": plan["uuid"], "test_mode": true,
+            "currency": "CHF", "amount": 1234, "recurring_interval": "monthly", "status": "active",
+            "custom_parameters": {"secret": "matrix-a-secret"}}))
+        .await;
+    let invoice = a
+        .made(
+            &format!(
+                "/subscriptions/{}/invoices",
+                subscription["uuid"].as_str().unwrap()
+            ),
+            json!({}),
+        )
+        .await;
+    let clock = a
+        .made("/test-clocks", json!({"frozen_time": 1798761600}))
+        .await;
+    let id = |v: &Value| v["uuid"].as_str().unwrap().to_owned();
+    let kinds = BTreeMap::from([
+        ("organisation_uuid", org.clone()),
+        ("account_uuid", account),
+        ("address_uuid", address),
+        ("supporter_uuid", id(&supporter)),
+        ("payment_uuid", id(&payment)),
+        ("payment_source_uuid", id(&source)),
+        ("plan_uuid", id(&plan)),
+        ("subscription_uuid", id(&subscription)),
+        ("invoice_uuid", id(&invoice)),
+        ("test_clock_uuid", id(&clock)),
+    ]);
+    // What nobody else may read: the names, addresses and parameters behind those ids.
+    let secrets = vec![
+        "Coffer Demo Foundation".to_owned(),
+        "Matrixa".to_owned(),
+        "matrix-a@example.org".to_owned(),
+        "matrix-a-secret".to_owned(),
+        "Matrix A plan".to_owned(),
+        addresses[0]["address_line1"].as_str().unwrap().to_owned(),
+    ];
+    (kinds, secrets)
+}
+
+/// Every readable object of the first organisation, as its owner sees it.
+async fn snapshot(a: &Client, kinds: &BTreeMap<&str, String>) -> BTreeMap<String, Value> {
+    let k = |name: &str| kinds[name].clone();
+    let mut seen = BTreeMap::new();
+    for path in [
+        format!("/organisations/{}", k("organisation_uuid")),
+        format!("/organisations/{}/metadata", k("organisation_uuid")),
+        format!("/accounts/{}", k("account_uuid")),
+        format!("/accounts/{}/billing-data", k("account_uuid")),
+        format!("/supporters/{}", k("supporter_uuid")),
+        format!("/payments/{}", k("payment_uuid")),
+        format!("/payment-sources/{}", k("payment_source_uuid")),
+        format!("/subscription-plans/{}", k("plan_uuid")),
+        format!("/subscriptions/{}", k("subscription_uuid")),
+        format!(
+            "/subscriptions/{}/invoices/{}",
+            k("subscription_uuid"),
+            k("invoice_uuid")
+        ),
+        format!("/test-clocks/{}", k("test_clock_uuid")),
+    ] {
+        let body = a.read(&path).await;
+        seen.insert(path, body);
+    }
+    seen
+}
+
+/// The request body a described operation shows, pointed at the first organisation.
+fn body_of(op: &Value, described: &Value, kinds: &BTreeMap<&str, String>) -> Option<Value> {
+    let content = &op["requestBody"]["content"]["application/json"];
+    let mut example = content["example"].clone();
+    if example.is_null() {
+        // The example of the body's type, when the operation shows none of its own.
+        let schema = &content["schema"];
+        let named = schema["$ref"]
+            .as_str()
+            .or_else(|| schema["oneOf"][1]["$ref"].as_str())
+            .and_then(|r| r.rsplit('/').next());
+        if let Some(name) = named {
+            example = described["components"]["schemas"][name]["example"].clone();
+        }
+    }
+    let mut body = if example.is_null() {
+        json!({})
+    } else {
+        example
+    };
+    if let Some(fields) = body.as_object_mut() {
+        for (field, kind) in [
+            ("organisation_uuid", "organisation_uuid"),
+            ("account_uuid", "account_uuid"),
+            ("supporter_uuid", "supporter_uuid"),
+            ("payment_source_uuid", "payment_source_uuid"),
+            ("subscription_plan_uuid", "plan_uuid"),
+        ] {
+            if fields.contains_key(field) {
+                fields.insert(field.to_owned(), json!(kinds[kind]));
+            }
+        }
+    }
+    op.get("requestBody").map(|_| body)
+}
+
+#[tokio::test]
+async fn another_tenant_gets_nothing_and_changes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut server = common::start(dir.path());
+    let c = common::credentials(dir.path(), &mut server).await;
+    let base = c["base_url"].as_str().unwrap().to_owned();
+    let http = reqwest::Client::new();
+    let a = Client {
+        http: http.clone(),
+        base: base.clone(),
+        token: common::demo_token(&c).await,
+    };
+    let second = common::admin(
+        dir.path(),
+        &["organisation", "create", "--name", "Matrix B"],
+    );
+    let second = second["uuid"].as_str().unwrap();
+    let client = common::admin(dir.path(), &["client", "create", "--organisation", second]);
+    let b_token = common::token(
+        &base,
+        client["client_id"].as_str().unwrap(),
+        client["client_secret"].as_str().unwrap(),
+    )
+    .await;
+    let b = Client {
+        http,
+        base: base.clone(),
+        token: b_token,
+    };
+
+    let (kinds, secrets) = fixtures(&a, &c).await;
+    let before = snapshot(&a, &kinds).await;
+    let described: Value = a.read("/openapi.json").await;
+    let mut tried = 0;
+    for (template, item) in described["paths"].as_object().unwrap() {
+        for (method, op) in item.as_object().unwrap() {
+            if op["security"].as_array().is_some_and(Vec::is_empty) {
+                continue; // public: the token endpoint and the signing keys
+            }
+            let mut path = template.clone();
+            let mut names_an_object = false;
+            for param in op["parameters"].as_array().into_iter().flatten() {
+                if param["in"] != "path" {
+                    continue;
+                }
+                let name = param["name"].as_str().unwrap();
+                let id = kinds.get(name).unwrap_or_else(|| {
+                    panic!("{method} {template}: add a fixture for {name} to this test")
+                });
+                path = path.replace(&format!("{{{name}}}"), id);
+                names_an_object = true;
+            }
+            let body = body_of(op, &described, &kinds);
+            let names_in_body = body
+                .as_ref()
+                .is_some_and(|b| kinds.values().any(|id| b.to_string().contains(id.as_str())));
+            let (status, text) = b.call(&method.to_uppercase(), &path, body.as_ref()).await;
+            let what = format!("{} {path} as another tenant", method.to_uppercase());
+            let reads = method == "get" || template.starts_with("/search/");
+            if names_an_object || names_in_body {
+                assert!(matches!(status, 403 | 404), "{what}: {status} {text}");
+            } else if reads {
+                assert_eq!(status, 200, "{what}: the caller's own, however few: {text}");
+            } else {
+                assert!(status < 500, "{what}: {status} {text}");
+            }
+            for secret in &secrets {
+                assert!(
+                    !text.contains(secret.as_str()),
+                    "{what} shows {secret:?}: {text}"
+                );
+            }
+            let sent = format!(
+                "{path} {}",
+                body.as_ref().map(Value::to_string).unwrap_or_default()
+            );
+            for id in kinds.values() {
+                assert!(
+                    sent.contains(id.as_str()) || !text.contains(id.as_str()),
+                    "{what} shows {id}, which it was not given: {text}"
+                );
+            }
+            tried += 1;
+            eprintln!("{what}: {status}");
+        }
+    }
+    assert!(tried >= 49, "only {tried} operations tried");
+    let after = snapshot(&a, &kinds).await;
+    for (path, was) in &before {
+        assert_eq!(
+            &after[path], was,
+            "{path} changed under another tenant's calls"
+        );
+    }
+}

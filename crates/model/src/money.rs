@@ -92,16 +92,11 @@ impl Serialize for Money {
     }
 }
 
-// In the API description: what Coffer answers, `value` as a string of minor units (it
-// also reads an integer there).
+// In the API description: `value` as a string of minor units, as Coffer answers it, or
+// as an integer, which it also reads.
 impl utoipa::PartialSchema for Money {
     fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
         use utoipa::openapi::schema::{ObjectBuilder, Type};
-        let value = ObjectBuilder::new()
-            .schema_type(Type::String)
-            .pattern(Some("^[0-9]{1,18}$"))
-            .description(Some("Minor units (cents), as a string of digits"))
-            .examples([serde_json::json!("1050")]);
         let currency = ObjectBuilder::new()
             .schema_type(Type::String)
             .pattern(Some("^[A-Z]{3}$"))
@@ -109,13 +104,40 @@ impl utoipa::PartialSchema for Money {
             .examples([serde_json::json!("CHF")]);
         ObjectBuilder::new()
             .schema_type(Type::Object)
-            .property("value", value)
+            .property("value", MinorUnits::schema())
             .property("currency", currency)
             .required("value")
             .required("currency")
             .into()
     }
 }
+
+/// An amount in minor units as requests may send it: an integer, or its digits as a
+/// string (answers always carry the string). Only its schema is used.
+pub struct MinorUnits;
+
+impl utoipa::PartialSchema for MinorUnits {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        use utoipa::openapi::schema::{ObjectBuilder, OneOfBuilder, Type};
+        let digits = ObjectBuilder::new()
+            .schema_type(Type::String)
+            .pattern(Some("^[0-9]{1,18}$"));
+        let integer = ObjectBuilder::new()
+            .schema_type(Type::Integer)
+            .format(Some(utoipa::openapi::SchemaFormat::KnownFormat(
+                utoipa::openapi::KnownFormat::Int64,
+            )))
+            .minimum(Some(0));
+        OneOfBuilder::new()
+            .item(digits)
+            .item(integer)
+            .description(Some("Minor units (cents)"))
+            .examples([serde_json::json!("1050")])
+            .into()
+    }
+}
+
+impl utoipa::ToSchema for MinorUnits {}
 
 impl utoipa::ToSchema for Money {}
 

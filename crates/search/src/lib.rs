@@ -16,4 +16,4 @@ pub mod sql;
 pub use endpoint::{rendered, search};
 pub use query::{Field, Filter, Kind, Schema, custom_parameter};
 pub use request::{Plan, SearchRequest};
-pub use run::{Render, SearchError, Source, run};
+pub use run::{Found, Render, SearchError, Source, run};

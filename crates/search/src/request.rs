@@ -14,25 +14,40 @@ pub const MAX_SIZE: i64 = 10_000;
 /// costs the same on every page.
 pub const MAX_WINDOW: i64 = 100_000;
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
 pub struct SortSpec {
+    /// A field of the objects searched, as the query names it.
     pub field: String,
     /// Sent by RaiseNow's clients; the field's own kind decides.
     #[allow(dead_code)]
     pub field_type: Option<String>,
+    /// `asc` or `desc` (the default).
     pub direction: Option<String>,
 }
 
-#[derive(Debug, Deserialize)]
+/// A search: which objects (`query`), in what order, which page, and what to count.
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
 pub struct SearchRequest {
+    /// `$match`, `$term`, `$terms`, `$range`, `$exists`, combined with `$and`, `$or`, `$not`.
+    #[schema(value_type = Object, required = true)]
     pub query: Option<Value>,
+    /// `terms`, `stats` and `date_histogram` aggregations, by a name of the caller's.
+    #[schema(value_type = Option<Object>)]
     pub aggs: Option<Map<String, Value>>,
+    /// The first entry orders the hits; uuid breaks ties. Newest first by default.
     pub sort: Option<Vec<SortSpec>>,
+    /// Hits per page, 10 by default.
+    #[schema(minimum = 0, maximum = 10_000)]
     pub size: Option<i64>,
+    /// Hits to skip; past 100,000, page with `search_after`.
+    #[schema(minimum = 0, maximum = 100_000)]
     pub from: Option<i64>,
+    /// Only these fields of each hit (all when empty).
     pub includes: Option<Vec<String>>,
+    /// Not these fields of each hit.
     pub excludes: Option<Vec<String>>,
     /// `last_sort_values` of the previous page, to page past `from`'s reach.
+    #[schema(value_type = Option<Vec<serde_json::Value>>, min_items = 2, max_items = 2)]
     pub search_after: Option<Vec<Value>>,
 }
 

@@ -220,11 +220,36 @@ pub fn run(
         let answer = aggregate(db, table, source, &b, &where_, &binds, agg)?;
         aggregations.insert(agg.name.clone(), answer);
     }
-    Ok(json!({
-        "summary": { "hits": total, "last_sort_values": last_sort_values },
-        "hits": hits,
-        "aggregations": aggregations,
+    Ok(json!(Found {
+        summary: SearchSummary {
+            hits: total,
+            last_sort_values,
+        },
+        hits,
+        aggregations,
     }))
+}
+
+/// What a search answers.
+#[derive(Debug, serde::Serialize, utoipa::ToSchema)]
+pub struct Found {
+    pub summary: SearchSummary,
+    /// The page of objects, each as its own GET shows it, cut to `includes` and
+    /// `excludes` when the request names them.
+    #[schema(value_type = Vec<Object>)]
+    pub hits: Vec<Value>,
+    /// An answer for each aggregation asked for, by its name.
+    #[schema(value_type = Object)]
+    pub aggregations: Map<String, Value>,
+}
+
+#[derive(Debug, serde::Serialize, utoipa::ToSchema)]
+pub struct SearchSummary {
+    /// How many objects match, across every page.
+    pub hits: i64,
+    /// The last hit's sort value and uuid, for `search_after`; empty when the page is.
+    #[schema(value_type = Vec<serde_json::Value>, max_items = 2)]
+    pub last_sort_values: Value,
 }
 
 fn aggregate(

@@ -76,6 +76,12 @@ coffer_testkit::backend_tests! {
         assert_eq!(status, 200, "{closed}");
         assert_eq!(closed["status"], "cancelled");
         assert_eq!(closed["charge_attempts"], json!([]));
+        // A body that is there but is no object is refused, and makes no invoice.
+        for body in [json!([700]), json!("700"), json!(700)] {
+            let (status, err, _) = w.post(&invoices, &token, &body, None).await;
+            assert_eq!(status, 400, "{body}: {err}");
+            assert_eq!(err["error"]["message"][0]["message"], "The request body must be a JSON object", "{err}");
+        }
         let (_, all) = w.get(&invoices, &token).await;
         assert_eq!(all.as_array().unwrap().len(), 2);
 

@@ -4,6 +4,7 @@
 use coffer_http::openapi::Part;
 use utoipa::OpenApi;
 
+use crate::payments::request::NeedsMethodOrProfile;
 use crate::{payments, profiles, routes, search, sources, supporters};
 
 #[derive(OpenApi)]
@@ -27,6 +28,9 @@ use crate::{payments, profiles, routes, search, sources, supporters};
         supporters::routes::search,
         profiles::routes::list,
     ),
+    // Types used only as query parameters are not collected from the paths.
+    components(schemas(supporters::domain::SupporterSort, supporters::routes::ListOrder)),
+    modifiers(&NeedsMethodOrProfile),
     tags(
         (name = "Payments", description = "One-off payments, their refunds and their search"),
         (name = "Payment sources", description = "Stored instruments, charged again"),

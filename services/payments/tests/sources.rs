@@ -47,6 +47,15 @@ coffer_testkit::backend_tests! {
         assert_eq!(paid["payment_information"]["last4"], "4242");
         assert_eq!(w.get(&format!("/payments/{}", paid["uuid"].as_str().unwrap()), &token).await.0, 200);
 
+        // Each badly typed field of a charge is named, and nothing is charged.
+        let bad = json!({"amount": {"value": "0", "currency": "CHF"}, "subscription_uuid": 7, "custom_parameters": "campaign"});
+        let (status, err, _) = w.post(&format!("{path}/charges"), &platform, &bad, None).await;
+        assert_eq!(status, 400, "{err}");
+        let properties: Vec<&str> = err["errors"].as_array().unwrap().iter().map(|e| e["property"].as_str().unwrap()).collect();
+        assert_eq!(properties, ["amount.value", "subscription_uuid", "custom_parameters"], "{err}");
+        let (status, err, _) = w.post(&format!("{path}/charges"), &platform, &json!({"amount": {"value": "100", "currency": "CHF"}, "subscription_uuid": "nope"}), None).await;
+        assert_eq!((status, &err["errors"][0]["property"]), (400, &json!("subscription_uuid")), "{err}");
+
         // A merchant's own token cannot charge a stored card; a failed source cannot be charged.
         assert_eq!(w.post(&format!("{path}/charges"), &token, &charge, None).await.0, 403);
         let failed_path = format!("/payment-sources/{}/charges", declined["uuid"].as_str().unwrap());

@@ -56,7 +56,19 @@ pub fn describe(parts: &[Part]) -> OpenApi {
     );
     let mut whole = OpenApi::new(info, utoipa::openapi::Paths::new());
     whole.servers = Some(vec![Server::new("/")]);
+    let mut named = std::collections::BTreeMap::new();
     for part in parts {
+        // Parts share one namespace of schema names; a merge would silently keep one of
+        // two different schemas of the same name.
+        for (name, schema) in part.doc.components.iter().flat_map(|c| &c.schemas) {
+            if let Some(earlier) = named.insert(name.clone(), schema.clone()) {
+                assert!(
+                    earlier == *schema,
+                    "two services describe different schemas named {name}; rename one with \
+                     #[schema(as = ...)]"
+                );
+            }
+        }
         whole.merge(part.doc.clone());
     }
     let mut components = whole.components.take().unwrap_or_default();

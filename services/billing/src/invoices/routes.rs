@@ -13,7 +13,7 @@ use crate::state::BillingState;
 /// A subscription's invoices.
 #[utoipa::path(get, path = "/subscriptions/{subscription_uuid}/invoices", operation_id = "listInvoices", tag = "Invoices",
     params(("subscription_uuid" = uuid::Uuid, Path, description = "The subscription")),
-    responses((status = 200, description = "The invoices", body = [Object]),
+    responses((status = 200, description = "The invoices", body = [crate::invoices::domain::record::InvoiceView]),
         (status = 404, description = "No such subscription")))]
 pub(crate) async fn list(
     state: web::Data<BillingState>,
@@ -26,7 +26,7 @@ pub(crate) async fn list(
 /// One invoice.
 #[utoipa::path(get, path = "/subscriptions/{subscription_uuid}/invoices/{invoice_uuid}", operation_id = "getInvoice", tag = "Invoices",
     params(("subscription_uuid" = uuid::Uuid, Path, description = "The subscription"), ("invoice_uuid" = uuid::Uuid, Path, description = "The invoice")),
-    responses((status = 200, description = "The invoice", body = Object),
+    responses((status = 200, description = "The invoice", body = crate::invoices::domain::record::InvoiceView),
         (status = 404, description = "No such subscription or invoice")))]
 pub(crate) async fn get(
     state: web::Data<BillingState>,
@@ -40,8 +40,8 @@ pub(crate) async fn get(
 /// Invoices a subscription now, for its amount or the one given.
 #[utoipa::path(post, path = "/subscriptions/{subscription_uuid}/invoices", operation_id = "createInvoice", tag = "Invoices",
     params(("subscription_uuid" = uuid::Uuid, Path, description = "The subscription"), ("Idempotency-Key" = Option<String>, Header, pattern = "^[!-~]{1,255}$", description = "The same key and body within 24 h answer as the first request did; the same key with another body is 409")),
-    request_body(content = Option<Object>, description = "Optional: amount, custom_parameters, service_parameters", example = json!({"amount": 2500})),
-    responses((status = 201, description = "The invoice", body = Object),
+    request_body(content = Option<crate::invoices::domain::manual::ManualBody>, description = "Optional: without it, the subscription's amount"),
+    responses((status = 201, description = "The invoice", body = crate::invoices::domain::record::InvoiceView),
         (status = 404, description = "No such subscription"),
         (status = 409, description = "The subscription cannot be invoiced, or the Idempotency-Key was used with another body")))]
 pub(crate) async fn create(
@@ -60,8 +60,8 @@ pub(crate) async fn create(
 /// Closes an invoice by hand, as paid or not.
 #[utoipa::path(post, path = "/subscriptions/{subscription_uuid}/invoices/{invoice_uuid}/close", operation_id = "closeInvoice", tag = "Invoices",
     params(("subscription_uuid" = uuid::Uuid, Path, description = "The subscription"), ("invoice_uuid" = uuid::Uuid, Path, description = "The invoice")),
-    request_body(content = Object, example = json!({"status": "paid"})),
-    responses((status = 200, description = "The invoice", body = Object),
+    request_body(content = crate::invoices::domain::manual::CloseBody),
+    responses((status = 200, description = "The invoice", body = crate::invoices::domain::record::InvoiceView),
         (status = 404, description = "No such subscription or invoice"),
         (status = 409, description = "The invoice is closed already")))]
 pub(crate) async fn close(
@@ -78,7 +78,7 @@ pub(crate) async fn close(
 /// Charges an open invoice again now.
 #[utoipa::path(post, path = "/subscriptions/{subscription_uuid}/invoices/{invoice_uuid}/charge-attempts", operation_id = "createChargeAttempt", tag = "Invoices",
     params(("subscription_uuid" = uuid::Uuid, Path, description = "The subscription"), ("invoice_uuid" = uuid::Uuid, Path, description = "The invoice"), ("Idempotency-Key" = Option<String>, Header, pattern = "^[!-~]{1,255}$", description = "The same key and body within 24 h answer as the first request did; the same key with another body is 409")),
-    responses((status = 201, description = "The charge attempt", body = Object),
+    responses((status = 201, description = "The charge attempt", body = crate::invoices::domain::record::AttemptView),
         (status = 404, description = "No such subscription or invoice"),
         (status = 409, description = "The invoice is not open, or the Idempotency-Key was used with another body")))]
 pub(crate) async fn charge(

@@ -245,6 +245,64 @@ pub fn changes(body: &Value) -> Result<Changes, Vec<FieldError>> {
     }
 }
 
+// The bodies as the API description shows them; `changes` above is what checks them.
+
+/// Dunning settings as a request sends them; one left out takes its default.
+#[derive(utoipa::ToSchema)]
+#[allow(dead_code)]
+pub struct DunningBody {
+    /// Up to 10 day counts from 1 to 365, each later than the one before (default 2, 4, 6).
+    #[schema(max_items = 10)]
+    retry_after_days: Option<Vec<u32>>,
+    /// 1 to 100 (default 3).
+    #[schema(minimum = 1, maximum = 100)]
+    cancel_subscription_after_failed_invoices: Option<u32>,
+}
+
+/// Notification settings as a request sends them.
+#[derive(utoipa::ToSchema)]
+#[allow(dead_code)]
+pub struct NotificationsBody {
+    /// 1 to 60; null announces nothing.
+    #[schema(minimum = 1, maximum = 60)]
+    notify_before_charge_days: Option<u32>,
+    notify_on_failed_attempt: Option<bool>,
+}
+
+/// The body of Create Subscription Plan.
+#[derive(utoipa::ToSchema)]
+#[schema(example = json!({"organisation_uuid": "5a0e9d0c-6f0b-4f0c-9c55-0b9f1d8e3a21", "name": "Monthly donors", "dunning_configuration": {"retry_after_days": [2, 4, 6], "cancel_subscription_after_failed_invoices": 3}}))]
+#[allow(dead_code)]
+pub struct PlanBody {
+    #[schema(format = Uuid)]
+    organisation_uuid: String,
+    /// Only this account's subscriptions use it as their default.
+    #[schema(format = Uuid)]
+    account_uuid: Option<String>,
+    /// At most 255 characters, trimmed.
+    #[schema(min_length = 1)]
+    name: String,
+    is_default: Option<bool>,
+    dunning_configuration: Option<DunningBody>,
+    notification_configuration: Option<NotificationsBody>,
+}
+
+/// The body of Update Subscription Plan: a field left out is kept.
+#[derive(utoipa::ToSchema)]
+#[schema(example = json!({"name": "Monthly donors (2027)"}))]
+#[allow(dead_code)]
+pub struct PlanChangeBody {
+    /// Null makes it the organisation's.
+    #[schema(format = Uuid)]
+    account_uuid: Option<String>,
+    /// At most 255 characters, trimmed.
+    #[schema(min_length = 1)]
+    name: Option<String>,
+    is_default: Option<bool>,
+    dunning_configuration: Option<DunningBody>,
+    notification_configuration: Option<NotificationsBody>,
+}
+
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {

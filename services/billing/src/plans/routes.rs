@@ -32,7 +32,7 @@ pub(crate) async fn list(
 /// Creates a subscription plan.
 #[utoipa::path(post, path = "/subscription-plans", operation_id = "createSubscriptionPlan", tag = "Subscription plans",
     params(("Idempotency-Key" = Option<String>, Header, pattern = "^[!-~]{1,255}$", description = "The same key and body within 24 h answer as the first request did; the same key with another body is 409")),
-    request_body(content = Object, example = json!({"organisation_uuid": "5a0e9d0c-6f0b-4f0c-9c55-0b9f1d8e3a21", "name": "Monthly donors", "dunning_configuration": {"retry_after_days": [2, 4, 6], "cancel_subscription_after_failed_invoices": 3}})),
+    request_body(content = crate::plans::domain::PlanBody),
     responses((status = 201, description = "The plan", body = crate::plans::domain::Plan),
         (status = 404, description = "No such organisation or account"),
         (status = 409, description = "The Idempotency-Key was used with another body")))]
@@ -63,7 +63,7 @@ pub(crate) async fn get(
 /// Changes a subscription plan; a field left out is kept.
 #[utoipa::path(patch, path = "/subscription-plans/{plan_uuid}", operation_id = "updateSubscriptionPlan", tag = "Subscription plans",
     params(("plan_uuid" = uuid::Uuid, Path, description = "The subscription plan")),
-    request_body(content = Object, example = json!({"name": "Monthly donors (2027)"})),
+    request_body(content = crate::plans::domain::PlanChangeBody),
     responses((status = 200, description = "The plan", body = crate::plans::domain::Plan),
         (status = 404, description = "No such plan")))]
 pub(crate) async fn update(

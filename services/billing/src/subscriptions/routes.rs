@@ -14,8 +14,8 @@ use crate::state::BillingState;
 /// Starts charging a payment source on a schedule.
 #[utoipa::path(post, path = "/subscriptions", operation_id = "createSubscription", tag = "Subscriptions",
     params(("Idempotency-Key" = Option<String>, Header, pattern = "^[!-~]{1,255}$", description = "The same key and body within 24 h answer as the first request did; the same key with another body is 409")),
-    request_body(content = Object, example = json!({"account_uuid": "0b6a3c38-3b1f-4d67-9a0e-2f0d3e9b8c11", "supporter_uuid": "8d0f8a0e-3f8b-4d3c-9c8f-2d9a6c1e4b77", "payment_source_uuid": "1f3e5a7c-9b2d-4e6f-8a0c-3e5f7a9b1d2c", "amount": 2500, "currency": "CHF", "recurring_interval": "0 0 1 * *", "timezone": "Europe/Zurich"})),
-    responses((status = 201, description = "The subscription", body = Object),
+    request_body(content = crate::subscriptions::domain::request::CreateBody),
+    responses((status = 201, description = "The subscription", body = crate::subscriptions::domain::record::SubscriptionView),
         (status = 404, description = "No such account, plan, supporter or payment source"),
         (status = 409, description = "The Idempotency-Key was used with another body")))]
 pub(crate) async fn create(
@@ -33,7 +33,7 @@ pub(crate) async fn create(
 /// One subscription.
 #[utoipa::path(get, path = "/subscriptions/{subscription_uuid}", operation_id = "getSubscription", tag = "Subscriptions",
     params(("subscription_uuid" = uuid::Uuid, Path, description = "The subscription")),
-    responses((status = 200, description = "The subscription", body = Object),
+    responses((status = 200, description = "The subscription", body = crate::subscriptions::domain::record::SubscriptionView),
         (status = 404, description = "No such subscription")))]
 pub(crate) async fn get(
     state: web::Data<BillingState>,
@@ -47,8 +47,8 @@ pub(crate) async fn get(
 /// Changes a subscription; a field left out is kept.
 #[utoipa::path(patch, path = "/subscriptions/{subscription_uuid}", operation_id = "updateSubscription", tag = "Subscriptions",
     params(("subscription_uuid" = uuid::Uuid, Path, description = "The subscription")),
-    request_body(content = Object, example = json!({"amount": 3000})),
-    responses((status = 200, description = "The subscription", body = Object),
+    request_body(content = crate::subscriptions::domain::request::ChangeBody),
+    responses((status = 200, description = "The subscription", body = crate::subscriptions::domain::record::SubscriptionView),
         (status = 404, description = "No such subscription"),
         (status = 409, description = "The subscription has ended")))]
 pub(crate) async fn update(
@@ -67,7 +67,7 @@ pub(crate) async fn update(
 #[utoipa::path(post, path = "/subscriptions/{subscription_uuid}/activate", operation_id = "activateSubscription", tag = "Subscriptions",
     params(("subscription_uuid" = uuid::Uuid, Path, description = "The subscription")),
     request_body(content = Option<SuspendBody>, description = "Optional; read as suspend reads it"),
-    responses((status = 200, description = "The subscription", body = Object),
+    responses((status = 200, description = "The subscription", body = crate::subscriptions::domain::record::SubscriptionView),
         (status = 404, description = "No such subscription"),
         (status = 409, description = "The subscription cannot be activated from its status")))]
 pub(crate) async fn activate(
@@ -86,7 +86,7 @@ pub(crate) async fn activate(
 #[utoipa::path(post, path = "/subscriptions/{subscription_uuid}/cancel", operation_id = "cancelSubscription", tag = "Subscriptions",
     params(("subscription_uuid" = uuid::Uuid, Path, description = "The subscription")),
     request_body(content = Option<SuspendBody>, description = "Optional; read as suspend reads it"),
-    responses((status = 200, description = "The subscription", body = Object),
+    responses((status = 200, description = "The subscription", body = crate::subscriptions::domain::record::SubscriptionView),
         (status = 404, description = "No such subscription"),
         (status = 409, description = "The subscription has ended")))]
 pub(crate) async fn cancel(
@@ -113,7 +113,7 @@ pub(crate) struct SuspendBody {
 #[utoipa::path(post, path = "/subscriptions/{subscription_uuid}/suspend", operation_id = "suspendSubscription", tag = "Subscriptions",
     params(("subscription_uuid" = uuid::Uuid, Path, description = "The subscription")),
     request_body(content = Option<SuspendBody>, description = "Optional"),
-    responses((status = 200, description = "The subscription", body = Object),
+    responses((status = 200, description = "The subscription", body = crate::subscriptions::domain::record::SubscriptionView),
         (status = 404, description = "No such subscription"),
         (status = 409, description = "The subscription cannot be suspended from its status")))]
 pub(crate) async fn suspend(
@@ -130,8 +130,8 @@ pub(crate) async fn suspend(
 
 /// Subscriptions by the payment search's language (`$match`, `$term`, sorting, paging, aggregations).
 #[utoipa::path(post, path = "/search/subscriptions", operation_id = "searchSubscriptions", tag = "Subscriptions",
-    request_body(content = Object, example = json!({"query": {"$term": {"status": "active"}}, "size": 10})),
-    responses((status = 200, description = "`summary` (hits, aggregations) and `hits`", body = Object)))]
+    request_body(content = coffer_search::SearchRequest, example = json!({"query": {"$term": {"status": "active"}}, "size": 10})),
+    responses((status = 200, description = "The matching objects, a page of them, and the aggregations", body = coffer_search::Found)))]
 pub(crate) async fn search(
     state: web::Data<BillingState>,
     caller: Caller,

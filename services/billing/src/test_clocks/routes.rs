@@ -12,7 +12,7 @@ use super::commands;
 use crate::idempotent::Once;
 use crate::state::BillingState;
 
-/// Create and advance bodies; a property of the wrong type is a 400 naming it.
+/// The create body; a property of the wrong type is a 400 naming it.
 #[derive(Debug, Deserialize, utoipa::ToSchema)]
 pub(crate) struct ClockRequest {
     /// Unix seconds, 0 to the end of 2199.
@@ -21,6 +21,14 @@ pub(crate) struct ClockRequest {
     /// The clock's organisation, when the caller has more than one.
     #[schema(value_type = Option<uuid::Uuid>)]
     organisation_uuid: Option<String>,
+}
+
+/// The advance body: the clock's organisation is its own, so only the time is read.
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
+pub(crate) struct AdvanceRequest {
+    /// Unix seconds, later than the clock's time and at most the end of 2199.
+    #[schema(minimum = 0, maximum = 7258118399_i64)]
+    frozen_time: Option<i64>,
 }
 
 /// Creates a test clock at `frozen_time`.
@@ -74,7 +82,7 @@ pub(crate) async fn delete(
 /// `advancing`; GET shows `ready` at the new time when everything due on the way has happened.
 #[utoipa::path(post, path = "/test-clocks/{test_clock_uuid}/advance", operation_id = "advanceTestClock", tag = "Test clocks",
     params(("test_clock_uuid" = uuid::Uuid, Path, description = "The test clock")),
-    request_body(content = ClockRequest, example = json!({"frozen_time": 1801440000})),
+    request_body(content = AdvanceRequest, example = json!({"frozen_time": 1801440000})),
     responses((status = 200, description = "The test clock", body = crate::test_clocks::domain::TestClock),
         (status = 404, description = "No such test clock"),
         (status = 409, description = "The clock is advancing already, or the time is not later")))]
@@ -84,7 +92,7 @@ pub(crate) async fn advance(
     path: web::Path<String>,
     body: Json<Value>,
 ) -> Result<HttpResponse, ApiError> {
-    let request: ClockRequest = parse_value(body.0)?;
+    let request: AdvanceRequest = parse_value(body.0)?;
     let clock = commands::advance(&state, &caller, &path, request.frozen_time).await?;
     Ok(HttpResponse::Ok().json(clock))
 }

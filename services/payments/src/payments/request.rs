@@ -57,6 +57,40 @@ pub struct PaymentRequest {
     pub custom_parameters: Option<serde_json::Value>,
 }
 
+/// In the API description, [`PaymentRequest`] also says that one of `payment_method` and
+/// `profile` must be given, which its fields alone cannot say.
+pub struct NeedsMethodOrProfile;
+
+impl utoipa::Modify for NeedsMethodOrProfile {
+    #[allow(deprecated)] // `example` is what the rest of the description carries
+    fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
+        use utoipa::openapi::RefOr;
+        use utoipa::openapi::schema::{AllOfBuilder, AnyOfBuilder, ObjectBuilder, Schema, Type};
+        let Some(schemas) = openapi.components.as_mut().map(|c| &mut c.schemas) else {
+            return;
+        };
+        let Some(RefOr::T(Schema::Object(mut own))) = schemas.remove("PaymentRequest") else {
+            return;
+        };
+        let (description, example) = (own.description.take(), own.example.take());
+        let given = |field: &str| {
+            ObjectBuilder::new()
+                .property(field, ObjectBuilder::new().schema_type(Type::String))
+                .required(field)
+        };
+        let either = AnyOfBuilder::new()
+            .item(given("payment_method"))
+            .item(given("profile"));
+        let mut whole = AllOfBuilder::new()
+            .item(Schema::Object(own))
+            .item(either)
+            .description(description)
+            .build();
+        whole.example = example;
+        schemas.insert("PaymentRequest".to_owned(), Schema::AllOf(whole).into());
+    }
+}
+
 /// The request once its own fields are known to be sound.
 #[derive(Debug)]
 pub struct Checked {

@@ -20,8 +20,8 @@ pub(crate) fn routes(t: &mut RouteTable) {
 /// Payments by a query (`$match`, `$term`, ...), with sorting, paging (`size` up to
 /// 10,000) and aggregations (SPEC.md, "Payment search").
 #[utoipa::path(post, path = "/search/payments", operation_id = "searchPayments", tag = "Payments",
-    request_body(content = Object, example = json!({"query": {"$match": {"status": "succeeded"}}, "size": 10, "sort": [{"field": "created", "direction": "desc"}]})),
-    responses((status = 200, description = "`summary` (hits, aggregations) and `hits`", body = Object)))]
+    request_body(content = coffer_search::SearchRequest, example = json!({"query": {"$match": {"status": "succeeded"}}, "size": 10, "sort": [{"field": "created", "direction": "desc"}]})),
+    responses((status = 200, description = "The matching objects, a page of them, and the aggregations", body = coffer_search::Found)))]
 pub(crate) async fn search(
     state: web::Data<PaymentsState>,
     caller: Caller,

@@ -143,7 +143,7 @@ pub(crate) async fn replace_parameters(
 /// Charges a stored source again (billing's service token only: `amount`, `charge_attempt_uuid`).
 #[utoipa::path(post, path = "/payment-sources/{payment_source_uuid}/charges", operation_id = "chargePaymentSource", tag = "Payment sources",
     params(("payment_source_uuid" = uuid::Uuid, Path, description = "The payment source")),
-    request_body(content = Object, example = json!({"amount": {"value": "1050", "currency": "CHF"}})),
+    request_body(content = crate::sources::domain::ChargeBody),
     responses((status = 201, description = "The payment", body = crate::payments::record::Payment),
         (status = 404, description = "No such payment source"),
         (status = 409, description = "The source cannot be charged (pending, failed or revoked)")))]

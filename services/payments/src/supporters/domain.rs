@@ -37,13 +37,36 @@ macro_rules! define_input {
             #[serde(default)]
             pub organisation_uuid: Option<String>,
             $(#[serde(default, deserialize_with = "present")] pub $f: Option<Option<String>>,)*
-            /// String values only.
+            /// Flat: numbers and booleans are kept as their text.
             #[serde(default, deserialize_with = "present")]
-            #[schema(value_type = Option<std::collections::BTreeMap<String, String>>)]
+            #[schema(value_type = Option<std::collections::BTreeMap<String, FlatValue>>)]
             pub custom_parameters: Option<Option<serde_json::Value>>,
             #[serde(default, deserialize_with = "present")]
             #[schema(value_type = Option<Object>)]
             pub service_parameters: Option<Option<serde_json::Value>>,
+        }
+
+        /// An update request, as the API description shows it: a field left out is kept,
+        /// one sent as null is cleared, and the organisation cannot be changed.
+        #[derive(utoipa::ToSchema)]
+        #[schema(example = json!({"email": "ada@example.org"}))]
+        #[allow(dead_code)]
+        pub struct SupporterChange {
+            $(pub $f: Option<String>,)*
+            /// Flat: numbers and booleans are kept as their text.
+            #[schema(value_type = Option<std::collections::BTreeMap<String, FlatValue>>)]
+            pub custom_parameters: Option<serde_json::Value>,
+            #[schema(value_type = Option<Object>)]
+            pub service_parameters: Option<serde_json::Value>,
+        }
+
+        /// Fields a supporter list can be sorted by.
+        #[derive(utoipa::ToSchema)]
+        #[allow(non_camel_case_types, dead_code)]
+        pub enum SupporterSort {
+            created,
+            uuid,
+            $($f,)*
         }
 
         /// A supporter as stored and as answered (fields that are not set are left out).
@@ -94,6 +117,22 @@ macro_rules! define_input {
     };
 }
 personal_fields!(define_input);
+
+/// A custom parameter's value as a request may send it. Only its schema is used.
+pub struct FlatValue;
+
+impl utoipa::PartialSchema for FlatValue {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        use utoipa::openapi::schema::{ObjectBuilder, OneOfBuilder, Type};
+        OneOfBuilder::new()
+            .item(ObjectBuilder::new().schema_type(Type::String))
+            .item(ObjectBuilder::new().schema_type(Type::Number))
+            .item(ObjectBuilder::new().schema_type(Type::Boolean))
+            .into()
+    }
+}
+
+impl utoipa::ToSchema for FlatValue {}
 
 /// Custom parameters are flat: string keys, string values (numbers and booleans are taken
 /// as their text), nothing nested.

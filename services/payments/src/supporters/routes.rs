@@ -34,8 +34,8 @@ pub(crate) fn routes(t: &mut RouteTable) {
 
 /// Supporters by the payment search's language (`$match`, `$term`, sorting, paging, aggregations).
 #[utoipa::path(post, path = "/search/supporters", operation_id = "searchSupporters", tag = "Supporters",
-    request_body(content = Object, example = json!({"query": {"$term": {"email": "ada@example.org"}}, "size": 10})),
-    responses((status = 200, description = "`summary` (hits, aggregations) and `hits`", body = Object)))]
+    request_body(content = coffer_search::SearchRequest, example = json!({"query": {"$term": {"email": "ada@example.org"}}, "size": 10})),
+    responses((status = 200, description = "The matching objects, a page of them, and the aggregations", body = coffer_search::Found)))]
 pub(crate) async fn search(
     state: web::Data<PaymentsState>,
     caller: Caller,
@@ -133,7 +133,7 @@ pub(crate) async fn get(
 /// Changes a supporter: a field left out is kept, one sent as null is cleared.
 #[utoipa::path(patch, path = "/supporters/{supporter_uuid}", operation_id = "updateSupporter", tag = "Supporters",
     params(("supporter_uuid" = uuid::Uuid, Path, description = "The supporter")),
-    request_body(content = super::domain::SupporterInput, example = json!({"email": "ada@example.org"})),
+    request_body(content = super::domain::SupporterChange),
     responses((status = 200, description = "The supporter", body = Supporter),
         (status = 404, description = "No such supporter")))]
 pub(crate) async fn update(
@@ -156,6 +156,15 @@ pub(crate) async fn update(
     Ok(HttpResponse::Ok().json(body))
 }
 
+/// The order of a list.
+#[derive(utoipa::ToSchema)]
+#[schema(rename_all = "lowercase")]
+#[allow(dead_code)]
+pub(crate) enum ListOrder {
+    Asc,
+    Desc,
+}
+
 #[derive(Debug, Deserialize)]
 pub(crate) struct ListQuery {
     organisation_uuid: Option<String>,
@@ -168,8 +177,8 @@ pub(crate) struct ListQuery {
 /// The caller's supporters, a page at a time.
 #[utoipa::path(get, path = "/supporters", operation_id = "listSupporters", tag = "Supporters",
     params(("organisation_uuid" = Option<uuid::Uuid>, Query, description = "Only this organisation's"),
-        ("sort_by" = Option<String>, Query, description = "A supporter field; `created` by default"),
-        ("sort_order" = Option<String>, Query, description = "`asc` (default) or `desc`"),
+        ("sort_by" = Option<super::domain::SupporterSort>, Query, description = "A supporter field; `created` by default"),
+        ("sort_order" = Option<ListOrder>, Query, description = "`asc` (default) or `desc`"),
         ("from" = Option<i64>, Query, minimum = 0, maximum = 4294967295_i64, description = "Supporters to skip"),
         ("size" = Option<i64>, Query, minimum = 0, maximum = 1000, description = "Supporters to return, 100 by default")),
     responses((status = 200, description = "The page", body = [Supporter])))]

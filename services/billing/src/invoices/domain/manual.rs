@@ -12,6 +12,7 @@ pub struct ManualInvoice {
     pub service_parameters: Option<Value>,
 }
 
+/// Reads the body (an object, as the extractor made sure, or null when none was sent).
 pub fn read(body: &Value) -> Result<ManualInvoice, Vec<FieldError>> {
     let mut errors = Vec::new();
     let amount = match body.get("amount") {
@@ -58,4 +59,34 @@ pub fn read(body: &Value) -> Result<ManualInvoice, Vec<FieldError>> {
     } else {
         Err(errors)
     }
+}
+
+/// The body of Create Invoice, as the API description shows it (`read` checks it).
+#[derive(utoipa::ToSchema)]
+#[schema(example = json!({"amount": 2500}))]
+#[allow(dead_code)]
+pub struct ManualBody {
+    /// Minor units above 0; the subscription's amount when left out.
+    #[schema(minimum = 1)]
+    amount: Option<i64>,
+    custom_parameters: Option<std::collections::HashMap<String, String>>,
+    #[schema(value_type = Option<Object>)]
+    service_parameters: Option<Value>,
+}
+
+/// How an invoice closed by hand ends.
+#[derive(utoipa::ToSchema)]
+#[schema(rename_all = "lowercase")]
+#[allow(dead_code)]
+pub enum Closing {
+    Paid,
+    Cancelled,
+}
+
+/// The body of Close Invoice.
+#[derive(utoipa::ToSchema)]
+#[schema(example = json!({"status": "paid"}))]
+#[allow(dead_code)]
+pub struct CloseBody {
+    status: Closing,
 }

@@ -279,6 +279,84 @@ pub fn refuse_fixed_for_update(body: &Value) -> Result<(), Vec<FieldError>> {
     if fixed.is_empty() { Ok(()) } else { Err(fixed) }
 }
 
+// The bodies as the API description shows them; `read` above is what checks them. Every
+// field may be null where it may be left out, as `read` takes null for left out.
+
+/// What both bodies may set.
+#[derive(serde::Deserialize, utoipa::ToSchema)]
+#[allow(dead_code)]
+pub struct SubscriptionTerms {
+    /// The plan that dunns it; the organisation's default when left out.
+    #[schema(format = Uuid)]
+    subscription_plan_uuid: Option<String>,
+    /// An IANA zone; an unknown one is UTC.
+    timezone: Option<String>,
+    #[schema(format = Date)]
+    planned_effective_from: Option<String>,
+    #[schema(format = Date)]
+    planned_end: Option<String>,
+    custom_parameters: Option<std::collections::HashMap<String, String>>,
+    #[schema(value_type = Option<Object>)]
+    service_parameters: Option<Value>,
+}
+
+/// The body of Create Subscription.
+#[derive(serde::Deserialize, utoipa::ToSchema)]
+#[schema(example = json!({"account_uuid": "0b6a3c38-3b1f-4d67-9a0e-2f0d3e9b8c11", "supporter_uuid": "8d0f8a0e-3f8b-4d3c-9c8f-2d9a6c1e4b77", "payment_source_uuid": "1f3e5a7c-9b2d-4e6f-8a0c-3e5f7a9b1d2c", "amount": 2500, "currency": "CHF", "recurring_interval": "monthly", "timezone": "Europe/Zurich"}))]
+#[allow(dead_code)]
+pub struct CreateBody {
+    #[schema(format = Uuid)]
+    account_uuid: String,
+    #[schema(format = Uuid)]
+    supporter_uuid: String,
+    #[schema(format = Uuid)]
+    payment_source_uuid: String,
+    /// ISO 4217, the payment source's currency.
+    #[schema(pattern = "^[A-Z]{3}$")]
+    currency: String,
+    /// Minor units, above 0.
+    #[schema(value_type = coffer_model::money::MinorUnits)]
+    amount: i64,
+    /// `weekly`, `monthly`, `quarterly`, `semestral`, `yearly`, or cron fields: day of
+    /// month, month, day of week (`15 */2 *`), optionally after `0 0`.
+    recurring_interval: String,
+    /// `active` (the default) or `pending`, activated later.
+    status: Option<StartStatus>,
+    test_mode: Option<bool>,
+    /// A test clock of the organisation, for a test-mode subscription.
+    #[schema(format = Uuid)]
+    test_clock_uuid: Option<String>,
+    #[serde(flatten)]
+    terms: SubscriptionTerms,
+}
+
+/// The statuses a subscription may start in.
+#[derive(serde::Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "lowercase")]
+#[allow(dead_code)]
+pub enum StartStatus {
+    Active,
+    Pending,
+}
+
+/// The body of Update Subscription: a field left out is kept; `status`, `account_uuid`,
+/// `test_mode`, `currency` and `test_clock_uuid` cannot be changed.
+#[derive(serde::Deserialize, utoipa::ToSchema)]
+#[schema(example = json!({"amount": 3000}))]
+#[allow(dead_code)]
+pub struct ChangeBody {
+    /// Set only while it has none.
+    #[schema(format = Uuid)]
+    supporter_uuid: Option<String>,
+    #[schema(format = Uuid)]
+    payment_source_uuid: Option<String>,
+    #[schema(value_type = Option<coffer_model::money::MinorUnits>)]
+    amount: Option<i64>,
+    recurring_interval: Option<String>,
+    #[serde(flatten)]
+    terms: SubscriptionTerms,
+}
+
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {

@@ -35,6 +35,86 @@ fn the_committed_description_is_what_the_code_generates() {
     );
 }
 
+/// A client follows the description from what creates an object to every operation on
+/// it: each 201 links to every operation under `<path>/{id}` (not nested further), by an
+/// operationId that exists, giving each of its path parameters.
+#[test]
+fn every_created_object_links_to_the_operations_on_it() {
+    let doc: serde_json::Value = serde_json::from_str(&generated()).unwrap();
+    let paths = doc["paths"].as_object().unwrap();
+    let mut by_id = std::collections::BTreeMap::new();
+    for (path, item) in paths {
+        for op in item.as_object().unwrap().values() {
+            by_id.insert(op["operationId"].as_str().unwrap().to_owned(), path.clone());
+        }
+    }
+    let mut linked = 0;
+    for (path, item) in paths {
+        let Some(links) = item["post"]["responses"]["201"].get("links") else {
+            continue;
+        };
+        let links = links.as_object().unwrap();
+        for (other, other_item) in paths {
+            let Some(rest) = other.strip_prefix(&format!("{path}/{{")) else {
+                continue;
+            };
+            if rest.contains('{') {
+                continue; // nested further: its own creation links to it
+            }
+            for op in other_item.as_object().unwrap().values() {
+                let id = op["operationId"].as_str().unwrap();
+                assert!(
+                    links.contains_key(id),
+                    "{path} does not link to {id} ({rest})"
+                );
+            }
+        }
+        for (name, link) in links {
+            let id = link["operationId"]
+                .as_str()
+                .unwrap_or_else(|| panic!("{path}: {name}: {link}"));
+            let target = &by_id[id];
+            for segment in target.split('/') {
+                if let Some(param) = segment.strip_prefix('{').and_then(|s| s.strip_suffix('}')) {
+                    assert!(
+                        link["parameters"].get(param).is_some(),
+                        "{path} links to {id} without {param}"
+                    );
+                }
+            }
+            linked += 1;
+        }
+    }
+    assert!(linked >= 25, "only {linked} links");
+}
+
+/// Every request body shows one example, its own or its type's.
+#[test]
+fn every_request_body_has_an_example() {
+    let doc: serde_json::Value = serde_json::from_str(&generated()).unwrap();
+    let schemas = &doc["components"]["schemas"];
+    let has = |v: &serde_json::Value| v.get("example").is_some() || v.get("examples").is_some();
+    for (path, item) in doc["paths"].as_object().unwrap() {
+        for (method, op) in item.as_object().unwrap() {
+            let Some(content) = op["requestBody"]["content"].as_object() else {
+                continue;
+            };
+            for (kind, body) in content {
+                let schema = &body["schema"];
+                let named = schema["$ref"]
+                    .as_str()
+                    .or_else(|| schema["oneOf"][1]["$ref"].as_str())
+                    .and_then(|r| r.rsplit('/').next());
+                let typed = named.is_some_and(|name| has(&schemas[name]));
+                assert!(
+                    has(body) || typed,
+                    "{method} {path} ({kind}) shows no example"
+                );
+            }
+        }
+    }
+}
+
 #[test]
 fn a_third_party_validator_accepts_the_description() {
     let checkers = std::env::var("COFFER_TEST_CHECKERS").expect(

@@ -6,6 +6,7 @@
 //! at `/openapi.json` and a browsable reference at `/docs` (docs/api.md).
 
 mod errors;
+mod links;
 mod routes;
 mod serve;
 
@@ -71,6 +72,7 @@ pub fn describe(parts: &[Part]) -> OpenApi {
         }
         whole.merge(part.doc.clone());
     }
+    links::link_created(&mut whole);
     let mut components = whole.components.take().unwrap_or_default();
     components.add_security_scheme(
         SECURITY,

@@ -66,7 +66,7 @@ pub(crate) async fn update(
 /// Activates a pending or suspended subscription.
 #[utoipa::path(post, path = "/subscriptions/{subscription_uuid}/activate", operation_id = "activateSubscription", tag = "Subscriptions",
     params(("subscription_uuid" = uuid::Uuid, Path, description = "The subscription")),
-    request_body(content = Option<SuspendBody>, description = "Optional; read as suspend reads it"),
+    request_body(content = Option<SuspendBody>, description = "Optional; read as suspend reads it", example = json!({})),
     responses((status = 200, description = "The subscription", body = crate::subscriptions::domain::record::SubscriptionView),
         (status = 404, description = "No such subscription"),
         (status = 409, description = "The subscription cannot be activated from its status")))]
@@ -85,7 +85,7 @@ pub(crate) async fn activate(
 /// Cancels a subscription.
 #[utoipa::path(post, path = "/subscriptions/{subscription_uuid}/cancel", operation_id = "cancelSubscription", tag = "Subscriptions",
     params(("subscription_uuid" = uuid::Uuid, Path, description = "The subscription")),
-    request_body(content = Option<SuspendBody>, description = "Optional; read as suspend reads it"),
+    request_body(content = Option<SuspendBody>, description = "Optional; read as suspend reads it", example = json!({})),
     responses((status = 200, description = "The subscription", body = crate::subscriptions::domain::record::SubscriptionView),
         (status = 404, description = "No such subscription"),
         (status = 409, description = "The subscription has ended")))]
@@ -102,6 +102,7 @@ pub(crate) async fn cancel(
 
 /// A suspension's dates (YYYY-MM-DD); without them, from today until activated.
 #[derive(Debug, Default, Deserialize, utoipa::ToSchema)]
+#[schema(example = json!({"suspension_start": "2027-01-01", "suspension_end": "2027-03-31"}))]
 pub(crate) struct SuspendBody {
     #[schema(format = Date)]
     suspension_start: Option<String>,

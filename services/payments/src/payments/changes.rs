@@ -36,6 +36,7 @@ const MAX_REASON: usize = 1_000;
 
 /// Why a payment is cancelled; no body cancels without a reason.
 #[derive(Debug, Default, Deserialize, utoipa::ToSchema)]
+#[schema(example = json!({"reason": "The donor changed their mind"}))]
 pub(crate) struct CancelRequest {
     /// At most 1,000 characters.
     #[schema(max_length = 1000)]

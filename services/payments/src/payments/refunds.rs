@@ -13,6 +13,7 @@ use crate::PaymentsState;
 
 /// A refund's amount; left out, the residual.
 #[derive(utoipa::ToSchema)]
+#[schema(example = json!({"amount": {"value": "500", "currency": "CHF"}}))]
 #[allow(dead_code)]
 pub(crate) struct RefundRequest {
     amount: Option<coffer_model::money::Money>,

@@ -1,0 +1,3 @@
+//! A delivery's rules, pure: how it is signed (signature.rs).
+
+pub mod signature;

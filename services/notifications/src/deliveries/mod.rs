@@ -1,0 +1,3 @@
+//! Deliveries: one signed POST of an event to an endpoint, retried until it lands.
+
+pub mod domain;

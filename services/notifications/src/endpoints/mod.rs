@@ -1,0 +1,3 @@
+//! Webhook endpoints: where an organisation's events are delivered.
+
+pub mod domain;

@@ -1,0 +1,3 @@
+//! Event subscriptions: which events go to which endpoint.
+
+pub mod domain;

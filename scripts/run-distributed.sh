@@ -17,7 +17,7 @@ state="$(cd "$state" && pwd)"
 
 # Each service: name and loopback port, as deploy/gateway/routes.conf expects them. The
 # gateway reaches them from 127.0.0.1, so that is the proxy whose X-Forwarded-For they believe.
-services=("identity:8081" "payments:8082" "billing:8083")
+services=("identity:8081" "payments:8082" "billing:8083" "notifications:8084")
 
 log() { printf 'run-distributed: %s\n' "$*" >&2; }
 
@@ -48,14 +48,15 @@ if [[ ! -s "$state/fingerprint.key" ]]; then
     python3 -c 'import secrets; print(secrets.token_hex(32))' >"$state/fingerprint.key"
 fi
 fingerprint_key="$(cat "$state/fingerprint.key")"
-# The master key that seals what identity and payments store (docs/decisions/secrets.md);
+# The master key that seals what identity, payments and notifications store (docs/decisions/secrets.md);
 # one per state directory, readable by its owner only.
 if [[ ! -s "$state/master.keys" ]]; then
     (umask 077 && python3 -c 'import base64, secrets; print("k1:" + base64.b64encode(secrets.token_bytes(32)).decode())' >"$state/master.keys")
 fi
 master_keys="$(cat "$state/master.keys")"
 brokers="$(scripts/kafka.sh)"
-cargo build --release -p coffer -p coffer-identity -p coffer-payments -p coffer-billing >&2
+cargo build --release -p coffer -p coffer-identity -p coffer-payments -p coffer-billing \
+    -p coffer-notifications >&2
 bin="${CARGO_TARGET_DIR:-$root/target}/release"
 
 wait_ready() {

@@ -8,6 +8,7 @@ pub mod clock;
 pub mod country;
 pub mod currency;
 pub mod email;
+pub mod fields;
 pub mod iban;
 pub mod ids;
 pub mod locale;

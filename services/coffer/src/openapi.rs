@@ -13,6 +13,7 @@ pub fn parts() -> Vec<Part> {
         coffer_identity::api::part(),
         coffer_payments::api::part(),
         coffer_billing::api::part(),
+        coffer_notifications::api::part(),
     ]
 }
 

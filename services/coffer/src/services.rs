@@ -22,6 +22,7 @@ pub const MIGRATIONS: &[Migrations] = &[
     coffer_identity::MIGRATIONS,
     coffer_payments::MIGRATIONS,
     coffer_billing::MIGRATIONS,
+    coffer_notifications::MIGRATIONS,
 ];
 
 /// The services of one `coffer dev` process.
@@ -101,8 +102,20 @@ pub async fn start_all(
         Arc::clone(&bus),
         coffer_billing::BillingSettings::default(),
     );
+    let notifications = coffer_notifications::Notifications::new(
+        open(data_dir, coffer_notifications::MIGRATIONS).await?,
+        Arc::clone(&clock),
+        Arc::clone(&bus),
+        secrets.clone(),
+        coffer_notifications::NotificationsSettings::default(),
+    );
     Ok(Standalone {
-        modules: vec![Arc::new(identity), Arc::new(payments), Arc::new(billing)],
+        modules: vec![
+            Arc::new(identity),
+            Arc::new(payments),
+            Arc::new(billing),
+            Arc::new(notifications),
+        ],
         identity_admin,
     })
 }

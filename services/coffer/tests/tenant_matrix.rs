@@ -104,6 +104,14 @@ async fn fixtures(a: &Client, c: &Value) -> (BTreeMap<&'static str, String>, Vec
     let clock = a
         .made("/test-clocks", json!({"frozen_time": 1798761600}))
         .await;
+    let webhook = a
+        .made(
+            "/webhooks",
+            json!({"organisation_uuid": org, "alias": "Matrix A hook",
+            "endpoint": "https://matrix-a.example.org/hooks", "username": "matrix-a-user",
+            "password": "matrix-a-password"}),
+        )
+        .await;
     let id = |v: &Value| v["uuid"].as_str().unwrap().to_owned();
     let kinds = BTreeMap::from([
         ("organisation_uuid", org.clone()),
@@ -116,6 +124,7 @@ async fn fixtures(a: &Client, c: &Value) -> (BTreeMap<&'static str, String>, Vec
         ("subscription_uuid", id(&subscription)),
         ("invoice_uuid", id(&invoice)),
         ("test_clock_uuid", id(&clock)),
+        ("webhook_uuid", id(&webhook)),
     ]);
     // What nobody else may read: the names, addresses and parameters behind those ids.
     let secrets = vec![
@@ -124,6 +133,10 @@ async fn fixtures(a: &Client, c: &Value) -> (BTreeMap<&'static str, String>, Vec
         "matrix-a@example.org".to_owned(),
         "matrix-a-secret".to_owned(),
         "Matrix A plan".to_owned(),
+        "matrix-a.example.org".to_owned(),
+        "matrix-a-user".to_owned(),
+        "matrix-a-password".to_owned(),
+        webhook["hmac_key"].as_str().unwrap().to_owned(),
         addresses[0]["address_line1"].as_str().unwrap().to_owned(),
     ];
     (kinds, secrets)
@@ -149,6 +162,7 @@ async fn snapshot(a: &Client, kinds: &BTreeMap<&str, String>) -> BTreeMap<String
             k("invoice_uuid")
         ),
         format!("/test-clocks/{}", k("test_clock_uuid")),
+        format!("/webhooks/{}", k("webhook_uuid")),
     ] {
         let body = a.read(&path).await;
         seen.insert(path, body);

@@ -1,12 +1,91 @@
 //! The notifications service: webhook endpoints, event subscriptions, and signed deliveries
 //! of Coffer's domain events with retries and a delivery log (docs/webhooks.md).
 //!
-//! It is being built feature by feature in the rooms every service has (`routes`,
-//! `commands`, `domain`, `store`, `events`, `workers`). So far it holds the pure rules:
-//! what an endpoint's URL and signing key may be (`endpoints::domain`), which events a
-//! subscription names and which of them its filter lets through (`subscriptions::domain`),
-//! and how a delivery is signed (`deliveries::domain`).
+//! Every feature has the same rooms: `routes` (HTTP only), `commands` (the use cases),
+//! `domain` (pure rules), `store` (queries) and `events`; the one route table is
+//! `routes.rs`. Built so far: webhook endpoints (`endpoints`), and the pure rules of
+//! subscriptions (event names, filters) and of deliveries (signatures); the delivery
+//! workers come next.
 
+pub mod api;
+pub mod config;
 pub mod deliveries;
 pub mod endpoints;
+mod migrations;
+mod replica;
+mod routes;
+mod schema;
+mod state;
 pub mod subscriptions;
+
+use std::sync::Arc;
+
+use actix_web::web;
+use coffer_events::{Bus, EventWiring};
+use coffer_http::{Module, ReadyFuture};
+use coffer_model::clock::Clock;
+use coffer_secrets::Secrets;
+use coffer_store::Store;
+
+pub use migrations::MIGRATIONS;
+pub use state::NotificationsSettings;
+use state::NotificationsState;
+
+pub struct Notifications {
+    state: web::Data<NotificationsState>,
+    /// The outbox's relay, and the consumer of identity's events (replica.rs).
+    events: EventWiring,
+}
+
+impl Notifications {
+    /// The store must be migrated with [`MIGRATIONS`].
+    pub fn new(
+        store: Store,
+        clock: Arc<dyn Clock>,
+        bus: Arc<dyn Bus>,
+        secrets: Secrets,
+        settings: NotificationsSettings,
+    ) -> Self {
+        let mut events = EventWiring::new(
+            "notifications",
+            &store,
+            &bus,
+            &clock,
+            &settings.event_prefix,
+            settings.relay.clone(),
+        );
+        events.consume("replica", &["identity"], Arc::new(replica::Replica));
+        let state = NotificationsState {
+            store,
+            clock,
+            secrets,
+        };
+        Self {
+            state: web::Data::new(state),
+            events,
+        }
+    }
+}
+
+impl Module for Notifications {
+    fn name(&self) -> &'static str {
+        "notifications"
+    }
+
+    fn configure(&self, cfg: &mut web::ServiceConfig) {
+        cfg.app_data(self.state.clone());
+        routes::table().register(cfg);
+    }
+
+    fn api(&self) -> coffer_http::openapi::Part {
+        api::part()
+    }
+
+    fn ready(&self) -> ReadyFuture<'_> {
+        Box::pin(self.events.ready())
+    }
+
+    fn spawn_workers(&self) -> Vec<tokio::task::JoinHandle<()>> {
+        self.events.spawn()
+    }
+}

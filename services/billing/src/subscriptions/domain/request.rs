@@ -4,7 +4,7 @@
 
 use chrono::NaiveDate;
 use coffer_model::currency::Currency;
-use coffer_model::ids::parse_uuid;
+use coffer_model::fields::FieldReader;
 use coffer_model::over_maximum;
 use coffer_model::timestamp::Date;
 use coffer_model::validation::FieldError;
@@ -42,58 +42,32 @@ pub fn date(property: &str, raw: &str) -> Result<NaiveDate, FieldError> {
         .map_err(|_| FieldError::not_valid(property, "must be a date, YYYY-MM-DD"))
 }
 
-struct Reader<'a> {
-    body: &'a Map<String, Value>,
-    errors: Vec<FieldError>,
-}
-
-impl Reader<'_> {
-    fn uuid(&mut self, property: &str) -> Option<Option<String>> {
-        match self.body.get(property)? {
-            Value::Null => Some(None),
-            Value::String(raw) => match parse_uuid(property, raw) {
-                Ok(u) => Some(Some(u.to_string())),
-                Err(e) => {
-                    self.errors.push(e);
-                    None
-                }
-            },
-            _ => {
-                self.errors
-                    .push(FieldError::not_valid(property, "must be a uuid"));
+/// A date field (YYYY-MM-DD), read as [`FieldReader`] reads the others.
+fn date_field(r: &mut FieldReader<'_>, property: &str) -> Option<Option<NaiveDate>> {
+    match r.get(property)? {
+        Value::Null => Some(None),
+        Value::String(raw) => match date(property, raw) {
+            Ok(d) => Some(Some(d)),
+            Err(e) => {
+                r.errors.push(e);
                 None
             }
-        }
-    }
-
-    fn date(&mut self, property: &str) -> Option<Option<NaiveDate>> {
-        match self.body.get(property)? {
-            Value::Null => Some(None),
-            Value::String(raw) => match date(property, raw) {
-                Ok(d) => Some(Some(d)),
-                Err(e) => {
-                    self.errors.push(e);
-                    None
-                }
-            },
-            _ => {
-                self.errors.push(FieldError::not_valid(
-                    property,
-                    "must be a date, YYYY-MM-DD",
-                ));
-                None
-            }
+        },
+        _ => {
+            r.errors.push(FieldError::not_valid(
+                property,
+                "must be a date, YYYY-MM-DD",
+            ));
+            None
         }
     }
 }
 
 pub fn read(body: &Value) -> Result<Fields, Vec<FieldError>> {
+    let mut r = FieldReader::of(body)?;
+    // An object, as `of` found.
     let Some(object) = body.as_object() else {
-        return Err(vec![FieldError::not_valid("body", "must be a JSON object")]);
-    };
-    let mut r = Reader {
-        body: object,
-        errors: Vec::new(),
+        return Err(r.errors);
     };
     let mut f = Fields {
         account_uuid: r.uuid("account_uuid").flatten(),
@@ -101,8 +75,8 @@ pub fn read(body: &Value) -> Result<Fields, Vec<FieldError>> {
         supporter_uuid: r.uuid("supporter_uuid"),
         plan_uuid: r.uuid("subscription_plan_uuid").flatten(),
         test_clock_uuid: r.uuid("test_clock_uuid").flatten(),
-        planned_effective_from: r.date("planned_effective_from"),
-        planned_end: r.date("planned_end"),
+        planned_effective_from: date_field(&mut r, "planned_effective_from"),
+        planned_end: date_field(&mut r, "planned_end"),
         ..Fields::default()
     };
     let mut errors = r.errors;

@@ -1,5 +1,10 @@
-//! An endpoint's rules, pure: the URL it may have (address.rs) and its signing key
-//! (key.rs).
+//! An endpoint's rules, pure: the URL it may have (address.rs), its signing key (key.rs),
+//! what a request may set (request.rs) and what it is (record.rs).
 
 pub mod address;
 pub mod key;
+pub mod record;
+pub mod request;
+
+pub use record::{Endpoint, EndpointView};
+pub use request::Fields;

@@ -1,0 +1,247 @@
+//! What makes, changes, shows or removes a webhook endpoint: one use case per function.
+
+use coffer_auth::Caller;
+use coffer_http::{ApiError, Failure};
+use coffer_model::ids::parse_uuid;
+use coffer_model::validation::FieldError;
+use coffer_store::Db;
+use serde_json::Value;
+use uuid::Uuid;
+
+use super::domain::{Endpoint, Fields, key, request};
+use super::store;
+use crate::state::NotificationsState;
+
+/// Lists are bounded: an organisation has a handful of endpoints, never thousands.
+pub const MAX_LISTED: i64 = 1_000;
+
+fn uuid_of(raw: &str) -> Result<Uuid, ApiError> {
+    raw.parse().map_err(ApiError::internal)
+}
+
+fn fields(body: &Value) -> Result<Fields, ApiError> {
+    request::read(body).map_err(ApiError::validation)
+}
+
+/// The endpoint's account must be one of its organisation's, as the directory knows it.
+fn check_account(tx: &mut Db<'_>, e: &Endpoint) -> Result<(), Failure> {
+    let Some(account) = &e.account_uuid else {
+        return Ok(());
+    };
+    match coffer_directory::account_organisation(tx, account)? {
+        None => Err(Failure::Api(ApiError::not_found("Account"))),
+        Some(org) if org != e.organisation_uuid => Err(Failure::Api(ApiError::invalid(
+            "account_uuid",
+            "is not an account of the organisation",
+        ))),
+        Some(_) => Ok(()),
+    }
+}
+
+/// Applies a body's fields; with `replace`, what it leaves out is cleared (but the key,
+/// which is kept unless a new one is given).
+fn apply(e: &mut Endpoint, f: Fields, replace: bool, now: i64) -> Result<(), ApiError> {
+    if f.organisation_uuid
+        .as_ref()
+        .is_some_and(|o| *o != e.organisation_uuid)
+    {
+        return Err(ApiError::invalid("organisation_uuid", "cannot be changed"));
+    }
+    let pick = |given: Option<Option<String>>, kept: &mut Option<String>| match given {
+        Some(v) => *kept = v,
+        None if replace => *kept = None,
+        None => {}
+    };
+    pick(f.account_uuid, &mut e.account_uuid);
+    pick(f.alias, &mut e.alias);
+    pick(f.username, &mut e.username);
+    pick(f.password, &mut e.password);
+    if let Some(url) = f.endpoint {
+        e.endpoint = url;
+    }
+    if let Some(k) = f.hmac_key {
+        e.rotate(k, now);
+    }
+    if let Some(enabled) = f.enabled {
+        e.enabled = enabled;
+        if enabled {
+            e.disabled_reason = None;
+        }
+    }
+    Ok(())
+}
+
+pub(crate) async fn list(
+    state: &NotificationsState,
+    caller: &Caller,
+    organisation: Option<&str>,
+    account: Option<&str>,
+) -> Result<Vec<Endpoint>, Failure> {
+    let mut errors = Vec::new();
+    let organisation = organisation
+        .map(|raw| parse_uuid("organisation_uuid", raw))
+        .transpose()
+        .map_err(|e| errors.push(e))
+        .ok()
+        .flatten();
+    let account = account
+        .map(|raw| parse_uuid("account_uuid", raw))
+        .transpose()
+        .map_err(|e| errors.push(e))
+        .ok()
+        .flatten()
+        .map(|a| a.to_string());
+    if !errors.is_empty() {
+        return Err(Failure::Api(ApiError::validation(errors)));
+    }
+    let scope: Option<Vec<String>> = match organisation {
+        Some(org) => {
+            caller.require_organisation(org)?;
+            Some(vec![org.to_string()])
+        }
+        None => caller
+            .organisation_filter()
+            .map(|ids| ids.iter().map(ToString::to_string).collect()),
+    };
+    let secrets = state.secrets.clone();
+    Ok(state
+        .store
+        .query(move |db| {
+            store::list(
+                db,
+                &secrets,
+                scope.as_deref(),
+                account.as_deref(),
+                MAX_LISTED,
+            )
+        })
+        .await?)
+}
+
+/// Makes an endpoint; with `prevent_duplicates`, an organisation's existing endpoint for
+/// the same URL is answered instead (`false` says nothing was made).
+pub(crate) async fn create(
+    state: &NotificationsState,
+    caller: &Caller,
+    body: &Value,
+    prevent_duplicates: bool,
+) -> Result<(Endpoint, bool), Failure> {
+    let f = fields(body)?;
+    let mut missing = Vec::new();
+    if f.organisation_uuid.is_none() {
+        missing.push(FieldError::not_null("organisation_uuid"));
+    }
+    missing.extend(request::require_endpoint(&f).err().unwrap_or_default());
+    if !missing.is_empty() {
+        return Err(Failure::Api(ApiError::validation(missing)));
+    }
+    let organisation = f.organisation_uuid.clone().unwrap_or_default();
+    caller.require_organisation(uuid_of(&organisation)?)?;
+    let now = state.clock.unix();
+    let generated = key::generate().map_err(|_| ApiError::internal("no random key"))?;
+    let mut endpoint = Endpoint {
+        uuid: Uuid::new_v4().to_string(),
+        organisation_uuid: organisation,
+        account_uuid: None,
+        alias: None,
+        endpoint: String::new(),
+        username: None,
+        password: None,
+        hmac_key: f.hmac_key.clone().unwrap_or(generated),
+        previous_hmac_key: None,
+        enabled: true,
+        disabled_reason: None,
+        created: now,
+    };
+    apply(
+        &mut endpoint,
+        Fields {
+            hmac_key: None,
+            ..f
+        },
+        false,
+        now,
+    )?;
+    let secrets = state.secrets.clone();
+    state
+        .store
+        .run(move |db| {
+            db.write_tx(|tx| {
+                if prevent_duplicates
+                    && let Some(existing) = store::find_by_url(
+                        tx,
+                        &secrets,
+                        &endpoint.organisation_uuid,
+                        &endpoint.endpoint,
+                    )?
+                {
+                    return Ok((existing, false));
+                }
+                check_account(tx, &endpoint)?;
+                store::insert(tx, &secrets, &endpoint)?;
+                Ok::<_, Failure>((endpoint.clone(), true))
+            })
+        })
+        .await
+}
+
+/// An endpoint the caller may see.
+pub(crate) async fn show(
+    state: &NotificationsState,
+    caller: &Caller,
+    raw: &str,
+) -> Result<Endpoint, Failure> {
+    let id = parse_uuid("webhook_uuid", raw)
+        .map_err(|e| ApiError::validation(vec![e]))?
+        .to_string();
+    let secrets = state.secrets.clone();
+    let endpoint = state
+        .store
+        .query(move |db| store::find(db, &secrets, &id))
+        .await?
+        .ok_or_else(|| ApiError::not_found("Webhook endpoint"))?;
+    caller.require_organisation(uuid_of(&endpoint.organisation_uuid)?)?;
+    Ok(endpoint)
+}
+
+/// Replace (`replace`) or update an endpoint.
+pub(crate) async fn change(
+    state: &NotificationsState,
+    caller: &Caller,
+    raw: &str,
+    body: &Value,
+    replace: bool,
+) -> Result<Endpoint, Failure> {
+    let f = fields(body)?;
+    if replace {
+        request::require_endpoint(&f).map_err(ApiError::validation)?;
+    }
+    let mut endpoint = show(state, caller, raw).await?;
+    let now = state.clock.unix();
+    apply(&mut endpoint, f, replace, now)?;
+    let (saved, secrets) = (endpoint.clone(), state.secrets.clone());
+    state
+        .store
+        .run(move |db| {
+            db.write_tx(|tx| {
+                check_account(tx, &saved)?;
+                store::update(tx, &secrets, &saved, now)?;
+                Ok::<_, Failure>(())
+            })
+        })
+        .await?;
+    Ok(endpoint)
+}
+
+pub(crate) async fn delete(
+    state: &NotificationsState,
+    caller: &Caller,
+    raw: &str,
+) -> Result<(), Failure> {
+    let endpoint = show(state, caller, raw).await?;
+    state
+        .store
+        .query(move |db| store::delete(db, &endpoint.uuid))
+        .await?;
+    Ok(())
+}

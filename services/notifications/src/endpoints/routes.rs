@@ -1,0 +1,138 @@
+//! Webhook endpoints over HTTP: read the request, call one command, render.
+
+use actix_web::{HttpResponse, web};
+use coffer_auth::Caller;
+use coffer_http::{ApiError, Json};
+use serde::Deserialize;
+use serde_json::Value;
+
+use super::commands;
+use super::domain::EndpointView;
+use crate::state::NotificationsState;
+
+#[derive(Debug, Deserialize)]
+pub(crate) struct ListQuery {
+    organisation_uuid: Option<String>,
+    account_uuid: Option<String>,
+}
+
+/// The caller's webhook endpoints, oldest first (at most 1,000).
+#[utoipa::path(get, path = "/webhooks", operation_id = "listWebhookEndpoints", tag = "Webhooks",
+    params(("organisation_uuid" = Option<uuid::Uuid>, Query, description = "Only this organisation's"),
+        ("account_uuid" = Option<uuid::Uuid>, Query, description = "Only this account's")),
+    responses((status = 200, description = "The endpoints, without their keys", body = [EndpointView])))]
+pub(crate) async fn list(
+    state: web::Data<NotificationsState>,
+    caller: Caller,
+    query: web::Query<ListQuery>,
+) -> Result<HttpResponse, ApiError> {
+    let q = query.into_inner();
+    let found = commands::list(
+        &state,
+        &caller,
+        q.organisation_uuid.as_deref(),
+        q.account_uuid.as_deref(),
+    )
+    .await?;
+    let items: Vec<EndpointView> = found.iter().map(|e| e.item()).collect();
+    Ok(HttpResponse::Ok().json(items))
+}
+
+#[derive(Debug, Deserialize)]
+pub(crate) struct CreateQuery {
+    prevent_duplicates: Option<String>,
+}
+
+/// Registers an endpoint; `prevent_duplicates=true` answers the organisation's endpoint
+/// for the same URL, when there is one, instead of making a second (200).
+#[utoipa::path(post, path = "/webhooks", operation_id = "createWebhookEndpoint", tag = "Webhooks",
+    params(("prevent_duplicates" = Option<bool>, Query, description = "Answer an existing endpoint of the same URL (200) instead of making another")),
+    request_body(content = super::domain::request::EndpointBody),
+    responses((status = 201, description = "The endpoint, with its signing key", body = EndpointView),
+        (status = 200, description = "With prevent_duplicates: the existing endpoint of the same URL", body = EndpointView),
+        (status = 404, description = "No such account")))]
+pub(crate) async fn create(
+    state: web::Data<NotificationsState>,
+    caller: Caller,
+    query: web::Query<CreateQuery>,
+    body: Json<Value>,
+) -> Result<HttpResponse, ApiError> {
+    let prevent = match query.prevent_duplicates.as_deref() {
+        None | Some("false" | "0") => false,
+        Some("true" | "1" | "") => true,
+        Some(_) => {
+            return Err(ApiError::invalid(
+                "prevent_duplicates",
+                "must be true or false",
+            ));
+        }
+    };
+    let (endpoint, made) = commands::create(&state, &caller, &body.0, prevent).await?;
+    Ok(if made {
+        HttpResponse::Created().json(endpoint.view())
+    } else {
+        HttpResponse::Ok().json(endpoint.view())
+    })
+}
+
+/// One webhook endpoint, with its signing key.
+#[utoipa::path(get, path = "/webhooks/{webhook_uuid}", operation_id = "getWebhookEndpoint", tag = "Webhooks",
+    params(("webhook_uuid" = uuid::Uuid, Path, description = "The endpoint")),
+    responses((status = 200, description = "The endpoint", body = EndpointView),
+        (status = 404, description = "No such endpoint")))]
+pub(crate) async fn get(
+    state: web::Data<NotificationsState>,
+    caller: Caller,
+    path: web::Path<String>,
+) -> Result<HttpResponse, ApiError> {
+    let endpoint = commands::show(&state, &caller, &path).await?;
+    Ok(HttpResponse::Ok().json(endpoint.view()))
+}
+
+/// Replaces an endpoint: what the body leaves out is cleared, but the signing key, which
+/// changes only when a new one is given.
+#[utoipa::path(put, path = "/webhooks/{webhook_uuid}", operation_id = "replaceWebhookEndpoint", tag = "Webhooks",
+    params(("webhook_uuid" = uuid::Uuid, Path, description = "The endpoint")),
+    request_body(content = super::domain::request::EndpointBody),
+    responses((status = 200, description = "The endpoint", body = EndpointView),
+        (status = 404, description = "No such endpoint or account")))]
+pub(crate) async fn replace(
+    state: web::Data<NotificationsState>,
+    caller: Caller,
+    path: web::Path<String>,
+    body: Json<Value>,
+) -> Result<HttpResponse, ApiError> {
+    let endpoint = commands::change(&state, &caller, &path, &body.0, true).await?;
+    Ok(HttpResponse::Ok().json(endpoint.view()))
+}
+
+/// Changes an endpoint; a field left out is kept. `enabled: true` turns on an endpoint
+/// Coffer turned off.
+#[utoipa::path(patch, path = "/webhooks/{webhook_uuid}", operation_id = "updateWebhookEndpoint", tag = "Webhooks",
+    params(("webhook_uuid" = uuid::Uuid, Path, description = "The endpoint")),
+    request_body(content = super::domain::request::EndpointChange),
+    responses((status = 200, description = "The endpoint", body = EndpointView),
+        (status = 404, description = "No such endpoint or account")))]
+pub(crate) async fn update(
+    state: web::Data<NotificationsState>,
+    caller: Caller,
+    path: web::Path<String>,
+    body: Json<Value>,
+) -> Result<HttpResponse, ApiError> {
+    let endpoint = commands::change(&state, &caller, &path, &body.0, false).await?;
+    Ok(HttpResponse::Ok().json(endpoint.view()))
+}
+
+/// Removes an endpoint.
+#[utoipa::path(delete, path = "/webhooks/{webhook_uuid}", operation_id = "deleteWebhookEndpoint", tag = "Webhooks",
+    params(("webhook_uuid" = uuid::Uuid, Path, description = "The endpoint")),
+    responses((status = 204, description = "Removed"),
+        (status = 404, description = "No such endpoint")))]
+pub(crate) async fn delete(
+    state: web::Data<NotificationsState>,
+    caller: Caller,
+    path: web::Path<String>,
+) -> Result<HttpResponse, ApiError> {
+    commands::delete(&state, &caller, &path).await?;
+    Ok(HttpResponse::NoContent().finish())
+}

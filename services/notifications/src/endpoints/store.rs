@@ -1,0 +1,167 @@
+//! Webhook endpoints in the database. The password and signing keys are sealed here with
+//! the service's master keys, each bound to its endpoint and field, so a sealed value
+//! copied to another row or column does not open.
+
+use coffer_secrets::Secrets;
+use coffer_store::{Db, db_run};
+use diesel::prelude::*;
+use diesel::result::Error as DieselError;
+
+use super::domain::Endpoint;
+use crate::schema::webhook_endpoints::dsl as w;
+
+#[derive(Debug, Clone, Queryable, Selectable, Insertable, AsChangeset)]
+#[diesel(table_name = crate::schema::webhook_endpoints, treat_none_as_null = true)]
+struct Row {
+    uuid: String,
+    organisation_uuid: String,
+    account_uuid: Option<String>,
+    alias: Option<String>,
+    endpoint: String,
+    username: Option<String>,
+    password_sealed: Option<String>,
+    hmac_key_sealed: String,
+    previous_hmac_key_sealed: Option<String>,
+    previous_hmac_key_until: Option<i64>,
+    enabled: bool,
+    disabled_reason: Option<String>,
+    created: i64,
+    updated: i64,
+}
+
+fn context(uuid: &str, field: &str) -> String {
+    format!("webhook_endpoints/{uuid}/{field}")
+}
+
+fn seal(secrets: &Secrets, uuid: &str, field: &str, text: &str) -> QueryResult<String> {
+    secrets
+        .seal(&context(uuid, field), text.as_bytes())
+        .map_err(|e| DieselError::SerializationError(Box::new(e)))
+}
+
+fn open(secrets: &Secrets, uuid: &str, field: &str, sealed: &str) -> QueryResult<String> {
+    let bytes = secrets
+        .open(&context(uuid, field), sealed)
+        .map_err(|e| DieselError::DeserializationError(Box::new(e)))?;
+    String::from_utf8(bytes.to_vec()).map_err(|e| DieselError::DeserializationError(Box::new(e)))
+}
+
+impl Row {
+    fn of(e: &Endpoint, secrets: &Secrets, updated: i64) -> QueryResult<Self> {
+        let id = e.uuid.as_str();
+        Ok(Row {
+            uuid: e.uuid.clone(),
+            organisation_uuid: e.organisation_uuid.clone(),
+            account_uuid: e.account_uuid.clone(),
+            alias: e.alias.clone(),
+            endpoint: e.endpoint.clone(),
+            username: e.username.clone(),
+            password_sealed: e
+                .password
+                .as_deref()
+                .map(|p| seal(secrets, id, "password", p))
+                .transpose()?,
+            hmac_key_sealed: seal(secrets, id, "hmac_key", &e.hmac_key)?,
+            previous_hmac_key_sealed: e
+                .previous_hmac_key
+                .as_ref()
+                .map(|(k, _)| seal(secrets, id, "previous_hmac_key", k))
+                .transpose()?,
+            previous_hmac_key_until: e.previous_hmac_key.as_ref().map(|(_, until)| *until),
+            enabled: e.enabled,
+            disabled_reason: e.disabled_reason.clone(),
+            created: e.created,
+            updated,
+        })
+    }
+
+    fn into_endpoint(self, secrets: &Secrets) -> QueryResult<Endpoint> {
+        let id = self.uuid.as_str();
+        let previous = match (&self.previous_hmac_key_sealed, self.previous_hmac_key_until) {
+            (Some(sealed), Some(until)) => {
+                Some((open(secrets, id, "previous_hmac_key", sealed)?, until))
+            }
+            _ => None,
+        };
+        Ok(Endpoint {
+            password: self
+                .password_sealed
+                .as_deref()
+                .map(|s| open(secrets, id, "password", s))
+                .transpose()?,
+            hmac_key: open(secrets, id, "hmac_key", &self.hmac_key_sealed)?,
+            previous_hmac_key: previous,
+            uuid: self.uuid,
+            organisation_uuid: self.organisation_uuid,
+            account_uuid: self.account_uuid,
+            alias: self.alias,
+            endpoint: self.endpoint,
+            username: self.username,
+            enabled: self.enabled,
+            disabled_reason: self.disabled_reason,
+            created: self.created,
+        })
+    }
+}
+
+pub fn insert(db: &mut Db<'_>, secrets: &Secrets, e: &Endpoint) -> QueryResult<()> {
+    let row = Row::of(e, secrets, e.created)?;
+    db_run!(db: { diesel::insert_into(w::webhook_endpoints).values(&row).execute(db).map(drop) })
+}
+
+pub fn update(db: &mut Db<'_>, secrets: &Secrets, e: &Endpoint, now: i64) -> QueryResult<()> {
+    let row = Row::of(e, secrets, now)?;
+    db_run!(db: { diesel::update(w::webhook_endpoints.find(&row.uuid)).set(&row).execute(db).map(drop) })
+}
+
+pub fn delete(db: &mut Db<'_>, uuid: &str) -> QueryResult<bool> {
+    db_run!(db: { diesel::delete(w::webhook_endpoints.find(uuid)).execute(db).map(|n| n > 0) })
+}
+
+pub fn find(db: &mut Db<'_>, secrets: &Secrets, uuid: &str) -> QueryResult<Option<Endpoint>> {
+    let row: Option<Row> = db_run!(db: {
+        w::webhook_endpoints.find(uuid).select(Row::as_select()).first(db).optional()
+    })?;
+    row.map(|r| r.into_endpoint(secrets)).transpose()
+}
+
+/// An organisation's endpoint for `url`, the oldest when there are several.
+pub fn find_by_url(
+    db: &mut Db<'_>,
+    secrets: &Secrets,
+    organisation: &str,
+    url: &str,
+) -> QueryResult<Option<Endpoint>> {
+    let row: Option<Row> = db_run!(db: {
+        w::webhook_endpoints
+            .filter(w::organisation_uuid.eq(organisation))
+            .filter(w::endpoint.eq(url))
+            .order((w::created.asc(), w::uuid.asc()))
+            .select(Row::as_select())
+            .first(db)
+            .optional()
+    })?;
+    row.map(|r| r.into_endpoint(secrets)).transpose()
+}
+
+/// The endpoints of `organisations` (all for a platform caller), narrowed to one account,
+/// oldest first, at most `limit`.
+pub fn list(
+    db: &mut Db<'_>,
+    secrets: &Secrets,
+    organisations: Option<&[String]>,
+    account: Option<&str>,
+    limit: i64,
+) -> QueryResult<Vec<Endpoint>> {
+    let rows: Vec<Row> = db_run!(db: {
+        let mut q = w::webhook_endpoints.select(Row::as_select()).into_boxed();
+        if let Some(orgs) = organisations {
+            q = q.filter(w::organisation_uuid.eq_any(orgs));
+        }
+        if let Some(account) = account {
+            q = q.filter(w::account_uuid.eq(account));
+        }
+        q.order((w::created.asc(), w::uuid.asc())).limit(limit).load(db)
+    })?;
+    rows.into_iter().map(|r| r.into_endpoint(secrets)).collect()
+}

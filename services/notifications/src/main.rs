@@ -1,0 +1,37 @@
+//! `coffer-notifications`: the notifications service on its own (distributed mode). It
+//! verifies tokens against identity's JWKS (`COFFER_AUTH__JWKS_URL`) and learns
+//! organisations and accounts from identity's events.
+
+use std::sync::Arc;
+
+use coffer_http::Module;
+use coffer_notifications::config::NotificationsConfig;
+use coffer_notifications::{MIGRATIONS, Notifications, NotificationsSettings};
+use coffer_service::{Built, Started};
+
+fn main() -> std::process::ExitCode {
+    coffer_service::main(
+        "coffer-notifications",
+        MIGRATIONS,
+        |s: Started<NotificationsConfig>| async move {
+            s.ensure_topics(&["identity"]).await?;
+            let verifier = s.verifier(None)?;
+            let secrets = s.config.secrets.require()?;
+            let settings = NotificationsSettings {
+                event_prefix: s.common.events.prefix.clone(),
+                relay: s.common.relay_settings(),
+            };
+            let notifications = Notifications::new(
+                s.store.clone(),
+                Arc::clone(&s.clock),
+                s.bus.clone(),
+                secrets,
+                settings,
+            );
+            Ok(Built {
+                modules: vec![Arc::new(notifications) as Arc<dyn Module>],
+                verifier,
+            })
+        },
+    )
+}

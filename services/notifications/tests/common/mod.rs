@@ -1,0 +1,68 @@
+//! Notifications under test beside identity and payments, each on its own database,
+//! sharing one bus, as in production. The world itself is payments' test world.
+#![allow(dead_code, clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+#[path = "../../../payments/tests/common/mod.rs"]
+mod world;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use coffer_http::Module;
+use coffer_notifications::{Notifications, NotificationsSettings};
+use serde_json::Value;
+use uuid::Uuid;
+pub use world::*;
+
+pub async fn notifications_world(backend: Backend) -> World {
+    world_with(backend, &[coffer_notifications::MIGRATIONS], |h, stores| {
+        vec![Arc::new(Notifications::new(
+            stores[0].clone(),
+            h.clock_arc(),
+            h.bus.clone(),
+            coffer_secrets::Secrets::ephemeral().unwrap(),
+            NotificationsSettings::default(),
+        )) as Arc<dyn Module>]
+    })
+    .await
+}
+
+/// An organisation with an account notifications knows of, and a token for it.
+pub async fn notifications_merchant(w: &World) -> (Uuid, String, String) {
+    let (org, account, token) = w.merchant().await;
+    for _ in 0..800 {
+        let key = account.clone();
+        let known = w.more[0]
+            .query(move |db| coffer_directory::account_organisation(db, &key))
+            .await
+            .unwrap();
+        if known.is_some() {
+            return (org, account, token);
+        }
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+    panic!("notifications never learnt of account {account}");
+}
+
+/// A request with any method and an optional JSON body: (status, body or null).
+pub async fn call(
+    w: &World,
+    method: &str,
+    path: &str,
+    token: &str,
+    body: Option<&Value>,
+) -> (u16, Value) {
+    let method = reqwest::Method::from_bytes(method.as_bytes()).unwrap();
+    let mut req = w
+        .app
+        .http
+        .request(method, w.app.url(path))
+        .bearer_auth(token);
+    if let Some(body) = body {
+        req = req.json(body);
+    }
+    let res = req.send().await.unwrap();
+    let status = res.status().as_u16();
+    let text = res.text().await.unwrap();
+    (status, serde_json::from_str(&text).unwrap_or(Value::Null))
+}

@@ -1,0 +1,111 @@
+//! Webhook endpoints through HTTP: made, read, replaced, changed and removed by their
+//! organisation; bad fields named; secrets never shown back; other tenants refused.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod common;
+
+use common::*;
+use serde_json::{Value, json};
+
+fn body(org: impl std::fmt::Display, url: &str) -> Value {
+    json!({"organisation_uuid": org.to_string(), "alias": "CRM", "endpoint": url,
+        "username": "coffer", "password": "basic-auth-secret"})
+}
+
+coffer_testkit::backend_tests! {
+    async fn an_endpoint_is_made_shown_changed_and_removed(backend) {
+        let w = notifications_world(backend).await;
+        let (org, account, token) = notifications_merchant(&w).await;
+        let (status, made) = call(&w, "POST", "/webhooks", &token, Some(&body(org, "https://crm.example.org/hooks"))).await;
+        assert_eq!(status, 201, "{made}");
+        let key = made["hmac_key"].as_str().unwrap().to_owned();
+        assert!(key.starts_with("whsec_"), "{made}");
+        assert!(made.get("password").is_none(), "never echoed: {made}");
+        assert_eq!(made["endpoint"], "https://crm.example.org/hooks");
+        assert_eq!(made["enabled"], true);
+        let path = format!("/webhooks/{}", made["uuid"].as_str().unwrap());
+        let (status, shown) = call(&w, "GET", &path, &token, None).await;
+        assert_eq!((status, &shown), (200, &made));
+
+        // The list shows no secrets; prevent_duplicates answers the same endpoint.
+        let (status, listed) = call(&w, "GET", &format!("/webhooks?organisation_uuid={org}"), &token, None).await;
+        assert_eq!(status, 200);
+        assert_eq!(listed.as_array().unwrap().len(), 1);
+        assert!(listed[0].get("hmac_key").is_none() && listed[0].get("password").is_none(), "{listed}");
+        let (status, again) = call(&w, "POST", "/webhooks?prevent_duplicates=true", &token, Some(&body(org, "https://crm.example.org/hooks"))).await;
+        assert_eq!((status, &again["uuid"]), (200, &made["uuid"]), "{again}");
+        let (status, second) = call(&w, "POST", "/webhooks", &token, Some(&body(org, "https://crm.example.org/hooks"))).await;
+        assert_eq!(status, 201);
+        assert_ne!(second["uuid"], made["uuid"]);
+
+        // PATCH keeps what it leaves out; a new key rotates; PUT clears what it leaves out
+        // but the key.
+        let (status, changed) = call(&w, "PATCH", &path, &token, Some(&json!({"alias": "CRM (prod)", "account_uuid": account, "hmac_key": "a-shared-secret-of-mine"}))).await;
+        assert_eq!(status, 200, "{changed}");
+        assert_eq!((changed["alias"].as_str(), changed["username"].as_str()), (Some("CRM (prod)"), Some("coffer")));
+        assert_eq!(changed["hmac_key"], "a-shared-secret-of-mine");
+        assert_eq!(changed["account_uuid"], account.as_str());
+        let (status, replaced) = call(&w, "PUT", &path, &token, Some(&json!({"endpoint": "https://crm.example.org/v2"}))).await;
+        assert_eq!(status, 200, "{replaced}");
+        assert_eq!(replaced["alias"], Value::Null);
+        assert_eq!(replaced["username"], Value::Null);
+        assert_eq!(replaced["account_uuid"], Value::Null);
+        assert_eq!(replaced["hmac_key"], "a-shared-secret-of-mine");
+        let (_, off) = call(&w, "PATCH", &path, &token, Some(&json!({"enabled": false}))).await;
+        assert_eq!(off["enabled"], false);
+
+        let (status, _) = call(&w, "DELETE", &path, &token, None).await;
+        assert_eq!(status, 204);
+        assert_eq!(call(&w, "GET", &path, &token, None).await.0, 404);
+        assert_eq!(call(&w, "DELETE", &path, &token, None).await.0, 404);
+    }
+
+    async fn bad_fields_are_named_and_change_nothing(backend) {
+        let w = notifications_world(backend).await;
+        let (org, _, token) = notifications_merchant(&w).await;
+        let (status, err) = call(&w, "POST", "/webhooks", &token, Some(&json!({"organisation_uuid": org, "endpoint": ""}))).await;
+        assert_eq!(status, 400, "{err}");
+        assert_eq!(err["errors"][0]["code"], "error.validation.not_blank", "shape B: {err}");
+        assert_eq!(err["errors"][0]["property"], "endpoint");
+        let (status, err) = call(&w, "POST", "/webhooks", &token, Some(&json!({
+            "organisation_uuid": org, "endpoint": "http://crm.example.org", "hmac_key": "short",
+            "alias": 7, "username": "a:b"}))).await;
+        assert_eq!(status, 400);
+        let properties: Vec<&str> = err["errors"].as_array().unwrap().iter().map(|e| e["property"].as_str().unwrap()).collect();
+        assert_eq!(properties, ["alias", "endpoint", "hmac_key", "username"], "{err}");
+        let (status, err) = call(&w, "POST", "/webhooks", &token, Some(&json!({"endpoint": "https://crm.example.org"}))).await;
+        assert_eq!((status, &err["errors"][0]["property"]), (400, &json!("organisation_uuid")), "{err}");
+        let (status, err) = call(&w, "POST", "/webhooks?prevent_duplicates=maybe", &token, Some(&body(org, "https://crm.example.org"))).await;
+        assert_eq!((status, &err["errors"][0]["property"]), (400, &json!("prevent_duplicates")), "{err}");
+        let (status, err) = call(&w, "POST", "/webhooks", &token, Some(&json!({"organisation_uuid": org, "endpoint": "https://crm.example.org", "account_uuid": uuid::Uuid::new_v4()}))).await;
+        assert_eq!(status, 404, "{err}");
+        let (status, listed) = call(&w, "GET", "/webhooks", &token, None).await;
+        assert_eq!((status, listed), (200, json!([])), "nothing was made");
+
+        let (_, made) = call(&w, "POST", "/webhooks", &token, Some(&body(org, "https://crm.example.org"))).await;
+        let path = format!("/webhooks/{}", made["uuid"].as_str().unwrap());
+        let (status, err) = call(&w, "PUT", &path, &token, Some(&json!({"alias": "no endpoint"}))).await;
+        assert_eq!((status, &err["errors"][0]["property"]), (400, &json!("endpoint")), "{err}");
+        let (status, err) = call(&w, "PATCH", &path, &token, Some(&json!({"organisation_uuid": uuid::Uuid::new_v4()}))).await;
+        assert_eq!((status, &err["errors"][0]["property"]), (400, &json!("organisation_uuid")), "{err}");
+        assert_eq!(call(&w, "GET", &path, &token, None).await.1, made, "unchanged");
+    }
+
+    async fn another_tenant_is_refused_everywhere(backend) {
+        let w = notifications_world(backend).await;
+        let (org, _, token) = notifications_merchant(&w).await;
+        let other = w.token(w.organisation("Other").await).await;
+        let (_, made) = call(&w, "POST", "/webhooks", &token, Some(&body(org, "https://crm.example.org"))).await;
+        let path = format!("/webhooks/{}", made["uuid"].as_str().unwrap());
+        assert_eq!(call(&w, "POST", "/webhooks", &other, Some(&body(org, "https://evil.example"))).await.0, 403);
+        assert_eq!(call(&w, "POST", "/webhooks?prevent_duplicates=true", &other, Some(&body(org, "https://crm.example.org"))).await.0, 403);
+        assert_eq!(call(&w, "GET", &format!("/webhooks?organisation_uuid={org}"), &other, None).await.0, 403);
+        assert_eq!(call(&w, "GET", "/webhooks", &other, None).await, (200, json!([])));
+        for (method, body) in [("GET", None), ("PUT", Some(body(org, "https://evil.example"))), ("PATCH", Some(json!({"enabled": false}))), ("DELETE", None)] {
+            let (status, answer) = call(&w, method, &path, &other, body.as_ref()).await;
+            assert_eq!(status, 403, "{method}: {answer}");
+            assert!(!answer.to_string().contains("basic-auth-secret") && !answer.to_string().contains("whsec_"), "{answer}");
+        }
+        assert_eq!(call(&w, "GET", &path, &token, None).await.1, made, "unchanged");
+    }
+}

@@ -50,6 +50,23 @@ impl Caller {
         self.can_access_organisation(organisation) || self.claims.accounts.contains(&account)
     }
 
+    /// The organisations a list may show: the one `asked` for (403 unless the caller may
+    /// see it), else every one of the caller's; `None` for a platform caller asking for none.
+    pub fn organisations_listed(
+        &self,
+        asked: Option<Uuid>,
+    ) -> Result<Option<Vec<String>>, ApiError> {
+        match asked {
+            Some(organisation) => {
+                self.require_organisation(organisation)?;
+                Ok(Some(vec![organisation.to_string()]))
+            }
+            None => Ok(self
+                .organisation_filter()
+                .map(|ids| ids.iter().map(ToString::to_string).collect())),
+        }
+    }
+
     /// 403 unless the caller may touch `organisation`.
     pub fn require_organisation(&self, organisation: Uuid) -> Result<(), ApiError> {
         if self.can_access_organisation(organisation) {

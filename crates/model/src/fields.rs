@@ -49,6 +49,21 @@ impl<'a> FieldReader<'a> {
         }
     }
 
+    /// A flag: true or false, also as the text `"true"` or `"false"` (the form in which
+    /// some answers show flags, so a client may send back what it read). Null is left out.
+    pub fn flag(&mut self, property: &str) -> Option<bool> {
+        match self.get(property)? {
+            Value::Null => None,
+            Value::Bool(b) => Some(*b),
+            Value::String(s) if s == "true" || s == "false" => Some(s == "true"),
+            _ => {
+                self.errors
+                    .push(FieldError::not_valid(property, "must be true or false"));
+                None
+            }
+        }
+    }
+
     /// A string of at most `max` characters; a blank one clears the field, as null does.
     pub fn text(&mut self, property: &str, max: usize) -> Option<Option<String>> {
         match self.get(property)? {

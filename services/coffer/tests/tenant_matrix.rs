@@ -112,6 +112,11 @@ async fn fixtures(a: &Client, c: &Value) -> (BTreeMap<&'static str, String>, Vec
             "password": "matrix-a-password"}),
         )
         .await;
+    let subscribed = a
+        .made("/event-subscriptions", json!({"action_configuration_uuid": webhook["uuid"],
+            "action_type": "webhook", "event_name": "coffer.event.payment_gateway.payment.succeeded",
+            "filter": {"$match": {"data.custom_parameters.secret": "matrix-a-secret"}}}))
+        .await;
     let id = |v: &Value| v["uuid"].as_str().unwrap().to_owned();
     let kinds = BTreeMap::from([
         ("organisation_uuid", org.clone()),
@@ -125,6 +130,7 @@ async fn fixtures(a: &Client, c: &Value) -> (BTreeMap<&'static str, String>, Vec
         ("invoice_uuid", id(&invoice)),
         ("test_clock_uuid", id(&clock)),
         ("webhook_uuid", id(&webhook)),
+        ("event_subscription_uuid", id(&subscribed)),
     ]);
     // What nobody else may read: the names, addresses and parameters behind those ids.
     let secrets = vec![
@@ -163,6 +169,7 @@ async fn snapshot(a: &Client, kinds: &BTreeMap<&str, String>) -> BTreeMap<String
         ),
         format!("/test-clocks/{}", k("test_clock_uuid")),
         format!("/webhooks/{}", k("webhook_uuid")),
+        format!("/event-subscriptions/{}", k("event_subscription_uuid")),
     ] {
         let body = a.read(&path).await;
         seen.insert(path, body);
@@ -197,6 +204,7 @@ fn body_of(op: &Value, described: &Value, kinds: &BTreeMap<&str, String>) -> Opt
             ("supporter_uuid", "supporter_uuid"),
             ("payment_source_uuid", "payment_source_uuid"),
             ("subscription_plan_uuid", "plan_uuid"),
+            ("action_configuration_uuid", "webhook_uuid"),
         ] {
             if fields.contains_key(field) {
                 fields.insert(field.to_owned(), json!(kinds[kind]));

@@ -4,7 +4,7 @@
 use coffer_http::openapi::Part;
 use utoipa::OpenApi;
 
-use crate::{endpoints, routes};
+use crate::{endpoints, routes, subscriptions};
 
 #[derive(OpenApi)]
 #[openapi(
@@ -15,6 +15,12 @@ use crate::{endpoints, routes};
         endpoints::routes::replace,
         endpoints::routes::update,
         endpoints::routes::delete,
+        subscriptions::routes::list,
+        subscriptions::routes::create,
+        subscriptions::routes::get,
+        subscriptions::routes::replace,
+        subscriptions::routes::update,
+        subscriptions::routes::delete,
     ),
     tags((name = "Webhooks", description = "Where an organisation's events are delivered, signed")),
 )]

@@ -3,9 +3,9 @@
 //!
 //! Every feature has the same rooms: `routes` (HTTP only), `commands` (the use cases),
 //! `domain` (pure rules), `store` (queries) and `events`; the one route table is
-//! `routes.rs`. Built so far: webhook endpoints (`endpoints`), and the pure rules of
-//! subscriptions (event names, filters) and of deliveries (signatures); the delivery
-//! workers come next.
+//! `routes.rs`. Built so far: webhook endpoints (`endpoints`), event subscriptions
+//! (`subscriptions`, with their event names and filters), and how a delivery is signed
+//! (`deliveries`); the delivery workers come next.
 
 pub mod api;
 pub mod config;

@@ -1,15 +1,27 @@
-//! Notifications' HTTP surface, in one table (API.md, "Webhook Endpoint"). Error bodies
+//! Notifications' HTTP surface, in one table (API.md, "Webhook Endpoint", "Event
+//! Subscription"). Error bodies
 //! take shape B, as SPEC.md shows for a blank endpoint.
 
 use coffer_http::Shape;
 use coffer_http::openapi::RouteTable;
 
-use crate::endpoints;
+use crate::{endpoints, subscriptions};
 
 pub(crate) fn table() -> RouteTable {
     let mut t = RouteTable::new();
     t.shaped(Shape::B, for_endpoints);
+    t.shaped(Shape::B, for_subscriptions);
     t
+}
+
+fn for_subscriptions(t: &mut RouteTable) {
+    use subscriptions::routes as s;
+    t.get("/event-subscriptions", s::list)
+        .post("/event-subscriptions", s::create)
+        .get("/event-subscriptions/{event_subscription_uuid}", s::get)
+        .put("/event-subscriptions/{event_subscription_uuid}", s::replace)
+        .patch("/event-subscriptions/{event_subscription_uuid}", s::update)
+        .delete("/event-subscriptions/{event_subscription_uuid}", s::delete);
 }
 
 fn for_endpoints(t: &mut RouteTable) {

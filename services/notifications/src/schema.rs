@@ -18,3 +18,18 @@ diesel::table! {
         updated -> BigInt,
     }
 }
+
+diesel::table! {
+    event_subscriptions (uuid) {
+        uuid -> Text,
+        organisation_uuid -> Text,
+        account_uuid -> Nullable<Text>,
+        action_configuration_uuid -> Text,
+        event_name -> Text,
+        event_key -> Text,
+        filter -> Nullable<Text>,
+        enabled -> Bool,
+        created -> BigInt,
+        updated -> BigInt,
+    }
+}

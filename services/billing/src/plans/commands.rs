@@ -66,17 +66,11 @@ pub(crate) async fn list(
     caller: &Caller,
     organisation: Option<&str>,
 ) -> Result<Vec<Plan>, Failure> {
-    let scope: Option<Vec<String>> = match organisation {
-        Some(raw) => {
-            let org =
-                parse_uuid("organisation_uuid", raw).map_err(|e| ApiError::validation(vec![e]))?;
-            caller.require_organisation(org)?;
-            Some(vec![org.to_string()])
-        }
-        None => caller
-            .organisation_filter()
-            .map(|ids| ids.iter().map(ToString::to_string).collect()),
-    };
+    let asked = organisation
+        .map(|raw| parse_uuid("organisation_uuid", raw))
+        .transpose()
+        .map_err(|e| ApiError::validation(vec![e]))?;
+    let scope = caller.organisations_listed(asked)?;
     let one_organisation = scope.as_ref().is_some_and(|s| s.len() == 1);
     let plans = state
         .store

@@ -94,15 +94,7 @@ pub(crate) async fn list(
     if !errors.is_empty() {
         return Err(Failure::Api(ApiError::validation(errors)));
     }
-    let scope: Option<Vec<String>> = match organisation {
-        Some(org) => {
-            caller.require_organisation(org)?;
-            Some(vec![org.to_string()])
-        }
-        None => caller
-            .organisation_filter()
-            .map(|ids| ids.iter().map(ToString::to_string).collect()),
-    };
+    let scope = caller.organisations_listed(organisation)?;
     let secrets = state.secrets.clone();
     Ok(state
         .store
@@ -239,9 +231,15 @@ pub(crate) async fn delete(
     raw: &str,
 ) -> Result<(), Failure> {
     let endpoint = show(state, caller, raw).await?;
+    // Its subscriptions go with it: they could deliver nowhere.
     state
         .store
-        .query(move |db| store::delete(db, &endpoint.uuid))
-        .await?;
-    Ok(())
+        .run(move |db| {
+            db.write_tx(|tx| {
+                crate::subscriptions::store::delete_of_endpoint(tx, &endpoint.uuid)?;
+                store::delete(tx, &endpoint.uuid)?;
+                Ok::<_, Failure>(())
+            })
+        })
+        .await
 }

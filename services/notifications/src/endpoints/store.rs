@@ -165,3 +165,10 @@ pub fn list(
     })?;
     rows.into_iter().map(|r| r.into_endpoint(secrets)).collect()
 }
+
+/// The organisation of an endpoint, when it exists.
+pub fn organisation_of(db: &mut Db<'_>, uuid: &str) -> QueryResult<Option<String>> {
+    db_run!(db: {
+        w::webhook_endpoints.find(uuid).select(w::organisation_uuid).first(db).optional()
+    })
+}

@@ -28,13 +28,13 @@ pub struct Fields {
 
 pub fn read(body: &Value) -> Result<Fields, Vec<FieldError>> {
     let mut r = FieldReader::of(body)?;
-    let enabled = r.get("enabled");
     let mut f = Fields {
         organisation_uuid: r.uuid("organisation_uuid").flatten(),
         account_uuid: r.uuid("account_uuid"),
         alias: r.text("alias", MAX_LABEL),
         username: r.text("username", MAX_LABEL),
         password: r.text("password", MAX_PASSWORD),
+        enabled: r.flag("enabled"),
         ..Fields::default()
     };
     let endpoint = r.text("endpoint", address::MAX_CHARS + 64);
@@ -63,13 +63,6 @@ pub fn read(body: &Value) -> Result<Fields, Vec<FieldError>> {
             "username",
             "must not contain a colon",
         ));
-    }
-    match enabled {
-        None | Some(Value::Null) => {}
-        Some(Value::Bool(b)) => f.enabled = Some(*b),
-        // Shown as SPEC.md shows subscriptions' flag, so taken back in that form too.
-        Some(Value::String(s)) if s == "true" || s == "false" => f.enabled = Some(s == "true"),
-        Some(_) => errors.push(FieldError::not_valid("enabled", "must be true or false")),
     }
     if errors.is_empty() {
         Ok(f)
@@ -160,10 +153,10 @@ mod tests {
                 "organisation_uuid",
                 "account_uuid",
                 "alias",
+                "enabled",
                 "endpoint",
                 "hmac_key",
-                "username",
-                "enabled"
+                "username"
             ]
         );
         assert_eq!(

@@ -1,6 +1,12 @@
-//! A subscription's rules, pure: the event it names (event_name.rs) and the filter that
-//! picks the events it wants (filter.rs, expression.rs).
+//! A subscription's rules, pure: the event it names (event_name.rs), the filter that picks
+//! the events it wants (filter.rs, expression.rs), what a request may set (request.rs) and
+//! what it is (record.rs).
 
 pub mod event_name;
 pub mod expression;
 pub mod filter;
+pub mod record;
+pub mod request;
+
+pub use record::{EventSubscriptionView, Subscription};
+pub use request::Fields;

@@ -1,0 +1,216 @@
+//! What makes, changes, shows or removes an event subscription: one use case per function.
+
+use coffer_auth::Caller;
+use coffer_http::{ApiError, Failure};
+use coffer_model::ids::parse_uuid;
+use coffer_store::Db;
+use serde_json::Value;
+use uuid::Uuid;
+
+use super::domain::{Fields, Subscription, request};
+use super::store::{self, Scope};
+use crate::endpoints;
+use crate::state::NotificationsState;
+
+/// Lists are bounded: an organisation subscribes to a few dozen events, not thousands.
+pub const MAX_LISTED: i64 = 1_000;
+
+fn uuid_of(raw: &str) -> Result<Uuid, ApiError> {
+    raw.parse().map_err(ApiError::internal)
+}
+
+/// The endpoint must be one of the subscription's organisation's, and so the account.
+fn check_references(tx: &mut Db<'_>, x: &Subscription) -> Result<(), Failure> {
+    match endpoints::store::organisation_of(tx, &x.action_configuration_uuid)? {
+        Some(org) if org == x.organisation_uuid => {}
+        _ => return Err(Failure::Api(ApiError::not_found("Webhook endpoint"))),
+    }
+    if let Some(account) = &x.account_uuid {
+        match coffer_directory::account_organisation(tx, account)? {
+            None => return Err(Failure::Api(ApiError::not_found("Account"))),
+            Some(org) if org != x.organisation_uuid => {
+                return Err(Failure::Api(ApiError::invalid(
+                    "account_uuid",
+                    "is not an account of the organisation",
+                )));
+            }
+            Some(_) => {}
+        }
+    }
+    Ok(())
+}
+
+/// Applies a body's fields; with `replace`, what it leaves out is cleared.
+fn apply(x: &mut Subscription, f: Fields, replace: bool) -> Result<(), ApiError> {
+    if f.organisation_uuid
+        .as_ref()
+        .is_some_and(|o| *o != x.organisation_uuid)
+    {
+        return Err(ApiError::invalid("organisation_uuid", "cannot be changed"));
+    }
+    match f.account_uuid {
+        Some(a) => x.account_uuid = a,
+        None if replace => x.account_uuid = None,
+        None => {}
+    }
+    match f.filter {
+        Some(filter) => x.filter = filter,
+        None if replace => x.filter = None,
+        None => {}
+    }
+    if let Some(endpoint) = f.action_configuration_uuid {
+        x.action_configuration_uuid = endpoint;
+    }
+    if let Some((name, key)) = f.event {
+        x.event_name = name;
+        x.event_key = key;
+    }
+    if let Some(enabled) = f.enabled {
+        x.enabled = enabled;
+    }
+    Ok(())
+}
+
+pub(crate) struct ListQuery<'a> {
+    pub organisation: Option<&'a str>,
+    pub account: Option<&'a str>,
+    pub endpoint: Option<&'a str>,
+}
+
+pub(crate) async fn list(
+    state: &NotificationsState,
+    caller: &Caller,
+    q: ListQuery<'_>,
+) -> Result<Vec<Subscription>, Failure> {
+    let mut errors = Vec::new();
+    let mut id = |property: &str, raw: Option<&str>| {
+        raw.and_then(|r| match parse_uuid(property, r) {
+            Ok(u) => Some(u),
+            Err(e) => {
+                errors.push(e);
+                None
+            }
+        })
+    };
+    let organisation = id("organisation_uuid", q.organisation);
+    let account = id("account_uuid", q.account);
+    let endpoint = id("webhook_configuration_uuid", q.endpoint);
+    if !errors.is_empty() {
+        return Err(Failure::Api(ApiError::validation(errors)));
+    }
+    let scope = Scope {
+        organisations: caller.organisations_listed(organisation)?,
+        account: account.map(|a| a.to_string()),
+        endpoint: endpoint.map(|e| e.to_string()),
+    };
+    Ok(state
+        .store
+        .query(move |db| store::list(db, &scope, MAX_LISTED))
+        .await?)
+}
+
+pub(crate) async fn create(
+    state: &NotificationsState,
+    caller: &Caller,
+    body: &Value,
+) -> Result<Subscription, Failure> {
+    let f = request::read(body).map_err(ApiError::validation)?;
+    request::require_whole(&f).map_err(ApiError::validation)?;
+    let endpoint = f.action_configuration_uuid.clone().unwrap_or_default();
+    let lookup = endpoint.clone();
+    let endpoint_org = state
+        .store
+        .query(move |db| endpoints::store::organisation_of(db, &lookup))
+        .await?;
+    // The organisation named, or the endpoint's; either way the caller's.
+    let organisation = match (&f.organisation_uuid, endpoint_org) {
+        (Some(named), _) => named.clone(),
+        (None, Some(org)) => org,
+        (None, None) => return Err(Failure::Api(ApiError::not_found("Webhook endpoint"))),
+    };
+    caller.require_organisation(uuid_of(&organisation)?)?;
+    let mut x = Subscription {
+        uuid: Uuid::new_v4().to_string(),
+        organisation_uuid: organisation,
+        account_uuid: None,
+        action_configuration_uuid: endpoint,
+        event_name: String::new(),
+        event_key: String::new(),
+        filter: None,
+        enabled: true,
+        created: state.clock.unix(),
+    };
+    apply(&mut x, f, false)?;
+    let saved = x.clone();
+    state
+        .store
+        .run(move |db| {
+            db.write_tx(|tx| {
+                check_references(tx, &saved)?;
+                store::insert(tx, &saved)?;
+                Ok::<_, Failure>(())
+            })
+        })
+        .await?;
+    Ok(x)
+}
+
+/// A subscription the caller may see.
+pub(crate) async fn show(
+    state: &NotificationsState,
+    caller: &Caller,
+    raw: &str,
+) -> Result<Subscription, Failure> {
+    let id = parse_uuid("event_subscription_uuid", raw)
+        .map_err(|e| ApiError::validation(vec![e]))?
+        .to_string();
+    let x = state
+        .store
+        .query(move |db| store::find(db, &id))
+        .await?
+        .ok_or_else(|| ApiError::not_found("Event subscription"))?;
+    caller.require_organisation(uuid_of(&x.organisation_uuid)?)?;
+    Ok(x)
+}
+
+/// Replace (`replace`) or update a subscription.
+pub(crate) async fn change(
+    state: &NotificationsState,
+    caller: &Caller,
+    raw: &str,
+    body: &Value,
+    replace: bool,
+) -> Result<Subscription, Failure> {
+    let f = request::read(body).map_err(ApiError::validation)?;
+    if replace {
+        request::require_whole(&f).map_err(ApiError::validation)?;
+    }
+    let mut x = show(state, caller, raw).await?;
+    apply(&mut x, f, replace)?;
+    let now = state.clock.unix();
+    let saved = x.clone();
+    state
+        .store
+        .run(move |db| {
+            db.write_tx(|tx| {
+                check_references(tx, &saved)?;
+                store::update(tx, &saved, now)?;
+                Ok::<_, Failure>(())
+            })
+        })
+        .await?;
+    Ok(x)
+}
+
+pub(crate) async fn delete(
+    state: &NotificationsState,
+    caller: &Caller,
+    raw: &str,
+) -> Result<(), Failure> {
+    let x = show(state, caller, raw).await?;
+    state
+        .store
+        .query(move |db| store::delete(db, &x.uuid))
+        .await?;
+    Ok(())
+}

@@ -1,0 +1,112 @@
+//! Event subscriptions over HTTP: read the request, call one command, render.
+
+use actix_web::{HttpResponse, web};
+use coffer_auth::Caller;
+use coffer_http::{ApiError, Json};
+use serde::Deserialize;
+use serde_json::Value;
+
+use super::commands::{self, ListQuery};
+use super::domain::EventSubscriptionView;
+use crate::state::NotificationsState;
+
+#[derive(Debug, Deserialize)]
+pub(crate) struct ListParams {
+    organisation_uuid: Option<String>,
+    account_uuid: Option<String>,
+    webhook_configuration_uuid: Option<String>,
+}
+
+/// The caller's event subscriptions, oldest first (at most 1,000).
+#[utoipa::path(get, path = "/event-subscriptions", operation_id = "listEventSubscriptions", tag = "Webhooks",
+    params(("organisation_uuid" = Option<uuid::Uuid>, Query, description = "Only this organisation's"),
+        ("account_uuid" = Option<uuid::Uuid>, Query, description = "Only this account's"),
+        ("webhook_configuration_uuid" = Option<uuid::Uuid>, Query, description = "Only those of this webhook endpoint")),
+    responses((status = 200, description = "The subscriptions", body = [EventSubscriptionView])))]
+pub(crate) async fn list(
+    state: web::Data<NotificationsState>,
+    caller: Caller,
+    query: web::Query<ListParams>,
+) -> Result<HttpResponse, ApiError> {
+    let q = ListQuery {
+        organisation: query.organisation_uuid.as_deref(),
+        account: query.account_uuid.as_deref(),
+        endpoint: query.webhook_configuration_uuid.as_deref(),
+    };
+    let found = commands::list(&state, &caller, q).await?;
+    let views: Vec<EventSubscriptionView> = found.iter().map(|x| x.view()).collect();
+    Ok(HttpResponse::Ok().json(views))
+}
+
+/// Subscribes a webhook endpoint to an event.
+#[utoipa::path(post, path = "/event-subscriptions", operation_id = "createEventSubscription", tag = "Webhooks",
+    request_body(content = super::domain::request::EventSubscriptionBody),
+    responses((status = 201, description = "The subscription", body = EventSubscriptionView),
+        (status = 404, description = "No such webhook endpoint or account")))]
+pub(crate) async fn create(
+    state: web::Data<NotificationsState>,
+    caller: Caller,
+    body: Json<Value>,
+) -> Result<HttpResponse, ApiError> {
+    let x = commands::create(&state, &caller, &body.0).await?;
+    Ok(HttpResponse::Created().json(x.view()))
+}
+
+/// One event subscription.
+#[utoipa::path(get, path = "/event-subscriptions/{event_subscription_uuid}", operation_id = "getEventSubscription", tag = "Webhooks",
+    params(("event_subscription_uuid" = uuid::Uuid, Path, description = "The subscription")),
+    responses((status = 200, description = "The subscription", body = EventSubscriptionView),
+        (status = 404, description = "No such subscription")))]
+pub(crate) async fn get(
+    state: web::Data<NotificationsState>,
+    caller: Caller,
+    path: web::Path<String>,
+) -> Result<HttpResponse, ApiError> {
+    Ok(HttpResponse::Ok().json(commands::show(&state, &caller, &path).await?.view()))
+}
+
+/// Replaces a subscription: what the body leaves out is cleared.
+#[utoipa::path(put, path = "/event-subscriptions/{event_subscription_uuid}", operation_id = "replaceEventSubscription", tag = "Webhooks",
+    params(("event_subscription_uuid" = uuid::Uuid, Path, description = "The subscription")),
+    request_body(content = super::domain::request::EventSubscriptionBody),
+    responses((status = 200, description = "The subscription", body = EventSubscriptionView),
+        (status = 404, description = "No such subscription, webhook endpoint or account")))]
+pub(crate) async fn replace(
+    state: web::Data<NotificationsState>,
+    caller: Caller,
+    path: web::Path<String>,
+    body: Json<Value>,
+) -> Result<HttpResponse, ApiError> {
+    let x = commands::change(&state, &caller, &path, &body.0, true).await?;
+    Ok(HttpResponse::Ok().json(x.view()))
+}
+
+/// Changes a subscription; a field left out is kept.
+#[utoipa::path(patch, path = "/event-subscriptions/{event_subscription_uuid}", operation_id = "updateEventSubscription", tag = "Webhooks",
+    params(("event_subscription_uuid" = uuid::Uuid, Path, description = "The subscription")),
+    request_body(content = super::domain::request::EventSubscriptionChange),
+    responses((status = 200, description = "The subscription", body = EventSubscriptionView),
+        (status = 404, description = "No such subscription, webhook endpoint or account")))]
+pub(crate) async fn update(
+    state: web::Data<NotificationsState>,
+    caller: Caller,
+    path: web::Path<String>,
+    body: Json<Value>,
+) -> Result<HttpResponse, ApiError> {
+    let x = commands::change(&state, &caller, &path, &body.0, false).await?;
+    Ok(HttpResponse::Ok().json(x.view()))
+}
+
+/// Removes a subscription.
+#[utoipa::path(delete, path = "/event-subscriptions/{event_subscription_uuid}", operation_id = "deleteEventSubscription", tag = "Webhooks",
+    params(("event_subscription_uuid" = uuid::Uuid, Path, description = "The subscription")),
+    responses((status = 204, description = "Removed"),
+        (status = 404, description = "No such subscription")))]
+pub(crate) async fn delete(
+    state: web::Data<NotificationsState>,
+    caller: Caller,
+    path: web::Path<String>,
+) -> Result<HttpResponse, ApiError> {
+    commands::delete(&state, &caller, &path).await?;
+    Ok(HttpResponse::NoContent().finish())
+}

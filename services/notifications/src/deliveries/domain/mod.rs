@@ -1,3 +1,5 @@
-//! A delivery's rules, pure: how it is signed (signature.rs).
+//! A delivery's rules, pure: where it may connect (address_policy.rs) and how it is
+//! signed (signature.rs).
 
+pub mod address_policy;
 pub mod signature;

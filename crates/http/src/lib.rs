@@ -19,7 +19,7 @@ pub mod telemetry;
 pub use body::{Form, Json, JsonOrForm, OptionalJson};
 pub use client_address::{ClientAddress, TrustedProxies};
 pub use coffer_error::{ApiError, Shape};
-pub use failure::{Failure, internal};
+pub use failure::{Failure, internal, retry_contended, write_contended};
 pub use metrics::Metrics;
 pub use module::{Module, ReadyFuture};
 pub use request_id::{RequestId, RequestTrace};

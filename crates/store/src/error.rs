@@ -1,5 +1,16 @@
 use diesel::result::{DatabaseErrorKind, Error as DieselError};
 
+/// Whether PostgreSQL ended a transaction to let a concurrent one through: a deadlock
+/// (SQLSTATE 40P01, which diesel does not name) or a serialization failure (40001). The
+/// same work, tried again, usually commits.
+pub fn is_contention(e: &DieselError) -> bool {
+    match e {
+        DieselError::DatabaseError(DatabaseErrorKind::SerializationFailure, _) => true,
+        DieselError::DatabaseError(_, info) => info.message().contains("deadlock detected"),
+        _ => false,
+    }
+}
+
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
     #[error("database query failed: {0}")]
@@ -24,15 +35,19 @@ impl StoreError {
         matches!(self, StoreError::Query(DieselError::NotFound))
     }
 
-    /// SQLite's answer when its single write lock stayed taken past the busy timeout: the
-    /// database is there but cannot take the write now, which a client may retry.
+    /// The database is there but cannot take the write now, which a client may retry:
+    /// SQLite's single write lock stayed taken past the busy timeout, or PostgreSQL ended
+    /// the transaction to let a concurrent one through (a deadlock, a serialization failure).
     pub fn is_busy(&self) -> bool {
-        matches!(
-            self,
-            StoreError::Query(DieselError::DatabaseError(_, info))
-                if info.message().contains("database is locked")
-                    || info.message().contains("database table is locked")
-        )
+        match self {
+            StoreError::Query(e) => {
+                is_contention(e)
+                    || matches!(e, DieselError::DatabaseError(_, info)
+                        if info.message().contains("database is locked")
+                            || info.message().contains("database table is locked"))
+            }
+            _ => false,
+        }
     }
 
     pub fn is_unique_violation(&self) -> bool {

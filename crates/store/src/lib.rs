@@ -21,7 +21,7 @@ mod write_tx;
 pub use batches::Batches;
 pub use conn::{Conn, Db};
 pub use diesel;
-pub use error::StoreError;
+pub use error::{StoreError, is_contention};
 pub use migrate::Migrations;
 pub use store::{PoolOptions, Store};
 pub use ttl_cache::TtlCache;

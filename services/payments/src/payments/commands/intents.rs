@@ -124,10 +124,7 @@ async fn record(state: &Parts, now_ms: i64, items: Vec<Reserving>) -> Vec<Reserv
         // The errors themselves are not made into answers here: each intent's own is
         // given below, and an internal one logs as it is made.
         let shared = Arc::clone(&items);
-        let written = state
-            .store
-            .write(move |tx| apply_all(tx, now_ms, &shared))
-            .await;
+        let written = write(state, move |tx| apply_all(tx, now_ms, &shared)).await;
         if let Ok(payments) = written {
             return payments
                 .into_iter()
@@ -135,10 +132,7 @@ async fn record(state: &Parts, now_ms: i64, items: Vec<Reserving>) -> Vec<Reserv
                 .collect();
         }
         let shared = Arc::clone(&items);
-        let written = state
-            .store
-            .write(move |tx| apply_guarded(tx, now_ms, &shared))
-            .await;
+        let written = write(state, move |tx| apply_guarded(tx, now_ms, &shared)).await;
         if let Ok(each) = written {
             return items.iter().zip(each).map(|(i, e)| answer(i, e)).collect();
         }
@@ -146,14 +140,28 @@ async fn record(state: &Parts, now_ms: i64, items: Vec<Reserving>) -> Vec<Reserv
     let mut each = Vec::with_capacity(items.len());
     for item in items.iter() {
         let one = Arc::new(vec![item.clone()]);
-        let written = state
-            .store
-            .write(move |tx| apply_all(tx, now_ms, &one))
+        let written = write(state, move |tx| apply_all(tx, now_ms, &one))
             .await
             .and_then(|mut p| p.pop().ok_or_else(|| internal("an intent went unrecorded")));
         each.push(answer(item, written));
     }
     each
+}
+
+/// An intents batch in a transaction of its own, not shared through group commit: a
+/// batch inserts its Idempotency-Keys in order, but a shared transaction holding several
+/// batches would insert theirs out of order, and two such transactions deadlocked on
+/// PostgreSQL. The batch is group commit enough.
+async fn write<T, F>(state: &Parts, effect: F) -> Result<T, Failure>
+where
+    T: Send + 'static,
+    F: FnMut(&mut Db<'_>) -> Result<T, Failure> + Clone + Send + 'static,
+{
+    coffer_http::retry_contended(|| {
+        let mut effect = effect.clone();
+        state.store.run(move |db| db.write_tx(|tx| effect(tx)))
+    })
+    .await
 }
 
 /// What an intent's recording tells its caller.

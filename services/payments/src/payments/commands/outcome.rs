@@ -9,7 +9,7 @@ use std::sync::Arc;
 use actix_web::http::StatusCode;
 use coffer_events::{OutboxEvent, TraceContext, append, append_traced};
 use coffer_http::idempotency::{self, IdempotencyKey};
-use coffer_http::{ApiError, Failure};
+use coffer_http::{ApiError, Failure, write_contended};
 use coffer_store::Db;
 use serde_json::{Value, json};
 
@@ -52,7 +52,7 @@ pub(crate) async fn record_batch(batch: Vec<Recording>) -> Vec<Recorded> {
         let shared = Arc::clone(&items);
         // The error itself is not made into an answer here: each recording alone gives
         // its own, and an internal one logs as it is made.
-        if let Ok(bodies) = state.store.write(move |tx| apply_all(tx, &shared)).await {
+        if let Ok(bodies) = write_contended(&state.store, move |tx| apply_all(tx, &shared)).await {
             return bodies.into_iter().map(Ok).collect();
         }
     }
@@ -65,9 +65,7 @@ pub(crate) async fn record_batch(batch: Vec<Recording>) -> Vec<Recorded> {
 
 async fn alone(state: &Parts, recording: Recording) -> Recorded {
     let one = Arc::new(vec![recording]);
-    state
-        .store
-        .write(move |tx| apply_all(tx, &one))
+    write_contended(&state.store, move |tx| apply_all(tx, &one))
         .await
         .map(|mut bodies| bodies.pop().flatten())
         .map_err(ApiError::from)

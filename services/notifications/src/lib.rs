@@ -59,6 +59,7 @@ impl Notifications {
             store,
             clock,
             secrets,
+            addresses: settings.addresses,
         };
         Self {
             state: web::Data::new(state),

@@ -17,9 +17,17 @@ fn main() -> std::process::ExitCode {
             s.ensure_topics(&["identity"]).await?;
             let verifier = s.verifier(None)?;
             let secrets = s.config.secrets.require()?;
+            let addresses = s.config.address_policy()?;
+            if addresses.widened() {
+                tracing::warn!(
+                    subnets = %s.config.notifications.allow_subnets,
+                    "deliveries may reach the allowed subnets beyond public addresses"
+                );
+            }
             let settings = NotificationsSettings {
                 event_prefix: s.common.events.prefix.clone(),
                 relay: s.common.relay_settings(),
+                addresses,
             };
             let notifications = Notifications::new(
                 s.store.clone(),

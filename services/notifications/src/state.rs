@@ -7,10 +7,14 @@ use coffer_model::clock::Clock;
 use coffer_secrets::Secrets;
 use coffer_store::Store;
 
+use crate::deliveries::domain::address_policy::AddressPolicy;
+
 #[derive(Clone)]
 pub struct NotificationsSettings {
     pub event_prefix: String,
     pub relay: RelaySettings,
+    /// Where deliveries may go: public addresses, and the subnets an operator allows.
+    pub addresses: AddressPolicy,
 }
 
 impl Default for NotificationsSettings {
@@ -18,6 +22,7 @@ impl Default for NotificationsSettings {
         Self {
             event_prefix: "coffer".into(),
             relay: RelaySettings::default(),
+            addresses: AddressPolicy::default(),
         }
     }
 }
@@ -27,4 +32,5 @@ pub(crate) struct NotificationsState {
     pub clock: Arc<dyn Clock>,
     /// Seals endpoints' passwords and signing keys.
     pub secrets: Secrets,
+    pub addresses: AddressPolicy,
 }

@@ -79,6 +79,11 @@ coffer_testkit::backend_tests! {
         assert_eq!((status, &err["errors"][0]["property"]), (400, &json!("prevent_duplicates")), "{err}");
         let (status, err) = call(&w, "POST", "/webhooks", &token, Some(&json!({"organisation_uuid": org, "endpoint": "https://crm.example.org", "account_uuid": uuid::Uuid::new_v4()}))).await;
         assert_eq!(status, 404, "{err}");
+        // An address deliveries may not reach is refused where the URL names it.
+        for url in ["https://127.0.0.1/hooks", "https://[::1]/hooks", "https://169.254.169.254/latest", "https://10.0.0.7/"] {
+            let (status, err) = call(&w, "POST", "/webhooks", &token, Some(&body(org, url))).await;
+            assert_eq!((status, &err["errors"][0]["property"]), (400, &json!("endpoint")), "{url}: {err}");
+        }
         let (status, listed) = call(&w, "GET", "/webhooks", &token, None).await;
         assert_eq!((status, listed), (200, json!([])), "nothing was made");
 

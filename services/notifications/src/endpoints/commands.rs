@@ -10,6 +10,7 @@ use uuid::Uuid;
 
 use super::domain::{Endpoint, Fields, key, request};
 use super::store;
+use crate::deliveries::connect;
 use crate::state::NotificationsState;
 
 /// Lists are bounded: an organisation has a handful of endpoints, never thousands.
@@ -36,6 +37,18 @@ fn check_account(tx: &mut Db<'_>, e: &Endpoint) -> Result<(), Failure> {
         ))),
         Some(_) => Ok(()),
     }
+}
+
+/// An endpoint that names an address itself must name one deliveries may reach (a name is
+/// checked each time a delivery resolves it).
+fn check_reachable(state: &NotificationsState, e: &Endpoint) -> Result<(), ApiError> {
+    let url = url::Url::parse(&e.endpoint).map_err(ApiError::internal)?;
+    connect::check_url(&url, &state.addresses).map_err(|_| {
+        ApiError::invalid(
+            "endpoint",
+            "must not be a private, loopback or reserved address",
+        )
+    })
 }
 
 /// Applies a body's fields; with `replace`, what it leaves out is cleared (but the key,
@@ -154,6 +167,7 @@ pub(crate) async fn create(
         false,
         now,
     )?;
+    check_reachable(state, &endpoint)?;
     let secrets = state.secrets.clone();
     state
         .store
@@ -211,6 +225,7 @@ pub(crate) async fn change(
     let mut endpoint = show(state, caller, raw).await?;
     let now = state.clock.unix();
     apply(&mut endpoint, f, replace, now)?;
+    check_reachable(state, &endpoint)?;
     let (saved, secrets) = (endpoint.clone(), state.secrets.clone());
     state
         .store

@@ -46,7 +46,7 @@ pub fn assert_described(part: &Part) {
     let unrouted: Vec<_> = described.difference(&routed).collect();
     assert!(
         undescribed.is_empty(),
-        "routed but not described (add #[utoipa::path] and list it in api.rs): {undescribed:?}"
+        "routed but not described (add #[utoipa::path] and list it in routes.rs' description): {undescribed:?}"
     );
     assert!(
         unrouted.is_empty(),

@@ -6,7 +6,6 @@
 //! `routes.rs`, and the background loops are the workers listed in `workers/mod.rs`.
 
 mod announce;
-pub mod api;
 pub mod config;
 mod error;
 mod idempotent;
@@ -32,6 +31,8 @@ use coffer_model::clock::Clock;
 use coffer_store::Store;
 
 pub use migrations::MIGRATIONS;
+/// This service's part of the API description.
+pub use routes::part as api_part;
 pub use state::BillingSettings;
 use state::BillingState;
 
@@ -85,7 +86,7 @@ impl Module for Billing {
     }
 
     fn api(&self) -> coffer_http::openapi::Part {
-        api::part()
+        routes::part()
     }
 
     fn ready(&self) -> ReadyFuture<'_> {

@@ -10,10 +10,10 @@ use crate::cli::OpenapiArgs;
 /// Every service's part, in the order of the route table (deploy/gateway/routes.conf).
 pub fn parts() -> Vec<Part> {
     vec![
-        coffer_identity::api::part(),
-        coffer_payments::api::part(),
-        coffer_billing::api::part(),
-        coffer_notifications::api::part(),
+        coffer_identity::api_part(),
+        coffer_payments::api_part(),
+        coffer_billing::api_part(),
+        coffer_notifications::api_part(),
     ]
 }
 

@@ -7,7 +7,6 @@
 
 pub mod accounts;
 pub mod admin;
-pub mod api;
 pub mod attachments;
 pub mod clients;
 pub mod config;
@@ -35,6 +34,8 @@ use coffer_store::Store;
 
 pub use crate::migrations::MIGRATIONS;
 pub use crate::state::IdentitySettings;
+/// This service's part of the API description.
+pub use routes::part as api_part;
 
 use crate::admin::Admin;
 use crate::keys::KeyringError;
@@ -101,7 +102,7 @@ impl Module for Identity {
     }
 
     fn api(&self) -> coffer_http::openapi::Part {
-        api::part()
+        routes::part()
     }
 
     fn ready(&self) -> ReadyFuture<'_> {

@@ -2,5 +2,5 @@
 
 #[test]
 fn every_operation_is_described_routed_and_sent_here_by_the_gateway() {
-    coffer_testkit::contract::assert_contract(&coffer_identity::api::part(), "coffer_identity");
+    coffer_testkit::contract::assert_contract(&coffer_identity::api_part(), "coffer_identity");
 }

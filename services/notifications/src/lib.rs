@@ -7,7 +7,6 @@
 //! (`subscriptions`, with their event names and filters), and how a delivery is signed
 //! (`deliveries`); the delivery workers come next.
 
-pub mod api;
 pub mod config;
 pub mod deliveries;
 pub mod endpoints;
@@ -28,6 +27,8 @@ use coffer_secrets::Secrets;
 use coffer_store::Store;
 
 pub use migrations::MIGRATIONS;
+/// This service's part of the API description.
+pub use routes::part as api_part;
 pub use state::NotificationsSettings;
 use state::NotificationsState;
 
@@ -79,7 +80,7 @@ impl Module for Notifications {
     }
 
     fn api(&self) -> coffer_http::openapi::Part {
-        api::part()
+        routes::part()
     }
 
     fn ready(&self) -> ReadyFuture<'_> {

@@ -3,7 +3,7 @@
 #[test]
 fn every_operation_is_described_routed_and_sent_here_by_the_gateway() {
     coffer_testkit::contract::assert_contract(
-        &coffer_notifications::api::part(),
+        &coffer_notifications::api_part(),
         "coffer_notifications",
     );
 }

@@ -5,7 +5,6 @@
 //! Each feature folder has the same rooms (docs/architecture.md); `routes.rs` is the one
 //! route table, `workers/` lists the background loops.
 
-pub mod api;
 pub mod config;
 pub mod connectors;
 mod failure;
@@ -22,6 +21,8 @@ pub mod supporters;
 pub mod workers;
 
 pub use migrations::MIGRATIONS;
+/// This service's part of the API description.
+pub use routes::part as api_part;
 pub use state::PaymentsSettings;
 pub(crate) use state::PaymentsState;
 
@@ -101,7 +102,7 @@ impl Module for Payments {
     }
 
     fn api(&self) -> coffer_http::openapi::Part {
-        api::part()
+        routes::part()
     }
 
     fn ready(&self) -> ReadyFuture<'_> {

@@ -17,3 +17,53 @@ pub(crate) fn table() -> RouteTable {
     search::routes::routes(&mut t);
     t
 }
+
+/// The service's part of the API description (crates/http/src/openapi): every routed
+/// operation as its handler describes it, completed from the table above.
+mod described {
+    use coffer_http::openapi::Part;
+    use utoipa::OpenApi;
+
+    use crate::payments::request::NeedsMethodOrProfile;
+    use crate::{payments, profiles, routes, search, sources, supporters};
+
+    #[derive(OpenApi)]
+    #[openapi(
+        paths(
+            payments::routes::create,
+            payments::routes::get,
+            payments::changes::cancel,
+            payments::changes::replace_parameters,
+            payments::changes::patch_parameters,
+            payments::refunds::create,
+            search::routes::search,
+            sources::routes::create,
+            sources::routes::get,
+            sources::routes::replace_parameters,
+            sources::routes::charge,
+            supporters::routes::list,
+            supporters::routes::create,
+            supporters::routes::get,
+            supporters::routes::update,
+            supporters::routes::search,
+            profiles::routes::list,
+        ),
+        // Types used only as query parameters are not collected from the paths.
+        components(schemas(supporters::domain::SupporterSort, supporters::routes::ListOrder)),
+        modifiers(&NeedsMethodOrProfile),
+        tags(
+            (name = "Payments", description = "One-off payments, their refunds and their search"),
+            (name = "Payment sources", description = "Stored instruments, charged again"),
+            (name = "Supporters", description = "The donors an organisation keeps"),
+            (name = "Payment method profiles", description = "How an account takes each method"),
+        )
+    )]
+    struct Described;
+
+    /// Payments' operations, described.
+    pub fn part() -> Part {
+        Part::new(Described::openapi(), &routes::table())
+    }
+}
+
+pub use described::part;

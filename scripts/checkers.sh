@@ -15,6 +15,8 @@ PACKAGES=(
     "openapi-spec-validator==0.9.0"
     # Hostile input generated from the description (docs/api.md).
     "schemathesis==4.32.5"
+    # Verifies webhook signatures as receivers do (docs/webhooks.md).
+    "standardwebhooks==1.1.0"
 )
 
 pinned_venv "$VENV" "${PACKAGES[@]}"

@@ -223,6 +223,13 @@ pub const CHARGE_ATTEMPT_FAILED: EventType = EventType {
     description: "A charge attempt's payment failed; `data.status_reason` says why, the invoice says what follows, and `data.notify_supporter` is the plan's `notify_on_failed_attempt`.",
 };
 
+pub const WEBHOOK_ENDPOINT_DISABLED: EventType = EventType {
+    domain: "notifications",
+    object: "webhook_endpoint",
+    action: "disabled",
+    description: "Coffer stopped delivering to a webhook endpoint: it answered 410 Gone, or every delivery to it failed for five days. `data` is the endpoint in its list form, whose `disabled_reason` says which; a PATCH with `enabled: true` turns it back on.",
+};
+
 /// The whole catalogue, in the order docs/events.md lists it.
 pub const CATALOGUE: &[EventType] = &[
     ORGANISATION_CREATED,
@@ -250,7 +257,20 @@ pub const CATALOGUE: &[EventType] = &[
     CHARGE_ATTEMPT_CREATED,
     CHARGE_ATTEMPT_SUCCEEDED,
     CHARGE_ATTEMPT_FAILED,
+    WEBHOOK_ENDPOINT_DISABLED,
 ];
+
+/// Every domain of the catalogue once, in its order: the topics a consumer of every
+/// event reads.
+pub fn domains() -> Vec<&'static str> {
+    let mut out: Vec<&'static str> = Vec::new();
+    for kind in CATALOGUE {
+        if !out.contains(&kind.domain) {
+            out.push(kind.domain);
+        }
+    }
+    out
+}
 
 /// docs/events.md, as generated from the catalogue.
 pub fn markdown() -> String {

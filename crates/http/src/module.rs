@@ -22,6 +22,10 @@ pub trait Module: Send + Sync + 'static {
     /// missing, without internal detail: it is shown on `/health/ready`.
     fn ready(&self) -> ReadyFuture<'_>;
 
+    /// Adds the module's own metrics to the server's registry (served at `/metrics`). Called
+    /// for every app the server builds, so a metric already registered is skipped.
+    fn register_metrics(&self, _registry: &prometheus::Registry) {}
+
     /// Starts the module's background loops on the current tokio runtime. The host keeps
     /// the handles and aborts them when it shuts down.
     fn spawn_workers(&self) -> Vec<tokio::task::JoinHandle<()>> {

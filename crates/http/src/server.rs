@@ -56,6 +56,7 @@ pub fn build_app(
     let parts: Vec<_> = ctx.modules.iter().map(|m| m.api()).collect();
     app = app.configure(|cfg| crate::openapi::configure(cfg, &parts));
     for module in &ctx.modules {
+        module.register_metrics(ctx.metrics.registry());
         let module = Arc::clone(module);
         app = app.configure(move |cfg| module.configure(cfg));
     }

@@ -7,6 +7,7 @@ mod app;
 pub mod contract;
 mod db;
 pub mod probe;
+pub mod receiver;
 
 pub use app::{Harness, ISSUER, START_UNIX, ServerOptions, TestApp};
 pub use db::{Backend, TestDb, kafka_brokers, postgres_url};

@@ -60,6 +60,17 @@ pub struct DevArgs {
     /// Log format: json (for log shippers) or text.
     #[arg(long, default_value = "text")]
     pub log_format: String,
+    /// Subnets (comma-separated CIDRs) webhook deliveries may reach beyond public
+    /// addresses, such as 127.0.0.0/8 for a receiver on this machine.
+    #[arg(long, default_value = "", env = "COFFER_NOTIFICATIONS__ALLOW_SUBNETS")]
+    pub webhook_allow_subnets: String,
+    /// A PEM file of roots webhook deliveries trust beside the platform's.
+    #[arg(
+        long,
+        default_value = "",
+        env = "COFFER_NOTIFICATIONS__EXTRA_ROOT_CERTS"
+    )]
+    pub webhook_extra_root_certs: String,
 }
 
 #[derive(Debug, Args)]

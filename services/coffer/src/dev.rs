@@ -44,6 +44,7 @@ pub async fn run(args: DevArgs) -> anyhow::Result<()> {
         keys.clone(),
         &secrets,
         &base_url,
+        notifications_settings(&args)?,
     )
     .await?;
     let (modules, admin) = (standalone.modules, standalone.identity_admin);
@@ -69,6 +70,30 @@ pub async fn run(args: DevArgs) -> anyhow::Result<()> {
         worker.abort();
     }
     Ok(())
+}
+
+/// Notifications' settings from the command line (or the same variables as
+/// `coffer-notifications` reads), checked as that binary checks them.
+fn notifications_settings(
+    args: &DevArgs,
+) -> anyhow::Result<coffer_notifications::NotificationsSettings> {
+    let section = coffer_notifications::config::NotificationsSection {
+        allow_subnets: args.webhook_allow_subnets.clone(),
+        extra_root_certs: args.webhook_extra_root_certs.clone(),
+        ..Default::default()
+    };
+    let addresses = section.address_policy()?;
+    if addresses.widened() {
+        tracing::warn!(
+            subnets = %section.allow_subnets,
+            "webhook deliveries may reach the allowed subnets beyond public addresses"
+        );
+    }
+    Ok(coffer_notifications::NotificationsSettings {
+        addresses,
+        extra_roots: section.extra_roots()?,
+        ..Default::default()
+    })
 }
 
 fn announce(c: &Credentials, data_dir: &Path) {

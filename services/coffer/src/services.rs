@@ -69,6 +69,7 @@ pub async fn start_all(
     keys: SharedKeys,
     secrets: &Secrets,
     base_url: &str,
+    notifications: coffer_notifications::NotificationsSettings,
 ) -> anyhow::Result<Standalone> {
     let bus: Arc<dyn Bus> = Arc::new(LocalBus::new(
         open(data_dir, local_bus::MIGRATIONS).await?,
@@ -107,8 +108,8 @@ pub async fn start_all(
         Arc::clone(&clock),
         Arc::clone(&bus),
         secrets.clone(),
-        coffer_notifications::NotificationsSettings::default(),
-    );
+        notifications,
+    )?;
     Ok(Standalone {
         modules: vec![
             Arc::new(identity),

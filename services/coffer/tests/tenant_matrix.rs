@@ -117,6 +117,16 @@ async fn fixtures(a: &Client, c: &Value) -> (BTreeMap<&'static str, String>, Vec
             "action_type": "webhook", "event_name": "coffer.event.payment_gateway.payment.succeeded",
             "filter": {"$match": {"data.custom_parameters.secret": "matrix-a-secret"}}}))
         .await;
+    // A payment the subscription is owed: its delivery to a name that does not resolve
+    // here fails, and the try is logged.
+    a.made(
+        "/payments",
+        json!({"account_uuid": c["account_uuids"][0], "payment_method": "card",
+        "amount": {"value": "1234", "currency": "CHF"}, "payment_information": card,
+        "custom_parameters": {"secret": "matrix-a-secret"}}),
+    )
+    .await;
+    let tried = answered_try(a, &org).await;
     let id = |v: &Value| v["uuid"].as_str().unwrap().to_owned();
     let kinds = BTreeMap::from([
         ("organisation_uuid", org.clone()),
@@ -131,6 +141,7 @@ async fn fixtures(a: &Client, c: &Value) -> (BTreeMap<&'static str, String>, Vec
         ("test_clock_uuid", id(&clock)),
         ("webhook_uuid", id(&webhook)),
         ("event_subscription_uuid", id(&subscribed)),
+        ("webhook_response_uuid", tried),
     ]);
     // What nobody else may read: the names, addresses and parameters behind those ids.
     let secrets = vec![
@@ -146,6 +157,29 @@ async fn fixtures(a: &Client, c: &Value) -> (BTreeMap<&'static str, String>, Vec
         addresses[0]["address_line1"].as_str().unwrap().to_owned(),
     ];
     (kinds, secrets)
+}
+
+/// The organisation's first logged delivery try, once its answer (here a failure to
+/// resolve the endpoint's name) is recorded.
+async fn answered_try(a: &Client, org: &str) -> String {
+    for _ in 0..200 {
+        let tries = a
+            .read(&format!("/webhook-responses?organisation_uuid={org}"))
+            .await;
+        if let Some(first) = tries.as_array().and_then(|t| t.last()) {
+            let uuid = first["uuid"].as_str().unwrap().to_owned();
+            let entry = a.read(&format!("/webhook-responses/{uuid}")).await;
+            if !entry["error_message"]
+                .as_str()
+                .unwrap_or_default()
+                .starts_with("no answer was recorded")
+            {
+                return uuid;
+            }
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    panic!("no delivery try of {org} was logged with its answer");
 }
 
 /// Every readable object of the first organisation, as its owner sees it.
@@ -170,6 +204,7 @@ async fn snapshot(a: &Client, kinds: &BTreeMap<&str, String>) -> BTreeMap<String
         format!("/test-clocks/{}", k("test_clock_uuid")),
         format!("/webhooks/{}", k("webhook_uuid")),
         format!("/event-subscriptions/{}", k("event_subscription_uuid")),
+        format!("/webhook-responses/{}", k("webhook_response_uuid")),
     ] {
         let body = a.read(&path).await;
         seen.insert(path, body);

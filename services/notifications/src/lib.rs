@@ -3,9 +3,9 @@
 //!
 //! Every feature has the same rooms: `routes` (HTTP only), `commands` (the use cases),
 //! `domain` (pure rules), `store` (queries) and `events`; the one route table is
-//! `routes.rs`. Built so far: webhook endpoints (`endpoints`), event subscriptions
-//! (`subscriptions`, with their event names and filters), and how a delivery is signed
-//! (`deliveries`); the delivery workers come next.
+//! `routes.rs`, the background loops are listed in `workers/`. The features: webhook
+//! endpoints (`endpoints`), event subscriptions (`subscriptions`, with their event names
+//! and filters), and deliveries with their log (`deliveries`).
 
 pub mod config;
 pub mod deliveries;
@@ -16,15 +16,19 @@ mod routes;
 mod schema;
 mod state;
 pub mod subscriptions;
+mod workers;
 
 use std::sync::Arc;
 
 use actix_web::web;
+use coffer_events::catalogue::domains;
 use coffer_events::{Bus, EventWiring};
 use coffer_http::{Module, ReadyFuture};
 use coffer_model::clock::Clock;
 use coffer_secrets::Secrets;
 use coffer_store::Store;
+use deliveries::metrics::DeliveryMetrics;
+use tokio::sync::Notify;
 
 pub use migrations::MIGRATIONS;
 /// This service's part of the API description.
@@ -34,9 +38,15 @@ use state::NotificationsState;
 
 pub struct Notifications {
     state: web::Data<NotificationsState>,
-    /// The outbox's relay, and the consumer of identity's events (replica.rs).
+    /// The outbox's relay, the consumer of identity's events (replica.rs), and that of
+    /// every event (deliveries/events.rs).
     events: EventWiring,
 }
+
+/// Why notifications cannot start.
+#[derive(Debug, thiserror::Error)]
+#[error("the delivery client cannot be built: {0}")]
+pub struct StartError(#[from] reqwest::Error);
 
 impl Notifications {
     /// The store must be migrated with [`MIGRATIONS`].
@@ -46,7 +56,7 @@ impl Notifications {
         bus: Arc<dyn Bus>,
         secrets: Secrets,
         settings: NotificationsSettings,
-    ) -> Self {
+    ) -> Result<Self, StartError> {
         let mut events = EventWiring::new(
             "notifications",
             &store,
@@ -56,16 +66,36 @@ impl Notifications {
             settings.relay.clone(),
         );
         events.consume("replica", &["identity"], Arc::new(replica::Replica));
+        let wake = Arc::new(Notify::new());
+        events.consume(
+            "deliveries",
+            &domains(),
+            Arc::new(deliveries::events::Fanout {
+                clock: Arc::clone(&clock),
+                wake: Arc::clone(&wake),
+            }),
+        );
+        let client = deliveries::connect::client(
+            settings.addresses.clone(),
+            settings.extra_roots.as_deref(),
+        )?;
         let state = NotificationsState {
             store,
             clock,
             secrets,
             addresses: settings.addresses,
+            outbox: events.outbox().clone(),
+            client,
+            wake,
+            metrics: DeliveryMetrics::new(),
+            retention_days: settings.retention_days,
+            max_in_flight: settings.max_in_flight.max(1),
+            max_in_flight_per_endpoint: settings.max_in_flight_per_endpoint.max(1),
         };
-        Self {
+        Ok(Self {
             state: web::Data::new(state),
             events,
-        }
+        })
     }
 }
 
@@ -87,7 +117,11 @@ impl Module for Notifications {
         Box::pin(self.events.ready())
     }
 
+    fn register_metrics(&self, registry: &prometheus::Registry) {
+        self.state.metrics.register(registry);
+    }
+
     fn spawn_workers(&self) -> Vec<tokio::task::JoinHandle<()>> {
-        self.events.spawn()
+        workers::spawn(&self.state, &self.events)
     }
 }

@@ -14,13 +14,15 @@ fn main() -> std::process::ExitCode {
         "coffer-notifications",
         MIGRATIONS,
         |s: Started<NotificationsConfig>| async move {
-            s.ensure_topics(&["identity"]).await?;
+            s.ensure_topics(&coffer_events::catalogue::domains())
+                .await?;
             let verifier = s.verifier(None)?;
             let secrets = s.config.secrets.require()?;
-            let addresses = s.config.address_policy()?;
+            let section = &s.config.notifications;
+            let addresses = section.address_policy()?;
             if addresses.widened() {
                 tracing::warn!(
-                    subnets = %s.config.notifications.allow_subnets,
+                    subnets = %section.allow_subnets,
                     "deliveries may reach the allowed subnets beyond public addresses"
                 );
             }
@@ -28,6 +30,10 @@ fn main() -> std::process::ExitCode {
                 event_prefix: s.common.events.prefix.clone(),
                 relay: s.common.relay_settings(),
                 addresses,
+                extra_roots: section.extra_roots()?,
+                retention_days: section.retention_days,
+                max_in_flight: section.max_in_flight,
+                max_in_flight_per_endpoint: section.max_in_flight_per_endpoint,
             };
             let notifications = Notifications::new(
                 s.store.clone(),
@@ -35,7 +41,7 @@ fn main() -> std::process::ExitCode {
                 s.bus.clone(),
                 secrets,
                 settings,
-            );
+            )?;
             Ok(Built {
                 modules: vec![Arc::new(notifications) as Arc<dyn Module>],
                 verifier,

@@ -1,17 +1,28 @@
 //! Notifications' HTTP surface, in one table (API.md, "Webhook Endpoint", "Event
-//! Subscription"). Error bodies
-//! take shape B, as SPEC.md shows for a blank endpoint.
+//! Subscription", "Webhook Response"). Error bodies take shape B, as SPEC.md shows for a
+//! blank endpoint.
 
 use coffer_http::Shape;
 use coffer_http::openapi::RouteTable;
 
-use crate::{endpoints, subscriptions};
+use crate::{deliveries, endpoints, subscriptions};
 
 pub(crate) fn table() -> RouteTable {
     let mut t = RouteTable::new();
     t.shaped(Shape::B, for_endpoints);
     t.shaped(Shape::B, for_subscriptions);
+    t.shaped(Shape::B, for_responses);
     t
+}
+
+fn for_responses(t: &mut RouteTable) {
+    use deliveries::routes as d;
+    t.get("/webhook-responses", d::list)
+        .get("/webhook-responses/{webhook_response_uuid}", d::get)
+        .post(
+            "/webhook-responses/{webhook_response_uuid}/redeliver",
+            d::redeliver,
+        );
 }
 
 fn for_subscriptions(t: &mut RouteTable) {
@@ -40,7 +51,7 @@ mod described {
     use coffer_http::openapi::Part;
     use utoipa::OpenApi;
 
-    use crate::{endpoints, routes, subscriptions};
+    use crate::{deliveries, endpoints, routes, subscriptions};
 
     #[derive(OpenApi)]
     #[openapi(
@@ -57,7 +68,11 @@ mod described {
             subscriptions::routes::replace,
             subscriptions::routes::update,
             subscriptions::routes::delete,
+            deliveries::routes::list,
+            deliveries::routes::get,
+            deliveries::routes::redeliver,
         ),
+        components(schemas(deliveries::routes::TryStatus)),
         tags((name = "Webhooks", description = "Where an organisation's events are delivered, signed")),
     )]
     struct Described;

@@ -15,6 +15,7 @@ diesel::table! {
         enabled -> Bool,
         disabled_reason -> Nullable<Text>,
         created -> BigInt,
+        failing_since -> Nullable<BigInt>,
         updated -> BigInt,
     }
 }
@@ -31,5 +32,49 @@ diesel::table! {
         enabled -> Bool,
         created -> BigInt,
         updated -> BigInt,
+    }
+}
+
+diesel::table! {
+    delivery_tasks (uuid) {
+        uuid -> Text,
+        event_uuid -> Text,
+        event_name -> Text,
+        endpoint_uuid -> Text,
+        organisation_uuid -> Text,
+        account_uuid -> Nullable<Text>,
+        object_uuid -> Text,
+        body -> Text,
+        state -> Text,
+        tries -> Integer,
+        max_tries -> Integer,
+        due_ms -> BigInt,
+        current_try -> Nullable<Text>,
+        created_ms -> BigInt,
+        updated_ms -> BigInt,
+    }
+}
+
+diesel::table! {
+    webhook_responses (uuid) {
+        uuid -> Text,
+        task_uuid -> Text,
+        organisation_uuid -> Text,
+        account_uuid -> Nullable<Text>,
+        webhook_configuration_uuid -> Text,
+        event_uuid -> Text,
+        object_uuid -> Text,
+        sent_at -> BigInt,
+        answered -> Bool,
+        error -> Bool,
+        status_code -> Integer,
+        reason_phrase -> Text,
+        error_message -> Nullable<Text>,
+        response_time -> BigInt,
+        do_not_retry -> Bool,
+        request_headers -> Text,
+        request_body -> Text,
+        response_headers -> Text,
+        response_body -> Text,
     }
 }

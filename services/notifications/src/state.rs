@@ -2,12 +2,14 @@
 
 use std::sync::Arc;
 
-use coffer_events::RelaySettings;
+use coffer_events::{Outbox, RelaySettings};
 use coffer_model::clock::Clock;
 use coffer_secrets::Secrets;
 use coffer_store::Store;
+use tokio::sync::Notify;
 
 use crate::deliveries::domain::address_policy::AddressPolicy;
+use crate::deliveries::metrics::DeliveryMetrics;
 
 #[derive(Clone)]
 pub struct NotificationsSettings {
@@ -15,6 +17,13 @@ pub struct NotificationsSettings {
     pub relay: RelaySettings,
     /// Where deliveries may go: public addresses, and the subnets an operator allows.
     pub addresses: AddressPolicy,
+    /// Roots (PEM) deliveries trust beside the platform's, for receivers with a private CA.
+    pub extra_roots: Option<Vec<u8>>,
+    /// How long the delivery log keeps a try, in days.
+    pub retention_days: u32,
+    /// Tries in flight at once in this process, in all and to any one endpoint.
+    pub max_in_flight: usize,
+    pub max_in_flight_per_endpoint: usize,
 }
 
 impl Default for NotificationsSettings {
@@ -23,6 +32,10 @@ impl Default for NotificationsSettings {
             event_prefix: "coffer".into(),
             relay: RelaySettings::default(),
             addresses: AddressPolicy::default(),
+            extra_roots: None,
+            retention_days: 30,
+            max_in_flight: 256,
+            max_in_flight_per_endpoint: 16,
         }
     }
 }
@@ -33,4 +46,14 @@ pub(crate) struct NotificationsState {
     /// Seals endpoints' passwords and signing keys.
     pub secrets: Secrets,
     pub addresses: AddressPolicy,
+    /// Where notifications' own events are written (an endpoint turned off).
+    pub outbox: Outbox,
+    /// The client every try goes out through (deliveries/connect.rs).
+    pub client: reqwest::Client,
+    /// Wakes the sender when tasks are made or a redelivery is asked for.
+    pub wake: Arc<Notify>,
+    pub metrics: DeliveryMetrics,
+    pub retention_days: u32,
+    pub max_in_flight: usize,
+    pub max_in_flight_per_endpoint: usize,
 }

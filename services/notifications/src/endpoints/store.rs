@@ -172,3 +172,46 @@ pub fn organisation_of(db: &mut Db<'_>, uuid: &str) -> QueryResult<Option<String
         w::webhook_endpoints.find(uuid).select(w::organisation_uuid).first(db).optional()
     })
 }
+
+/// Of `uuids`, the endpoints that are on.
+pub fn enabled_among(db: &mut Db<'_>, uuids: &[String]) -> QueryResult<Vec<String>> {
+    db_run!(db: {
+        w::webhook_endpoints
+            .filter(w::uuid.eq_any(uuids))
+            .filter(w::enabled.eq(true))
+            .select(w::uuid)
+            .load(db)
+    })
+}
+
+/// Since when (Unix ms) every try to an endpoint has failed, when it exists.
+pub fn failing_since(db: &mut Db<'_>, uuid: &str) -> QueryResult<Option<Option<i64>>> {
+    db_run!(db: {
+        w::webhook_endpoints.find(uuid).select(w::failing_since).first(db).optional()
+    })
+}
+
+pub fn set_failing_since(db: &mut Db<'_>, uuid: &str, since: Option<i64>) -> QueryResult<()> {
+    db_run!(db: {
+        diesel::update(w::webhook_endpoints.find(uuid))
+            .set(w::failing_since.eq(since))
+            .execute(db)
+            .map(drop)
+    })
+}
+
+/// Turns an endpoint off for `reason`; false when it was off (or gone) already. Its
+/// failures are forgotten, so that turned on again it has five days anew.
+pub fn disable(db: &mut Db<'_>, uuid: &str, reason: &str, now: i64) -> QueryResult<bool> {
+    db_run!(db: {
+        diesel::update(w::webhook_endpoints.find(uuid).filter(w::enabled.eq(true)))
+            .set((
+                w::enabled.eq(false),
+                w::disabled_reason.eq(reason),
+                w::failing_since.eq(None::<i64>),
+                w::updated.eq(now),
+            ))
+            .execute(db)
+            .map(|n| n > 0)
+    })
+}

@@ -117,3 +117,20 @@ pub fn list(db: &mut Db<'_>, scope: &Scope, limit: i64) -> QueryResult<Vec<Subsc
     })?;
     rows.into_iter().map(Row::into_subscription).collect()
 }
+
+/// The enabled subscriptions of `organisation` to the event `event_key`.
+pub fn matching(
+    db: &mut Db<'_>,
+    organisation: &str,
+    event_key: &str,
+) -> QueryResult<Vec<Subscription>> {
+    let rows: Vec<Row> = db_run!(db: {
+        s::event_subscriptions
+            .filter(s::organisation_uuid.eq(organisation))
+            .filter(s::event_key.eq(event_key))
+            .filter(s::enabled.eq(true))
+            .select(Row::as_select())
+            .load(db)
+    })?;
+    rows.into_iter().map(Row::into_subscription).collect()
+}

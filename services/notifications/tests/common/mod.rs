@@ -15,16 +15,53 @@ use uuid::Uuid;
 pub use world::*;
 
 pub async fn notifications_world(backend: Backend) -> World {
+    notifications_world_with(backend, NotificationsSettings::default()).await
+}
+
+pub async fn notifications_world_with(backend: Backend, settings: NotificationsSettings) -> World {
     world_with(backend, &[coffer_notifications::MIGRATIONS], |h, stores| {
-        vec![Arc::new(Notifications::new(
-            stores[0].clone(),
-            h.clock_arc(),
-            h.bus.clone(),
-            coffer_secrets::Secrets::ephemeral().unwrap(),
-            NotificationsSettings::default(),
-        )) as Arc<dyn Module>]
+        vec![Arc::new(
+            Notifications::new(
+                stores[0].clone(),
+                h.clock_arc(),
+                h.bus.clone(),
+                coffer_secrets::Secrets::ephemeral().unwrap(),
+                settings,
+            )
+            .unwrap(),
+        ) as Arc<dyn Module>]
     })
     .await
+}
+
+/// Settings that let deliveries reach `receiver` on loopback and trust its certificate.
+pub fn reaching(receiver: &coffer_testkit::receiver::Receiver) -> NotificationsSettings {
+    NotificationsSettings {
+        addresses: coffer_notifications::deliveries::domain::address_policy::AddressPolicy::parse(
+            "127.0.0.0/8,::1/128",
+        )
+        .unwrap(),
+        extra_roots: Some(receiver.cert_pem.clone()),
+        ..NotificationsSettings::default()
+    }
+}
+
+/// Waits until `check` holds of the answer to GET `path`, within ten seconds.
+pub async fn eventually(
+    w: &World,
+    path: &str,
+    token: &str,
+    check: impl Fn(&Value) -> bool,
+) -> Value {
+    for _ in 0..400 {
+        let (status, body) = call(w, "GET", path, token, None).await;
+        if status == 200 && check(&body) {
+            return body;
+        }
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+    let (_, body) = call(w, "GET", path, token, None).await;
+    panic!("GET {path} never passed its check: {body}");
 }
 
 /// An organisation with an account notifications knows of, and a token for it.

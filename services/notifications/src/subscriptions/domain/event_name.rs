@@ -29,6 +29,12 @@ pub fn subscribed(name: &str) -> Result<&'static EventType, FieldError> {
     })
 }
 
+/// The catalogue part of an event's name (`payment_gateway.payment.succeeded`), which
+/// subscriptions are matched on.
+pub fn key_of(name: &str) -> Option<&str> {
+    name.split_once(".event.").map(|(_, key)| key)
+}
+
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {

@@ -1,0 +1,3 @@
+ALTER TABLE webhook_endpoints DROP COLUMN failing_since;
+DROP TABLE webhook_responses;
+DROP TABLE delivery_tasks;

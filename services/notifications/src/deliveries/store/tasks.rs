@@ -1,0 +1,195 @@
+//! Delivery tasks in the database.
+
+use coffer_store::{Db, db_run};
+use diesel::prelude::*;
+use diesel::result::Error as DieselError;
+
+use crate::deliveries::domain::task::{Task, TaskState};
+use crate::schema::delivery_tasks::dsl as t;
+
+#[derive(Debug, Clone, Queryable, Selectable, Insertable)]
+#[diesel(table_name = crate::schema::delivery_tasks)]
+struct Row {
+    uuid: String,
+    event_uuid: String,
+    event_name: String,
+    endpoint_uuid: String,
+    organisation_uuid: String,
+    account_uuid: Option<String>,
+    object_uuid: String,
+    body: String,
+    state: String,
+    tries: i32,
+    max_tries: i32,
+    due_ms: i64,
+    current_try: Option<String>,
+    created_ms: i64,
+    updated_ms: i64,
+}
+
+impl Row {
+    fn into_task(self) -> QueryResult<Task> {
+        let state = TaskState::parse(&self.state).ok_or_else(|| {
+            DieselError::DeserializationError(format!("unknown task state {}", self.state).into())
+        })?;
+        Ok(Task {
+            uuid: self.uuid,
+            event_uuid: self.event_uuid,
+            event_name: self.event_name,
+            endpoint_uuid: self.endpoint_uuid,
+            organisation_uuid: self.organisation_uuid,
+            account_uuid: self.account_uuid,
+            object_uuid: self.object_uuid,
+            body: self.body,
+            state,
+            tries: self.tries,
+            max_tries: self.max_tries,
+            due_ms: self.due_ms,
+            current_try: self.current_try,
+        })
+    }
+}
+
+/// Adds tasks; one the event already has for the same endpoint is left as it is (a
+/// redelivered event makes no second task).
+pub fn insert(db: &mut Db<'_>, tasks: &[Task], now_ms: i64) -> QueryResult<usize> {
+    let rows: Vec<Row> = tasks
+        .iter()
+        .map(|x| Row {
+            uuid: x.uuid.clone(),
+            event_uuid: x.event_uuid.clone(),
+            event_name: x.event_name.clone(),
+            endpoint_uuid: x.endpoint_uuid.clone(),
+            organisation_uuid: x.organisation_uuid.clone(),
+            account_uuid: x.account_uuid.clone(),
+            object_uuid: x.object_uuid.clone(),
+            body: x.body.clone(),
+            state: x.state.as_str().to_owned(),
+            tries: x.tries,
+            max_tries: x.max_tries,
+            due_ms: x.due_ms,
+            current_try: x.current_try.clone(),
+            created_ms: now_ms,
+            updated_ms: now_ms,
+        })
+        .collect();
+    let mut inserted = 0;
+    for row in &rows {
+        inserted += db_run!(db: {
+            diesel::insert_into(t::delivery_tasks)
+                .values(row)
+                .on_conflict((t::event_uuid, t::endpoint_uuid))
+                .do_nothing()
+                .execute(db)
+        })?;
+    }
+    Ok(inserted)
+}
+
+/// Up to `limit` pending tasks due at `now_ms` whose endpoint is not in `skip`, soonest
+/// first, as (task, endpoint). On PostgreSQL they stay locked until the transaction ends
+/// and rows another sender holds are skipped, so replicas share the work; SQLite's write
+/// transaction is exclusive already.
+pub fn due(
+    db: &mut Db<'_>,
+    now_ms: i64,
+    skip: &[String],
+    limit: i64,
+) -> QueryResult<Vec<(String, String)>> {
+    let query = t::delivery_tasks
+        .filter(t::state.eq(TaskState::Pending.as_str()))
+        .filter(t::due_ms.le(now_ms))
+        .filter(t::endpoint_uuid.ne_all(skip))
+        .order(t::due_ms.asc())
+        .limit(limit)
+        .select((t::uuid, t::endpoint_uuid));
+    match db {
+        Db::Pg(conn) => query.for_update().skip_locked().load(*conn),
+        Db::Sqlite(conn) => query.load(*conn),
+    }
+}
+
+/// Begins a try of a task: counts it, and holds the task until `lease_until`.
+pub fn begin_try(
+    db: &mut Db<'_>,
+    uuid: &str,
+    try_uuid: &str,
+    lease_until: i64,
+    now_ms: i64,
+) -> QueryResult<()> {
+    db_run!(db: {
+        diesel::update(t::delivery_tasks.find(uuid))
+            .set((
+                t::tries.eq(t::tries + 1),
+                t::due_ms.eq(lease_until),
+                t::current_try.eq(try_uuid),
+                t::updated_ms.eq(now_ms),
+            ))
+            .execute(db)
+            .map(drop)
+    })
+}
+
+pub fn find(db: &mut Db<'_>, uuid: &str) -> QueryResult<Option<Task>> {
+    let row: Option<Row> = db_run!(db: {
+        t::delivery_tasks.find(uuid).select(Row::as_select()).first(db).optional()
+    })?;
+    row.map(Row::into_task).transpose()
+}
+
+/// Sets where a task stands and when it is next due.
+pub fn settle(
+    db: &mut Db<'_>,
+    uuid: &str,
+    state: TaskState,
+    due_ms: i64,
+    now_ms: i64,
+) -> QueryResult<()> {
+    db_run!(db: {
+        diesel::update(t::delivery_tasks.find(uuid))
+            .set((t::state.eq(state.as_str()), t::due_ms.eq(due_ms), t::updated_ms.eq(now_ms)))
+            .execute(db)
+            .map(drop)
+    })
+}
+
+/// Makes a task due now for one more try, whatever it stands at.
+pub fn again(db: &mut Db<'_>, uuid: &str, now_ms: i64) -> QueryResult<()> {
+    db_run!(db: {
+        diesel::update(t::delivery_tasks.find(uuid))
+            .set((
+                t::state.eq(TaskState::Pending.as_str()),
+                t::max_tries.eq(t::tries + 1),
+                t::due_ms.eq(now_ms),
+                t::updated_ms.eq(now_ms),
+            ))
+            .execute(db)
+            .map(drop)
+    })
+}
+
+/// Pending tasks, and when the longest-waiting of those due fell due (Unix ms).
+pub fn waiting(db: &mut Db<'_>, now_ms: i64) -> QueryResult<(i64, Option<i64>)> {
+    let pending = t::delivery_tasks.filter(t::state.eq(TaskState::Pending.as_str()));
+    let count: i64 = db_run!(db: { pending.count().get_result(db) })?;
+    let oldest: Option<i64> = db_run!(db: {
+        pending
+            .filter(t::due_ms.le(now_ms))
+            .select(diesel::dsl::min(t::due_ms))
+            .first(db)
+    })?;
+    Ok((count, oldest))
+}
+
+/// Removes finished tasks last changed before `before_ms`, at most `limit` of them.
+pub fn purge(db: &mut Db<'_>, before_ms: i64, limit: i64) -> QueryResult<usize> {
+    db_run!(db: {
+        let old: Vec<String> = t::delivery_tasks
+            .filter(t::state.ne(TaskState::Pending.as_str()))
+            .filter(t::updated_ms.lt(before_ms))
+            .select(t::uuid)
+            .limit(limit)
+            .load(db)?;
+        diesel::delete(t::delivery_tasks.filter(t::uuid.eq_any(old))).execute(db)
+    })
+}

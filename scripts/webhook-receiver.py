@@ -62,7 +62,7 @@ class Handler(BaseHTTPRequestHandler):
                 "body": body,
                 "arrived": time.time(),
             })
-        parts = self.path.strip("/").split("/")
+        parts = self.path.split("?", 1)[0].strip("/").split("/")
         if parts[0] == "status" and len(parts) == 2:
             self.reply(int(parts[1]), b"answered by the test receiver")
         elif parts[0] == "retry-after" and len(parts) == 2:

@@ -1,10 +1,18 @@
-//! Consumers: apply each event once, in order, and set aside what cannot be applied.
+//! Consumers: apply each event once, in its object's order, and set aside what cannot be
+//! applied.
 //!
-//! Every delivery is handled in one transaction that first records `(consumer, event id)`
+//! Every delivery is handled in a transaction that first records `(consumer, event id)`
 //! in the inbox. A redelivered event finds its id there and is skipped; a failed handler
 //! rolls the inbox row back with its effects. The bus position is acknowledged only after
 //! that transaction commits. A delivery that still fails after `max_attempts` goes to the
 //! dead letters and the consumer moves on.
+//!
+//! Deliveries already waiting are taken together (up to [`BATCH`]) and split into lanes by
+//! their message key, the object they are about: each lane is applied in a transaction of
+//! its own, side by side with the others, so independent objects' events use every core
+//! while one object's events stay in order in one lane. When a lane fails, the batch is
+//! applied again one delivery at a time; what the other lanes committed is in the inbox
+//! and is skipped, so nothing is applied twice.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -50,6 +58,8 @@ pub struct ConsumerSettings {
     pub max_attempts: u32,
     /// Wait before the second attempt; doubles for each one after.
     pub retry_backoff: Duration,
+    /// Transactions a batch is applied in side by side (1 applies it in order in one).
+    pub lanes: usize,
 }
 
 pub struct Consumer {
@@ -114,7 +124,7 @@ impl Consumer {
                         None => break,
                     }
                 }
-                if batch.len() > 1 && self.apply_batch(&batch).await {
+                if batch.len() > 1 && self.apply_lanes(&batch).await {
                     for last in last_per_partition(&batch) {
                         subscription.ack(last).await?;
                     }
@@ -134,9 +144,9 @@ impl Consumer {
         result
     }
 
-    /// Applies every delivery of `batch` in one transaction; false if any of them fails
-    /// (nothing is then applied).
-    async fn apply_batch(&self, batch: &[Delivery]) -> bool {
+    /// Applies every delivery of `batch`, each lane in its own transaction, side by side;
+    /// false if any lane fails (the others may have committed).
+    async fn apply_lanes(&self, batch: &[Delivery]) -> bool {
         let Ok(events) = batch
             .iter()
             .map(|d| Event::from_json(&d.message.payload))
@@ -144,6 +154,18 @@ impl Consumer {
         else {
             return false;
         };
+        let keys: Vec<&str> = batch.iter().map(|d| d.message.key.as_str()).collect();
+        let lanes = split_into_lanes(events, &keys, self.settings.lanes);
+        let applied =
+            futures_util::future::join_all(lanes.into_iter().map(|lane| self.apply_batch(lane)))
+                .await;
+        applied.into_iter().all(|ok| ok)
+    }
+
+    /// Applies `events` in order in one transaction; false if any of them fails (nothing
+    /// is then applied).
+    async fn apply_batch(&self, events: Vec<Event>) -> bool {
+        let size = events.len();
         let handler = Arc::clone(&self.handler);
         let consumer = self.settings.name.clone();
         let now = self.clock.unix_ms();
@@ -161,7 +183,7 @@ impl Consumer {
             })
             .await;
         if let Err(e) = &result {
-            tracing::debug!(error = %e, size = batch.len(), "batch failed; applying one by one");
+            tracing::debug!(error = %e, size, "batch failed; applying one by one");
         }
         result.is_ok()
     }
@@ -263,6 +285,23 @@ impl Consumer {
 /// Deliveries taken together at most.
 const BATCH: usize = 200;
 
+/// Splits `events` into at most `lanes` lanes by their keys (`keys[i]` is `events[i]`'s),
+/// every key's events in one lane in their order; empty lanes are left out.
+fn split_into_lanes(events: Vec<Event>, keys: &[&str], lanes: usize) -> Vec<Vec<Event>> {
+    let lanes = lanes.max(1);
+    let mut out: Vec<Vec<Event>> = (0..lanes).map(|_| Vec::new()).collect();
+    for (event, key) in events.into_iter().zip(keys) {
+        // FNV-1a: stable, and cheap next to a transaction.
+        let hash = key.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| {
+            (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+        });
+        let lane = usize::try_from(hash % lanes as u64).unwrap_or(0);
+        out[lane].push(event);
+    }
+    out.retain(|lane| !lane.is_empty());
+    out
+}
+
 /// The last delivery of each topic partition: acknowledging it covers those before it.
 fn last_per_partition(batch: &[Delivery]) -> Vec<&Delivery> {
     let mut last: Vec<&Delivery> = Vec::new();
@@ -287,4 +326,56 @@ fn record(db: &mut Db<'_>, consumer: &str, event_id: &str, now: i64) -> QueryRes
             .execute(db)
     })?;
     Ok(inserted == 1)
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    fn event(n: i64) -> Event {
+        let mut e = crate::Event::new(
+            &crate::catalogue::ACCOUNT_UPDATED,
+            "coffer",
+            n,
+            uuid::Uuid::nil(),
+            None,
+            None,
+            serde_json::Value::Null,
+        );
+        e.timestamp = n;
+        e
+    }
+
+    #[test]
+    fn one_keys_events_stay_in_one_lane_in_their_order() {
+        let keys = ["a", "b", "a", "c", "b", "a", "d", "e", "f", "g"];
+        let events: Vec<Event> = (0..keys.len() as i64).map(event).collect();
+        let lanes = split_into_lanes(events, &keys, 4);
+        assert!(lanes.len() > 1 && lanes.len() <= 4, "{}", lanes.len());
+        assert_eq!(lanes.iter().map(Vec::len).sum::<usize>(), keys.len());
+        for key in ["a", "b"] {
+            let at: Vec<i64> = keys
+                .iter()
+                .enumerate()
+                .filter(|(_, k)| **k == key)
+                .map(|(i, _)| i as i64)
+                .collect();
+            let holding: Vec<&Vec<Event>> = lanes
+                .iter()
+                .filter(|l| l.iter().any(|e| at.contains(&e.timestamp)))
+                .collect();
+            assert_eq!(holding.len(), 1, "{key} is in one lane");
+            let order: Vec<i64> = holding[0]
+                .iter()
+                .map(|e| e.timestamp)
+                .filter(|t| at.contains(t))
+                .collect();
+            assert_eq!(order, at, "{key} keeps its order");
+        }
+        assert_eq!(
+            split_into_lanes((0..3).map(event).collect(), &["a", "b", "c"], 1).len(),
+            1
+        );
+    }
 }

@@ -17,6 +17,9 @@ use crate::{Bus, Consumer, ConsumerSettings, Handler, Outbox, Relay, RelaySettin
 /// the second one (doubling after); the same for every consumer of every service.
 const MAX_ATTEMPTS: u32 = 5;
 const RETRY_BACKOFF: Duration = Duration::from_millis(200);
+/// Transactions a consumer applies a batch in side by side on PostgreSQL (consumer.rs).
+/// SQLite has one writer at a time, so there a batch is one transaction.
+const LANES: usize = 4;
 
 pub struct EventWiring {
     service: &'static str,
@@ -78,6 +81,10 @@ impl EventWiring {
                 topics: domains.iter().map(|d| topic(&self.prefix, d)).collect(),
                 max_attempts: MAX_ATTEMPTS,
                 retry_backoff: RETRY_BACKOFF,
+                lanes: match self.store.backend() {
+                    coffer_store::Backend::Sqlite => 1,
+                    coffer_store::Backend::Postgres => LANES,
+                },
             },
         )));
     }

@@ -159,7 +159,11 @@ coffer_testkit::backend_tests! {
         tokio::time::sleep(std::time::Duration::from_millis(200)).await;
         task.abort();
         assert_eq!(effects(&w.store).await.len(), 8);
-        assert_eq!(rows.iter().map(|r| r.2).collect::<Vec<_>>(), (0..8).collect::<Vec<_>>());
+        // Every event once; each is about an object of its own, and the order between
+        // objects is not kept (lanes apply them side by side).
+        let mut applied: Vec<i64> = rows.iter().map(|r| r.2).collect();
+        applied.sort_unstable();
+        assert_eq!(applied, (0..8).collect::<Vec<_>>());
     }
 
     async fn two_relays_keep_each_objects_order(backend) {

@@ -107,6 +107,7 @@ pub fn consumer(store: &Store, bus: Arc<dyn Bus>, name: &str) -> Arc<Consumer> {
             topics: vec![PROBED.topic("coffer")],
             max_attempts: 3,
             retry_backoff: Duration::from_millis(10),
+            lanes: 4,
         },
     ))
 }

@@ -103,6 +103,7 @@ async fn run(
             topics: vec![kind.topic(&prefix)],
             max_attempts: 3,
             retry_backoff: Duration::from_millis(10),
+            lanes: 4,
         },
     ));
     let relay = Arc::new(Relay::new(

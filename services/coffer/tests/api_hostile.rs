@@ -53,7 +53,10 @@ async fn generated_hostile_requests_find_nothing() {
                 "--exclude-checks",
                 "positive_data_acceptance",
             ])
-            .args(["--mode", "all", "-n", "20", "-w", "2"])
+            // One worker: with two, hypothesis's threads can meet CPython 3.11's
+            // "AST constructor recursion depth mismatch" while describing a strategy, a
+            // failure of the tool that fails the run (seen once in make test).
+            .args(["--mode", "all", "-n", "20", "-w", "1"])
             .args(["--seed", &used, "--max-time", &seconds])
             .args(["--report", "junit", "--report-dir"])
             .arg(&reports)

@@ -127,6 +127,7 @@ impl Setup {
                 topics: vec![topic],
                 max_attempts: 2,
                 retry_backoff: Duration::from_millis(10),
+                lanes: 4,
             },
         ));
         tokio::spawn(async move { consumer.run_forever().await })

@@ -13,6 +13,19 @@ fn body(org: impl std::fmt::Display, url: &str) -> Value {
 }
 
 coffer_testkit::backend_tests! {
+    async fn creates_at_once_with_prevent_duplicates_make_one_endpoint(backend) {
+        let w = notifications_world(backend).await;
+        let (org, _, token) = notifications_merchant(&w).await;
+        let hook = body(org, "https://crm.example.org/at-once");
+        let creates = (0..8).map(|_| call(&w, "POST", "/webhooks?prevent_duplicates=true", &token, Some(&hook)));
+        let answers = futures_util::future::join_all(creates).await;
+        let made = answers.iter().filter(|(status, _)| *status == 201).count();
+        assert_eq!(made, 1, "{answers:?}");
+        assert!(answers.iter().all(|(status, b)| (*status == 200 || *status == 201) && b["uuid"] == answers[0].1["uuid"]), "{answers:?}");
+        let (_, listed) = call(&w, "GET", &format!("/webhooks?organisation_uuid={org}"), &token, None).await;
+        assert_eq!(listed.as_array().unwrap().len(), 1, "{listed}");
+    }
+
     async fn an_endpoint_is_made_shown_changed_and_removed(backend) {
         let w = notifications_world(backend).await;
         let (org, account, token) = notifications_merchant(&w).await;

@@ -173,6 +173,9 @@ pub(crate) async fn create(
         .store
         .run(move |db| {
             db.write_tx(|tx| {
+                if prevent_duplicates {
+                    store::lock_url(tx, &endpoint.organisation_uuid, &endpoint.endpoint)?;
+                }
                 if prevent_duplicates
                     && let Some(existing) = store::find_by_url(
                         tx,

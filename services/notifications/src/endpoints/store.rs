@@ -125,6 +125,26 @@ pub fn find(db: &mut Db<'_>, secrets: &Secrets, uuid: &str) -> QueryResult<Optio
     row.map(|r| r.into_endpoint(secrets)).transpose()
 }
 
+/// Holds, until the transaction ends, the right to make an organisation's endpoint for
+/// `url`, so two `prevent_duplicates` creates at once make one endpoint between them. On
+/// SQLite the write transaction is exclusive already.
+pub fn lock_url(db: &mut Db<'_>, organisation: &str, url: &str) -> QueryResult<()> {
+    let Db::Pg(conn) = db else {
+        return Ok(());
+    };
+    // FNV-1a over both, as the advisory lock's 64-bit key; a collision only serialises
+    // two unrelated creates.
+    let key = format!("{organisation}\n{url}")
+        .bytes()
+        .fold(0xcbf2_9ce4_8422_2325_u64, |h, b| {
+            (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+        });
+    diesel::sql_query("SELECT pg_advisory_xact_lock($1)")
+        .bind::<diesel::sql_types::BigInt, _>(i64::from_ne_bytes(key.to_ne_bytes()))
+        .execute(*conn)
+        .map(drop)
+}
+
 /// An organisation's endpoint for `url`, the oldest when there are several.
 pub fn find_by_url(
     db: &mut Db<'_>,

@@ -9,6 +9,7 @@ use crate::deliveries::domain::log::{self, UNANSWERED, WebhookResponse};
 use crate::deliveries::domain::request::{self, Outgoing};
 use crate::deliveries::domain::task::{LEASE_MS, Task, TaskState};
 use crate::deliveries::store::{responses, tasks};
+use crate::endpoints::domain::Endpoint;
 use crate::endpoints::store as endpoints;
 use crate::state::NotificationsState;
 
@@ -45,14 +46,27 @@ pub(crate) async fn claim(
                     .collect();
                 let due = tasks::due(tx, now_ms, &full, i64::try_from(room).unwrap_or(i64::MAX))?;
                 let mut taken: HashMap<String, usize> = busy;
-                let mut jobs = Vec::new();
+                let mut picked = Vec::new();
                 for (uuid, endpoint) in due {
                     let count = taken.entry(endpoint).or_default();
-                    if *count >= per_endpoint {
-                        continue;
-                    }
-                    if let Some(job) = begin(tx, &secrets, &uuid, now_ms)? {
+                    if *count < per_endpoint {
                         *count += 1;
+                        picked.push(uuid);
+                    }
+                }
+                // Each endpoint is read (and its secrets opened) once per claim.
+                let mut endpoints_seen: HashMap<String, Option<Endpoint>> = HashMap::new();
+                let mut jobs = Vec::new();
+                for task in tasks::find_many(tx, &picked)? {
+                    let endpoint = match endpoints_seen.get(&task.endpoint_uuid) {
+                        Some(known) => known.clone(),
+                        None => {
+                            let found = endpoints::find(tx, &secrets, &task.endpoint_uuid)?;
+                            endpoints_seen.insert(task.endpoint_uuid.clone(), found.clone());
+                            found
+                        }
+                    };
+                    if let Some(job) = begin(tx, task, endpoint, now_ms)? {
                         jobs.push(job);
                     }
                 }
@@ -62,17 +76,15 @@ pub(crate) async fn claim(
         .await
 }
 
-/// Begins a try of one task, or drops the task when its endpoint cannot be sent to.
+/// Begins a try of one task, or drops the task when its endpoint is gone or off.
 fn begin(
     tx: &mut Db<'_>,
-    secrets: &coffer_secrets::Secrets,
-    uuid: &str,
+    mut task: Task,
+    endpoint: Option<Endpoint>,
     now_ms: i64,
 ) -> Result<Option<Job>, StoreError> {
-    let Some(mut task) = tasks::find(tx, uuid)? else {
-        return Ok(None);
-    };
-    let endpoint = endpoints::find(tx, secrets, &task.endpoint_uuid)?;
+    let uuid = task.uuid.clone();
+    let uuid = uuid.as_str();
     let Some(endpoint) = endpoint.filter(|e| e.enabled) else {
         tasks::settle(tx, uuid, TaskState::Dropped, now_ms, now_ms)?;
         return Ok(None);

@@ -67,7 +67,9 @@ fn one(
         return Ok(false);
     };
     let Some(failing_since) = endpoints::failing_since(tx, &task.endpoint_uuid)? else {
+        // The endpoint went during the try: nothing follows it.
         tasks::settle(tx, &task.uuid, TaskState::Dropped, now_ms, now_ms)?;
+        entry.do_not_retry = true;
         responses::complete(tx, &entry)?;
         return Ok(false);
     };

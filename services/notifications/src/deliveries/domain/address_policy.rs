@@ -60,6 +60,7 @@ fn is_public_v4(ip: Ipv4Addr) -> bool {
         || a == 0 // "this network"
         || (a == 100 && (64..128).contains(&b)) // carrier-grade NAT
         || (a == 192 && b == 0 && c == 0) // IETF protocol assignments
+        || (a == 192 && b == 88 && c == 99) // the retired 6to4 relay anycast
         || (a == 198 && (b == 18 || b == 19)) // benchmarking
         || a >= 240; // reserved
     !refused
@@ -70,15 +71,16 @@ fn is_public_v6(ip: Ipv6Addr) -> bool {
     if let Some(v4) = embedded_v4(ip) {
         return is_public_v4(v4);
     }
-    let first = ip.segments()[0];
-    let refused = ip.is_unspecified()
-        || ip.is_loopback()
-        || ip.is_multicast()
-        || (first & 0xfe00) == 0xfc00 // unique local
-        || (first & 0xffc0) == 0xfe80 // link-local
-        || (first & 0xffc0) == 0xfec0 // site-local (deprecated)
-        || (first == 0x2001 && ip.segments()[1] == 0x0db8) // documentation
-        || (first == 0x2001 && ip.segments()[1] == 0); // Teredo
+    // Only global unicast (2000::/3) is public; that leaves out loopback, unique-local,
+    // link-local, multicast, discard (100::/64), local-use NAT64 (64:ff9b:1::/48), the
+    // IPv4-translated form (::ffff:0:a.b.c.d) and segment routing (5f00::/16).
+    let [first, second, ..] = ip.segments();
+    if (first & 0xe000) != 0x2000 {
+        return false;
+    }
+    let refused = (first == 0x2001 && second < 0x0200) // IETF protocol assignments (2001::/23: Teredo, benchmarking, ORCHID)
+        || (first == 0x2001 && second == 0x0db8) // documentation
+        || (first & 0xfff0) == 0x3ff0; // documentation (3fff::/20)
     !refused
 }
 
@@ -147,6 +149,15 @@ mod tests {
             "64:ff9b::a9fe:a9fe",
             "2002:c0a8:0101::1",
             "2001:0:4136::1",
+            "192.88.99.1",
+            "64:ff9b:1::a9fe:a9fe",
+            "::ffff:0:a9fe:a9fe",
+            "100::1",
+            "2001:2::1",
+            "2001:10::1",
+            "2001:20::1",
+            "3fff::1",
+            "5f00::1",
         ] {
             assert!(!is_public(ip(refused)), "{refused}");
         }
@@ -156,6 +167,8 @@ mod tests {
             "100.128.0.1",
             "172.32.0.1",
             "2606:4700::1111",
+            "2a00:1450:4001::200e",
+            "2002:0101:0101::1",
             "::ffff:1.1.1.1",
         ] {
             assert!(is_public(ip(public)), "{public}");

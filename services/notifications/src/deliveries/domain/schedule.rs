@@ -40,8 +40,9 @@ pub fn next_wait_ms(
 /// A `Retry-After` value: seconds, or an HTTP date (taken relative to `now`, Unix seconds).
 pub fn retry_after(value: &str, now: i64) -> Option<i64> {
     let value = value.trim();
-    if let Ok(secs) = value.parse::<i64>() {
-        return Some(secs);
+    // Digits only (a sign is not HTTP's); too many of them is as long as it gets.
+    if !value.is_empty() && value.bytes().all(|b| b.is_ascii_digit()) {
+        return Some(value.parse::<i64>().unwrap_or(i64::MAX));
     }
     let at = httpdate::parse_http_date(value).ok()?;
     let at = at.duration_since(std::time::UNIX_EPOCH).ok()?.as_secs();
@@ -81,5 +82,15 @@ mod tests {
             Some(77)
         );
         assert_eq!(retry_after("soon", 0), None);
+        assert_eq!(
+            retry_after("-5", 0),
+            None,
+            "not a valid value: the schedule decides"
+        );
+        assert_eq!(
+            retry_after("99999999999999999999", 0),
+            Some(i64::MAX),
+            "held at 10 h"
+        );
     }
 }

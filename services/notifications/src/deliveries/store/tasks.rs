@@ -137,6 +137,14 @@ pub fn find(db: &mut Db<'_>, uuid: &str) -> QueryResult<Option<Task>> {
     row.map(Row::into_task).transpose()
 }
 
+/// The tasks of `uuids` that exist, in no particular order.
+pub fn find_many(db: &mut Db<'_>, uuids: &[String]) -> QueryResult<Vec<Task>> {
+    let rows: Vec<Row> = db_run!(db: {
+        t::delivery_tasks.filter(t::uuid.eq_any(uuids)).select(Row::as_select()).load(db)
+    })?;
+    rows.into_iter().map(Row::into_task).collect()
+}
+
 /// Sets where a task stands and when it is next due.
 pub fn settle(
     db: &mut Db<'_>,

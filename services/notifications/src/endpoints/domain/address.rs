@@ -26,8 +26,20 @@ pub fn endpoint(raw: &str) -> Result<Url, FieldError> {
     if url.scheme() != "https" {
         return Err(FieldError::not_valid(AT, "must start with https://"));
     }
-    if url.host_str().is_none_or(str::is_empty) {
+    // The parser reads `https:///path` and `https:/path` as the host `path`: the host
+    // must be written where a URL has it, right after `://`.
+    let written = raw
+        .split_once("://")
+        .is_some_and(|(_, rest)| !rest.is_empty() && !rest.starts_with(['/', '\\']));
+    if !written || url.host_str().is_none_or(str::is_empty) {
         return Err(FieldError::not_valid(AT, "must name a host"));
+    }
+    // As stored: escaping can make a URL several times longer than it was written.
+    if url.as_str().chars().count() > MAX_CHARS {
+        return Err(FieldError::not_valid(
+            AT,
+            format!("must be at most {MAX_CHARS} characters"),
+        ));
     }
     if !url.username().is_empty() || url.password().is_some() {
         return Err(FieldError::not_valid(
@@ -55,6 +67,9 @@ mod tests {
             "ftp://crm.example.org",
             "crm.example.org/hooks",
             "https://",
+            "https:///path",
+            "https:/path",
+            &format!("https://example.org/{}", "é".repeat(1_000)),
             "https://user:secret@crm.example.org/hooks",
             &format!("https://crm.example.org/{}", "a".repeat(MAX_CHARS)),
         ] {

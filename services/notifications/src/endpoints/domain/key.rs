@@ -39,6 +39,18 @@ pub fn check(raw: &str) -> Result<(), FieldError> {
             "must be printable ASCII without spaces",
         ));
     }
+    // A key in the Standard Webhooks form must be one, or receivers' libraries, which
+    // decode it, could never verify a delivery.
+    if let Some(encoded) = raw.strip_prefix(PREFIX)
+        && STANDARD
+            .decode(encoded)
+            .map_or(true, |bytes| bytes.is_empty())
+    {
+        return Err(FieldError::not_valid(
+            "hmac_key",
+            "a key starting with whsec_ must continue in base64",
+        ));
+    }
     Ok(())
 }
 
@@ -73,7 +85,12 @@ mod tests {
 
     #[test]
     fn a_given_key_is_bounded_and_printable() {
-        for bad in ["short", &"x".repeat(257), "sixteen chars ok but spaced"] {
+        for bad in [
+            "short",
+            &"x".repeat(257),
+            "sixteen chars ok but spaced",
+            "whsec_!!!!notbase64!!!!",
+        ] {
             assert_eq!(check(bad).unwrap_err().property, "hmac_key", "{bad}");
         }
         assert_eq!(check("0123456789abcdef"), Ok(()));

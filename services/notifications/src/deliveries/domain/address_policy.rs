@@ -78,9 +78,10 @@ fn is_public_v6(ip: Ipv6Addr) -> bool {
     if (first & 0xe000) != 0x2000 {
         return false;
     }
-    let refused = (first == 0x2001 && second < 0x0200) // IETF protocol assignments (2001::/23: Teredo, benchmarking, ORCHID)
-        || (first == 0x2001 && second == 0x0db8) // documentation
-        || (first & 0xfff0) == 0x3ff0; // documentation (3fff::/20)
+    // IETF protocol assignments (2001::/23: Teredo, benchmarking, ORCHID), and the
+    // documentation ranges 2001:db8::/32 and 3fff::/20.
+    let refused = (first == 0x2001 && (second < 0x0200 || second == 0x0db8))
+        || (first & 0xfff0) == 0x3ff0;
     !refused
 }
 

@@ -27,6 +27,9 @@ pub enum Command {
     /// Events per second from outbox to consumer and the lag between them, in-process
     /// and (with --kafka) on Kafka with PostgreSQL.
     BenchEvents(crate::bench_events::BenchEventsArgs),
+    /// Signed webhook deliveries per second and the lag from commit to receipt, to an
+    /// HTTPS receiver on loopback (scripts/bench-deliveries.sh).
+    BenchDeliveries(crate::bench_deliveries::BenchDeliveriesArgs),
     /// Card payments and payment reads per second, and search latency, against a running
     /// Coffer (scripts/bench-payments.sh sets one up on PostgreSQL).
     BenchPayments(crate::bench_payments::BenchPaymentsArgs),

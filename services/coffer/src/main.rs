@@ -3,6 +3,7 @@
 
 mod admin;
 mod bench;
+mod bench_deliveries;
 mod bench_events;
 mod bench_payments;
 mod cli;
@@ -39,6 +40,7 @@ fn main() -> std::process::ExitCode {
             Command::Admin(args) => admin::run(*args).await,
             Command::Bench(args) => bench::run(args).await,
             Command::BenchEvents(args) => bench_events::run_all(args).await,
+            Command::BenchDeliveries(args) => bench_deliveries::run(args).await,
             Command::BenchPayments(args) => bench_payments::run(args).await,
             Command::Openapi(args) => openapi::run(args).await,
         }

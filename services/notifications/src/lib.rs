@@ -99,6 +99,14 @@ impl Notifications {
     }
 }
 
+impl Notifications {
+    /// Notifications' outbox: benchmarks write events straight into it, as if another
+    /// service had (`coffer bench-deliveries`).
+    pub fn outbox(&self) -> &coffer_events::Outbox {
+        self.events.outbox()
+    }
+}
+
 impl Module for Notifications {
     fn name(&self) -> &'static str {
         "notifications"

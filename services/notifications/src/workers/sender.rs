@@ -88,9 +88,13 @@ pub(crate) async fn run_forever(state: web::Data<NotificationsState>) {
                 freed.notify_one();
             });
         }
+        // Fewer than there was room for: nothing more is due, or the endpoints that have
+        // due tasks are at their limit. Look again when something is made or comes due,
+        // or when a try ends and frees its endpoint.
         if claimed < room {
             tokio::select! {
                 () = woken => {}
+                () = slot => {}
                 () = tokio::time::sleep(POLL) => {}
             }
         }

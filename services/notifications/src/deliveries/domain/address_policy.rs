@@ -80,8 +80,8 @@ fn is_public_v6(ip: Ipv6Addr) -> bool {
     }
     // IETF protocol assignments (2001::/23: Teredo, benchmarking, ORCHID), and the
     // documentation ranges 2001:db8::/32 and 3fff::/20.
-    let refused = (first == 0x2001 && (second < 0x0200 || second == 0x0db8))
-        || (first & 0xfff0) == 0x3ff0;
+    let refused =
+        (first == 0x2001 && (second < 0x0200 || second == 0x0db8)) || (first & 0xfff0) == 0x3ff0;
     !refused
 }
 

@@ -49,7 +49,6 @@ diesel::table! {
         tries -> Integer,
         max_tries -> Integer,
         due_ms -> BigInt,
-        current_try -> Nullable<Text>,
         created_ms -> BigInt,
         updated_ms -> BigInt,
     }

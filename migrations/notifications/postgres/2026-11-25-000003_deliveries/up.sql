@@ -16,12 +16,11 @@ CREATE TABLE delivery_tasks (
     body TEXT NOT NULL,
     state TEXT NOT NULL,
     -- Tries begun, and how many it may have (one more than those begun, on a redelivery).
+    -- An answer counts only for the try last begun: one whose lease ran out is only logged.
     tries INTEGER NOT NULL,
     max_tries INTEGER NOT NULL,
     -- Unix milliseconds: when the next try is due, or the lease of the one in flight ends.
     due_ms BIGINT NOT NULL,
-    -- The webhook response of the try last begun.
-    current_try TEXT,
     created_ms BIGINT NOT NULL,
     updated_ms BIGINT NOT NULL,
     UNIQUE (event_uuid, endpoint_uuid)

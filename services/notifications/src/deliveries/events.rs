@@ -73,7 +73,6 @@ impl Handler for Fanout {
                 tries: 0,
                 max_tries: MAX_TRIES,
                 due_ms: now,
-                current_try: None,
             })
             .collect();
         super::store::tasks::insert(db, &tasks, now)?;

@@ -204,10 +204,16 @@ pub fn enabled_among(db: &mut Db<'_>, uuids: &[String]) -> QueryResult<Vec<Strin
     })
 }
 
-/// Since when (Unix ms) every try to an endpoint has failed, when it exists.
-pub fn failing_since(db: &mut Db<'_>, uuid: &str) -> QueryResult<Option<Option<i64>>> {
+/// Of `uuids`, the endpoints that exist, with since when every try to each has failed.
+pub fn failing_since_many(
+    db: &mut Db<'_>,
+    uuids: &[String],
+) -> QueryResult<Vec<(String, Option<i64>)>> {
     db_run!(db: {
-        w::webhook_endpoints.find(uuid).select(w::failing_since).first(db).optional()
+        w::webhook_endpoints
+            .filter(w::uuid.eq_any(uuids))
+            .select((w::uuid, w::failing_since))
+            .load(db)
     })
 }
 

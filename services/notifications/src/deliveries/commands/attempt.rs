@@ -16,6 +16,8 @@ use super::claim::Job;
 pub struct Done {
     pub task_uuid: String,
     pub try_uuid: String,
+    /// Which try of its task this was (the first is 1).
+    pub try_number: i32,
     pub endpoint_uuid: String,
     pub answer: Answer,
     pub reason_phrase: String,
@@ -38,6 +40,7 @@ pub(crate) async fn attempt(
     let mut done = Done {
         task_uuid: job.task.uuid.clone(),
         try_uuid: job.try_uuid.clone(),
+        try_number: job.task.tries,
         endpoint_uuid: job.task.endpoint_uuid.clone(),
         answer: Answer {
             status: None,

@@ -2,7 +2,7 @@
 
 use std::collections::HashMap;
 
-use coffer_store::{Db, StoreError};
+use coffer_store::StoreError;
 use uuid::Uuid;
 
 use crate::deliveries::domain::log::{self, UNANSWERED, WebhookResponse};
@@ -23,7 +23,7 @@ pub struct Job {
 
 /// Takes up to `room` due tasks, leaving each endpoint at most `per_endpoint` tries in
 /// flight counting `busy` (the tries already in flight, by endpoint). Tasks whose endpoint
-/// is gone or off are dropped instead.
+/// is gone or off are dropped instead. A handful of statements, however many are taken.
 pub(crate) async fn claim(
     state: &NotificationsState,
     room: usize,
@@ -56,72 +56,70 @@ pub(crate) async fn claim(
                 }
                 // Each endpoint is read (and its secrets opened) once per claim.
                 let mut endpoints_seen: HashMap<String, Option<Endpoint>> = HashMap::new();
-                let mut jobs = Vec::new();
-                for task in tasks::find_many(tx, &picked)? {
-                    let endpoint = match endpoints_seen.get(&task.endpoint_uuid) {
-                        Some(known) => known.clone(),
-                        None => {
-                            let found = endpoints::find(tx, &secrets, &task.endpoint_uuid)?;
-                            endpoints_seen.insert(task.endpoint_uuid.clone(), found.clone());
-                            found
+                let (mut jobs, mut dropped) = (Vec::new(), Vec::new());
+                for mut task in tasks::find_many(tx, &picked)? {
+                    if !endpoints_seen.contains_key(&task.endpoint_uuid) {
+                        let found = endpoints::find(tx, &secrets, &task.endpoint_uuid)?;
+                        endpoints_seen.insert(task.endpoint_uuid.clone(), found);
+                    }
+                    match endpoints_seen
+                        .get(&task.endpoint_uuid)
+                        .and_then(Option::as_ref)
+                    {
+                        Some(endpoint) if endpoint.enabled => {
+                            task.tries += 1;
+                            jobs.push(begin(task, endpoint, now_ms));
                         }
-                    };
-                    if let Some(job) = begin(tx, task, endpoint, now_ms)? {
-                        jobs.push(job);
+                        _ => dropped.push(task.uuid),
                     }
                 }
-                Ok(jobs)
+                tasks::settle_many(tx, &dropped, TaskState::Dropped, now_ms)?;
+                let begun: Vec<String> = jobs
+                    .iter()
+                    .map(|j: &(Job, WebhookResponse)| j.0.task.uuid.clone())
+                    .collect();
+                tasks::begin_tries(tx, &begun, now_ms + LEASE_MS, now_ms)?;
+                let entries: Vec<WebhookResponse> = jobs.iter().map(|j| j.1.clone()).collect();
+                responses::insert_many(tx, &entries)?;
+                Ok(jobs.into_iter().map(|j| j.0).collect())
             })
         })
         .await
 }
 
-/// Begins a try of one task, or drops the task when its endpoint is gone or off.
-fn begin(
-    tx: &mut Db<'_>,
-    mut task: Task,
-    endpoint: Option<Endpoint>,
-    now_ms: i64,
-) -> Result<Option<Job>, StoreError> {
-    let uuid = task.uuid.clone();
-    let uuid = uuid.as_str();
-    let Some(endpoint) = endpoint.filter(|e| e.enabled) else {
-        tasks::settle(tx, uuid, TaskState::Dropped, now_ms, now_ms)?;
-        return Ok(None);
-    };
+/// A try of `task` (its count already the try's) to `endpoint`, and its log entry as it
+/// begins.
+fn begin(task: Task, endpoint: &Endpoint, now_ms: i64) -> (Job, WebhookResponse) {
     let now = now_ms.div_euclid(1000);
-    let request = request::build(&task.event_uuid, &task.body, &endpoint, now);
+    let request = request::build(&task.event_uuid, &task.body, endpoint, now);
     let try_uuid = Uuid::new_v4().to_string();
-    responses::insert(
-        tx,
-        &WebhookResponse {
-            uuid: try_uuid.clone(),
-            task_uuid: task.uuid.clone(),
-            organisation_uuid: task.organisation_uuid.clone(),
-            account_uuid: task.account_uuid.clone(),
-            webhook_configuration_uuid: task.endpoint_uuid.clone(),
-            event_uuid: task.event_uuid.clone(),
-            object_uuid: task.object_uuid.clone(),
-            sent_at: now,
-            answered: false,
-            error: true,
-            status_code: 0,
-            reason_phrase: String::new(),
-            error_message: Some(UNANSWERED.to_owned()),
-            response_time: 0,
-            do_not_retry: false,
-            request_headers: request::logged_headers(&request.headers),
-            request_body: log::cut(&request.body),
-            response_headers: "{}".to_owned(),
-            response_body: String::new(),
+    let entry = WebhookResponse {
+        uuid: try_uuid.clone(),
+        task_uuid: task.uuid.clone(),
+        organisation_uuid: task.organisation_uuid.clone(),
+        account_uuid: task.account_uuid.clone(),
+        webhook_configuration_uuid: task.endpoint_uuid.clone(),
+        event_uuid: task.event_uuid.clone(),
+        object_uuid: task.object_uuid.clone(),
+        sent_at: now,
+        answered: false,
+        error: true,
+        status_code: 0,
+        reason_phrase: String::new(),
+        error_message: Some(UNANSWERED.to_owned()),
+        response_time: 0,
+        do_not_retry: false,
+        request_headers: request::logged_headers(&request.headers),
+        request_body: log::cut(&request.body),
+        response_headers: "{}".to_owned(),
+        response_body: String::new(),
+    };
+    (
+        Job {
+            task,
+            try_uuid,
+            request,
         },
-    )?;
-    tasks::begin_try(tx, uuid, &try_uuid, now_ms + LEASE_MS, now_ms)?;
-    task.tries += 1;
-    task.current_try = Some(try_uuid.clone());
-    Ok(Some(Job {
-        task,
-        try_uuid,
-        request,
-    }))
+        entry,
+    )
 }

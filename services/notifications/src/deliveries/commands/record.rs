@@ -1,5 +1,8 @@
 //! Recording tries' answers, and what follows from each: the task delivered, scheduled
-//! again or failed; the endpoint healthy, failing, or turned off and announced.
+//! again or failed; the endpoint healthy, failing, or turned off and announced. A batch of
+//! answers takes a handful of statements: what they change is worked out in memory first.
+
+use std::collections::HashMap;
 
 use coffer_events::catalogue::WEBHOOK_ENDPOINT_DISABLED;
 use coffer_events::{Outbox, OutboxEvent};
@@ -7,8 +10,9 @@ use coffer_secrets::Secrets;
 use coffer_store::{Db, StoreError};
 
 use super::attempt::Done;
+use crate::deliveries::domain::log::WebhookResponse;
 use crate::deliveries::domain::schedule::JITTER_PERMILLE;
-use crate::deliveries::domain::task::TaskState;
+use crate::deliveries::domain::task::{Task, TaskState};
 use crate::deliveries::domain::verdict::{self, Endpoint as EndpointNext, Task as TaskNext};
 use crate::deliveries::store::{responses, tasks};
 use crate::endpoints::store as endpoints;
@@ -21,15 +25,7 @@ pub(crate) async fn record(state: &NotificationsState, done: Vec<Done>) -> Resul
     let jitters: Vec<i64> = done.iter().map(|_| jitter()).collect();
     let announced = state
         .store
-        .run(move |db| {
-            db.write_tx(|tx| {
-                let mut announced = false;
-                for (d, jitter) in done.iter().zip(jitters) {
-                    announced |= one(tx, &secrets, &outbox, d, jitter, now_ms)?;
-                }
-                Ok::<_, StoreError>(announced)
-            })
-        })
+        .run(move |db| db.write_tx(|tx| all(tx, &secrets, &outbox, &done, &jitters, now_ms)))
         .await?;
     if announced {
         state.outbox.committed();
@@ -37,18 +33,71 @@ pub(crate) async fn record(state: &NotificationsState, done: Vec<Done>) -> Resul
     Ok(())
 }
 
-/// Records one answer; true when it turned its endpoint off and said so.
-fn one(
+/// What a batch of answers changes, gathered before anything is written.
+#[derive(Default)]
+struct Changes {
+    entries: Vec<WebhookResponse>,
+    settled: HashMap<TaskState, Vec<String>>,
+    retries: Vec<(String, i64)>,
+    /// Endpoints whose `failing_since` changes, to what.
+    failing: HashMap<String, Option<i64>>,
+    /// Endpoints to turn off, why, and whether to say so.
+    disable: Vec<(String, &'static str, bool)>,
+}
+
+/// Records the answers of `done`; true when an endpoint was turned off and announced.
+fn all(
     tx: &mut Db<'_>,
     secrets: &Secrets,
     outbox: &Outbox,
-    d: &Done,
-    jitter: i64,
+    done: &[Done],
+    jitters: &[i64],
     now_ms: i64,
 ) -> Result<bool, StoreError> {
-    let Some(mut entry) = responses::find(tx, &d.try_uuid)? else {
-        return Ok(false);
-    };
+    let try_uuids: Vec<String> = done.iter().map(|d| d.try_uuid.clone()).collect();
+    let mut entries: HashMap<String, WebhookResponse> = responses::find_many(tx, &try_uuids)?
+        .into_iter()
+        .map(|e| (e.uuid.clone(), e))
+        .collect();
+    let task_uuids: Vec<String> = done.iter().map(|d| d.task_uuid.clone()).collect();
+    let found: HashMap<String, Task> = tasks::find_many(tx, &task_uuids)?
+        .into_iter()
+        .map(|t| (t.uuid.clone(), t))
+        .collect();
+    let endpoint_uuids: Vec<String> = done.iter().map(|d| d.endpoint_uuid.clone()).collect();
+    // Each endpoint's standing as the batch goes: a later answer sees an earlier one's.
+    let mut failing: HashMap<String, Option<i64>> =
+        endpoints::failing_since_many(tx, &endpoint_uuids)?
+            .into_iter()
+            .collect();
+    let mut changes = Changes::default();
+    for (d, jitter) in done.iter().zip(jitters) {
+        let Some(mut entry) = entries.remove(&d.try_uuid) else {
+            continue;
+        };
+        answer(&mut entry, d);
+        // Only the try last begun decides what follows; one whose lease ran out before its
+        // answer came is only logged.
+        let current = found
+            .get(&d.task_uuid)
+            .filter(|t| t.state == TaskState::Pending && t.tries == d.try_number);
+        if let Some(task) = current {
+            decide(
+                &mut changes,
+                &mut failing,
+                task,
+                d,
+                &mut entry,
+                *jitter,
+                now_ms,
+            );
+        }
+        changes.entries.push(entry);
+    }
+    write(tx, secrets, outbox, changes, now_ms)
+}
+
+fn answer(entry: &mut WebhookResponse, d: &Done) {
     entry.answered = true;
     entry.error = !matches!(d.answer.status, Some(200..=299));
     entry.status_code = d.answer.status.map_or(0, i32::from);
@@ -57,59 +106,90 @@ fn one(
     entry.response_time = d.response_time;
     entry.response_headers.clone_from(&d.response_headers);
     entry.response_body.clone_from(&d.response_body);
-    let task = tasks::find(tx, &d.task_uuid)?;
-    // A try whose lease ran out before its answer came has been claimed again: the later
-    // try decides what follows, this one is only logged.
-    let Some(task) = task.filter(|t| {
-        t.state == TaskState::Pending && t.current_try.as_deref() == Some(d.try_uuid.as_str())
-    }) else {
-        responses::complete(tx, &entry)?;
-        return Ok(false);
-    };
-    let Some(failing_since) = endpoints::failing_since(tx, &task.endpoint_uuid)? else {
+}
+
+fn decide(
+    changes: &mut Changes,
+    failing: &mut HashMap<String, Option<i64>>,
+    task: &Task,
+    d: &Done,
+    entry: &mut WebhookResponse,
+    jitter: i64,
+    now_ms: i64,
+) {
+    let endpoint = &task.endpoint_uuid;
+    let Some(since) = failing.get(endpoint).copied() else {
         // The endpoint went during the try: nothing follows it.
-        tasks::settle(tx, &task.uuid, TaskState::Dropped, now_ms, now_ms)?;
+        changes
+            .settled
+            .entry(TaskState::Dropped)
+            .or_default()
+            .push(task.uuid.clone());
         entry.do_not_retry = true;
-        responses::complete(tx, &entry)?;
-        return Ok(false);
+        return;
     };
-    let (next, endpoint) = verdict::judge(
-        d.answer,
-        task.tries,
-        task.max_tries,
-        jitter,
-        failing_since,
-        now_ms,
-    );
+    let (next, standing) =
+        verdict::judge(d.answer, task.tries, task.max_tries, jitter, since, now_ms);
     match next {
-        TaskNext::Delivered => tasks::settle(tx, &task.uuid, TaskState::Delivered, now_ms, now_ms)?,
-        TaskNext::RetryAt(at) => tasks::settle(tx, &task.uuid, TaskState::Pending, at, now_ms)?,
+        TaskNext::Delivered => changes
+            .settled
+            .entry(TaskState::Delivered)
+            .or_default()
+            .push(task.uuid.clone()),
+        TaskNext::RetryAt(at) => changes.retries.push((task.uuid.clone(), at)),
         TaskNext::Failed => {
             entry.do_not_retry = true;
-            tasks::settle(tx, &task.uuid, TaskState::Failed, now_ms, now_ms)?;
+            changes
+                .settled
+                .entry(TaskState::Failed)
+                .or_default()
+                .push(task.uuid.clone());
         }
     }
-    responses::complete(tx, &entry)?;
-    match endpoint {
-        EndpointNext::Healthy if failing_since.is_some() => {
-            endpoints::set_failing_since(tx, &task.endpoint_uuid, None)?
-        }
-        EndpointNext::Failing(since) if failing_since != Some(since) => {
-            endpoints::set_failing_since(tx, &task.endpoint_uuid, Some(since))?;
-        }
+    let now = match standing {
+        EndpointNext::Healthy => None,
+        EndpointNext::Failing(from) => Some(from),
         EndpointNext::Disable(reason) => {
-            let turned_off =
-                endpoints::disable(tx, &task.endpoint_uuid, reason, now_ms.div_euclid(1000))?;
             // Notifications' own events announce nothing when they fail, so an endpoint
             // subscribed to them cannot feed itself.
-            if turned_off && !task.is_own_event() {
-                announce(tx, secrets, outbox, &task.endpoint_uuid)?;
-                return Ok(true);
-            }
+            changes
+                .disable
+                .push((endpoint.clone(), reason, !task.is_own_event()));
+            None
         }
-        _ => {}
+    };
+    if since != now {
+        failing.insert(endpoint.clone(), now);
+        changes.failing.insert(endpoint.clone(), now);
     }
-    Ok(false)
+}
+
+fn write(
+    tx: &mut Db<'_>,
+    secrets: &Secrets,
+    outbox: &Outbox,
+    changes: Changes,
+    now_ms: i64,
+) -> Result<bool, StoreError> {
+    responses::replace_many(tx, &changes.entries)?;
+    for (state, uuids) in &changes.settled {
+        tasks::settle_many(tx, uuids, *state, now_ms)?;
+    }
+    for (uuid, at) in &changes.retries {
+        tasks::settle(tx, uuid, TaskState::Pending, *at, now_ms)?;
+    }
+    for (endpoint, since) in &changes.failing {
+        endpoints::set_failing_since(tx, endpoint, *since)?;
+    }
+    let mut announced = false;
+    for (endpoint, reason, announce_it) in &changes.disable {
+        let turned_off = endpoints::disable(tx, endpoint, reason, now_ms.div_euclid(1000))?;
+        if turned_off && *announce_it {
+            announce(tx, secrets, outbox, endpoint)?;
+            announced = true;
+        }
+    }
+    Ok(announced)
 }
 
 fn announce(

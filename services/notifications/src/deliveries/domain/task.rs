@@ -1,7 +1,7 @@
 //! A delivery task: one event owed to one endpoint, and where it stands.
 
 /// Where a task stands; stored as its name.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum TaskState {
     /// Waiting for its next try (or in one, until the try's lease ends).
     Pending,
@@ -52,7 +52,6 @@ pub struct Task {
     pub tries: i32,
     pub max_tries: i32,
     pub due_ms: i64,
-    pub current_try: Option<String>,
 }
 
 impl Task {

@@ -83,34 +83,31 @@ impl From<&WebhookResponse> for Row {
     }
 }
 
-pub fn insert(db: &mut Db<'_>, x: &WebhookResponse) -> QueryResult<()> {
-    let row = Row::from(x);
-    db_run!(db: { diesel::insert_into(r::webhook_responses).values(&row).execute(db).map(drop) })
+/// Adds tries' rows, many to a statement.
+pub fn insert_many(db: &mut Db<'_>, entries: &[WebhookResponse]) -> QueryResult<()> {
+    // 19 columns: a chunk stays well under SQLite's limit of bound values.
+    for chunk in entries.chunks(500) {
+        let rows: Vec<Row> = chunk.iter().map(Row::from).collect();
+        db_run!(db: { diesel::insert_into(r::webhook_responses).values(&rows).execute(db).map(drop) })?;
+    }
+    Ok(())
 }
 
-/// Records a try's answer in its row.
-pub fn complete(db: &mut Db<'_>, x: &WebhookResponse) -> QueryResult<()> {
-    db_run!(db: {
-        diesel::update(r::webhook_responses.find(&x.uuid))
-            .set((
-                r::answered.eq(true),
-                r::error.eq(x.error),
-                r::status_code.eq(x.status_code),
-                r::reason_phrase.eq(&x.reason_phrase),
-                r::error_message.eq(&x.error_message),
-                r::response_time.eq(x.response_time),
-                r::do_not_retry.eq(x.do_not_retry),
-                r::response_headers.eq(&x.response_headers),
-                r::response_body.eq(&x.response_body),
-            ))
-            .execute(db)
-            .map(drop)
-    })
+/// Replaces tries' rows with these (their answers recorded): two statements for all.
+pub fn replace_many(db: &mut Db<'_>, entries: &[WebhookResponse]) -> QueryResult<()> {
+    let uuids: Vec<&str> = entries.iter().map(|e| e.uuid.as_str()).collect();
+    for chunk in uuids.chunks(1_000) {
+        db_run!(db: { diesel::delete(r::webhook_responses.filter(r::uuid.eq_any(chunk))).execute(db).map(drop) })?;
+    }
+    insert_many(db, entries)
 }
 
-/// Removes a try that was never made (its endpoint went before it could be).
-pub fn delete(db: &mut Db<'_>, uuid: &str) -> QueryResult<()> {
-    db_run!(db: { diesel::delete(r::webhook_responses.find(uuid)).execute(db).map(drop) })
+/// The tries of `uuids` that exist.
+pub fn find_many(db: &mut Db<'_>, uuids: &[String]) -> QueryResult<Vec<WebhookResponse>> {
+    let rows: Vec<Row> = db_run!(db: {
+        r::webhook_responses.filter(r::uuid.eq_any(uuids)).select(Row::as_select()).load(db)
+    })?;
+    Ok(rows.into_iter().map(WebhookResponse::from).collect())
 }
 
 pub fn find(db: &mut Db<'_>, uuid: &str) -> QueryResult<Option<WebhookResponse>> {

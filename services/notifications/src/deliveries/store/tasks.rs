@@ -22,7 +22,6 @@ struct Row {
     tries: i32,
     max_tries: i32,
     due_ms: i64,
-    current_try: Option<String>,
     created_ms: i64,
     updated_ms: i64,
 }
@@ -45,7 +44,6 @@ impl Row {
             tries: self.tries,
             max_tries: self.max_tries,
             due_ms: self.due_ms,
-            current_try: self.current_try,
         })
     }
 }
@@ -68,7 +66,6 @@ pub fn insert(db: &mut Db<'_>, tasks: &[Task], now_ms: i64) -> QueryResult<usize
             tries: x.tries,
             max_tries: x.max_tries,
             due_ms: x.due_ms,
-            current_try: x.current_try.clone(),
             created_ms: now_ms,
             updated_ms: now_ms,
         })
@@ -109,20 +106,18 @@ pub fn due(
     }
 }
 
-/// Begins a try of a task: counts it, and holds the task until `lease_until`.
-pub fn begin_try(
+/// Begins a try of each of `uuids`: counts it, and holds the task until `lease_until`.
+pub fn begin_tries(
     db: &mut Db<'_>,
-    uuid: &str,
-    try_uuid: &str,
+    uuids: &[String],
     lease_until: i64,
     now_ms: i64,
 ) -> QueryResult<()> {
     db_run!(db: {
-        diesel::update(t::delivery_tasks.find(uuid))
+        diesel::update(t::delivery_tasks.filter(t::uuid.eq_any(uuids)))
             .set((
                 t::tries.eq(t::tries + 1),
                 t::due_ms.eq(lease_until),
-                t::current_try.eq(try_uuid),
                 t::updated_ms.eq(now_ms),
             ))
             .execute(db)
@@ -156,6 +151,24 @@ pub fn settle(
     db_run!(db: {
         diesel::update(t::delivery_tasks.find(uuid))
             .set((t::state.eq(state.as_str()), t::due_ms.eq(due_ms), t::updated_ms.eq(now_ms)))
+            .execute(db)
+            .map(drop)
+    })
+}
+
+/// Sets where each of `uuids` stands, due at `now_ms` (for those that are finished).
+pub fn settle_many(
+    db: &mut Db<'_>,
+    uuids: &[String],
+    state: TaskState,
+    now_ms: i64,
+) -> QueryResult<()> {
+    if uuids.is_empty() {
+        return Ok(());
+    }
+    db_run!(db: {
+        diesel::update(t::delivery_tasks.filter(t::uuid.eq_any(uuids)))
+            .set((t::state.eq(state.as_str()), t::due_ms.eq(now_ms), t::updated_ms.eq(now_ms)))
             .execute(db)
             .map(drop)
     })

@@ -125,6 +125,11 @@ coffer_testkit::backend_tests! {
         assert!(!entry.to_string().contains(&basic) && !entry.to_string().contains("pa55word"), "{entry}");
         let _: Value = serde_json::from_str(entry["response_headers"].as_str().unwrap()).unwrap();
 
+        // Prometheus sees the try.
+        let metrics = w.app.http.get(w.app.url("/metrics")).send().await.unwrap().text().await.unwrap();
+        assert!(metrics.contains("coffer_webhook_deliveries_total{outcome=\"delivered\"} 1"), "{metrics}");
+        assert!(metrics.contains("coffer_webhook_delivery_duration_seconds_count 1"), "{metrics}");
+
         // Redelivered: a new try, with the same webhook-id.
         let (status, again) = call(&w, "POST", &format!("/webhook-responses/{one}/redeliver"), &token, None).await;
         assert_eq!(status, 202, "{again}");

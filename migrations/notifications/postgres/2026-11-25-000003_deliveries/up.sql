@@ -26,6 +26,9 @@ CREATE TABLE delivery_tasks (
     UNIQUE (event_uuid, endpoint_uuid)
 );
 CREATE INDEX delivery_tasks_due_idx ON delivery_tasks (due_ms) WHERE state = 'pending';
+-- Claims go endpoint by endpoint (tasks::endpoints_due), so one endpoint's backlog is never
+-- read past to reach another's.
+CREATE INDEX delivery_tasks_endpoint_due_idx ON delivery_tasks (endpoint_uuid, due_ms) WHERE state = 'pending';
 CREATE INDEX delivery_tasks_updated_idx ON delivery_tasks (updated_ms) WHERE state <> 'pending';
 
 -- The delivery log: one row per try, written when the try begins (so a try whose sender

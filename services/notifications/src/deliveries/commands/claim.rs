@@ -39,20 +39,31 @@ pub(crate) async fn claim(
         .store
         .run(move |db| {
             db.write_tx(|tx| {
-                let full: Vec<String> = busy
-                    .iter()
-                    .filter(|(_, n)| **n >= per_endpoint)
-                    .map(|(e, _)| e.clone())
-                    .collect();
-                let due = tasks::due(tx, now_ms, &full, i64::try_from(room).unwrap_or(i64::MAX))?;
-                let mut taken: HashMap<String, usize> = busy;
-                let mut picked = Vec::new();
-                for (uuid, endpoint) in due {
-                    let count = taken.entry(endpoint).or_default();
-                    if *count < per_endpoint {
-                        *count += 1;
-                        picked.push(uuid);
+                // Endpoint by endpoint, each up to its room: a saturated endpoint's backlog
+                // is not read at all.
+                let full = busy.values().filter(|n| **n >= per_endpoint).count();
+                let listed = i64::try_from(room + full).unwrap_or(i64::MAX);
+                // From a random point of the uuids round to it again, so that no endpoint
+                // is always served last when there is more work than room.
+                let start = Uuid::new_v4().to_string();
+                let mut order = tasks::endpoints_due(tx, now_ms, &start, listed)?;
+                if order.len() < usize::try_from(listed).unwrap_or(usize::MAX) {
+                    let wrapped = tasks::endpoints_due(tx, now_ms, "", listed)?;
+                    order.extend(wrapped.into_iter().take_while(|e| *e <= start));
+                }
+                let mut picked: Vec<String> = Vec::new();
+                for endpoint in order {
+                    let left = room - picked.len();
+                    if left == 0 {
+                        break;
                     }
+                    let free =
+                        per_endpoint.saturating_sub(busy.get(&endpoint).copied().unwrap_or(0));
+                    if free == 0 {
+                        continue;
+                    }
+                    let take = i64::try_from(free.min(left)).unwrap_or(i64::MAX);
+                    picked.extend(tasks::due_of(tx, &endpoint, now_ms, take)?);
                 }
                 // Each endpoint is read (and its secrets opened) once per claim.
                 let mut endpoints_seen: HashMap<String, Option<Endpoint>> = HashMap::new();

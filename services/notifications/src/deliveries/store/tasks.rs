@@ -83,23 +83,66 @@ pub fn insert(db: &mut Db<'_>, tasks: &[Task], now_ms: i64) -> QueryResult<usize
     Ok(inserted)
 }
 
-/// Up to `limit` pending tasks due at `now_ms` whose endpoint is not in `skip`, soonest
-/// first, as (task, endpoint). On PostgreSQL they stay locked until the transaction ends
-/// and rows another sender holds are skipped, so replicas share the work; SQLite's write
-/// transaction is exclusive already.
-pub fn due(
+#[derive(QueryableByName)]
+struct EndpointDue {
+    #[diesel(sql_type = diesel::sql_types::Text)]
+    endpoint_uuid: String,
+}
+
+/// Up to `limit` endpoints after `after` with tasks due at `now_ms`, in order of their
+/// uuids. Each is found with one index probe (a loose scan of the (endpoint, due) index),
+/// so an endpoint's backlog, however long, costs one row here.
+pub fn endpoints_due(
     db: &mut Db<'_>,
     now_ms: i64,
-    skip: &[String],
+    after: &str,
     limit: i64,
-) -> QueryResult<Vec<(String, String)>> {
+) -> QueryResult<Vec<String>> {
+    const PENDING: &str = "state = 'pending'";
+    let scan = |now: &str, after: &str, limit: &str| {
+        format!(
+            "WITH RECURSIVE e(endpoint_uuid) AS (\
+               SELECT (SELECT endpoint_uuid FROM delivery_tasks WHERE {PENDING} AND due_ms <= {now} \
+                       AND endpoint_uuid > {after} ORDER BY endpoint_uuid LIMIT 1) \
+               UNION ALL \
+               SELECT (SELECT t.endpoint_uuid FROM delivery_tasks t WHERE t.{PENDING} AND t.due_ms <= {now} \
+                       AND t.endpoint_uuid > e.endpoint_uuid ORDER BY t.endpoint_uuid LIMIT 1) \
+               FROM e WHERE e.endpoint_uuid IS NOT NULL) \
+             SELECT endpoint_uuid FROM e WHERE endpoint_uuid IS NOT NULL LIMIT {limit}"
+        )
+    };
+    use diesel::sql_types::{BigInt, Text};
+    let rows: Vec<EndpointDue> = match db {
+        Db::Pg(conn) => diesel::sql_query(scan("$1", "$2", "$3"))
+            .bind::<BigInt, _>(now_ms)
+            .bind::<Text, _>(after)
+            .bind::<BigInt, _>(limit)
+            .load(*conn)?,
+        Db::Sqlite(conn) => diesel::sql_query(scan("?1", "?2", "?3"))
+            .bind::<BigInt, _>(now_ms)
+            .bind::<Text, _>(after)
+            .bind::<BigInt, _>(limit)
+            .load(*conn)?,
+    };
+    Ok(rows.into_iter().map(|r| r.endpoint_uuid).collect())
+}
+
+/// Up to `limit` of `endpoint`'s tasks due at `now_ms`, soonest first. On PostgreSQL they
+/// stay locked until the transaction ends and rows another sender holds are skipped, so
+/// replicas share the work; SQLite's write transaction is exclusive already.
+pub fn due_of(
+    db: &mut Db<'_>,
+    endpoint: &str,
+    now_ms: i64,
+    limit: i64,
+) -> QueryResult<Vec<String>> {
     let query = t::delivery_tasks
         .filter(t::state.eq(TaskState::Pending.as_str()))
+        .filter(t::endpoint_uuid.eq(endpoint))
         .filter(t::due_ms.le(now_ms))
-        .filter(t::endpoint_uuid.ne_all(skip))
         .order(t::due_ms.asc())
         .limit(limit)
-        .select((t::uuid, t::endpoint_uuid));
+        .select(t::uuid);
     match db {
         Db::Pg(conn) => query.for_update().skip_locked().load(*conn),
         Db::Sqlite(conn) => query.load(*conn),

@@ -1,19 +1,13 @@
 //! The sender: claims due tasks as room allows, makes each try on its own task (so a slow
 //! or dead endpoint holds up only its own tries, at most `max_in_flight_per_endpoint` at
 //! once), and hands the answers to a recorder that writes them many to a transaction.
-//!
-//! Each endpoint may have up to [`QUEUED_PER_SLOT`] times its limit claimed: the tries
-//! beyond the limit wait in this process for a slot, so a busy endpoint's pipe stays full
-//! without a claim for every try that ends. The wait is bounded so the lease holds: a try
-//! waits for at most one round of slow tries before it is sent (15 s), and is sent within
-//! another (15 s), well inside the 60 s lease.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use actix_web::web;
-use tokio::sync::{Notify, Semaphore, mpsc};
+use tokio::sync::{Notify, mpsc};
 
 use crate::deliveries::commands::attempt::{Done, attempt};
 use crate::deliveries::commands::{claim, record};
@@ -27,15 +21,11 @@ const RECORD_AT_MOST: usize = 500;
 /// without anyone saying so.
 const POLL: Duration = Duration::from_millis(100);
 
-/// Tries claimed per endpoint, as a multiple of its limit of tries in flight.
-const QUEUED_PER_SLOT: usize = 2;
-
-/// Tries claimed and not yet answered, in all and by endpoint, and each endpoint's slots.
+/// Tries in flight, in all and by endpoint.
 #[derive(Default)]
 struct InFlight {
     total: usize,
     by_endpoint: HashMap<String, usize>,
-    slots: HashMap<String, Arc<Semaphore>>,
 }
 
 pub(crate) async fn run_forever(state: web::Data<NotificationsState>) {
@@ -60,14 +50,7 @@ pub(crate) async fn run_forever(state: web::Data<NotificationsState>) {
             let _ = tokio::time::timeout(POLL, slot).await;
             continue;
         }
-        let jobs = match claim::claim(
-            &state,
-            room,
-            busy,
-            state.max_in_flight_per_endpoint * QUEUED_PER_SLOT,
-        )
-        .await
-        {
+        let jobs = match claim::claim(&state, room, busy, state.max_in_flight_per_endpoint).await {
             Ok(jobs) => jobs,
             Err(e) => {
                 tracing::warn!(error = %e, "claiming deliveries failed; retrying");
@@ -76,19 +59,13 @@ pub(crate) async fn run_forever(state: web::Data<NotificationsState>) {
         };
         let claimed = jobs.len();
         for job in jobs {
-            let slots = {
+            {
                 let mut f = in_flight.lock().unwrap_or_else(PoisonError::into_inner);
                 f.total += 1;
                 *f.by_endpoint
                     .entry(job.task.endpoint_uuid.clone())
                     .or_default() += 1;
-                let limit = state.max_in_flight_per_endpoint;
-                Arc::clone(
-                    f.slots
-                        .entry(job.task.endpoint_uuid.clone())
-                        .or_insert_with(|| Arc::new(Semaphore::new(limit))),
-                )
-            };
+            }
             let (state, in_flight, freed, answers) = (
                 state.clone(),
                 Arc::clone(&in_flight),
@@ -96,12 +73,9 @@ pub(crate) async fn run_forever(state: web::Data<NotificationsState>) {
                 answers.clone(),
             );
             tokio::spawn(async move {
-                // The semaphore is never closed, so waiting for a slot cannot fail.
-                let slot = slots.acquire_owned().await;
                 let now = state.clock.unix();
                 let done =
                     attempt(&state.client, &state.addresses, &state.metrics, &job, now).await;
-                drop(slot);
                 let _ = answers.send(done);
                 let mut f = in_flight.lock().unwrap_or_else(PoisonError::into_inner);
                 f.total -= 1;
@@ -109,7 +83,6 @@ pub(crate) async fn run_forever(state: web::Data<NotificationsState>) {
                     *n -= 1;
                     if *n == 0 {
                         f.by_endpoint.remove(&job.task.endpoint_uuid);
-                        f.slots.remove(&job.task.endpoint_uuid);
                     }
                 }
                 freed.notify_one();

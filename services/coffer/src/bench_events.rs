@@ -71,7 +71,7 @@ impl Recorder {
     }
 }
 
-fn percentile(sorted: &[i64], p: f64) -> i64 {
+pub(crate) fn percentile(sorted: &[i64], p: f64) -> i64 {
     sorted
         .get(((sorted.len().saturating_sub(1)) as f64 * p).round() as usize)
         .copied()
@@ -179,6 +179,40 @@ async fn run(
     })
 }
 
+/// A database of its own for one benchmark run, made beside `postgres`'s and dropped
+/// (with its connections) when this is.
+pub(crate) struct ScratchDatabase {
+    admin: PgConnection,
+    name: String,
+    pub url: String,
+}
+
+impl ScratchDatabase {
+    pub(crate) fn create(postgres: &str, prefix: &str) -> anyhow::Result<Self> {
+        let name = format!(
+            "{prefix}_{}",
+            &uuid::Uuid::new_v4().simple().to_string()[..8]
+        );
+        let mut admin = PgConnection::establish(postgres).context("--postgres")?;
+        admin.batch_execute(&format!("CREATE DATABASE {name}"))?;
+        let base = postgres.rsplit_once('/').map_or(postgres, |(base, _)| base);
+        Ok(Self {
+            admin,
+            url: format!("{base}/{name}"),
+            name,
+        })
+    }
+}
+
+impl Drop for ScratchDatabase {
+    fn drop(&mut self) {
+        let drop = format!("DROP DATABASE IF EXISTS {} WITH (FORCE)", self.name);
+        if let Err(e) = self.admin.batch_execute(&drop) {
+            eprintln!("could not drop the scratch database {}: {e}", self.name);
+        }
+    }
+}
+
 pub async fn run_all(args: BenchEventsArgs) -> anyhow::Result<()> {
     let clock: Arc<dyn Clock> = Arc::new(SystemClock);
     let dir = tempfile::tempdir()?;
@@ -190,31 +224,15 @@ pub async fn run_all(args: BenchEventsArgs) -> anyhow::Result<()> {
     let mut runs = vec![run("in-process", "sqlite", store, bus, &args).await?];
 
     if let Some(brokers) = &args.kafka {
-        let name = format!(
-            "coffer_bench_events_{}",
-            &uuid::Uuid::new_v4().simple().to_string()[..8]
-        );
-        let mut admin = PgConnection::establish(&args.postgres).context("--postgres")?;
-        admin.batch_execute(&format!("CREATE DATABASE {name}"))?;
-        let url = format!(
-            "{}/{name}",
-            args.postgres
-                .rsplit_once('/')
-                .map_or(args.postgres.as_str(), |(base, _)| base)
-        );
-        let result = async {
-            let store = services::open_url(&url, coffer_identity::MIGRATIONS).await?;
-            let settings = KafkaSettings {
-                brokers: brokers.clone(),
-                partitions: 6,
-                ..KafkaSettings::default()
-            };
-            let bus: Arc<dyn Bus> = Arc::new(KafkaBus::new(settings, "bench")?);
-            run("kafka", "postgresql", store, bus, &args).await
-        }
-        .await;
-        admin.batch_execute(&format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"))?;
-        runs.push(result?);
+        let scratch = ScratchDatabase::create(&args.postgres, "coffer_bench_events")?;
+        let store = services::open_url(&scratch.url, coffer_identity::MIGRATIONS).await?;
+        let settings = KafkaSettings {
+            brokers: brokers.clone(),
+            partitions: 6,
+            ..KafkaSettings::default()
+        };
+        let bus: Arc<dyn Bus> = Arc::new(KafkaBus::new(settings, "bench")?);
+        runs.push(run("kafka", "postgresql", store, bus, &args).await?);
     }
     println!("{}", serde_json::to_string_pretty(&runs)?);
     Ok(())

@@ -23,13 +23,12 @@ use coffer_notifications::subscriptions::domain::Subscription;
 use coffer_notifications::{Notifications, NotificationsSettings};
 use coffer_secrets::Secrets;
 use coffer_store::Store;
-use diesel::connection::SimpleConnection;
-use diesel::{Connection, PgConnection};
 use receiver::Stats;
 use serde::Serialize;
 use tokio::net::TcpListener;
 use uuid::Uuid;
 
+use crate::bench_events::{ScratchDatabase, percentile};
 use crate::services;
 
 #[derive(Debug, clap::Args)]
@@ -97,13 +96,6 @@ struct Bench {
     stats: Arc<Stats>,
     port: u16,
     silent_port: u16,
-}
-
-fn percentile(sorted: &[i64], p: f64) -> i64 {
-    sorted
-        .get(((sorted.len().saturating_sub(1)) as f64 * p).round() as usize)
-        .copied()
-        .unwrap_or(0)
 }
 
 impl Bench {
@@ -332,26 +324,15 @@ pub async fn run(args: BenchDeliveriesArgs) -> anyhow::Result<()> {
     .await?;
 
     if let Some(brokers) = &args.kafka {
-        let name = format!(
-            "coffer_bench_deliveries_{}",
-            &Uuid::new_v4().simple().to_string()[..8]
-        );
-        let mut admin = PgConnection::establish(&args.postgres).context("--postgres")?;
-        admin.batch_execute(&format!("CREATE DATABASE {name}"))?;
-        let url = format!(
-            "{}/{name}",
-            args.postgres
-                .rsplit_once('/')
-                .map_or(args.postgres.as_str(), |(base, _)| base)
-        );
-        let result = async {
-            let store = services::open_url(&url, coffer_notifications::MIGRATIONS).await?;
-            let settings = KafkaSettings {
-                brokers: brokers.clone(),
-                partitions: 6,
-                ..KafkaSettings::default()
-            };
-            let bus: Arc<dyn Bus> = Arc::new(KafkaBus::new(settings, "bench")?);
+        let scratch = ScratchDatabase::create(&args.postgres, "coffer_bench_deliveries")?;
+        let store = services::open_url(&scratch.url, coffer_notifications::MIGRATIONS).await?;
+        let settings = KafkaSettings {
+            brokers: brokers.clone(),
+            partitions: 6,
+            ..KafkaSettings::default()
+        };
+        let bus: Arc<dyn Bus> = Arc::new(KafkaBus::new(settings, "bench")?);
+        runs.extend(
             run_on(
                 ("kafka", "postgresql"),
                 store,
@@ -360,11 +341,8 @@ pub async fn run(args: BenchDeliveriesArgs) -> anyhow::Result<()> {
                 &stats,
                 silent_port,
             )
-            .await
-        }
-        .await;
-        admin.batch_execute(&format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"))?;
-        runs.extend(result?);
+            .await?,
+        );
     }
     serving.abort();
     silencing.abort();

@@ -14,6 +14,7 @@
 //! applied again one delivery at a time; what the other lanes committed is in the inbox
 //! and is skipped, so nothing is applied twice.
 
+use std::hash::Hasher;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -48,6 +49,13 @@ impl From<StoreError> for HandlerError {
 /// What a service does with an event, inside the consumer's transaction.
 pub trait Handler: Send + Sync + 'static {
     fn handle(&self, db: &mut Db<'_>, event: &Event) -> Result<(), HandlerError>;
+
+    /// Applies `events` (a lane's events not seen before, in their order) in one
+    /// transaction. A handler that can do the work of many events in a few set-based
+    /// statements overrides this; the effect must be that of handling each in turn.
+    fn handle_many(&self, db: &mut Db<'_>, events: &[Event]) -> Result<(), HandlerError> {
+        events.iter().try_for_each(|event| self.handle(db, event))
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -173,12 +181,12 @@ impl Consumer {
             .store
             .run(move |db| {
                 db.write_tx(|tx| {
-                    for event in &events {
-                        if record(tx, &consumer, &event.id.to_string(), now)? {
-                            handler.handle(tx, event)?;
-                        }
+                    let fresh = record_many(tx, &consumer, &events, now)?;
+                    if fresh.len() == events.len() {
+                        return handler.handle_many(tx, &events);
                     }
-                    Ok(())
+                    let fresh: Vec<Event> = fresh.into_iter().map(|n| events[n].clone()).collect();
+                    handler.handle_many(tx, &fresh)
                 })
             })
             .await;
@@ -292,9 +300,9 @@ fn split_into_lanes(events: Vec<Event>, keys: &[&str], lanes: usize) -> Vec<Vec<
     let mut out: Vec<Vec<Event>> = (0..lanes).map(|_| Vec::new()).collect();
     for (event, key) in events.into_iter().zip(keys) {
         // FNV-1a: stable, and cheap next to a transaction.
-        let hash = key.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| {
-            (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
-        });
+        let mut hasher = fnv::FnvHasher::default();
+        hasher.write(key.as_bytes());
+        let hash = hasher.finish();
         let lane = usize::try_from(hash % lanes as u64).unwrap_or(0);
         out[lane].push(event);
     }
@@ -315,6 +323,53 @@ fn last_per_partition(batch: &[Delivery]) -> Vec<&Delivery> {
         }
     }
     last
+}
+
+/// Records `events` in the inbox in a few statements, and returns where those that were
+/// not there already stand in `events`, in order (an event delivered twice in one batch
+/// counts once).
+fn record_many(
+    db: &mut Db<'_>,
+    consumer: &str,
+    events: &[Event],
+    now: i64,
+) -> Result<Vec<usize>, HandlerError> {
+    let ids: Vec<String> = events.iter().map(|e| e.id.to_string()).collect();
+    let mut seen: std::collections::HashSet<String> = db_run!(db: {
+        i::inbox
+            .filter(i::consumer.eq(consumer))
+            .filter(i::event_id.eq_any(&ids))
+            .select(i::event_id)
+            .load::<String>(db)
+    })?
+    .into_iter()
+    .collect();
+    let mut fresh = Vec::with_capacity(events.len());
+    let mut rows = Vec::with_capacity(events.len());
+    for (n, id) in ids.into_iter().enumerate() {
+        if seen.insert(id.clone()) {
+            rows.push((
+                i::consumer.eq(consumer),
+                i::event_id.eq(id),
+                i::handled_ms.eq(now),
+            ));
+            fresh.push(n);
+        }
+    }
+    if rows.is_empty() {
+        return Ok(fresh);
+    }
+    let inserted = db_run!(db: {
+        diesel::insert_into(i::inbox).values(&rows).on_conflict_do_nothing().execute(db)
+    })?;
+    // Another consumer of the same name recorded some of them since they were read: this
+    // transaction must not apply them too; the batch is applied again one by one.
+    if inserted != rows.len() {
+        return Err(HandlerError::Transient(
+            "inbox rows recorded concurrently".into(),
+        ));
+    }
+    Ok(fresh)
 }
 
 /// Records the event in the inbox; false when it was there already.

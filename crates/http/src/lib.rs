@@ -12,6 +12,7 @@ pub mod idempotency;
 mod metrics;
 mod module;
 pub mod openapi;
+mod query_error;
 mod request_id;
 mod server;
 pub mod telemetry;

@@ -9,7 +9,7 @@ use coffer_error::ApiError;
 
 use crate::body::BodyLimit;
 use crate::client_address::TrustedProxies;
-use crate::{Metrics, Module, error_shape, head_limits, health, metrics, request_id};
+use crate::{Metrics, Module, error_shape, head_limits, health, metrics, query_error, request_id};
 
 /// Everything one HTTP server shares between its workers.
 #[derive(Clone)]
@@ -44,9 +44,9 @@ pub fn build_app(
         .app_data(web::Data::new(ctx.modules.clone()))
         .app_data(BodyLimit(ctx.body_limit))
         .app_data(ctx.trusted_proxies.clone())
-        .app_data(web::QueryConfig::default().error_handler(|e, _| {
-            ApiError::bad_request(format!("The query string is not valid: {e}")).into()
-        }))
+        .app_data(
+            web::QueryConfig::default().error_handler(|e, _| query_error::query_error(&e).into()),
+        )
         .app_data(web::PathConfig::default().error_handler(|e, _| {
             ApiError::bad_request(format!("The path is not valid: {e}")).into()
         }))

@@ -1,3 +1,5 @@
+use std::hash::Hasher;
+
 use diesel::connection::SimpleConnection;
 use diesel_migrations::{EmbeddedMigrations, MigrationHarness};
 
@@ -54,10 +56,7 @@ fn with_includes(
 
 /// A stable 63-bit key from the service name (FNV-1a), fixed across builds and platforms.
 fn lock_key(service: &str) -> i64 {
-    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
-    for byte in service.bytes() {
-        hash ^= u64::from(byte);
-        hash = hash.wrapping_mul(0x0100_0000_01b3);
-    }
-    (hash >> 1) as i64
+    let mut hasher = fnv::FnvHasher::default();
+    hasher.write(service.as_bytes());
+    (hasher.finish() >> 1) as i64
 }

@@ -2,6 +2,8 @@
 //! the service's master keys, each bound to its endpoint and field, so a sealed value
 //! copied to another row or column does not open.
 
+use std::hash::Hasher;
+
 use coffer_secrets::Secrets;
 use coffer_store::{Db, db_run};
 use diesel::prelude::*;
@@ -134,11 +136,9 @@ pub fn lock_url(db: &mut Db<'_>, organisation: &str, url: &str) -> QueryResult<(
     };
     // FNV-1a over both, as the advisory lock's 64-bit key; a collision only serialises
     // two unrelated creates.
-    let key = format!("{organisation}\n{url}")
-        .bytes()
-        .fold(0xcbf2_9ce4_8422_2325_u64, |h, b| {
-            (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
-        });
+    let mut hasher = fnv::FnvHasher::default();
+    hasher.write(format!("{organisation}\n{url}").as_bytes());
+    let key = hasher.finish();
     diesel::sql_query("SELECT pg_advisory_xact_lock($1)")
         .bind::<diesel::sql_types::BigInt, _>(i64::from_ne_bytes(key.to_ne_bytes()))
         .execute(*conn)

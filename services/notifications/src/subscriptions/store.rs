@@ -118,16 +118,17 @@ pub fn list(db: &mut Db<'_>, scope: &Scope, limit: i64) -> QueryResult<Vec<Subsc
     rows.into_iter().map(Row::into_subscription).collect()
 }
 
-/// The enabled subscriptions of `organisation` to the event `event_key`.
-pub fn matching(
+/// The enabled subscriptions of any of `organisations` to any of `event_keys`, in one
+/// statement (the caller pairs them up).
+pub fn matching_any(
     db: &mut Db<'_>,
-    organisation: &str,
-    event_key: &str,
+    organisations: &[&str],
+    event_keys: &[&str],
 ) -> QueryResult<Vec<Subscription>> {
     let rows: Vec<Row> = db_run!(db: {
         s::event_subscriptions
-            .filter(s::organisation_uuid.eq(organisation))
-            .filter(s::event_key.eq(event_key))
+            .filter(s::organisation_uuid.eq_any(organisations))
+            .filter(s::event_key.eq_any(event_keys))
             .filter(s::enabled.eq(true))
             .select(Row::as_select())
             .load(db)

@@ -4,7 +4,7 @@ use std::time::Instant;
 
 use crate::deliveries::connect;
 use crate::deliveries::domain::address_policy::AddressPolicy;
-use crate::deliveries::domain::log::MAX_BODY_BYTES;
+use crate::deliveries::domain::log::{MAX_BODY_BYTES, WebhookResponse};
 use crate::deliveries::domain::schedule;
 use crate::deliveries::domain::verdict::Answer;
 use crate::deliveries::metrics::DeliveryMetrics;
@@ -15,7 +15,8 @@ use super::claim::Job;
 #[derive(Debug, Clone)]
 pub struct Done {
     pub task_uuid: String,
-    pub try_uuid: String,
+    /// The try's log entry as it was written when the try began.
+    pub entry: WebhookResponse,
     /// Which try of its task this was (the first is 1).
     pub try_number: i32,
     pub endpoint_uuid: String,
@@ -39,7 +40,7 @@ pub(crate) async fn attempt(
     let started = Instant::now();
     let mut done = Done {
         task_uuid: job.task.uuid.clone(),
-        try_uuid: job.try_uuid.clone(),
+        entry: job.entry.clone(),
         try_number: job.task.tries,
         endpoint_uuid: job.task.endpoint_uuid.clone(),
         answer: Answer {

@@ -13,11 +13,12 @@ use crate::endpoints::domain::Endpoint;
 use crate::endpoints::store as endpoints;
 use crate::state::NotificationsState;
 
-/// A try to make: its task (with the try counted), its log entry and its request.
+/// A try to make: its task (with the try counted), its log entry as it begins (already
+/// written) and its request.
 #[derive(Debug, Clone)]
 pub struct Job {
     pub task: Task,
-    pub try_uuid: String,
+    pub entry: WebhookResponse,
     pub request: Outgoing,
 }
 
@@ -85,27 +86,23 @@ pub(crate) async fn claim(
                     }
                 }
                 tasks::settle_many(tx, &dropped, TaskState::Dropped, now_ms)?;
-                let begun: Vec<String> = jobs
-                    .iter()
-                    .map(|j: &(Job, WebhookResponse)| j.0.task.uuid.clone())
-                    .collect();
+                let begun: Vec<String> = jobs.iter().map(|j: &Job| j.task.uuid.clone()).collect();
                 tasks::begin_tries(tx, &begun, now_ms + LEASE_MS, now_ms)?;
-                let entries: Vec<WebhookResponse> = jobs.iter().map(|j| j.1.clone()).collect();
+                let entries: Vec<WebhookResponse> = jobs.iter().map(|j| j.entry.clone()).collect();
                 responses::insert_many(tx, &entries)?;
-                Ok(jobs.into_iter().map(|j| j.0).collect())
+                Ok(jobs)
             })
         })
         .await
 }
 
-/// A try of `task` (its count already the try's) to `endpoint`, and its log entry as it
+/// A try of `task` (its count already the try's) to `endpoint`, with its log entry as it
 /// begins.
-fn begin(task: Task, endpoint: &Endpoint, now_ms: i64) -> (Job, WebhookResponse) {
+fn begin(task: Task, endpoint: &Endpoint, now_ms: i64) -> Job {
     let now = now_ms.div_euclid(1000);
     let request = request::build(&task.event_uuid, &task.body, endpoint, now);
-    let try_uuid = Uuid::new_v4().to_string();
     let entry = WebhookResponse {
-        uuid: try_uuid.clone(),
+        uuid: Uuid::new_v4().to_string(),
         task_uuid: task.uuid.clone(),
         organisation_uuid: task.organisation_uuid.clone(),
         account_uuid: task.account_uuid.clone(),
@@ -125,12 +122,9 @@ fn begin(task: Task, endpoint: &Endpoint, now_ms: i64) -> (Job, WebhookResponse)
         response_headers: "{}".to_owned(),
         response_body: String::new(),
     };
-    (
-        Job {
-            task,
-            try_uuid,
-            request,
-        },
+    Job {
+        task,
         entry,
-    )
+        request,
+    }
 }

@@ -1,6 +1,8 @@
 //! Recording tries' answers, and what follows from each: the task delivered, scheduled
 //! again or failed; the endpoint healthy, failing, or turned off and announced. A batch of
-//! answers takes a handful of statements: what they change is worked out in memory first.
+//! answers takes a handful of statements: what they change is worked out in memory first,
+//! and the tries' log entries (written when each try began, and carried with it) are
+//! completed in one statement without being read back.
 
 use std::collections::HashMap;
 
@@ -12,7 +14,7 @@ use coffer_store::{Db, StoreError};
 use super::attempt::Done;
 use crate::deliveries::domain::log::WebhookResponse;
 use crate::deliveries::domain::schedule::JITTER_PERMILLE;
-use crate::deliveries::domain::task::{Task, TaskState};
+use crate::deliveries::domain::task::{Standing, TaskState};
 use crate::deliveries::domain::verdict::{self, Endpoint as EndpointNext, Task as TaskNext};
 use crate::deliveries::store::{responses, tasks};
 use crate::endpoints::store as endpoints;
@@ -54,13 +56,8 @@ fn all(
     jitters: &[i64],
     now_ms: i64,
 ) -> Result<bool, StoreError> {
-    let try_uuids: Vec<String> = done.iter().map(|d| d.try_uuid.clone()).collect();
-    let mut entries: HashMap<String, WebhookResponse> = responses::find_many(tx, &try_uuids)?
-        .into_iter()
-        .map(|e| (e.uuid.clone(), e))
-        .collect();
     let task_uuids: Vec<String> = done.iter().map(|d| d.task_uuid.clone()).collect();
-    let found: HashMap<String, Task> = tasks::find_many(tx, &task_uuids)?
+    let found: HashMap<String, Standing> = tasks::standing_many(tx, &task_uuids)?
         .into_iter()
         .map(|t| (t.uuid.clone(), t))
         .collect();
@@ -72,9 +69,7 @@ fn all(
             .collect();
     let mut changes = Changes::default();
     for (d, jitter) in done.iter().zip(jitters) {
-        let Some(mut entry) = entries.remove(&d.try_uuid) else {
-            continue;
-        };
+        let mut entry = d.entry.clone();
         answer(&mut entry, d);
         // Only the try last begun decides what follows; one whose lease ran out before its
         // answer came is only logged.
@@ -111,7 +106,7 @@ fn answer(entry: &mut WebhookResponse, d: &Done) {
 fn decide(
     changes: &mut Changes,
     failing: &mut HashMap<String, Option<i64>>,
-    task: &Task,
+    task: &Standing,
     d: &Done,
     entry: &mut WebhookResponse,
     jitter: i64,
@@ -171,7 +166,7 @@ fn write(
     changes: Changes,
     now_ms: i64,
 ) -> Result<bool, StoreError> {
-    responses::replace_many(tx, &changes.entries)?;
+    responses::complete_many(tx, &changes.entries)?;
     for (state, uuids) in &changes.settled {
         tasks::settle_many(tx, uuids, *state, now_ms)?;
     }

@@ -54,7 +54,18 @@ pub struct Task {
     pub due_ms: i64,
 }
 
-impl Task {
+/// Where a task stands, without its body: what recording an answer reads.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Standing {
+    pub uuid: String,
+    pub event_name: String,
+    pub endpoint_uuid: String,
+    pub state: TaskState,
+    pub tries: i32,
+    pub max_tries: i32,
+}
+
+impl Standing {
     /// Whether the event is notifications' own: when its delivery fails, nothing is
     /// emitted, so a failing endpoint subscribed to those events cannot feed itself.
     pub fn is_own_event(&self) -> bool {

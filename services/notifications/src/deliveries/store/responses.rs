@@ -9,6 +9,9 @@ use crate::schema::webhook_responses::dsl as r;
 
 #[derive(Debug, Clone, Queryable, Selectable, Insertable)]
 #[diesel(table_name = crate::schema::webhook_responses)]
+// An absent value is written as NULL, not DEFAULT, so that many rows go in one statement
+// on SQLite too (which has no DEFAULT in a multi-row VALUES).
+#[diesel(treat_none_as_default_value = false)]
 struct Row {
     uuid: String,
     task_uuid: String,
@@ -93,21 +96,33 @@ pub fn insert_many(db: &mut Db<'_>, entries: &[WebhookResponse]) -> QueryResult<
     Ok(())
 }
 
-/// Replaces tries' rows with these (their answers recorded): two statements for all.
-pub fn replace_many(db: &mut Db<'_>, entries: &[WebhookResponse]) -> QueryResult<()> {
-    let uuids: Vec<&str> = entries.iter().map(|e| e.uuid.as_str()).collect();
-    for chunk in uuids.chunks(1_000) {
-        db_run!(db: { diesel::delete(r::webhook_responses.filter(r::uuid.eq_any(chunk))).execute(db).map(drop) })?;
+/// Completes tries' rows with their answers, in one statement per chunk and without
+/// reading them first; a row that is missing (purged meanwhile) is written whole.
+pub fn complete_many(db: &mut Db<'_>, entries: &[WebhookResponse]) -> QueryResult<()> {
+    use diesel::upsert::excluded;
+    for chunk in entries.chunks(500) {
+        let rows: Vec<Row> = chunk.iter().map(Row::from).collect();
+        db_run!(db: {
+            diesel::insert_into(r::webhook_responses)
+                .values(&rows)
+                .on_conflict(r::uuid)
+                .do_update()
+                .set((
+                    r::answered.eq(excluded(r::answered)),
+                    r::error.eq(excluded(r::error)),
+                    r::status_code.eq(excluded(r::status_code)),
+                    r::reason_phrase.eq(excluded(r::reason_phrase)),
+                    r::error_message.eq(excluded(r::error_message)),
+                    r::response_time.eq(excluded(r::response_time)),
+                    r::do_not_retry.eq(excluded(r::do_not_retry)),
+                    r::response_headers.eq(excluded(r::response_headers)),
+                    r::response_body.eq(excluded(r::response_body)),
+                ))
+                .execute(db)
+                .map(drop)
+        })?;
     }
-    insert_many(db, entries)
-}
-
-/// The tries of `uuids` that exist.
-pub fn find_many(db: &mut Db<'_>, uuids: &[String]) -> QueryResult<Vec<WebhookResponse>> {
-    let rows: Vec<Row> = db_run!(db: {
-        r::webhook_responses.filter(r::uuid.eq_any(uuids)).select(Row::as_select()).load(db)
-    })?;
-    Ok(rows.into_iter().map(WebhookResponse::from).collect())
+    Ok(())
 }
 
 pub fn find(db: &mut Db<'_>, uuid: &str) -> QueryResult<Option<WebhookResponse>> {

@@ -4,11 +4,14 @@ use coffer_store::{Db, db_run};
 use diesel::prelude::*;
 use diesel::result::Error as DieselError;
 
-use crate::deliveries::domain::task::{Task, TaskState};
+use crate::deliveries::domain::task::{Standing, Task, TaskState};
 use crate::schema::delivery_tasks::dsl as t;
 
 #[derive(Debug, Clone, Queryable, Selectable, Insertable)]
 #[diesel(table_name = crate::schema::delivery_tasks)]
+// An absent value is written as NULL, not DEFAULT, so that many rows go in one statement
+// on SQLite too (which has no DEFAULT in a multi-row VALUES).
+#[diesel(treat_none_as_default_value = false)]
 struct Row {
     uuid: String,
     event_uuid: String,
@@ -48,8 +51,8 @@ impl Row {
     }
 }
 
-/// Adds tasks; one the event already has for the same endpoint is left as it is (a
-/// redelivered event makes no second task).
+/// Adds tasks, many to a statement; one the event already has for the same endpoint is
+/// left as it is (a redelivered event makes no second task).
 pub fn insert(db: &mut Db<'_>, tasks: &[Task], now_ms: i64) -> QueryResult<usize> {
     let rows: Vec<Row> = tasks
         .iter()
@@ -71,10 +74,11 @@ pub fn insert(db: &mut Db<'_>, tasks: &[Task], now_ms: i64) -> QueryResult<usize
         })
         .collect();
     let mut inserted = 0;
-    for row in &rows {
+    // 14 columns: a chunk stays well under SQLite's limit of bound values.
+    for chunk in rows.chunks(500) {
         inserted += db_run!(db: {
             diesel::insert_into(t::delivery_tasks)
-                .values(row)
+                .values(chunk)
                 .on_conflict((t::event_uuid, t::endpoint_uuid))
                 .do_nothing()
                 .execute(db)
@@ -181,6 +185,33 @@ pub fn find_many(db: &mut Db<'_>, uuids: &[String]) -> QueryResult<Vec<Task>> {
         t::delivery_tasks.filter(t::uuid.eq_any(uuids)).select(Row::as_select()).load(db)
     })?;
     rows.into_iter().map(Row::into_task).collect()
+}
+
+/// Where the tasks of `uuids` that exist stand, their bodies left unread.
+pub fn standing_many(db: &mut Db<'_>, uuids: &[String]) -> QueryResult<Vec<Standing>> {
+    let rows: Vec<(String, String, String, String, i32, i32)> = db_run!(db: {
+        t::delivery_tasks
+            .filter(t::uuid.eq_any(uuids))
+            .select((t::uuid, t::event_name, t::endpoint_uuid, t::state, t::tries, t::max_tries))
+            .load(db)
+    })?;
+    rows.into_iter()
+        .map(
+            |(uuid, event_name, endpoint_uuid, state, tries, max_tries)| {
+                let state = TaskState::parse(&state).ok_or_else(|| {
+                    DieselError::DeserializationError(format!("unknown task state {state}").into())
+                })?;
+                Ok(Standing {
+                    uuid,
+                    event_name,
+                    endpoint_uuid,
+                    state,
+                    tries,
+                    max_tries,
+                })
+            },
+        )
+        .collect()
 }
 
 /// Sets where a task stands and when it is next due.

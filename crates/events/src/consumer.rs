@@ -325,9 +325,10 @@ fn last_per_partition(batch: &[Delivery]) -> Vec<&Delivery> {
     last
 }
 
-/// Records `events` in the inbox in a few statements, and returns where those that were
-/// not there already stand in `events`, in order (an event delivered twice in one batch
-/// counts once).
+/// Records `events` in the inbox in one statement, and returns where those that were not
+/// there already stand in `events`, in order (an event delivered twice in one batch counts
+/// once). The insert itself says which rows are new, so no read of the inbox comes first
+/// (such a read is planned badly while the table has no statistics yet).
 fn record_many(
     db: &mut Db<'_>,
     consumer: &str,
@@ -335,41 +336,34 @@ fn record_many(
     now: i64,
 ) -> Result<Vec<usize>, HandlerError> {
     let ids: Vec<String> = events.iter().map(|e| e.id.to_string()).collect();
-    let mut seen: std::collections::HashSet<String> = db_run!(db: {
-        i::inbox
-            .filter(i::consumer.eq(consumer))
-            .filter(i::event_id.eq_any(&ids))
-            .select(i::event_id)
-            .load::<String>(db)
-    })?
-    .into_iter()
-    .collect();
-    let mut fresh = Vec::with_capacity(events.len());
-    let mut rows = Vec::with_capacity(events.len());
-    for (n, id) in ids.into_iter().enumerate() {
-        if seen.insert(id.clone()) {
-            rows.push((
+    let mut first = std::collections::HashSet::new();
+    let rows: Vec<_> = ids
+        .iter()
+        .filter(|id| first.insert(id.as_str()))
+        .map(|id| {
+            (
                 i::consumer.eq(consumer),
                 i::event_id.eq(id),
                 i::handled_ms.eq(now),
-            ));
-            fresh.push(n);
-        }
-    }
-    if rows.is_empty() {
-        return Ok(fresh);
-    }
-    let inserted = db_run!(db: {
-        diesel::insert_into(i::inbox).values(&rows).on_conflict_do_nothing().execute(db)
-    })?;
-    // Another consumer of the same name recorded some of them since they were read: this
-    // transaction must not apply them too; the batch is applied again one by one.
-    if inserted != rows.len() {
-        return Err(HandlerError::Transient(
-            "inbox rows recorded concurrently".into(),
-        ));
-    }
-    Ok(fresh)
+            )
+        })
+        .collect();
+    let new: std::collections::HashSet<String> = db_run!(db: {
+        diesel::insert_into(i::inbox)
+            .values(&rows)
+            .on_conflict_do_nothing()
+            .returning(i::event_id)
+            .get_results::<String>(db)
+    })?
+    .into_iter()
+    .collect();
+    let mut taken = std::collections::HashSet::new();
+    Ok(ids
+        .iter()
+        .enumerate()
+        .filter(|(_, id)| new.contains(id.as_str()) && taken.insert(id.as_str()))
+        .map(|(n, _)| n)
+        .collect())
 }
 
 /// Records the event in the inbox; false when it was there already.

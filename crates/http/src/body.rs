@@ -255,9 +255,9 @@ impl<T: DeserializeOwned + 'static> FromRequest for Json<T> {
     }
 }
 
-/// A JSON body that may be left out: no body at all (or a JSON `null`) gives
-/// `T::default()`, while a body that is sent must be valid, so a mistyped field is a 400
-/// naming it rather than ignored.
+/// A JSON body that may be left out: no body at all gives `T::default()`, while a body
+/// that is sent must be valid, so a mistyped field is a 400 naming it rather than ignored
+/// (`null` too: the description offers only leaving it out).
 #[derive(Debug)]
 pub struct OptionalJson<T>(pub T);
 
@@ -277,11 +277,6 @@ impl<T: DeserializeOwned + Default + 'static> FromRequest for OptionalJson<T> {
                 return Err(ApiError::bad_request(
                     "The request body must be sent as application/json",
                 ));
-            }
-            // The description offers `null` for "no body" (an optional body reads as
-            // one that may be null), so a client that sends it gets the default too.
-            if bytes.trim_ascii() == b"null" {
-                return Ok(OptionalJson(T::default()));
             }
             parse_json(&bytes).map(OptionalJson)
         })

@@ -138,6 +138,17 @@ coffer_testkit::backend_tests! {
         answered(&w, &token, &h, 200, 2).await;
         let (status, err) = call(&w, "POST", &format!("/webhook-responses/{one}/redeliver"), &token, Some(&json!({"x": 1}))).await;
         assert_eq!(status, 400, "{err}");
+        // The body may be left out, but one that is sent is an object (`null` is not).
+        let (status, err) = call(&w, "POST", &format!("/webhook-responses/{one}/redeliver"), &token, Some(&Value::Null)).await;
+        assert_eq!(status, 400, "{err}");
+        still(&receiver, "/ok", 2).await;
+
+        // A parameter given twice is named.
+        let hook_uuid = h["uuid"].as_str().unwrap();
+        let path = format!("/webhook-responses?webhook_configuration_uuid={hook_uuid}&webhook_configuration_uuid={hook_uuid}");
+        let (status, err) = call(&w, "GET", &path, &token, None).await;
+        assert_eq!(status, 400, "{err}");
+        assert!(err.to_string().contains("\"webhook_configuration_uuid\""), "{err}");
     }
 
     async fn failed_tries_come_back_on_the_schedule_until_they_run_out(backend) {

@@ -124,6 +124,7 @@ const SHARED: [(&str, &str); 3] = [
 ];
 
 fn complete(described: &mut Described, op: &Operation) {
+    body_left_out_not_null(described);
     if op.public {
         described.security = Some(Vec::new());
     } else {
@@ -169,6 +170,25 @@ fn complete(described: &mut Described, op: &Operation) {
         response
             .content
             .insert("application/json".to_owned(), json(schema));
+    }
+}
+
+/// An optional body (`Option<T>` in the route's description) reads as `oneOf: [null, T]`,
+/// but a body that is sent must be a JSON object (`null` is a 400, crates/http/src/body.rs):
+/// it may only be left out. The body's schema becomes `T`, with `required` left false.
+fn body_left_out_not_null(described: &mut Described) {
+    use utoipa::openapi::schema::{Schema, SchemaType, Type};
+    let Some(body) = described.request_body.as_mut() else {
+        return;
+    };
+    for content in body.content.values_mut() {
+        let Some(RefOr::T(Schema::OneOf(one))) = &content.schema else {
+            continue;
+        };
+        let is_null = |s: &RefOr<Schema>| matches!(s, RefOr::T(Schema::Object(o)) if o.schema_type == SchemaType::Type(Type::Null));
+        if one.items.len() == 2 && one.items.iter().any(is_null) {
+            content.schema = one.items.iter().find(|s| !is_null(s)).cloned();
+        }
     }
 }
 

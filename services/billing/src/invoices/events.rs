@@ -5,7 +5,7 @@ use coffer_events::catalogue::{
     CHARGE_ATTEMPT_CREATED, CHARGE_ATTEMPT_FAILED, CHARGE_ATTEMPT_SUCCEEDED, INVOICE_CANCELLED,
     INVOICE_CREATED, INVOICE_PAID, PAYMENT_CANCELLED, PAYMENT_FAILED, PAYMENT_SUCCEEDED,
 };
-use coffer_events::{Event, EventType, Outbox, TraceContext};
+use coffer_events::{Event, EventType, Outbox, OutboxEvent, TraceContext};
 use coffer_store::Db;
 use diesel::QueryResult;
 use serde_json::Value;
@@ -52,12 +52,37 @@ pub(crate) fn closed(
     body: Value,
     trace: Option<&TraceContext>,
 ) -> QueryResult<()> {
-    let kind = if invoice.status == InvoiceStatus::Paid {
+    about(
+        tx,
+        outbox,
+        closed_kind(invoice),
+        (&invoice.uuid, invoice),
+        body,
+        trace,
+    )
+}
+
+/// The event [`closed`] appends, for a caller that appends many together.
+pub(crate) fn closed_event(
+    outbox: &Outbox,
+    invoice: &Invoice,
+    body: Value,
+) -> QueryResult<OutboxEvent> {
+    let owner = (&*invoice.organisation_uuid, &*invoice.account_uuid);
+    crate::announce::event(
+        outbox,
+        closed_kind(invoice),
+        (&invoice.uuid, owner.0, owner.1),
+        body,
+    )
+}
+
+fn closed_kind(invoice: &Invoice) -> &'static EventType {
+    if invoice.status == InvoiceStatus::Paid {
         &INVOICE_PAID
     } else {
         &INVOICE_CANCELLED
-    };
-    about(tx, outbox, kind, (&invoice.uuid, invoice), body, trace)
+    }
 }
 
 /// A charge attempt started; `subscription` is the subscription as answered, which
@@ -91,12 +116,39 @@ pub(crate) fn attempt_finished(
     succeeded: bool,
     body: Value,
 ) -> QueryResult<()> {
-    let kind = if succeeded {
+    about(
+        tx,
+        outbox,
+        finished_kind(succeeded),
+        (&attempt.uuid, invoice),
+        body,
+        None,
+    )
+}
+
+/// The event [`attempt_finished`] appends, for a caller that appends many together.
+pub(crate) fn attempt_finished_event(
+    outbox: &Outbox,
+    attempt: &ChargeAttempt,
+    invoice: &Invoice,
+    succeeded: bool,
+    body: Value,
+) -> QueryResult<OutboxEvent> {
+    let owner = (&*invoice.organisation_uuid, &*invoice.account_uuid);
+    crate::announce::event(
+        outbox,
+        finished_kind(succeeded),
+        (&attempt.uuid, owner.0, owner.1),
+        body,
+    )
+}
+
+fn finished_kind(succeeded: bool) -> &'static EventType {
+    if succeeded {
         &CHARGE_ATTEMPT_SUCCEEDED
     } else {
         &CHARGE_ATTEMPT_FAILED
-    };
-    about(tx, outbox, kind, (&attempt.uuid, invoice), body, None)
+    }
 }
 
 /// What payments answered for a charge attempt.

@@ -183,6 +183,39 @@ pub fn find_invoice_locked(db: &mut Db<'_>, uuid: &str) -> QueryResult<Option<In
     row.map(InvoiceRow::into_invoice).transpose()
 }
 
+/// The invoices among `uuids` that exist, locked as [`find_invoice_locked`] locks one,
+/// taken in the order of their uuids so that two batches never wait on each other in a
+/// circle.
+pub fn find_invoices_locked(db: &mut Db<'_>, uuids: &[String]) -> QueryResult<Vec<Invoice>> {
+    let rows: Vec<InvoiceRow> = match db {
+        Db::Pg(conn) => i::invoices
+            .filter(i::uuid.eq_any(uuids))
+            .order(i::uuid)
+            .select(InvoiceRow::as_select())
+            .for_update()
+            .load(*conn),
+        Db::Sqlite(conn) => i::invoices
+            .filter(i::uuid.eq_any(uuids))
+            .select(InvoiceRow::as_select())
+            .load(*conn),
+    }?;
+    rows.into_iter().map(InvoiceRow::into_invoice).collect()
+}
+
+/// Marks the open invoices among `uuids` paid, in one statement; how many it marked.
+pub fn mark_paid(db: &mut Db<'_>, uuids: &[String], now: i64) -> QueryResult<usize> {
+    db_run!(db: {
+        diesel::update(i::invoices.filter(i::uuid.eq_any(uuids)).filter(i::status.eq(OPEN)))
+            .set((
+                i::status.eq(InvoiceStatus::Paid.as_str()),
+                i::status_reason.eq("paid"),
+                i::next_attempt_date.eq(None::<i64>),
+                i::updated.eq(now),
+            ))
+            .execute(db)
+    })
+}
+
 pub fn invoices_of(db: &mut Db<'_>, subscription: &str) -> QueryResult<Vec<Invoice>> {
     let rows: Vec<InvoiceRow> = db_run!(db: {
         i::invoices
@@ -240,6 +273,26 @@ pub fn attempts_of(db: &mut Db<'_>, invoice: &str) -> QueryResult<Vec<ChargeAtte
             .order((a::created, a::uuid))
             .select(AttemptRow::as_select())
             .load(db)
+    })?;
+    rows.into_iter().map(AttemptRow::into_attempt).collect()
+}
+
+/// The attempts of all of `invoices`, each invoice's in the order [`attempts_of`] gives.
+pub fn attempts_of_many(db: &mut Db<'_>, invoices: &[String]) -> QueryResult<Vec<ChargeAttempt>> {
+    let rows: Vec<AttemptRow> = db_run!(db: {
+        a::charge_attempts
+            .filter(a::invoice_uuid.eq_any(invoices))
+            .order((a::invoice_uuid, a::created, a::uuid))
+            .select(AttemptRow::as_select())
+            .load(db)
+    })?;
+    rows.into_iter().map(AttemptRow::into_attempt).collect()
+}
+
+/// The attempts among `uuids` that exist.
+pub fn find_attempts(db: &mut Db<'_>, uuids: &[String]) -> QueryResult<Vec<ChargeAttempt>> {
+    let rows: Vec<AttemptRow> = db_run!(db: {
+        a::charge_attempts.filter(a::uuid.eq_any(uuids)).select(AttemptRow::as_select()).load(db)
     })?;
     rows.into_iter().map(AttemptRow::into_attempt).collect()
 }

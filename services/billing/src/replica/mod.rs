@@ -57,6 +57,29 @@ impl Replica {
 }
 
 impl Handler for Replica {
+    /// Charge attempts' successes are applied together after the batch's other events
+    /// (invoices/commands/paid_together.rs); nothing else in a batch bears on them.
+    fn handle_many(&self, db: &mut Db<'_>, events: &[Event]) -> Result<(), HandlerError> {
+        let mut paid = Vec::new();
+        for event in events {
+            if event.object == "payment" && subscriptions::events::payment_start(event).is_none() {
+                if let Some(result) = invoices::events::charge_result(event).filter(|r| r.succeeded)
+                {
+                    paid.push(result);
+                    continue;
+                }
+            }
+            self.handle(db, event)?;
+        }
+        invoices::commands::paid_together::apply_successes(
+            db,
+            &self.outbox,
+            self.clock.unix(),
+            &paid,
+        )
+        .map_err(for_handler)
+    }
+
     fn handle(&self, db: &mut Db<'_>, event: &Event) -> Result<(), HandlerError> {
         let uuid = event.object_uuid.to_string();
         match event.object.as_str() {

@@ -170,14 +170,13 @@ pub fn find(db: &mut Db<'_>, uuid: &str) -> QueryResult<Option<Payment>> {
     Ok(Some(payment))
 }
 
-/// The payment made for one of billing's charge attempts, if there is one.
-pub fn find_by_charge_attempt(db: &mut Db<'_>, attempt: &str) -> QueryResult<Option<String>> {
+/// Of billing's charge attempts `attempts`, those that have a payment already.
+pub fn charged_attempts(db: &mut Db<'_>, attempts: &[String]) -> QueryResult<Vec<String>> {
     db_run!(db: {
         p::payments
-            .filter(p::charge_attempt_uuid.eq(attempt))
-            .select(p::uuid)
-            .first(db)
-            .optional()
+            .filter(p::charge_attempt_uuid.eq_any(attempts))
+            .select(p::charge_attempt_uuid.assume_not_null())
+            .load(db)
     })
 }
 

@@ -4,6 +4,8 @@
 //! source, and the payment is announced (with `charge_attempt_uuid`) as any other, which is
 //! how billing learns the result.
 
+use std::collections::{HashMap, HashSet};
+
 use actix_web::web;
 use coffer_events::catalogue::{CHARGE_ATTEMPT_CREATED, SUBSCRIPTION_CREATED};
 use coffer_events::{Event, Handler, HandlerError, TraceContext};
@@ -13,10 +15,10 @@ use serde_json::json;
 
 use super::charge::recharge;
 use super::domain::{Charge, SourceStatus};
-use super::store as sources;
+use super::store::{self as sources, Source};
 use crate::PaymentsState;
 use crate::payments::events::announce;
-use crate::payments::record::{ChargeState, PaymentStatus};
+use crate::payments::record::{ChargeState, Payment, PaymentStatus};
 use crate::payments::store as payments;
 
 pub struct BillingCharges {
@@ -33,68 +35,122 @@ fn field<'a>(event: &'a Event, path: &str) -> Result<&'a str, HandlerError> {
 
 impl Handler for BillingCharges {
     fn handle(&self, db: &mut Db<'_>, event: &Event) -> Result<(), HandlerError> {
-        // A subscription a payment started: the payment now names it.
-        if SUBSCRIPTION_CREATED.is(&event.name) {
-            if let Some(payment) = event.data["payment_uuid"].as_str() {
-                payments::link_subscription(db, payment, &event.object_uuid.to_string())?;
+        self.handle_many(db, std::slice::from_ref(event))
+    }
+
+    /// A batch's charge attempts are recorded together, in a few statements: each makes a
+    /// payment of its own, whatever else the batch holds (a payment names its subscription
+    /// already, so no subscription event before it in the batch changes it).
+    fn handle_many(&self, db: &mut Db<'_>, events: &[Event]) -> Result<(), HandlerError> {
+        let mut asked = Vec::new();
+        for event in events {
+            if SUBSCRIPTION_CREATED.is(&event.name) {
+                // A subscription a payment started: the payment now names it.
+                if let Some(payment) = event.data["payment_uuid"].as_str() {
+                    payments::link_subscription(db, payment, &event.object_uuid.to_string())?;
+                }
+            } else if CHARGE_ATTEMPT_CREATED.is(&event.name) {
+                asked.push(asked_for(event)?);
             }
+        }
+        if asked.is_empty() {
             return Ok(());
         }
-        if !CHARGE_ATTEMPT_CREATED.is(&event.name) {
-            return Ok(());
+        let attempts: Vec<String> = asked.iter().map(|a| a.attempt.clone()).collect();
+        let mut charged: HashSet<String> = payments::charged_attempts(db, &attempts)?
+            .into_iter()
+            .collect();
+        let source_uuids: Vec<String> = asked.iter().map(|a| a.source.clone()).collect();
+        let sources: HashMap<String, Source> = sources::find_many(db, &source_uuids)?
+            .into_iter()
+            .map(|s| (s.uuid.clone(), s))
+            .collect();
+        let mut made = Vec::new();
+        for a in asked {
+            // Once per attempt, also when it arrives twice in one batch.
+            if !charged.insert(a.attempt.clone()) {
+                continue;
+            }
+            let Some(source) = sources.get(&a.source) else {
+                return Err(HandlerError::Permanent(format!(
+                    "no payment source {}",
+                    a.source
+                )));
+            };
+            made.push(self.payment_for(source, a));
         }
-        let attempt = event.object_uuid.to_string();
-        if payments::find_by_charge_attempt(db, &attempt)?.is_some() {
-            return Ok(());
+        // Recorded here, in the events' transaction; a worker asks the provider once it has
+        // committed (payments/commands.rs), never inside this handler.
+        payments::insert_all(db, &made)?;
+        let mut reserved = false;
+        for payment in &made {
+            if payment.charge_state == ChargeState::Done {
+                let trace = TraceContext::new_root();
+                announce(db, &self.state, payment, None, &trace)
+                    .map_err(|_| HandlerError::Transient("announcing the payment failed".into()))?;
+            } else {
+                reserved = true;
+            }
         }
-        let source_uuid = field(event, "/subscription/payment_source_uuid")?;
-        let amount = Money::from_json(
-            "amount",
-            &json!({
-                "value": event.data.pointer("/invoice/amount").cloned().unwrap_or_default(),
-                "currency": field(event, "/invoice/currency")?,
-            }),
-        )
-        .map_err(|e| HandlerError::Permanent(format!("{}: {e:?}", event.name)))?;
-        let subscription = field(event, "/subscription/uuid")?.to_owned();
-        let custom = event
+        if reserved {
+            self.state.wake_sender.notify_one();
+        }
+        Ok(())
+    }
+}
+
+/// What a charge attempt asks for, read from its event.
+struct Asked {
+    attempt: String,
+    source: String,
+    amount: Money,
+    subscription: String,
+    custom: serde_json::Value,
+}
+
+fn asked_for(event: &Event) -> Result<Asked, HandlerError> {
+    let amount = Money::from_json(
+        "amount",
+        &json!({
+            "value": event.data.pointer("/invoice/amount").cloned().unwrap_or_default(),
+            "currency": field(event, "/invoice/currency")?,
+        }),
+    )
+    .map_err(|e| HandlerError::Permanent(format!("{}: {e:?}", event.name)))?;
+    Ok(Asked {
+        attempt: event.object_uuid.to_string(),
+        source: field(event, "/subscription/payment_source_uuid")?.to_owned(),
+        amount,
+        subscription: field(event, "/subscription/uuid")?.to_owned(),
+        custom: event
             .data
             .pointer("/invoice/custom_parameters")
             .cloned()
             .filter(|v| v.is_object())
-            .unwrap_or_else(|| json!({}));
-        let Some(source) = sources::find(db, source_uuid)? else {
-            return Err(HandlerError::Permanent(format!(
-                "no payment source {source_uuid}"
-            )));
-        };
-        // Recorded here, in the event's transaction; a worker asks the provider once it has
-        // committed (payments/commands.rs), never inside this handler.
+            .unwrap_or_else(|| json!({})),
+    })
+}
+
+impl BillingCharges {
+    /// The payment that answers `asked`: reserved for the sender, or failed at once when
+    /// the source can no longer be charged (the attempt fails, not the event).
+    fn payment_for(&self, source: &Source, asked: Asked) -> Payment {
         let mut payment = recharge(
             &self.state,
-            &source,
+            source,
             Charge {
-                amount,
-                subscription_uuid: Some(subscription),
-                charge_attempt_uuid: Some(attempt),
-                custom_parameters: custom,
+                amount: asked.amount,
+                subscription_uuid: Some(asked.subscription),
+                charge_attempt_uuid: Some(asked.attempt),
+                custom_parameters: asked.custom,
             },
             ChargeState::Reserved,
         );
-        // A source that can no longer be charged fails the attempt rather than the event.
         if source.status != SourceStatus::Active {
             payment.status = PaymentStatus::Failed;
             payment.status_reason = Some("payment_source_not_active".into());
             payment.charge_state = ChargeState::Done;
         }
-        payments::insert(db, &payment)?;
-        if payment.charge_state == ChargeState::Done {
-            let trace = TraceContext::new_root();
-            announce(db, &self.state, &payment, None, &trace)
-                .map_err(|_| HandlerError::Transient("announcing the payment failed".into()))?;
-        } else {
-            self.state.wake_sender.notify_one();
-        }
-        Ok(())
+        payment
     }
 }

@@ -92,32 +92,47 @@ pub fn references(db: &mut Db<'_>, uuids: &[String]) -> QueryResult<Vec<(String,
     })
 }
 
+/// The columns a [`Source`] is read from, in [`Row`]'s order.
+macro_rules! source_columns {
+    () => {
+        (
+            s::uuid,
+            s::organisation_uuid,
+            s::account_uuid,
+            s::created,
+            s::test_mode,
+            s::payment_method,
+            s::profile,
+            s::payment_provider,
+            s::provider_reference,
+            s::status,
+            s::status_reason,
+            s::payment_information,
+            s::supporter_uuid,
+            s::custom_parameters,
+            s::action,
+            s::return_url,
+        )
+    };
+}
+
 pub fn find(db: &mut Db<'_>, uuid: &str) -> QueryResult<Option<Source>> {
     let row: Option<Row> = db_run!(db: {
-        s::payment_sources
-            .find(uuid)
-            .select((
-                s::uuid,
-                s::organisation_uuid,
-                s::account_uuid,
-                s::created,
-                s::test_mode,
-                s::payment_method,
-                s::profile,
-                s::payment_provider,
-                s::provider_reference,
-                s::status,
-                s::status_reason,
-                s::payment_information,
-                s::supporter_uuid,
-                s::custom_parameters,
-                s::action,
-                s::return_url,
-            ))
-            .first(db)
-            .optional()
+        s::payment_sources.find(uuid).select(source_columns!()).first(db).optional()
     })?;
-    let Some((
+    row.map(from_row).transpose()
+}
+
+/// The sources among `uuids` that exist, in one statement.
+pub fn find_many(db: &mut Db<'_>, uuids: &[String]) -> QueryResult<Vec<Source>> {
+    let rows: Vec<Row> = db_run!(db: {
+        s::payment_sources.filter(s::uuid.eq_any(uuids)).select(source_columns!()).load(db)
+    })?;
+    rows.into_iter().map(from_row).collect()
+}
+
+fn from_row(row: Row) -> QueryResult<Source> {
+    let (
         uuid,
         organisation,
         account,
@@ -134,11 +149,8 @@ pub fn find(db: &mut Db<'_>, uuid: &str) -> QueryResult<Option<Source>> {
         custom,
         action,
         return_url,
-    )) = row
-    else {
-        return Ok(None);
-    };
-    Ok(Some(Source {
+    ) = row;
+    Ok(Source {
         uuid,
         created,
         organisation_uuid: organisation,
@@ -159,7 +171,7 @@ pub fn find(db: &mut Db<'_>, uuid: &str) -> QueryResult<Option<Source>> {
         custom_parameters: json(&custom)?,
         action: action.as_deref().map(json).transpose()?,
         return_url,
-    }))
+    })
 }
 
 /// Ends a pending source as `status` (active or failed); false when it was not pending, so

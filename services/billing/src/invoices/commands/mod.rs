@@ -2,6 +2,7 @@
 //! way in for routes, the scheduler and payments' results.
 
 mod manual;
+pub(crate) mod paid_together;
 pub(crate) mod results;
 
 use coffer_auth::Caller;

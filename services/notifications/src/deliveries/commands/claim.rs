@@ -52,7 +52,7 @@ pub(crate) async fn claim(
                     let wrapped = tasks::endpoints_due(tx, now_ms, "", listed)?;
                     order.extend(wrapped.into_iter().take_while(|e| *e <= start));
                 }
-                let mut picked: Vec<String> = Vec::new();
+                let mut picked: Vec<Task> = Vec::new();
                 for endpoint in order {
                     let left = room - picked.len();
                     if left == 0 {
@@ -69,7 +69,7 @@ pub(crate) async fn claim(
                 // Each endpoint is read (and its secrets opened) once per claim.
                 let mut endpoints_seen: HashMap<String, Option<Endpoint>> = HashMap::new();
                 let (mut jobs, mut dropped) = (Vec::new(), Vec::new());
-                for mut task in tasks::find_many(tx, &picked)? {
+                for mut task in picked {
                     if !endpoints_seen.contains_key(&task.endpoint_uuid) {
                         let found = endpoints::find(tx, &secrets, &task.endpoint_uuid)?;
                         endpoints_seen.insert(task.endpoint_uuid.clone(), found);

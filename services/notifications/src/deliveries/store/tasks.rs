@@ -131,26 +131,25 @@ pub fn endpoints_due(
     Ok(rows.into_iter().map(|r| r.endpoint_uuid).collect())
 }
 
-/// Up to `limit` of `endpoint`'s tasks due at `now_ms`, soonest first. On PostgreSQL they
-/// stay locked until the transaction ends and rows another sender holds are skipped, so
-/// replicas share the work; SQLite's write transaction is exclusive already.
-pub fn due_of(
-    db: &mut Db<'_>,
-    endpoint: &str,
-    now_ms: i64,
-    limit: i64,
-) -> QueryResult<Vec<String>> {
+/// Up to `limit` of `endpoint`'s tasks due at `now_ms`, soonest first, read whole. On
+/// PostgreSQL they stay locked until the transaction ends and rows another sender holds are
+/// skipped, so replicas share the work; SQLite's write transaction is exclusive already.
+pub fn due_of(db: &mut Db<'_>, endpoint: &str, now_ms: i64, limit: i64) -> QueryResult<Vec<Task>> {
     let query = t::delivery_tasks
         .filter(t::state.eq(TaskState::Pending.as_str()))
         .filter(t::endpoint_uuid.eq(endpoint))
         .filter(t::due_ms.le(now_ms))
         .order(t::due_ms.asc())
-        .limit(limit)
-        .select(t::uuid);
-    match db {
-        Db::Pg(conn) => query.for_update().skip_locked().load(*conn),
-        Db::Sqlite(conn) => query.load(*conn),
-    }
+        .limit(limit);
+    let rows: Vec<Row> = match db {
+        Db::Pg(conn) => query
+            .select(Row::as_select())
+            .for_update()
+            .skip_locked()
+            .load(*conn),
+        Db::Sqlite(conn) => query.select(Row::as_select()).load(*conn),
+    }?;
+    rows.into_iter().map(Row::into_task).collect()
 }
 
 /// Begins a try of each of `uuids`: counts it, and holds the task until `lease_until`.
@@ -177,14 +176,6 @@ pub fn find(db: &mut Db<'_>, uuid: &str) -> QueryResult<Option<Task>> {
         t::delivery_tasks.find(uuid).select(Row::as_select()).first(db).optional()
     })?;
     row.map(Row::into_task).transpose()
-}
-
-/// The tasks of `uuids` that exist, in no particular order.
-pub fn find_many(db: &mut Db<'_>, uuids: &[String]) -> QueryResult<Vec<Task>> {
-    let rows: Vec<Row> = db_run!(db: {
-        t::delivery_tasks.filter(t::uuid.eq_any(uuids)).select(Row::as_select()).load(db)
-    })?;
-    rows.into_iter().map(Row::into_task).collect()
 }
 
 /// Where the tasks of `uuids` that exist stand, their bodies left unread.

@@ -26,6 +26,17 @@ fn about(
     announce(tx, outbox, kind, (object, owner.0, owner.1), body, trace)
 }
 
+/// The event [`about`] appends, for a caller that appends many together.
+fn about_event(
+    outbox: &Outbox,
+    kind: &EventType,
+    (object, invoice): (&str, &Invoice),
+    body: Value,
+) -> QueryResult<OutboxEvent> {
+    let owner = (&*invoice.organisation_uuid, &*invoice.account_uuid);
+    crate::announce::event(outbox, kind, (object, owner.0, owner.1), body)
+}
+
 /// A new invoice; `body` is the invoice with the attempts it was made with.
 pub(crate) fn created(
     tx: &mut Db<'_>,
@@ -68,13 +79,7 @@ pub(crate) fn closed_event(
     invoice: &Invoice,
     body: Value,
 ) -> QueryResult<OutboxEvent> {
-    let owner = (&*invoice.organisation_uuid, &*invoice.account_uuid);
-    crate::announce::event(
-        outbox,
-        closed_kind(invoice),
-        (&invoice.uuid, owner.0, owner.1),
-        body,
-    )
+    about_event(outbox, closed_kind(invoice), (&invoice.uuid, invoice), body)
 }
 
 fn closed_kind(invoice: &Invoice) -> &'static EventType {
@@ -134,11 +139,10 @@ pub(crate) fn attempt_finished_event(
     succeeded: bool,
     body: Value,
 ) -> QueryResult<OutboxEvent> {
-    let owner = (&*invoice.organisation_uuid, &*invoice.account_uuid);
-    crate::announce::event(
+    about_event(
         outbox,
         finished_kind(succeeded),
-        (&attempt.uuid, owner.0, owner.1),
+        (&attempt.uuid, invoice),
         body,
     )
 }

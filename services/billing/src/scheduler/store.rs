@@ -55,13 +55,17 @@ macro_rules! claim {
 /// Subscriptions whose plan announces charges ahead and whose next charge is near its
 /// announcement. The day arithmetic is approximate (a day is not always 86,400 s in a
 /// zone), so the query takes two hours more and the command decides exactly.
+///
+/// The inner selection starts from the plans that announce (few, often none) and reads
+/// each one's window of the (plan, next charge) index: written as a filter on every
+/// subscription instead, it read them all on every pass, 0.3 s each second with 100,000.
 pub const NEAR_THEIR_ANNOUNCEMENT: Claim = claim!(
     "SELECT uuid FROM subscriptions \
-     WHERE plan_uuid IN (SELECT uuid FROM subscription_plans WHERE notify_before_charge_days IS NOT NULL) \
-     AND status IN ('active', 'suspended') AND next_due_date > $1 \
-     AND (upcoming_announced IS NULL OR upcoming_announced <> next_due_date) \
-     AND next_due_date - 86400 * (SELECT p.notify_before_charge_days FROM subscription_plans p \
-         WHERE p.uuid = subscriptions.plan_uuid) - 7200 <= $1 AND ",
+     WHERE uuid IN (SELECT s.uuid FROM subscription_plans p JOIN subscriptions s ON s.plan_uuid = p.uuid \
+         AND s.next_due_date > $1 AND s.next_due_date <= $1 + 86400 * p.notify_before_charge_days + 7200 \
+         WHERE p.notify_before_charge_days IS NOT NULL) \
+     AND status IN ('active', 'suspended') \
+     AND (upcoming_announced IS NULL OR upcoming_announced <> next_due_date) AND ",
     " ORDER BY next_due_date",
     clock: "$2",
     uses_now: true
@@ -86,7 +90,8 @@ pub const RETRIES: Claim = claim!(
     uses_now: true
 );
 
-/// Suspended subscriptions with an end, which the command compares with today.
+/// Suspended subscriptions with an end, which the command compares with today. (The
+/// status is the partial index's, written the same so that it is used.)
 pub const SUSPENDED_UNTIL: Claim = claim!(
     "SELECT uuid FROM subscriptions WHERE status = 'suspended' \
      AND suspension_end IS NOT NULL AND ",

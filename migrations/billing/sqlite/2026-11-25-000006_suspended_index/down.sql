@@ -1,0 +1,1 @@
+DROP INDEX subscriptions_suspended_idx;

@@ -26,11 +26,16 @@ pub struct Claim {
     real: &'static str,
     test: &'static str,
     uses_now: bool,
+    /// The table (alias) whose rows are locked, where the selection joins another.
+    lock_of: &'static str,
 }
 
 /// The same selection twice, its scope spliced in at compile time.
 macro_rules! claim {
     ($before:literal, $after:literal, clock: $clock:literal, uses_now: $now:literal) => {
+        claim!($before, $after, clock: $clock, uses_now: $now, lock_of: "")
+    };
+    ($before:literal, $after:literal, clock: $clock:literal, uses_now: $now:literal, lock_of: $of:literal) => {
         Claim {
             real: concat!(
                 $before,
@@ -48,6 +53,7 @@ macro_rules! claim {
                 batch!()
             ),
             uses_now: $now,
+            lock_of: $of,
         }
     };
 }
@@ -56,19 +62,19 @@ macro_rules! claim {
 /// announcement. The day arithmetic is approximate (a day is not always 86,400 s in a
 /// zone), so the query takes two hours more and the command decides exactly.
 ///
-/// The inner selection starts from the plans that announce (few, often none) and reads
-/// each one's window of the (plan, next charge) index: written as a filter on every
-/// subscription instead, it read them all on every pass, 0.3 s each second with 100,000.
+/// It is a join from the plans that announce (few, often none) into each one's window of
+/// the (plan, next charge) index, locking only the subscriptions: written as a filter on
+/// every subscription, it read them all on every pass (0.3 s each second with 100,000).
 pub const NEAR_THEIR_ANNOUNCEMENT: Claim = claim!(
-    "SELECT uuid FROM subscriptions \
-     WHERE uuid IN (SELECT s.uuid FROM subscription_plans p JOIN subscriptions s ON s.plan_uuid = p.uuid \
-         AND s.next_due_date > $1 AND s.next_due_date <= $1 + 86400 * p.notify_before_charge_days + 7200 \
-         WHERE p.notify_before_charge_days IS NOT NULL) \
-     AND status IN ('active', 'suspended') \
-     AND (upcoming_announced IS NULL OR upcoming_announced <> next_due_date) AND ",
-    " ORDER BY next_due_date",
+    "SELECT s.uuid FROM subscription_plans p JOIN subscriptions s ON s.plan_uuid = p.uuid \
+     WHERE p.notify_before_charge_days IS NOT NULL \
+     AND s.status IN ('active', 'suspended') AND s.next_due_date > $1 \
+     AND s.next_due_date <= $1 + 86400 * p.notify_before_charge_days + 7200 \
+     AND (s.upcoming_announced IS NULL OR s.upcoming_announced <> s.next_due_date) AND s.",
+    " ORDER BY s.next_due_date",
     clock: "$2",
-    uses_now: true
+    uses_now: true,
+    lock_of: " OF s"
 );
 
 /// Subscriptions with a charge date that has come. (The status list is the partial
@@ -100,6 +106,17 @@ pub const SUSPENDED_UNTIL: Claim = claim!(
     uses_now: false
 );
 
+/// Whether any plan announces charges ahead (`notify_before_charge_days`).
+pub fn any_plan_announces(db: &mut Db<'_>) -> QueryResult<bool> {
+    use crate::schema::subscription_plans::dsl as p;
+    db_run!(db: {
+        diesel::select(diesel::dsl::exists(
+            p::subscription_plans.filter(p::notify_before_charge_days.is_not_null()),
+        ))
+        .get_result(db)
+    })
+}
+
 #[derive(QueryableByName)]
 struct Id {
     #[diesel(sql_type = Text)]
@@ -119,7 +136,7 @@ pub fn claim(
         Some(_) => claim.test,
     };
     let sql = match tx.backend() {
-        Backend::Postgres => format!("{text} FOR UPDATE SKIP LOCKED"),
+        Backend::Postgres => format!("{text} FOR UPDATE{} SKIP LOCKED", claim.lock_of),
         Backend::Sqlite => text.to_owned(),
     };
     let ids: Vec<Id> = db_run!(tx: {

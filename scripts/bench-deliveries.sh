@@ -10,6 +10,8 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 port="${BENCH_PORT:-18450}"
 pg_base="$(scripts/ensure-postgres.sh)"
+# shellcheck source=scripts/bench-autovacuum.sh
+source scripts/bench-autovacuum.sh
 brokers="$(scripts/kafka.sh)"
 if ! command -v wrk >/dev/null 2>&1; then
     echo "installing wrk (Debian's package)" >&2
@@ -18,10 +20,12 @@ fi
 state="$(mktemp -d /tmp/coffer-bench-deliveries.XXXXXX)"
 receiver_pid=""
 cleanup() {
+    autovacuum_restore
     [[ -n "$receiver_pid" ]] && kill "$receiver_pid" 2>/dev/null && wait "$receiver_pid" 2>/dev/null
     rm -rf "$state"
 }
 trap cleanup EXIT
+autovacuum_on
 
 cargo build --release -p coffer >&2
 bin="${CARGO_TARGET_DIR:-target}/release"

@@ -9,6 +9,9 @@ use crate::schema::payments::dsl as p;
 
 #[derive(Debug, Clone, Queryable, Selectable, Insertable)]
 #[diesel(table_name = crate::schema::payments)]
+// An absent value is written as NULL (no column of an `Option` has another default), so
+// that many rows go in one statement on SQLite too, also with ON CONFLICT.
+#[diesel(treat_none_as_default_value = false)]
 struct Row {
     uuid: String,
     organisation_uuid: String,
@@ -170,13 +173,21 @@ pub fn find(db: &mut Db<'_>, uuid: &str) -> QueryResult<Option<Payment>> {
     Ok(Some(payment))
 }
 
-/// Of billing's charge attempts `attempts`, those that have a payment already.
-pub fn charged_attempts(db: &mut Db<'_>, attempts: &[String]) -> QueryResult<Vec<String>> {
+/// Records the payments of billing's charge attempts in one statement, leaving out those
+/// whose attempt has a payment already; the uuids of those recorded. The unique index on
+/// the attempt decides, so nothing is read first.
+pub fn insert_for_attempts(db: &mut Db<'_>, payments: &[Payment]) -> QueryResult<Vec<String>> {
+    if payments.is_empty() {
+        return Ok(Vec::new());
+    }
+    let rows: Vec<Row> = payments.iter().map(Row::from_payment).collect();
     db_run!(db: {
-        p::payments
-            .filter(p::charge_attempt_uuid.eq_any(attempts))
-            .select(p::charge_attempt_uuid.assume_not_null())
-            .load(db)
+        diesel::insert_into(p::payments)
+            .values(&rows)
+            .on_conflict(p::charge_attempt_uuid)
+            .do_nothing()
+            .returning(p::uuid)
+            .get_results(db)
     })
 }
 

@@ -56,19 +56,18 @@ impl Handler for BillingCharges {
         if asked.is_empty() {
             return Ok(());
         }
-        let attempts: Vec<String> = asked.iter().map(|a| a.attempt.clone()).collect();
-        let mut charged: HashSet<String> = payments::charged_attempts(db, &attempts)?
-            .into_iter()
-            .collect();
-        let source_uuids: Vec<String> = asked.iter().map(|a| a.source.clone()).collect();
+        let mut source_uuids: Vec<String> = asked.iter().map(|a| a.source.clone()).collect();
+        source_uuids.sort();
+        source_uuids.dedup();
         let sources: HashMap<String, Source> = sources::find_many(db, &source_uuids)?
             .into_iter()
             .map(|s| (s.uuid.clone(), s))
             .collect();
+        let mut seen = HashSet::new();
         let mut made = Vec::new();
         for a in asked {
             // Once per attempt, also when it arrives twice in one batch.
-            if !charged.insert(a.attempt.clone()) {
+            if !seen.insert(a.attempt.clone()) {
                 continue;
             }
             let Some(source) = sources.get(&a.source) else {
@@ -80,8 +79,12 @@ impl Handler for BillingCharges {
             made.push(self.payment_for(source, a));
         }
         // Recorded here, in the events' transaction; a worker asks the provider once it has
-        // committed (payments/commands.rs), never inside this handler.
-        payments::insert_all(db, &made)?;
+        // committed (payments/commands.rs), never inside this handler. An attempt that has
+        // a payment already (a redelivered event) gets no second one.
+        let recorded: HashSet<String> = payments::insert_for_attempts(db, &made)?
+            .into_iter()
+            .collect();
+        made.retain(|p| recorded.contains(&p.uuid));
         let mut reserved = false;
         for payment in &made {
             if payment.charge_state == ChargeState::Done {

@@ -103,5 +103,5 @@ while True:
         break
     if time.time() - start > 1800:
         sys.exit("gave up after 30 minutes")
-    time.sleep(0.5)
+    time.sleep(1.0)
 PY

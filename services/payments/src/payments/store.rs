@@ -535,8 +535,10 @@ pub fn unsettled(db: &mut Db<'_>, before: i64, limit: i64) -> QueryResult<Vec<St
 /// Payments recorded but not yet sent, oldest first.
 pub fn reserved(db: &mut Db<'_>, limit: i64) -> QueryResult<Vec<String>> {
     db_run!(db: {
+        // Written out rather than bound, so that a generic plan can use the partial
+        // index on reserved payments (payments_reserved_idx).
         p::payments
-            .filter(p::charge_state.eq(ChargeState::Reserved.as_str()))
+            .filter(diesel::dsl::sql::<diesel::sql_types::Bool>("charge_state = 'reserved'"))
             .order(p::created.asc())
             .limit(limit)
             .select(p::uuid)

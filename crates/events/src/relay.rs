@@ -4,8 +4,10 @@
 //! process dies before the commit, the rows are still unpublished and go out again (the
 //! bus may then carry a message twice; consumers' inboxes absorb that). On PostgreSQL
 //! several relays may run: each locks a set of partitions (transaction-scoped advisory
-//! locks) before claiming rows of those partitions with `FOR UPDATE SKIP LOCKED`, so one
-//! object's events are only ever published by one relay at a time, oldest first.
+//! locks) before reading rows of those partitions, so one object's events are only ever
+//! published by one relay at a time, oldest first. The partition's lock is what keeps
+//! other relays away, so the rows themselves are not locked (a row lock is a write per
+//! row, and the relay of a busy service reads hundreds of thousands).
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -230,8 +232,9 @@ fn claim_partitions(
     Ok(found.into_iter().map(|p| p.partition_no).collect())
 }
 
-/// The oldest unpublished rows of each partition in `partitions`, locked: each partition is read along its own index range, so the cost follows the
-/// batch and not the backlog.
+/// The oldest unpublished rows of each partition in `partitions` (whose advisory locks
+/// this transaction holds): each partition is read along its own index range, so the cost
+/// follows the batch and not the backlog.
 fn oldest_of(
     conn: &mut diesel::PgConnection,
     partitions: &[i32],
@@ -250,7 +253,7 @@ fn oldest_of(
          FROM unnest($1::int[]) AS p(no), LATERAL ( \
              SELECT seq, topic, message_key, payload, traceparent FROM outbox \
              WHERE outbox.partition_no = p.no AND outbox.published_ms IS NULL \
-             ORDER BY seq LIMIT $2 FOR UPDATE SKIP LOCKED) AS c \
+             ORDER BY seq LIMIT $2) AS c \
          ORDER BY c.seq",
     )
     .bind::<Array<Integer>, _>(partitions)

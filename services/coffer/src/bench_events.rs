@@ -28,6 +28,14 @@ pub struct BenchEventsArgs {
     /// Events appended per transaction.
     #[arg(long, default_value_t = 100)]
     pub per_commit: usize,
+    #[command(flatten)]
+    pub on: KafkaRun,
+}
+
+/// Where a benchmark's second run goes: Kafka with PostgreSQL (bench-events and
+/// bench-deliveries share these flags).
+#[derive(Debug, clap::Args)]
+pub struct KafkaRun {
     /// Also run on Kafka (these bootstrap servers) with PostgreSQL.
     #[arg(long)]
     pub kafka: Option<String>,
@@ -223,8 +231,8 @@ pub async fn run_all(args: BenchEventsArgs) -> anyhow::Result<()> {
     ));
     let mut runs = vec![run("in-process", "sqlite", store, bus, &args).await?];
 
-    if let Some(brokers) = &args.kafka {
-        let scratch = ScratchDatabase::create(&args.postgres, "coffer_bench_events")?;
+    if let Some(brokers) = &args.on.kafka {
+        let scratch = ScratchDatabase::create(&args.on.postgres, "coffer_bench_events")?;
         let store = services::open_url(&scratch.url, coffer_identity::MIGRATIONS).await?;
         let settings = KafkaSettings {
             brokers: brokers.clone(),

@@ -267,17 +267,10 @@ pub fn insert_attempt(db: &mut Db<'_>, x: &ChargeAttempt) -> QueryResult<bool> {
 }
 
 pub fn attempts_of(db: &mut Db<'_>, invoice: &str) -> QueryResult<Vec<ChargeAttempt>> {
-    let rows: Vec<AttemptRow> = db_run!(db: {
-        a::charge_attempts
-            .filter(a::invoice_uuid.eq(invoice))
-            .order((a::created, a::uuid))
-            .select(AttemptRow::as_select())
-            .load(db)
-    })?;
-    rows.into_iter().map(AttemptRow::into_attempt).collect()
+    attempts_of_many(db, &[invoice.to_owned()])
 }
 
-/// The attempts of all of `invoices`, each invoice's in the order [`attempts_of`] gives.
+/// The attempts of all of `invoices`, by invoice, each invoice's oldest first.
 pub fn attempts_of_many(db: &mut Db<'_>, invoices: &[String]) -> QueryResult<Vec<ChargeAttempt>> {
     let rows: Vec<AttemptRow> = db_run!(db: {
         a::charge_attempts

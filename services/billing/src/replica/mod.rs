@@ -62,12 +62,12 @@ impl Handler for Replica {
     fn handle_many(&self, db: &mut Db<'_>, events: &[Event]) -> Result<(), HandlerError> {
         let mut paid = Vec::new();
         for event in events {
-            if event.object == "payment" && subscriptions::events::payment_start(event).is_none() {
-                if let Some(result) = invoices::events::charge_result(event).filter(|r| r.succeeded)
-                {
-                    paid.push(result);
-                    continue;
-                }
+            if event.object == "payment"
+                && subscriptions::events::payment_start(event).is_none()
+                && let Some(result) = invoices::events::charge_result(event).filter(|r| r.succeeded)
+            {
+                paid.push(result);
+                continue;
             }
             self.handle(db, event)?;
         }

@@ -28,7 +28,7 @@ use serde::Serialize;
 use tokio::net::TcpListener;
 use uuid::Uuid;
 
-use crate::bench_events::{ScratchDatabase, percentile};
+use crate::bench_events::{KafkaRun, ScratchDatabase, percentile};
 use crate::services;
 
 #[derive(Debug, clap::Args)]
@@ -54,15 +54,8 @@ pub struct BenchDeliveriesArgs {
     /// How long the lag runs send, in seconds.
     #[arg(long, default_value_t = 10)]
     pub seconds: u64,
-    /// Also run on Kafka (these bootstrap servers) with PostgreSQL.
-    #[arg(long)]
-    pub kafka: Option<String>,
-    /// PostgreSQL for the Kafka run; a scratch database is made beside this one's.
-    #[arg(
-        long,
-        default_value = "postgres://coffer_test@127.0.0.1:5432/coffer_test"
-    )]
-    pub postgres: String,
+    #[command(flatten)]
+    pub on: KafkaRun,
 }
 
 #[derive(Debug, Serialize)]
@@ -323,8 +316,8 @@ pub async fn run(args: BenchDeliveriesArgs) -> anyhow::Result<()> {
     )
     .await?;
 
-    if let Some(brokers) = &args.kafka {
-        let scratch = ScratchDatabase::create(&args.postgres, "coffer_bench_deliveries")?;
+    if let Some(brokers) = &args.on.kafka {
+        let scratch = ScratchDatabase::create(&args.on.postgres, "coffer_bench_deliveries")?;
         let store = services::open_url(&scratch.url, coffer_notifications::MIGRATIONS).await?;
         let settings = KafkaSettings {
             brokers: brokers.clone(),

@@ -110,8 +110,12 @@ coffer_testkit::backend_tests! {
         relay(&w.store, Arc::clone(&bus), &outbox).run_once().await.unwrap();
         let consumer = consumer(&w.store, bus, "probe");
         let task = tokio::spawn(async move { consumer.run().await });
-        let rows = wait_for_effects(&w.store, |rows| rows.iter().any(|r| r.2 == 8)).await;
+        // 7 and 8 are different objects, so lanes may apply 8 first: wait for both, and a
+        // while longer for a second application of 7, should there be one.
+        wait_for_effects(&w.store, |rows| rows.iter().any(|r| r.2 == 8) && rows.iter().any(|r| r.2 == 7)).await;
+        tokio::time::sleep(std::time::Duration::from_millis(200)).await;
         task.abort();
+        let rows = effects(&w.store).await;
         assert_eq!(rows.iter().filter(|r| r.2 == 7).count(), 1, "{rows:?}");
     }
 

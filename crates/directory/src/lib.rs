@@ -58,6 +58,11 @@ fn text(event: &Event, field: &str) -> Result<String, HandlerError> {
         .ok_or_else(|| HandlerError::Permanent(format!("{} has no {field}", event.name)))
 }
 
+/// Whether `event` is about something the copy holds (an organisation or an account).
+pub fn concerns(event: &Event) -> bool {
+    matches!(event.object.as_str(), "organisation" | "account")
+}
+
 /// Applies one of identity's events; says which account is new, if one is.
 pub fn apply(db: &mut Db<'_>, event: &Event) -> Result<Option<NewAccount>, HandlerError> {
     let uuid = event.object_uuid.to_string();

@@ -48,6 +48,14 @@ impl From<StoreError> for HandlerError {
 
 /// What a service does with an event, inside the consumer's transaction.
 pub trait Handler: Send + Sync + 'static {
+    /// Whether `event` can change anything here. An event it does not want is acknowledged
+    /// without a transaction or an inbox row: ignoring it again, when it is redelivered,
+    /// is as harmless as ignoring it once. A consumer reads whole topics, so most of what
+    /// it reads may be events of no concern to it.
+    fn wants(&self, _event: &Event) -> bool {
+        true
+    }
+
     fn handle(&self, db: &mut Db<'_>, event: &Event) -> Result<(), HandlerError>;
 
     /// Applies `events` (a lane's events not seen before, in their order) in one
@@ -162,7 +170,11 @@ impl Consumer {
         else {
             return false;
         };
-        let keys: Vec<&str> = batch.iter().map(|d| d.message.key.as_str()).collect();
+        let (events, keys): (Vec<Event>, Vec<&str>) = events
+            .into_iter()
+            .zip(batch.iter().map(|d| d.message.key.as_str()))
+            .filter(|(event, _)| self.handler.wants(event))
+            .unzip();
         let lanes = split_into_lanes(events, &keys, self.settings.lanes);
         let applied =
             futures_util::future::join_all(lanes.into_iter().map(|lane| self.apply_batch(lane)))
@@ -228,6 +240,9 @@ impl Consumer {
                 Ok(event) => event,
                 Err(e) => return self.give_up(subscription, delivery, &format!("unreadable event: {e}")).await,
             };
+            if !self.handler.wants(&event) {
+                return subscription.ack(delivery).await;
+            }
             let mut attempt = 0;
             loop {
                 attempt += 1;

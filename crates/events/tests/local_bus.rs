@@ -39,6 +39,23 @@ async fn commit(store: &Store, events: Vec<coffer_events::outbox::OutboxEvent>) 
         .unwrap();
 }
 
+async fn inbox_rows(store: &Store) -> i64 {
+    #[derive(diesel::QueryableByName)]
+    struct N {
+        #[diesel(sql_type = diesel::sql_types::BigInt)]
+        n: i64,
+    }
+    store
+        .query(|db| {
+            coffer_store::db_run!(db: {
+                diesel::RunQueryDsl::get_result::<N>(diesel::sql_query("SELECT COUNT(*) AS n FROM inbox"), db)
+            })
+        })
+        .await
+        .unwrap()
+        .n
+}
+
 coffer_testkit::backend_tests! {
     async fn the_trace_context_rides_from_the_change_to_the_consumer(backend) {
         let w = world(backend).await;
@@ -143,6 +160,40 @@ coffer_testkit::backend_tests! {
         assert_eq!(dead[0].1, object.to_string());
         assert!(dead[0].2.contains("poison"));
         assert!(dead[1].2.contains("unreadable"));
+    }
+
+    async fn events_the_handler_does_not_want_pass_without_a_trace(backend) {
+        let w = world(backend).await;
+        let outbox = outbox();
+        let unwanted = |sequence: i64| outbox.event(&PROBED, Uuid::new_v4(), None, None,
+            serde_json::json!({ "sequence": sequence, "unwanted": true }));
+        // Alone (a delivery taken by itself), then among wanted ones (a batch in lanes).
+        commit(&w.store, vec![unwanted(1)]).await;
+        let bus: Arc<dyn Bus> = w.bus.clone();
+        relay(&w.store, Arc::clone(&bus), &outbox).run_once().await.unwrap();
+        let first = consumer(&w.store, Arc::clone(&bus), "probe");
+        let task = tokio::spawn(async move { first.run().await });
+        tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+        commit(&w.store, vec![unwanted(2), event(&outbox, Uuid::new_v4(), 3), unwanted(4),
+            event(&outbox, Uuid::new_v4(), 5)]).await;
+        relay(&w.store, Arc::clone(&bus), &outbox).run_once().await.unwrap();
+        wait_for_effects(&w.store, |rows| rows.len() >= 2).await;
+        tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+        task.abort();
+        let mut applied: Vec<i64> = effects(&w.store).await.iter().map(|r| r.2).collect();
+        applied.sort_unstable();
+        assert_eq!(applied, [3, 5]);
+        assert_eq!(inbox_rows(&w.store).await, 2, "no inbox row for an unwanted event");
+        // Acknowledged all the same: a restarted consumer finds nothing left to read.
+        commit(&w.store, vec![event(&outbox, Uuid::new_v4(), 6)]).await;
+        relay(&w.store, Arc::clone(&bus), &outbox).run_once().await.unwrap();
+        let second = consumer(&w.store, bus, "probe");
+        let task = tokio::spawn(async move { second.run().await });
+        wait_for_effects(&w.store, |rows| rows.len() >= 3).await;
+        tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+        task.abort();
+        assert_eq!(effects(&w.store).await.len(), 3);
+        assert_eq!(inbox_rows(&w.store).await, 3);
     }
 
     async fn a_restarted_consumer_resumes_after_its_last_acknowledgement(backend) {

@@ -63,10 +63,15 @@ pub async fn store(db: &TestDb, migrations: Migrations) -> Store {
     store
 }
 
-/// Writes one effects row per event; fails (transiently) on events whose data says `poison`.
+/// Writes one effects row per event; fails (transiently) on events whose data says `poison`,
+/// and does not want those whose data says `unwanted`.
 pub struct ProbeHandler;
 
 impl Handler for ProbeHandler {
+    fn wants(&self, event: &Event) -> bool {
+        event.data["unwanted"] != true
+    }
+
     fn handle(&self, db: &mut Db<'_>, event: &Event) -> Result<(), HandlerError> {
         if event.data["poison"] == true {
             return Err(HandlerError::Transient("probe refuses poison".into()));

@@ -8,6 +8,10 @@ use coffer_store::Db;
 pub struct Replica;
 
 impl Handler for Replica {
+    fn wants(&self, event: &Event) -> bool {
+        coffer_directory::concerns(event)
+    }
+
     fn handle(&self, db: &mut Db<'_>, event: &Event) -> Result<(), HandlerError> {
         match event.object.as_str() {
             "organisation" | "account" => coffer_directory::apply(db, event).map(drop),

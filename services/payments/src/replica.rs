@@ -9,6 +9,10 @@ pub use coffer_directory::{account_organisation, organisation_exists};
 pub struct Replica;
 
 impl Handler for Replica {
+    fn wants(&self, event: &Event) -> bool {
+        coffer_directory::concerns(event)
+    }
+
     fn handle(&self, db: &mut Db<'_>, event: &Event) -> Result<(), HandlerError> {
         if let Some(account) = coffer_directory::apply(db, event)? {
             crate::profiles::store::create_test_profiles(

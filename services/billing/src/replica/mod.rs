@@ -57,6 +57,19 @@ impl Replica {
 }
 
 impl Handler for Replica {
+    /// Most of payments' events (a payment created, a refund) say nothing billing keeps;
+    /// a charge attempt's payment matters only once it has a result.
+    fn wants(&self, event: &Event) -> bool {
+        match event.object.as_str() {
+            "payment" => {
+                subscriptions::events::payment_start(event).is_some()
+                    || invoices::events::charge_result(event).is_some()
+            }
+            "payment_source" | "supporter" => true,
+            _ => coffer_directory::concerns(event),
+        }
+    }
+
     /// Charge attempts' successes are applied together after the batch's other events
     /// (invoices/commands/paid_together.rs); nothing else in a batch bears on them.
     fn handle_many(&self, db: &mut Db<'_>, events: &[Event]) -> Result<(), HandlerError> {

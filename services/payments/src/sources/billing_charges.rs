@@ -34,6 +34,11 @@ fn field<'a>(event: &'a Event, path: &str) -> Result<&'a str, HandlerError> {
 }
 
 impl Handler for BillingCharges {
+    /// Billing's invoices and the rest of its subscriptions' events are not payments' concern.
+    fn wants(&self, event: &Event) -> bool {
+        SUBSCRIPTION_CREATED.is(&event.name) || CHARGE_ATTEMPT_CREATED.is(&event.name)
+    }
+
     fn handle(&self, db: &mut Db<'_>, event: &Event) -> Result<(), HandlerError> {
         self.handle_many(db, std::slice::from_ref(event))
     }

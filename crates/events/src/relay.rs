@@ -38,6 +38,10 @@ pub struct RelaySettings {
     pub lock_space: i32,
 }
 
+/// Relay loops one process runs on PostgreSQL. With 64 partitions and 16 claimed at a
+/// time, four loops can each hold partitions of their own; more would find them taken.
+const SIDE_BY_SIDE: usize = 4;
+
 /// Events one relay pass publishes at most on SQLite (see `run_once`).
 const SQLITE_BATCH: i64 = 64;
 
@@ -150,9 +154,28 @@ impl Relay {
         Ok(purged)
     }
 
-    /// Publishes until the outbox is empty, then waits for a commit signal or the poll
-    /// interval; purges now and then. Never returns; errors are logged and retried.
+    /// Starts the relay's loops: on PostgreSQL [`SIDE_BY_SIDE`] of them, each claiming
+    /// partitions of its own, so one loop's batch is read or marked while another's is on
+    /// the way to the bus; on SQLite, with its one writer, a single loop.
+    pub fn spawn(self: &Arc<Self>) -> Vec<tokio::task::JoinHandle<()>> {
+        let loops = match self.store.backend() {
+            coffer_store::Backend::Postgres => SIDE_BY_SIDE,
+            coffer_store::Backend::Sqlite => 1,
+        };
+        (0..loops)
+            .map(|n| tokio::spawn(Arc::clone(self).run_loop(n == 0)))
+            .collect()
+    }
+
+    /// One loop that publishes and purges (as [`Relay::spawn`] on SQLite).
     pub async fn run(self: Arc<Self>) {
+        self.run_loop(true).await;
+    }
+
+    /// Publishes until the outbox is empty, then waits for a commit signal or the poll
+    /// interval; purges now and then if `purges`. Never returns; errors are logged and
+    /// retried.
+    async fn run_loop(self: Arc<Self>, purges: bool) {
         let mut last_purge = std::time::Instant::now();
         let mut backoff = Duration::from_millis(100);
         loop {
@@ -169,7 +192,7 @@ impl Relay {
                     continue;
                 }
             }
-            if last_purge.elapsed() > Duration::from_secs(300) {
+            if purges && last_purge.elapsed() > Duration::from_secs(300) {
                 last_purge = std::time::Instant::now();
                 match self.purge().await {
                     Ok(n) if n > 0 => tracing::info!(purged = n, "purged published outbox rows"),

@@ -96,7 +96,9 @@ impl EventWiring {
             consumers = self.consumers.len(),
             "event relay and consumers start"
         );
-        std::iter::once(tokio::spawn(Arc::clone(&self.relay).run()))
+        self.relay
+            .spawn()
+            .into_iter()
             .chain(
                 self.consumers
                     .iter()

@@ -122,7 +122,7 @@ async fn run(
         RelaySettings::default(),
     ));
     let consuming = tokio::spawn(Arc::clone(&consumer).run_forever());
-    let relaying = tokio::spawn(Arc::clone(&relay).run());
+    let relaying = relay.spawn();
 
     let make = |n: usize| -> Vec<OutboxEvent> {
         (0..n)
@@ -174,7 +174,7 @@ async fn run(
     }
     let elapsed = started.elapsed().as_secs_f64();
     consuming.abort();
-    relaying.abort();
+    relaying.iter().for_each(tokio::task::JoinHandle::abort);
     let mut lags = recorder.lags.lock().map(|l| l.clone()).unwrap_or_default();
     lags.sort_unstable();
     Ok(Run {

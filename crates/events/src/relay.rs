@@ -1,6 +1,7 @@
-//! The relay: moves committed outbox rows to the bus, in order, and marks them published.
+//! The relay: moves committed outbox rows to the bus, in order, and deletes them once
+//! published.
 //!
-//! A batch is claimed, published and marked inside one database transaction. If the
+//! A batch is claimed, published and deleted inside one database transaction. If the
 //! process dies before the commit, the rows are still unpublished and go out again (the
 //! bus may then carry a message twice; consumers' inboxes absorb that). On PostgreSQL
 //! several relays may run: each locks a set of partitions (transaction-scoped advisory
@@ -12,7 +13,6 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use coffer_model::clock::Clock;
 use coffer_store::{Db, Store, StoreError, WriteTx, db_run};
 use diesel::prelude::*;
 use diesel::result::Error as DieselError;
@@ -29,8 +29,6 @@ pub struct RelaySettings {
     /// How often to look for rows when nothing wakes the relay (rows written by another
     /// process, e.g. `coffer admin`).
     pub poll_interval: Duration,
-    /// How long published rows are kept before they are purged.
-    pub retention: Duration,
     /// Partitions one relay claims at a time on PostgreSQL; with fewer than
     /// `PARTITIONS / partitions_per_claim` replicas every partition has a taker.
     pub partitions_per_claim: i32,
@@ -50,7 +48,6 @@ impl Default for RelaySettings {
         Self {
             batch_size: 500,
             poll_interval: Duration::from_millis(500),
-            retention: Duration::from_secs(24 * 3600),
             partitions_per_claim: 16,
             lock_space: 0x00c0_ffe0,
         }
@@ -72,7 +69,6 @@ type Claimed = (i64, String, String, String, Option<String>);
 pub struct Relay {
     store: Store,
     bus: Arc<dyn Bus>,
-    clock: Arc<dyn Clock>,
     signal: Arc<Notify>,
     settings: RelaySettings,
 }
@@ -81,14 +77,12 @@ impl Relay {
     pub fn new(
         store: Store,
         bus: Arc<dyn Bus>,
-        clock: Arc<dyn Clock>,
-        signal: Arc<Notify>,
+            signal: Arc<Notify>,
         settings: RelaySettings,
     ) -> Self {
         Self {
             store,
             bus,
-            clock,
             signal,
             settings,
         }
@@ -98,7 +92,6 @@ impl Relay {
     pub async fn run_once(&self) -> Result<usize, RelayError> {
         let bus = Arc::clone(&self.bus);
         let runtime = tokio::runtime::Handle::current();
-        let now = self.clock.unix_ms();
         let settings = self.settings.clone();
         // A first partition chosen at random, so replicas start on different ones.
         let start = (uuid::Uuid::new_v4().as_u128() % PARTITIONS as u128) as i32;
@@ -112,10 +105,9 @@ impl Relay {
                 };
                 match db {
                     Db::Pg(conn) => conn.write_tx(|conn| {
-                        let mine = claim_partitions(conn, start, &settings)?;
-                        let rows = oldest_of(conn, &mine, settings.batch_size)?;
+                        let rows = claim_oldest(conn, start, &settings)?;
                         publish(&rows)?;
-                        mark(&mut Db::Pg(conn), &rows, now)?;
+                        remove(&mut Db::Pg(conn), &rows)?;
                         Ok(rows.len())
                     }),
                     // SQLite has one writer: the immediate transaction is the claim. It
@@ -129,29 +121,12 @@ impl Relay {
                             .select((o::seq, o::topic, o::message_key, o::payload, o::traceparent))
                             .load(conn)?;
                         publish(&rows)?;
-                        mark(&mut Db::Sqlite(conn), &rows, now)?;
+                        remove(&mut Db::Sqlite(conn), &rows)?;
                         Ok(rows.len())
                     }),
                 }
             })
             .await
-    }
-
-    /// Deletes rows published longer ago than the retention.
-    pub async fn purge(&self) -> Result<usize, RelayError> {
-        let before = self.clock.unix_ms()
-            - i64::try_from(self.settings.retention.as_millis()).unwrap_or(i64::MAX);
-        let purged = self
-            .store
-            .query(move |db| {
-                db.write_tx(|db| {
-                    db_run!(db: {
-                        diesel::delete(o::outbox.filter(o::published_ms.lt(before))).execute(db)
-                    })
-                })
-            })
-            .await?;
-        Ok(purged)
     }
 
     /// Starts the relay's loops: on PostgreSQL [`SIDE_BY_SIDE`] of them, each claiming
@@ -163,20 +138,13 @@ impl Relay {
             coffer_store::Backend::Sqlite => 1,
         };
         (0..loops)
-            .map(|n| tokio::spawn(Arc::clone(self).run_loop(n == 0)))
+            .map(|_| tokio::spawn(Arc::clone(self).run()))
             .collect()
     }
 
-    /// One loop that publishes and purges (as [`Relay::spawn`] on SQLite).
-    pub async fn run(self: Arc<Self>) {
-        self.run_loop(true).await;
-    }
-
     /// Publishes until the outbox is empty, then waits for a commit signal or the poll
-    /// interval; purges now and then if `purges`. Never returns; errors are logged and
-    /// retried.
-    async fn run_loop(self: Arc<Self>, purges: bool) {
-        let mut last_purge = std::time::Instant::now();
+    /// interval. Never returns; errors are logged and retried.
+    pub async fn run(self: Arc<Self>) {
         let mut backoff = Duration::from_millis(100);
         loop {
             match self.run_once().await {
@@ -190,14 +158,6 @@ impl Relay {
                     tokio::time::sleep(backoff).await;
                     backoff = (backoff * 2).min(Duration::from_secs(10));
                     continue;
-                }
-            }
-            if purges && last_purge.elapsed() > Duration::from_secs(300) {
-                last_purge = std::time::Instant::now();
-                match self.purge().await {
-                    Ok(n) if n > 0 => tracing::info!(purged = n, "purged published outbox rows"),
-                    Ok(_) => {}
-                    Err(e) => tracing::warn!(error = %e, "could not purge the outbox"),
                 }
             }
             let _ = tokio::time::timeout(self.settings.poll_interval, self.signal.notified()).await;
@@ -225,24 +185,48 @@ struct Pending {
     traceparent: Option<String>,
 }
 
-/// The partitions with unpublished rows: one probe of the pending index per partition.
-/// (A `DISTINCT` over the pending rows reads every one of them, which under a backlog of
-/// a hundred thousand events costs more than publishing a batch.)
-/// Locks up to `partitions_per_claim` partitions that have unpublished rows, walking them
-/// from `start` so replicas tend to take different ones, in one round trip: only
-/// partitions with work are worth a lock. The subquery is fenced (`OFFSET 0`) and the lock
-/// is volatile, so it is tried in the walk's order and no further once enough are held.
-fn claim_partitions(
+/// Locks partitions, walking them from `start` so replicas tend to take different ones,
+/// `partitions_per_claim` at a time, and reads the oldest rows of those it holds; while
+/// the batch is not full, the next ones not yet tried, until every partition was tried.
+/// Under a backlog the first partitions locked fill the batch, so it costs one lock walk
+/// and one read. (Asking first which partitions have rows cost a probe of all 64, each
+/// walking the index entries of rows deleted but not yet vacuumed: under load more than
+/// the read itself.)
+fn claim_oldest(
     conn: &mut diesel::PgConnection,
     start: i32,
     settings: &RelaySettings,
+) -> QueryResult<Vec<Claimed>> {
+    let mut tried: Vec<i32> = Vec::new();
+    let mut rows = Vec::new();
+    while i64::try_from(rows.len()).unwrap_or(i64::MAX) < settings.batch_size {
+        let mine = lock_partitions(conn, start, &tried, settings)?;
+        if mine.is_empty() {
+            break;
+        }
+        let left = settings.batch_size - i64::try_from(rows.len()).unwrap_or(0);
+        rows.extend(oldest_of(conn, &mine, left)?);
+        tried.extend(mine);
+    }
+    rows.sort_by_key(|r| r.0);
+    Ok(rows)
+}
+
+/// Takes the advisory locks of up to `partitions_per_claim` partitions not in `tried`, in
+/// the walk's order from `start`, in one round trip. The subquery is fenced (`OFFSET 0`)
+/// and the lock is volatile, so locks are tried in that order and no further once enough
+/// are held. A partition another relay holds is skipped.
+fn lock_partitions(
+    conn: &mut diesel::PgConnection,
+    start: i32,
+    tried: &[i32],
+    settings: &RelaySettings,
 ) -> QueryResult<Vec<i32>> {
-    use diesel::sql_types::Integer;
+    use diesel::sql_types::{Array, Integer};
     let found: Vec<Partition> = diesel::sql_query(
         "SELECT w.no AS partition_no FROM ( \
              SELECT p.no FROM generate_series(0, $1 - 1) AS p(no) \
-             WHERE EXISTS (SELECT 1 FROM outbox WHERE outbox.partition_no = p.no \
-                           AND outbox.published_ms IS NULL) \
+             WHERE p.no <> ALL($5) \
              ORDER BY (p.no - $2 + $1) % $1 OFFSET 0) AS w \
          WHERE pg_try_advisory_xact_lock($3, w.no) \
          LIMIT $4",
@@ -251,6 +235,7 @@ fn claim_partitions(
     .bind::<Integer, _>(start)
     .bind::<Integer, _>(settings.lock_space)
     .bind::<Integer, _>(settings.partitions_per_claim.max(1))
+    .bind::<Array<Integer>, _>(tried)
     .load(conn)?;
     Ok(found.into_iter().map(|p| p.partition_no).collect())
 }
@@ -319,9 +304,12 @@ fn to_message((_, topic, key, payload, traceparent): &Claimed) -> Message {
     }
 }
 
-fn mark(db: &mut Db<'_>, rows: &[Claimed], now: i64) -> QueryResult<()> {
+/// Deletes the rows just published. The bus keeps what was published (Kafka's topic
+/// retention, seven days on the in-process bus), so the outbox holds only what is still to
+/// go: a delete writes far less than an update that would mark the row, which copies it.
+fn remove(db: &mut Db<'_>, rows: &[Claimed]) -> QueryResult<()> {
     let seqs: Vec<i64> = rows.iter().map(|r| r.0).collect();
     db_run!(db: {
-        diesel::update(o::outbox.filter(o::seq.eq_any(&seqs))).set(o::published_ms.eq(now)).execute(db).map(drop)
+        diesel::delete(o::outbox.filter(o::seq.eq_any(&seqs))).execute(db).map(drop)
     })
 }

@@ -46,7 +46,6 @@ impl EventWiring {
         let relay = Arc::new(Relay::new(
             store.clone(),
             Arc::clone(bus),
-            Arc::clone(clock),
             outbox.signal(),
             relay,
         ));

@@ -1,5 +1,3 @@
-use std::time::Duration;
-
 use coffer_events::RelaySettings;
 use coffer_events::kafka_bus::KafkaSettings;
 use coffer_http::config::{
@@ -25,8 +23,6 @@ pub struct CommonConfig {
 pub struct EventSettings {
     /// Prefix of event names and topics.
     pub prefix: String,
-    /// Hours published outbox rows are kept.
-    pub retention_hours: u64,
     /// Outbox rows the relay publishes per transaction.
     pub batch_size: i64,
 }
@@ -35,7 +31,6 @@ impl Default for EventSettings {
     fn default() -> Self {
         Self {
             prefix: "coffer".into(),
-            retention_hours: 24,
             batch_size: 500,
         }
     }
@@ -84,7 +79,6 @@ impl CommonConfig {
 
     pub fn relay_settings(&self) -> RelaySettings {
         RelaySettings {
-            retention: Duration::from_secs(self.events.retention_hours * 3600),
             batch_size: self.events.batch_size,
             ..RelaySettings::default()
         }

@@ -121,7 +121,6 @@ pub fn relay(store: &Store, bus: Arc<dyn Bus>, outbox: &Outbox) -> Arc<Relay> {
     Arc::new(Relay::new(
         store.clone(),
         bus,
-        clock(),
         outbox.signal(),
         RelaySettings {
             poll_interval: Duration::from_millis(50),

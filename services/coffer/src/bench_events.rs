@@ -117,7 +117,6 @@ async fn run(
     let relay = Arc::new(Relay::new(
         store.clone(),
         Arc::clone(&bus),
-        Arc::clone(&clock),
         outbox.signal(),
         RelaySettings::default(),
     ));

@@ -1,3 +1,5 @@
+use std::collections::HashSet;
+
 use coffer_store::{Db, db_run};
 use diesel::prelude::*;
 use diesel::result::Error as DieselError;
@@ -328,6 +330,61 @@ pub fn finish_attempt(
             .execute(db)
     })?;
     Ok(n == 1)
+}
+
+/// One attempt [`finish_attempts_succeeded`] ends: its uuid, the payment's status reason
+/// and the payment.
+pub struct Succeeded<'a> {
+    pub attempt: &'a str,
+    pub reason: Option<&'a str>,
+    pub payment: &'a str,
+}
+
+/// Ends the pending attempts among `xs` as succeeded: one statement on PostgreSQL (arrays
+/// of the three columns), one per attempt on SQLite. Returns the uuids it ended; one that
+/// had ended already (a redelivered result) is left out.
+pub fn finish_attempts_succeeded(
+    db: &mut Db<'_>,
+    xs: &[Succeeded<'_>],
+    now: i64,
+) -> QueryResult<HashSet<String>> {
+    use diesel::sql_types::{Array, BigInt, Nullable, Text};
+    #[derive(diesel::QueryableByName)]
+    struct Ended {
+        #[diesel(sql_type = Text)]
+        uuid: String,
+    }
+    if xs.is_empty() {
+        return Ok(HashSet::new());
+    }
+    match db {
+        Db::Pg(conn) => {
+            let ended: Vec<Ended> = diesel::sql_query(
+                "UPDATE charge_attempts AS a SET status = $4, status_reason = v.reason, \
+                     payment_uuid = v.payment, updated = $5 \
+                 FROM (SELECT unnest($1::text[]) AS uuid, unnest($2::text[]) AS reason, \
+                              unnest($3::text[]) AS payment) AS v \
+                 WHERE a.uuid = v.uuid AND a.status = $6 RETURNING a.uuid",
+            )
+            .bind::<Array<Text>, _>(xs.iter().map(|x| x.attempt).collect::<Vec<_>>())
+            .bind::<Array<Nullable<Text>>, _>(xs.iter().map(|x| x.reason).collect::<Vec<_>>())
+            .bind::<Array<Text>, _>(xs.iter().map(|x| x.payment).collect::<Vec<_>>())
+            .bind::<Text, _>(AttemptStatus::Succeeded.as_str())
+            .bind::<BigInt, _>(now)
+            .bind::<Text, _>(PENDING)
+            .load(&mut **conn)?;
+            Ok(ended.into_iter().map(|e| e.uuid).collect())
+        }
+        Db::Sqlite(_) => {
+            let mut ended = HashSet::new();
+            for x in xs {
+                if finish_attempt(db, x.attempt, AttemptStatus::Succeeded, x.reason, x.payment, now)? {
+                    ended.insert(x.attempt.to_owned());
+                }
+            }
+            Ok(ended)
+        }
+    }
 }
 
 /// When the open invoices of a subscription are tried next.

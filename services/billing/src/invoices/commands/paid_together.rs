@@ -90,19 +90,23 @@ fn pay(
     if together.is_empty() {
         return Ok(());
     }
+    // The invoices are locked, and a payment's results come in its order, so each attempt
+    // is still pending; one that is not was answered already, and nothing more follows.
+    let ended = store::finish_attempts_succeeded(
+        db,
+        &together
+            .iter()
+            .map(|(r, attempt, _)| store::Succeeded {
+                attempt: &attempt.uuid,
+                reason: r.status_reason.as_deref(),
+                payment: &r.payment_uuid,
+            })
+            .collect::<Vec<_>>(),
+        now,
+    )?;
     let mut finished = Vec::with_capacity(together.len());
     for (r, mut attempt, invoice) in together {
-        let reason = r.status_reason.as_deref();
-        // The invoice is locked, and a payment's results come in its order, so the attempt
-        // is still pending; if not, it was answered already and nothing more follows.
-        if !store::finish_attempt(
-            db,
-            &attempt.uuid,
-            AttemptStatus::Succeeded,
-            reason,
-            &r.payment_uuid,
-            now,
-        )? {
+        if !ended.contains(&attempt.uuid) {
             continue;
         }
         attempt.status = AttemptStatus::Succeeded;

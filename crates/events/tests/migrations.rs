@@ -16,8 +16,8 @@ use diesel::RunQueryDsl;
 use diesel::connection::SimpleConnection;
 use uuid::Uuid;
 
-/// The two tables as services created them before the split, with one unpublished event
-/// and one handled event in them.
+/// The two tables as services created them before the split, with an event published
+/// (and marked, as the relay did then), one still to go, and one handled event in them.
 fn old_tables(backend: Backend) -> String {
     let seq = match backend {
         Backend::Postgres => "BIGSERIAL PRIMARY KEY",
@@ -30,7 +30,10 @@ fn old_tables(backend: Backend) -> String {
          CREATE INDEX outbox_pending_idx ON outbox (partition_no, seq) WHERE published_ms IS NULL;
          CREATE TABLE inbox (consumer TEXT NOT NULL, event_id TEXT NOT NULL,
              handled_ms BIGINT NOT NULL, PRIMARY KEY (consumer, event_id));
-         INSERT INTO inbox VALUES ('old-consumer', 'old-event', 1);"
+         INSERT INTO inbox VALUES ('old-consumer', 'old-event', 1);
+         INSERT INTO outbox (event_id, topic, message_key, partition_no, payload, created_ms, published_ms)
+             VALUES ('old-published', 'elsewhere', 'k', 0, '{{}}', 1, 2),
+                    ('old-pending', 'elsewhere', 'k', 0, '{{}}', 1, NULL);"
     )
 }
 
@@ -59,6 +62,9 @@ coffer_testkit::backend_tests! {
         let store = store(&db, PROBE).await;
 
         assert_eq!(count(&store, "SELECT COUNT(*) AS n FROM inbox WHERE event_id = 'old-event'").await, 1);
+        // Rows published before the relay deleted them are gone; one still to go is kept.
+        assert_eq!(count(&store, "SELECT COUNT(*) AS n FROM outbox WHERE event_id = 'old-published'").await, 0);
+        assert_eq!(count(&store, "SELECT COUNT(*) AS n FROM outbox WHERE event_id = 'old-pending'").await, 1);
         // The migrated outbox still carries events end to end.
         let bus = Arc::new(LocalBus::new(
             common::store(&bus_db, local_bus::MIGRATIONS).await,

@@ -1,0 +1,2 @@
+-- Published rows are gone; nothing to restore.
+SELECT 1;

@@ -77,7 +77,7 @@ impl Relay {
     pub fn new(
         store: Store,
         bus: Arc<dyn Bus>,
-            signal: Arc<Notify>,
+        signal: Arc<Notify>,
         settings: RelaySettings,
     ) -> Self {
         Self {
@@ -130,8 +130,10 @@ impl Relay {
     }
 
     /// Starts the relay's loops: on PostgreSQL [`SIDE_BY_SIDE`] of them, each claiming
-    /// partitions of its own, so one loop's batch is read or marked while another's is on
-    /// the way to the bus; on SQLite, with its one writer, a single loop.
+    /// partitions of its own, so one loop's batch is read or deleted while another's is on
+    /// the way to the bus; on SQLite, with its one writer, a single loop. Each loop holds a
+    /// pooled connection while its batch is on the way, so a stalled bus can keep up to
+    /// four of a process's connections until the producer gives up (30 s).
     pub fn spawn(self: &Arc<Self>) -> Vec<tokio::task::JoinHandle<()>> {
         let loops = match self.store.backend() {
             coffer_store::Backend::Postgres => SIDE_BY_SIDE,
@@ -197,14 +199,15 @@ fn claim_oldest(
     start: i32,
     settings: &RelaySettings,
 ) -> QueryResult<Vec<Claimed>> {
+    let batch = usize::try_from(settings.batch_size.max(1)).unwrap_or(usize::MAX);
     let mut tried: Vec<i32> = Vec::new();
     let mut rows = Vec::new();
-    while i64::try_from(rows.len()).unwrap_or(i64::MAX) < settings.batch_size {
+    while rows.len() < batch {
         let mine = lock_partitions(conn, start, &tried, settings)?;
         if mine.is_empty() {
             break;
         }
-        let left = settings.batch_size - i64::try_from(rows.len()).unwrap_or(0);
+        let left = i64::try_from(batch - rows.len()).unwrap_or(i64::MAX);
         rows.extend(oldest_of(conn, &mine, left)?);
         tried.extend(mine);
     }

@@ -378,7 +378,14 @@ pub fn finish_attempts_succeeded(
         Db::Sqlite(_) => {
             let mut ended = HashSet::new();
             for x in xs {
-                if finish_attempt(db, x.attempt, AttemptStatus::Succeeded, x.reason, x.payment, now)? {
+                if finish_attempt(
+                    db,
+                    x.attempt,
+                    AttemptStatus::Succeeded,
+                    x.reason,
+                    x.payment,
+                    now,
+                )? {
                     ended.insert(x.attempt.to_owned());
                 }
             }

@@ -54,6 +54,10 @@ pub struct BenchDeliveriesArgs {
     /// How long the lag runs send, in seconds.
     #[arg(long, default_value_t = 10)]
     pub seconds: u64,
+    /// Print, every second of a scenario, where its events are: still in the outbox,
+    /// delivery tasks waiting, and deliveries received.
+    #[arg(long)]
+    pub progress: bool,
     #[command(flatten)]
     pub on: KafkaRun,
 }
@@ -89,6 +93,7 @@ struct Bench {
     stats: Arc<Stats>,
     port: u16,
     silent_port: u16,
+    progress: bool,
 }
 
 impl Bench {
@@ -162,8 +167,14 @@ impl Bench {
     }
 
     async fn wait_for(&self, expected: usize, within: Duration) -> anyhow::Result<()> {
-        let deadline = Instant::now() + within;
+        let started = Instant::now();
+        let deadline = started + within;
+        let mut next_sample = started + Duration::from_secs(1);
         while self.stats.count() < expected {
+            if self.progress && Instant::now() >= next_sample {
+                next_sample += Duration::from_secs(1);
+                self.sample(started).await?;
+            }
             anyhow::ensure!(
                 Instant::now() < deadline,
                 "only {} of {expected} deliveries arrived",
@@ -171,6 +182,27 @@ impl Bench {
             );
             tokio::time::sleep(Duration::from_millis(5)).await;
         }
+        Ok(())
+    }
+
+    /// One line of `--progress`: seconds since the wait began, events not yet published,
+    /// tasks waiting, deliveries received.
+    async fn sample(&self, started: Instant) -> anyhow::Result<()> {
+        let now_ms = SystemClock.unix_ms();
+        let (outbox, tasks) = self
+            .store
+            .query(move |db| {
+                let outbox = coffer_events::outbox::pending_count(db)?;
+                let (tasks, _) =
+                    coffer_notifications::deliveries::store::tasks::waiting(db, now_ms)?;
+                Ok((outbox, tasks))
+            })
+            .await?;
+        eprintln!(
+            "{:>6.1} s  outbox {outbox:>6}  tasks {tasks:>6}  received {:>6}",
+            started.elapsed().as_secs_f64(),
+            self.stats.count()
+        );
         Ok(())
     }
 
@@ -255,6 +287,7 @@ async fn run_on(
         stats: Arc::clone(stats),
         port: args.port,
         silent_port,
+        progress: args.progress,
     };
     let burst = Sending::Burst(args.events);
     let rate = Sending::Rate(args.rate, args.seconds);

@@ -15,7 +15,7 @@ use url::{Host, Url};
 use super::domain::address_policy::AddressPolicy;
 
 /// How long a receiver has to answer.
-pub const TIMEOUT: Duration = Duration::from_secs(15);
+pub const TIMEOUT: Duration = Duration::from_millis(super::domain::task::TRY_MS);
 
 /// A destination the policy does not allow.
 #[derive(Debug)]

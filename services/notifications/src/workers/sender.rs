@@ -1,15 +1,21 @@
 //! The sender: claims due tasks as room allows, makes each try on its own task (so a slow
 //! or dead endpoint holds up only its own tries, at most `max_in_flight_per_endpoint` at
 //! once), and hands the answers to a recorder that writes them many to a transaction.
+//!
+//! Each endpoint's next tries are claimed before its slots free (up to `AHEAD` times its
+//! limit), and wait in the process for a slot: a busy endpoint's next try then starts as
+//! soon as one ends, instead of after a claim's round trip to the database.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use actix_web::web;
-use tokio::sync::{Notify, mpsc};
+use tokio::sync::{Notify, Semaphore, mpsc};
+use tokio::time::Instant;
 
 use crate::deliveries::commands::attempt::{Done, attempt};
+use crate::deliveries::commands::claim::Job;
 use crate::deliveries::commands::{claim, record};
 use crate::state::NotificationsState;
 
@@ -20,84 +26,152 @@ const RECORD_AT_MOST: usize = 500;
 /// How often the sender looks without being woken: tasks scheduled for later fall due
 /// without anyone saying so.
 const POLL: Duration = Duration::from_millis(100);
+/// Tries held per endpoint (and in all), as a multiple of those allowed in flight. A try
+/// held behind full rounds of its endpoint's slots has its lease lengthened by a try's
+/// time per round (`task::lease_ms`). A wait for the process's slots is not counted: a
+/// try that outwaits its lease may be made twice, with the same `webhook-id`, as after a
+/// crash.
+const AHEAD: usize = 3;
 
-/// Tries in flight, in all and by endpoint.
+/// Tries claimed and not yet answered (waiting for a slot or in flight), in all and by
+/// endpoint, with each busy endpoint's slots.
 #[derive(Default)]
-struct InFlight {
+struct Held {
     total: usize,
-    by_endpoint: HashMap<String, usize>,
+    by_endpoint: HashMap<String, (usize, Arc<Semaphore>)>,
+}
+
+impl Held {
+    /// Counts `job` as held, and gives the slots of its endpoint.
+    fn take(&mut self, endpoint: &str, per_endpoint: usize) -> Arc<Semaphore> {
+        self.total += 1;
+        let (n, slots) = self
+            .by_endpoint
+            .entry(endpoint.to_owned())
+            .or_insert_with(|| (0, Arc::new(Semaphore::new(per_endpoint))));
+        *n += 1;
+        Arc::clone(slots)
+    }
+
+    fn release(&mut self, endpoint: &str) {
+        self.total -= 1;
+        if let Some((n, _)) = self.by_endpoint.get_mut(endpoint) {
+            *n -= 1;
+            if *n == 0 {
+                self.by_endpoint.remove(endpoint);
+            }
+        }
+    }
 }
 
 pub(crate) async fn run_forever(state: web::Data<NotificationsState>) {
     let (answers, recorded) = mpsc::unbounded_channel::<Done>();
     tokio::spawn(record_forever(state.clone(), recorded));
-    let in_flight = Arc::new(Mutex::new(InFlight::default()));
+    let per_endpoint = state.max_in_flight_per_endpoint;
+    let cap = per_endpoint * AHEAD;
+    // An endpoint held at its cap is claimed for again once it is down by this much, so a
+    // busy endpoint costs a claim per several tries, not one per try.
+    let refill_at = cap - (per_endpoint / 2).max(1);
+    let held = Arc::new(Mutex::new(Held::default()));
+    // Tries in flight in all; a held try takes its endpoint's slot, then one of these.
+    let running = Arc::new(Semaphore::new(state.max_in_flight));
     let freed = Arc::new(Notify::new());
+    // A claim is owed: tasks were made, time passed, or the last claim ran out of room.
+    let mut look = true;
+    let mut next_look = Instant::now();
+    // Endpoints at their cap after the last claim: they may have more due.
+    let mut capped: HashSet<String> = HashSet::new();
     loop {
         let woken = state.wake.notified();
         let slot = freed.notified();
-        let (room, busy) = {
-            let f = in_flight.lock().unwrap_or_else(PoisonError::into_inner);
-            (
-                state
-                    .max_in_flight
-                    .saturating_sub(f.total)
-                    .min(CLAIM_AT_MOST),
-                f.by_endpoint.clone(),
-            )
+        let (room, busy, refill) = {
+            let h = held.lock().unwrap_or_else(PoisonError::into_inner);
+            let busy: HashMap<String, usize> = h
+                .by_endpoint
+                .iter()
+                .map(|(e, (n, _))| (e.clone(), *n))
+                .collect();
+            let refill = capped
+                .iter()
+                .any(|e| busy.get(e).copied().unwrap_or(0) <= refill_at);
+            let room = (state.max_in_flight * AHEAD)
+                .saturating_sub(h.total)
+                .min(CLAIM_AT_MOST);
+            (room, busy, refill)
         };
-        if room == 0 {
-            let _ = tokio::time::timeout(POLL, slot).await;
+        if room == 0 || !(look || refill) {
+            // Only tries have ended, and every endpoint still holds enough for its slots.
+            tokio::select! {
+                () = woken => look = true,
+                () = slot => {}
+                () = tokio::time::sleep_until(next_look) => look = true,
+            }
             continue;
         }
-        let jobs = match claim::claim(&state, room, busy, state.max_in_flight_per_endpoint).await {
+        let jobs = match claim::claim(&state, room, busy.clone(), cap).await {
             Ok(jobs) => jobs,
             Err(e) => {
                 tracing::warn!(error = %e, "claiming deliveries failed; retrying");
                 Vec::new()
             }
         };
-        let claimed = jobs.len();
-        for job in jobs {
-            {
-                let mut f = in_flight.lock().unwrap_or_else(PoisonError::into_inner);
-                f.total += 1;
-                *f.by_endpoint
-                    .entry(job.task.endpoint_uuid.clone())
-                    .or_default() += 1;
-            }
-            let (state, in_flight, freed, answers) = (
-                state.clone(),
-                Arc::clone(&in_flight),
-                Arc::clone(&freed),
-                answers.clone(),
-            );
-            tokio::spawn(async move {
-                let now = state.clock.unix();
-                let done =
-                    attempt(&state.client, &state.addresses, &state.metrics, &job, now).await;
-                let _ = answers.send(done);
-                let mut f = in_flight.lock().unwrap_or_else(PoisonError::into_inner);
-                f.total -= 1;
-                if let Some(n) = f.by_endpoint.get_mut(&job.task.endpoint_uuid) {
-                    *n -= 1;
-                    if *n == 0 {
-                        f.by_endpoint.remove(&job.task.endpoint_uuid);
-                    }
-                }
-                freed.notify_one();
-            });
-        }
         // Fewer than there was room for: nothing more is due, or the endpoints that have
-        // due tasks are at their limit. Look again when something is made or comes due,
-        // or when a try ends and frees its endpoint.
-        if claimed < room {
-            tokio::select! {
-                () = woken => {}
-                () = slot => {}
-                () = tokio::time::sleep(POLL) => {}
-            }
+        // due tasks are at their cap. Look again when something is made or comes due, or
+        // when a capped endpoint has room for several.
+        look = jobs.len() == room;
+        next_look = Instant::now() + POLL;
+        // Held at its cap as the claim saw it: the claim may have left more due. (Counted
+        // from the claim's own view, since tries go on ending while it runs.)
+        let mut reached = busy;
+        for job in &jobs {
+            *reached.entry(job.task.endpoint_uuid.clone()).or_default() += 1;
         }
+        capped = reached
+            .into_iter()
+            .filter(|(_, n)| *n >= cap)
+            .map(|(e, _)| e)
+            .collect();
+        let mut h = held.lock().unwrap_or_else(PoisonError::into_inner);
+        for job in jobs {
+            let slots = h.take(&job.task.endpoint_uuid, per_endpoint);
+            let try_it = Try {
+                state: state.clone(),
+                held: Arc::clone(&held),
+                freed: Arc::clone(&freed),
+                answers: answers.clone(),
+            };
+            tokio::spawn(try_it.run(job, slots, Arc::clone(&running)));
+        }
+    }
+}
+
+/// What a held try needs to be made and let go.
+struct Try {
+    state: web::Data<NotificationsState>,
+    held: Arc<Mutex<Held>>,
+    freed: Arc<Notify>,
+    answers: mpsc::UnboundedSender<Done>,
+}
+
+impl Try {
+    /// Waits for a slot of the job's endpoint and one of the process's, makes the try, and
+    /// hands its answer on. Tokio's semaphores are fair, so an endpoint's tries start in
+    /// the order they were claimed.
+    async fn run(self, mut job: Job, slots: Arc<Semaphore>, running: Arc<Semaphore>) {
+        // The semaphores are never closed, so a permit always comes.
+        let endpoint_slot = slots.acquire_owned().await;
+        let process_slot = running.acquire_owned().await;
+        let now = self.state.clock.unix();
+        job.restamp(now);
+        let s = &self.state;
+        let done = attempt(&s.client, &s.addresses, &s.metrics, &job, now).await;
+        let _ = self.answers.send(done);
+        drop((process_slot, endpoint_slot));
+        self.held
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .release(&job.task.endpoint_uuid);
+        self.freed.notify_one();
     }
 }
 

@@ -1,29 +1,45 @@
 //! Taking due tasks for sending.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 
 use coffer_store::StoreError;
 use uuid::Uuid;
 
 use crate::deliveries::domain::log::{self, UNANSWERED, WebhookResponse};
 use crate::deliveries::domain::request::{self, Outgoing};
-use crate::deliveries::domain::task::{LEASE_MS, Task, TaskState};
+use crate::deliveries::domain::task::{Task, TaskState, lease_ms};
 use crate::deliveries::store::{responses, tasks};
 use crate::endpoints::domain::Endpoint;
 use crate::endpoints::store as endpoints;
 use crate::state::NotificationsState;
 
 /// A try to make: its task (with the try counted), its log entry as it begins (already
-/// written) and its request.
+/// written), its request, and the endpoint as claimed (its keys open, to sign again).
 #[derive(Debug, Clone)]
 pub struct Job {
     pub task: Task,
     pub entry: WebhookResponse,
     pub request: Outgoing,
+    pub endpoint: Endpoint,
 }
 
-/// Takes up to `room` due tasks, leaving each endpoint at most `per_endpoint` tries in
-/// flight counting `busy` (the tries already in flight, by endpoint). Tasks whose endpoint
+impl Job {
+    /// Signs the request again for `now` (Unix seconds) when the try is made later than
+    /// the second it was claimed in (the sender claims an endpoint's next tries before a
+    /// slot frees), so `webhook-timestamp` and the log's `sent_at` say when it was sent.
+    pub fn restamp(&mut self, now: i64) {
+        if now == self.entry.sent_at {
+            return;
+        }
+        self.request = request::build(&self.task.event_uuid, &self.task.body, &self.endpoint, now);
+        self.entry.sent_at = now;
+        self.entry.request_headers = request::logged_headers(&self.request.headers);
+    }
+}
+
+/// Takes up to `room` due tasks, leaving each endpoint at most `per_endpoint` tries held
+/// counting `busy` (the tries this sender already holds, by endpoint; a held try waits for
+/// one of its endpoint's slots, and its lease allows for the wait). Tasks whose endpoint
 /// is gone or off are dropped instead. A handful of statements, however many are taken.
 pub(crate) async fn claim(
     state: &NotificationsState,
@@ -35,6 +51,7 @@ pub(crate) async fn claim(
         return Ok(Vec::new());
     }
     let secrets = state.secrets.clone();
+    let slots = state.max_in_flight_per_endpoint;
     let now_ms = state.clock.unix_ms();
     state
         .store
@@ -52,24 +69,31 @@ pub(crate) async fn claim(
                     let wrapped = tasks::endpoints_due(tx, now_ms, "", listed)?;
                     order.extend(wrapped.into_iter().take_while(|e| *e <= start));
                 }
-                let mut picked: Vec<Task> = Vec::new();
+                // Each task with its lease: how many of its endpoint's tries this sender
+                // holds before it decides how long it may wait.
+                let mut picked: Vec<(Task, i64)> = Vec::new();
                 for endpoint in order {
                     let left = room - picked.len();
                     if left == 0 {
                         break;
                     }
-                    let free =
-                        per_endpoint.saturating_sub(busy.get(&endpoint).copied().unwrap_or(0));
+                    let held = busy.get(&endpoint).copied().unwrap_or(0);
+                    let free = per_endpoint.saturating_sub(held);
                     if free == 0 {
                         continue;
                     }
                     let take = i64::try_from(free.min(left)).unwrap_or(i64::MAX);
-                    picked.extend(tasks::due_of(tx, &endpoint, now_ms, take)?);
+                    let due = tasks::due_of(tx, &endpoint, now_ms, take)?;
+                    picked.extend(due.into_iter().enumerate().map(|(i, task)| {
+                        let lease = now_ms.saturating_add(lease_ms(held + i, slots));
+                        (task, lease)
+                    }));
                 }
                 // Each endpoint is read (and its secrets opened) once per claim.
                 let mut endpoints_seen: HashMap<String, Option<Endpoint>> = HashMap::new();
                 let (mut jobs, mut dropped) = (Vec::new(), Vec::new());
-                for mut task in picked {
+                let mut leases: BTreeMap<i64, Vec<String>> = BTreeMap::new();
+                for (mut task, lease) in picked {
                     if !endpoints_seen.contains_key(&task.endpoint_uuid) {
                         let found = endpoints::find(tx, &secrets, &task.endpoint_uuid)?;
                         endpoints_seen.insert(task.endpoint_uuid.clone(), found);
@@ -80,14 +104,16 @@ pub(crate) async fn claim(
                     {
                         Some(endpoint) if endpoint.enabled => {
                             task.tries += 1;
+                            leases.entry(lease).or_default().push(task.uuid.clone());
                             jobs.push(begin(task, endpoint, now_ms));
                         }
                         _ => dropped.push(task.uuid),
                     }
                 }
                 tasks::settle_many(tx, &dropped, TaskState::Dropped, now_ms)?;
-                let begun: Vec<String> = jobs.iter().map(|j: &Job| j.task.uuid.clone()).collect();
-                tasks::begin_tries(tx, &begun, now_ms + LEASE_MS, now_ms)?;
+                for (lease, begun) in leases {
+                    tasks::begin_tries(tx, &begun, lease, now_ms)?;
+                }
                 let entries: Vec<WebhookResponse> = jobs.iter().map(|j| j.entry.clone()).collect();
                 responses::insert_many(tx, &entries)?;
                 Ok(jobs)
@@ -126,5 +152,70 @@ fn begin(task: Task, endpoint: &Endpoint, now_ms: i64) -> Job {
         task,
         entry,
         request,
+        endpoint: endpoint.clone(),
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    fn job(claimed_at: i64) -> Job {
+        let endpoint = Endpoint {
+            uuid: "e".into(),
+            organisation_uuid: "o".into(),
+            account_uuid: None,
+            alias: None,
+            endpoint: "https://crm.example.org/hooks".into(),
+            username: None,
+            password: None,
+            hmac_key: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw".into(),
+            previous_hmac_key: None,
+            enabled: true,
+            disabled_reason: None,
+            created: 0,
+        };
+        let task = Task {
+            uuid: "t".into(),
+            event_uuid: "ev".into(),
+            event_name: "coffer.event.payment_gateway.payment.succeeded".into(),
+            endpoint_uuid: "e".into(),
+            organisation_uuid: "o".into(),
+            account_uuid: None,
+            object_uuid: "p".into(),
+            body: "{}".into(),
+            state: TaskState::Pending,
+            tries: 1,
+            max_tries: 8,
+            due_ms: 0,
+        };
+        begin(task, &endpoint, claimed_at * 1000)
+    }
+
+    fn timestamp(job: &Job) -> &str {
+        job.request
+            .headers
+            .iter()
+            .find(|(n, _)| *n == "webhook-timestamp")
+            .map(|(_, v)| v.as_str())
+            .unwrap()
+    }
+
+    #[test]
+    fn a_try_made_after_its_claim_is_signed_and_logged_for_when_it_is_made() {
+        let mut same_second = job(100);
+        same_second.restamp(100);
+        assert_eq!(same_second.request, job(100).request);
+
+        let mut later = job(100);
+        later.restamp(107);
+        assert_eq!(timestamp(&later), "107");
+        assert_eq!(later.entry.sent_at, 107);
+        assert_eq!(
+            later.request,
+            request::build("ev", "{}", &later.endpoint, 107)
+        );
+        assert!(later.entry.request_headers.contains("\"107\""));
     }
 }

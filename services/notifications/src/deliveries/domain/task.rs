@@ -37,6 +37,16 @@ impl TaskState {
 /// How long a try may take before another sender may claim its task again: the receiver's
 /// 15 s and room for recording the answer.
 pub const LEASE_MS: i64 = 60_000;
+/// The longest a try takes: how long a receiver has to answer, in ms.
+pub const TRY_MS: u64 = 15_000;
+
+/// The lease of a try claimed with `ahead` tries of its endpoint before it (held by the same
+/// sender) and `slots` of them made at once: [`LEASE_MS`] and a try's time for every round
+/// it may wait for a slot, so a try claimed ahead is not claimed again while it waits.
+pub fn lease_ms(ahead: usize, slots: usize) -> i64 {
+    let rounds = i64::try_from(ahead / slots.max(1)).unwrap_or(i64::MAX);
+    LEASE_MS.saturating_add(rounds.saturating_mul(TRY_MS as i64))
+}
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct Task {
@@ -77,6 +87,15 @@ impl Standing {
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_try_waiting_behind_full_rounds_of_its_endpoint_is_held_a_try_longer_for_each() {
+        assert_eq!(lease_ms(0, 16), 60_000);
+        assert_eq!(lease_ms(15, 16), 60_000);
+        assert_eq!(lease_ms(16, 16), 75_000);
+        assert_eq!(lease_ms(47, 16), 90_000);
+        assert_eq!(lease_ms(3, 0), 105_000);
+    }
 
     #[test]
     fn states_read_back_as_written() {

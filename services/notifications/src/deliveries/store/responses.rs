@@ -96,7 +96,8 @@ pub fn insert_many(db: &mut Db<'_>, entries: &[WebhookResponse]) -> QueryResult<
     Ok(())
 }
 
-/// Completes tries' rows with their answers, in one statement per chunk and without
+/// Completes tries' rows with their answers (and when and how each was sent: a try
+/// claimed ahead is signed again when made), in one statement per chunk and without
 /// reading them first; a row that is missing (purged meanwhile) is written whole.
 pub fn complete_many(db: &mut Db<'_>, entries: &[WebhookResponse]) -> QueryResult<()> {
     use diesel::upsert::excluded;
@@ -108,6 +109,8 @@ pub fn complete_many(db: &mut Db<'_>, entries: &[WebhookResponse]) -> QueryResul
                 .on_conflict(r::uuid)
                 .do_update()
                 .set((
+                    r::sent_at.eq(excluded(r::sent_at)),
+                    r::request_headers.eq(excluded(r::request_headers)),
                     r::answered.eq(excluded(r::answered)),
                     r::error.eq(excluded(r::error)),
                     r::status_code.eq(excluded(r::status_code)),

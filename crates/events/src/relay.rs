@@ -1,14 +1,17 @@
 //! The relay: moves committed outbox rows to the bus, in order, and deletes them once
 //! published.
 //!
-//! A batch is claimed, published and deleted inside one database transaction. If the
-//! process dies before the commit, the rows are still unpublished and go out again (the
-//! bus may then carry a message twice; consumers' inboxes absorb that). On PostgreSQL
-//! several relays may run: each locks a set of partitions (transaction-scoped advisory
-//! locks) before reading rows of those partitions, so one object's events are only ever
-//! published by one relay at a time, oldest first. The partition's lock is what keeps
-//! other relays away, so the rows themselves are not locked (a row lock is a write per
-//! row, and the relay of a busy service reads hundreds of thousands).
+//! On PostgreSQL a batch is read, published with no transaction open (the broker is
+//! outside the process), then deleted in a short transaction of its own. If the process dies before the delete
+//! commits, the rows are still there and go out again (the bus may then carry a message
+//! twice; consumers' inboxes absorb that). On PostgreSQL several relays may run: each
+//! takes session advisory locks on a set of partitions before reading their rows, and
+//! keeps them until the rows are deleted, so one object's events are only ever published
+//! by one relay at a time, oldest first. The partition's lock is what keeps other relays
+//! away, so the rows themselves are not locked (a row lock is a write per row, and the
+//! relay of a busy service reads hundreds of thousands). On SQLite, the embedded default
+//! with the in-process bus, the batch is read, handed to that bus and deleted in one
+//! immediate transaction: SQLite's one write lock is the claim.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -98,21 +101,39 @@ impl Relay {
         self.store
             .run(move |db| {
                 let publish = |rows: &[Claimed]| -> Result<(), RelayError> {
+                    if rows.is_empty() {
+                        return Ok(());
+                    }
                     let messages: Vec<Message> = rows.iter().map(to_message).collect();
                     runtime
                         .block_on(bus.publish(&messages))
                         .map_err(RelayError::from)
                 };
                 match db {
-                    Db::Pg(conn) => conn.write_tx(|conn| {
-                        let rows = claim_oldest(conn, start, &settings)?;
-                        publish(&rows)?;
-                        remove(&mut Db::Pg(conn), &rows)?;
-                        Ok(rows.len())
-                    }),
-                    // SQLite has one writer: the immediate transaction is the claim. It
-                    // holds the database's one write lock while the batch goes to the bus,
-                    // so the batch is kept short for the requests queued behind it.
+                    Db::Pg(conn) => {
+                        let conn: &mut diesel::PgConnection = conn;
+                        let rows = claim_oldest(conn, start, &settings).map_err(RelayError::from);
+                        let sent = rows.and_then(|rows| {
+                            publish(&rows)?;
+                            if !rows.is_empty() {
+                                conn.write_tx(|conn| remove(&mut Db::Pg(conn), &rows))?;
+                            }
+                            Ok(rows.len())
+                        });
+                        // Whatever happened, the partitions are let go before the
+                        // connection goes back to the pool. If even that fails, the
+                        // connection is most likely gone, and the server frees a
+                        // session's locks when it ends.
+                        let unlocked = unlock_partitions(conn);
+                        let sent = sent?;
+                        unlocked?;
+                        Ok(sent)
+                    }
+                    // SQLite has one writer, and the embedded default pairs it with the
+                    // in-process bus: the immediate transaction is the claim (it also
+                    // keeps relays of other processes on the same file in turn), so the
+                    // batch goes to that bus inside it, and is kept short for the
+                    // requests queued behind it.
                     Db::Sqlite(conn) => conn.write_tx(|conn| {
                         let rows: Vec<Claimed> = o::outbox
                             .filter(o::published_ms.is_null())
@@ -167,6 +188,13 @@ impl Relay {
     }
 }
 
+/// Lets go of every partition this session locked.
+fn unlock_partitions(conn: &mut diesel::PgConnection) -> QueryResult<()> {
+    diesel::sql_query("SELECT pg_advisory_unlock_all()")
+        .execute(conn)
+        .map(drop)
+}
+
 #[derive(QueryableByName)]
 struct Partition {
     #[diesel(sql_type = diesel::sql_types::Integer)]
@@ -216,7 +244,8 @@ fn claim_oldest(
 }
 
 /// Takes the advisory locks of up to `partitions_per_claim` partitions not in `tried`, in
-/// the walk's order from `start`, in one round trip. The subquery is fenced (`OFFSET 0`)
+/// the walk's order from `start`, in one round trip. They are session locks, held past
+/// any transaction until [`unlock_partitions`]. The subquery is fenced (`OFFSET 0`)
 /// and the lock is volatile, so locks are tried in that order and no further once enough
 /// are held. A partition another relay holds is skipped.
 fn lock_partitions(
@@ -231,7 +260,7 @@ fn lock_partitions(
              SELECT p.no FROM generate_series(0, $1 - 1) AS p(no) \
              WHERE p.no <> ALL($5) \
              ORDER BY (p.no - $2 + $1) % $1 OFFSET 0) AS w \
-         WHERE pg_try_advisory_xact_lock($3, w.no) \
+         WHERE pg_try_advisory_lock($3, w.no) \
          LIMIT $4",
     )
     .bind::<Integer, _>(PARTITIONS)
@@ -244,7 +273,7 @@ fn lock_partitions(
 }
 
 /// The oldest unpublished rows of each partition in `partitions` (whose advisory locks
-/// this transaction holds): each partition is read along its own index range, so the cost
+/// this session holds): each partition is read along its own index range, so the cost
 /// follows the batch and not the backlog.
 fn oldest_of(
     conn: &mut diesel::PgConnection,

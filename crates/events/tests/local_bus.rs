@@ -56,6 +56,113 @@ async fn inbox_rows(store: &Store) -> i64 {
         .n
 }
 
+/// A bus that, each time it is handed a batch, checks that no transaction of the service's
+/// PostgreSQL database is open (the broker is outside the process, so a publish must
+/// never keep a transaction waiting on it), then passes the batch on.
+struct Watching {
+    inner: Arc<LocalBus>,
+    service: Store,
+    /// One entry per publish: whether no transaction was open.
+    seen: std::sync::Mutex<Vec<bool>>,
+}
+
+impl Watching {
+    async fn no_transaction_open(&self) -> bool {
+        #[derive(diesel::QueryableByName)]
+        struct N {
+            #[diesel(sql_type = diesel::sql_types::BigInt)]
+            n: i64,
+        }
+        let open = self
+            .service
+            .query(|db| {
+                coffer_store::db_run!(db: {
+                    diesel::RunQueryDsl::get_result::<N>(diesel::sql_query(
+                        "SELECT COUNT(*) AS n FROM pg_stat_activity \
+                         WHERE datname = current_database() AND state LIKE 'idle in transaction%'",
+                    ), db)
+                })
+            })
+            .await
+            .unwrap();
+        open.n == 0
+    }
+}
+
+impl Bus for Watching {
+    fn publish<'a>(
+        &'a self,
+        messages: &'a [Message],
+    ) -> coffer_events::bus::BoxFuture<'a, Result<(), coffer_events::BusError>> {
+        Box::pin(async move {
+            let free = self.no_transaction_open().await;
+            self.seen.lock().unwrap().push(free);
+            self.inner.publish(messages).await
+        })
+    }
+
+    fn subscribe<'a>(
+        &'a self,
+        group: &'a str,
+        topics: &'a [String],
+    ) -> coffer_events::bus::BoxFuture<
+        'a,
+        Result<Box<dyn coffer_events::Subscription>, coffer_events::BusError>,
+    > {
+        self.inner.subscribe(group, topics)
+    }
+
+    fn ready(&self) -> coffer_events::bus::BoxFuture<'_, Result<(), coffer_events::BusError>> {
+        self.inner.ready()
+    }
+
+    fn dead_letter<'a>(
+        &'a self,
+        group: &'a str,
+        message: &'a Message,
+        reason: &'a str,
+    ) -> coffer_events::bus::BoxFuture<'a, Result<(), coffer_events::BusError>> {
+        self.inner.dead_letter(group, message, reason)
+    }
+}
+
+/// On PostgreSQL (the distributed mode, with Kafka) no transaction waits on the broker.
+/// SQLite's relay hands batches to the in-process bus inside its write lock, which is
+/// its claim (relay.rs).
+#[tokio::test]
+async fn on_postgresql_the_relay_publishes_with_no_transaction_open() {
+    if !coffer_testkit::Backend::postgres_enabled() {
+        return;
+    }
+    let w = world(coffer_testkit::Backend::Postgres).await;
+    let outbox = outbox();
+    let batch = (0..50).map(|i| event(&outbox, Uuid::new_v4(), i)).collect();
+    commit(&w.store, batch).await;
+    let watching = Arc::new(Watching {
+        inner: Arc::clone(&w.bus),
+        service: w.store.clone(),
+        seen: std::sync::Mutex::new(Vec::new()),
+    });
+    let r = relay(&w.store, watching.clone(), &outbox);
+    let mut published = 0;
+    loop {
+        let n = r.run_once().await.unwrap();
+        if n == 0 {
+            break;
+        }
+        published += n;
+    }
+    assert_eq!(published, 50);
+    let seen = watching.seen.lock().unwrap().clone();
+    assert!(!seen.is_empty());
+    assert!(
+        seen.iter().all(|free| *free),
+        "a transaction was open while publishing: {seen:?}"
+    );
+    // And what went out is gone from the outbox, published once.
+    assert_eq!(r.run_once().await.unwrap(), 0);
+}
+
 coffer_testkit::backend_tests! {
     async fn the_trace_context_rides_from_the_change_to_the_consumer(backend) {
         let w = world(backend).await;

@@ -232,6 +232,35 @@ coffer_testkit::backend_tests! {
         receiver.wait_for("/status/410", 2, WAIT).await;
     }
 
+    async fn tries_held_for_an_endpoint_turned_off_meanwhile_are_let_go_unmade(backend) {
+        let receiver = Receiver::start();
+        // One try in flight per endpoint, so the sender holds the next two in the process.
+        let settings = coffer_notifications::NotificationsSettings { max_in_flight_per_endpoint: 1, ..reaching(&receiver) };
+        let w = notifications_world_with(backend, settings).await;
+        let (org, _, token) = notifications_merchant(&w).await;
+        let slow = hook(&w, &token, org, json!({"endpoint": receiver.url("/slow/2")})).await;
+        subscribe(&w, &token, &slow, SUPPORTER_CREATED, None).await;
+        for _ in 0..3 {
+            new_supporter(&w, &token, org).await;
+        }
+        // All three claimed (each logged as begun), one on its way to the receiver.
+        let log = format!("/webhook-responses?webhook_configuration_uuid={}", slow["uuid"].as_str().unwrap());
+        eventually(&w, &log, &token, |b| b.as_array().is_some_and(|a| a.len() == 3)).await;
+        receiver.wait_for("/slow/2", 1, WAIT).await;
+        let path = format!("/webhooks/{}", slow["uuid"].as_str().unwrap());
+        let (status, _) = call(&w, "PATCH", &path, &token, Some(&json!({"enabled": false}))).await;
+        assert_eq!(status, 200);
+        // Past what the claim vouched for: the held tries ask, find it off, and go unmade.
+        w.app.clock.advance(time::Duration::seconds(2));
+        let token = w.token(org).await;
+        let tries = eventually(&w, &log, &token, |b| {
+            b.as_array().is_some_and(|a| a.len() == 1 && a[0]["status_code"] == 200)
+        })
+        .await;
+        assert_eq!(tries.as_array().unwrap().len(), 1, "{tries}");
+        still(&receiver, "/slow/2", 1).await;
+    }
+
     async fn a_rotated_key_signs_beside_the_new_one_for_a_day(backend) {
         let receiver = Receiver::start();
         let w = notifications_world_with(backend, reaching(&receiver)).await;

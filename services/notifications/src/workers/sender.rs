@@ -16,7 +16,7 @@ use tokio::time::Instant;
 
 use crate::deliveries::commands::attempt::{Done, attempt};
 use crate::deliveries::commands::claim::Job;
-use crate::deliveries::commands::{claim, record};
+use crate::deliveries::commands::{claim, record, still_on};
 use crate::state::NotificationsState;
 
 /// Tasks claimed in one transaction at most.
@@ -33,12 +33,18 @@ const POLL: Duration = Duration::from_millis(100);
 /// crash.
 const AHEAD: usize = 3;
 
+/// How long (ms, on the service's clock) an endpoint's standing is trusted before a try
+/// that waited for a slot asks again whether the endpoint is still on. A claim vouches
+/// for the endpoints of what it took.
+const TRUST_MS: i64 = 1_000;
+
 /// Tries claimed and not yet answered (waiting for a slot or in flight), in all and by
-/// endpoint, with each busy endpoint's slots.
+/// endpoint, with each busy endpoint's slots, and when each was last known to be on or off.
 #[derive(Default)]
 struct Held {
     total: usize,
     by_endpoint: HashMap<String, (usize, Arc<Semaphore>)>,
+    standing: HashMap<String, (i64, bool)>,
 }
 
 impl Held {
@@ -59,8 +65,17 @@ impl Held {
             *n -= 1;
             if *n == 0 {
                 self.by_endpoint.remove(endpoint);
+                self.standing.remove(endpoint);
             }
         }
+    }
+
+    /// Whether `endpoint` was known to be on at `now_ms`, if that is recent enough.
+    fn known_on(&self, endpoint: &str, now_ms: i64) -> Option<bool> {
+        self.standing
+            .get(endpoint)
+            .filter(|(at, _)| now_ms.saturating_sub(*at) < TRUST_MS)
+            .map(|(_, on)| *on)
     }
 }
 
@@ -131,9 +146,12 @@ pub(crate) async fn run_forever(state: web::Data<NotificationsState>) {
             .filter(|(_, n)| *n >= cap)
             .map(|(e, _)| e)
             .collect();
+        let claimed_at = state.clock.unix_ms();
         let mut h = held.lock().unwrap_or_else(PoisonError::into_inner);
         for job in jobs {
             let slots = h.take(&job.task.endpoint_uuid, per_endpoint);
+            h.standing
+                .insert(job.task.endpoint_uuid.clone(), (claimed_at, true));
             let try_it = Try {
                 state: state.clone(),
                 held: Arc::clone(&held),
@@ -145,7 +163,8 @@ pub(crate) async fn run_forever(state: web::Data<NotificationsState>) {
     }
 }
 
-/// What a held try needs to be made and let go.
+/// What a held try needs to be made and let go. A try that waited past [`TRUST_MS`] for
+/// its slot first makes sure its endpoint is still on; if not, it is let go unmade.
 struct Try {
     state: web::Data<NotificationsState>,
     held: Arc<Mutex<Held>>,
@@ -160,18 +179,48 @@ impl Try {
     async fn run(self, mut job: Job, slots: Arc<Semaphore>, running: Arc<Semaphore>) {
         // The semaphores are never closed, so a permit always comes.
         let endpoint_slot = slots.acquire_owned().await;
-        let process_slot = running.acquire_owned().await;
-        let now = self.state.clock.unix();
-        job.restamp(now);
-        let s = &self.state;
-        let done = attempt(&s.client, &s.addresses, &s.metrics, &job, now).await;
+        let done = if self.still_on(&job.task.endpoint_uuid).await {
+            let process_slot = running.acquire_owned().await;
+            let now = self.state.clock.unix();
+            job.restamp(now);
+            let s = &self.state;
+            let done = attempt(&s.client, &s.addresses, &s.metrics, &job, now).await;
+            drop(process_slot);
+            done
+        } else {
+            Done::let_go(&job)
+        };
         let _ = self.answers.send(done);
-        drop((process_slot, endpoint_slot));
+        drop(endpoint_slot);
         self.held
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .release(&job.task.endpoint_uuid);
         self.freed.notify_one();
+    }
+
+    /// Whether the endpoint is still on: as last known if that is recent (a claim vouches
+    /// for its endpoints), else asked. If the database cannot say, the try is made, as it
+    /// would have been without asking.
+    async fn still_on(&self, endpoint: &str) -> bool {
+        let now_ms = self.state.clock.unix_ms();
+        let known = self
+            .held
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .known_on(endpoint, now_ms);
+        if let Some(on) = known {
+            return on;
+        }
+        let on = still_on::still_on(&self.state, endpoint)
+            .await
+            .unwrap_or(true);
+        self.held
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .standing
+            .insert(endpoint.to_owned(), (now_ms, on));
+        on
     }
 }
 

@@ -27,6 +27,31 @@ pub struct Done {
     pub response_time: i64,
     pub response_headers: String,
     pub response_body: String,
+    /// False for a try let go before it was made (its endpoint was turned off or deleted
+    /// while the try waited for a slot): nothing was sent, and nothing is logged.
+    pub made: bool,
+}
+
+impl Done {
+    /// A held try let go unmade.
+    pub fn let_go(job: &Job) -> Done {
+        Done {
+            task_uuid: job.task.uuid.clone(),
+            entry: job.entry.clone(),
+            try_number: job.task.tries,
+            endpoint_uuid: job.task.endpoint_uuid.clone(),
+            answer: Answer {
+                status: None,
+                retry_after: None,
+            },
+            reason_phrase: String::new(),
+            error_message: None,
+            response_time: 0,
+            response_headers: "{}".to_owned(),
+            response_body: String::new(),
+            made: false,
+        }
+    }
 }
 
 /// Sends `job` and reads at most the logged part of the answer.
@@ -39,19 +64,8 @@ pub(crate) async fn attempt(
 ) -> Done {
     let started = Instant::now();
     let mut done = Done {
-        task_uuid: job.task.uuid.clone(),
-        entry: job.entry.clone(),
-        try_number: job.task.tries,
-        endpoint_uuid: job.task.endpoint_uuid.clone(),
-        answer: Answer {
-            status: None,
-            retry_after: None,
-        },
-        reason_phrase: String::new(),
-        error_message: None,
-        response_time: 0,
-        response_headers: "{}".to_owned(),
-        response_body: String::new(),
+        made: true,
+        ..Done::let_go(job)
     };
     match send(client, policy, job).await {
         Ok(mut res) => {

@@ -11,3 +11,4 @@ pub mod claim;
 pub mod log;
 pub mod purge;
 pub mod record;
+pub mod still_on;

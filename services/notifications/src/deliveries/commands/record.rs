@@ -45,6 +45,8 @@ struct Changes {
     failing: HashMap<String, Option<i64>>,
     /// Endpoints to turn off, why, and whether to say so.
     disable: Vec<(String, &'static str, bool)>,
+    /// Log entries of tries let go before they were made.
+    unmade: Vec<String>,
 }
 
 /// Records the answers of `done`; true when an endpoint was turned off and announced.
@@ -69,13 +71,26 @@ fn all(
             .collect();
     let mut changes = Changes::default();
     for (d, jitter) in done.iter().zip(jitters) {
-        let mut entry = d.entry.clone();
-        answer(&mut entry, d);
         // Only the try last begun decides what follows; one whose lease ran out before its
         // answer came is only logged.
         let current = found
             .get(&d.task_uuid)
             .filter(|t| t.state == TaskState::Pending && t.tries == d.try_number);
+        if !d.made {
+            // Its endpoint was turned off or deleted while it waited: no try to log, and
+            // its task is dropped as a claim would drop it.
+            changes.unmade.push(d.entry.uuid.clone());
+            if let Some(task) = current {
+                changes
+                    .settled
+                    .entry(TaskState::Dropped)
+                    .or_default()
+                    .push(task.uuid.clone());
+            }
+            continue;
+        }
+        let mut entry = d.entry.clone();
+        answer(&mut entry, d);
         if let Some(task) = current {
             decide(
                 &mut changes,
@@ -167,6 +182,7 @@ fn write(
     now_ms: i64,
 ) -> Result<bool, StoreError> {
     responses::complete_many(tx, &changes.entries)?;
+    responses::delete_many(tx, &changes.unmade)?;
     for (state, uuids) in &changes.settled {
         tasks::settle_many(tx, uuids, *state, now_ms)?;
     }

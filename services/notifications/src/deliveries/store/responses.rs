@@ -96,6 +96,16 @@ pub fn insert_many(db: &mut Db<'_>, entries: &[WebhookResponse]) -> QueryResult<
     Ok(())
 }
 
+/// Removes the rows of tries that were let go before they were made.
+pub fn delete_many(db: &mut Db<'_>, uuids: &[String]) -> QueryResult<()> {
+    for chunk in uuids.chunks(500) {
+        db_run!(db: {
+            diesel::delete(r::webhook_responses.filter(r::uuid.eq_any(chunk))).execute(db).map(drop)
+        })?;
+    }
+    Ok(())
+}
+
 /// Completes tries' rows with their answers (and when and how each was sent: a try
 /// claimed ahead is signed again when made), in one statement per chunk and without
 /// reading them first; a row that is missing (purged meanwhile) is written whole.

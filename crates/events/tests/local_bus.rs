@@ -163,6 +163,57 @@ async fn on_postgresql_the_relay_publishes_with_no_transaction_open() {
     assert_eq!(r.run_once().await.unwrap(), 0);
 }
 
+/// On PostgreSQL a relay vacuums the outbox itself once it has deleted enough rows, so its
+/// reads do not walk the entries of deleted rows until autovacuum comes by.
+#[tokio::test]
+async fn on_postgresql_the_relay_vacuums_the_outbox_after_many_deletes() {
+    if !coffer_testkit::Backend::postgres_enabled() {
+        return;
+    }
+    #[derive(diesel::QueryableByName)]
+    struct N {
+        #[diesel(sql_type = diesel::sql_types::BigInt)]
+        n: i64,
+    }
+    async fn vacuums(store: &Store) -> i64 {
+        store
+            .query(|db| {
+                coffer_store::db_run!(db: {
+                    diesel::RunQueryDsl::get_result::<N>(diesel::sql_query(
+                        "SELECT vacuum_count AS n FROM pg_stat_user_tables WHERE relname = 'outbox'",
+                    ), db)
+                })
+            })
+            .await
+            .unwrap()
+            .n
+    }
+    let w = world(coffer_testkit::Backend::Postgres).await;
+    let outbox = outbox();
+    for round in 0..21 {
+        let batch = (0..1000)
+            .map(|i| event(&outbox, Uuid::new_v4(), round * 1000 + i))
+            .collect();
+        commit(&w.store, batch).await;
+    }
+    assert_eq!(vacuums(&w.store).await, 0);
+    let r = relay(&w.store, w.bus.clone(), &outbox);
+    let mut published = 0;
+    while published < 21_000 {
+        let n = r.run_once().await.unwrap();
+        assert!(n > 0, "the relay stopped at {published}");
+        published += n;
+    }
+    // Statistics reach the view when a backend reports them, within a second or so.
+    for _ in 0..100 {
+        if vacuums(&w.store).await > 0 {
+            return;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    panic!("the outbox was not vacuumed after 21,000 rows were deleted");
+}
+
 coffer_testkit::backend_tests! {
     async fn the_trace_context_rides_from_the_change_to_the_consumer(backend) {
         let w = world(backend).await;

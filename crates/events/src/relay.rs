@@ -2,16 +2,16 @@
 //! published.
 //!
 //! On PostgreSQL a batch is read, published with no transaction open (the broker is
-//! outside the process), then deleted in a short transaction of its own. If the process dies before the delete
-//! commits, the rows are still there and go out again (the bus may then carry a message
-//! twice; consumers' inboxes absorb that). On PostgreSQL several relays may run: each
-//! takes session advisory locks on a set of partitions before reading their rows, and
-//! keeps them until the rows are deleted, so one object's events are only ever published
-//! by one relay at a time, oldest first. The partition's lock is what keeps other relays
-//! away, so the rows themselves are not locked (a row lock is a write per row, and the
-//! relay of a busy service reads hundreds of thousands). On SQLite, the embedded default
-//! with the in-process bus, the batch is read, handed to that bus and deleted in one
-//! immediate transaction: SQLite's one write lock is the claim.
+//! outside the process), then deleted in a short transaction of its own. If the process
+//! dies before the delete commits, the rows are still there and go out again (the bus may
+//! then carry a message twice; consumers' inboxes absorb that). Several relays may run:
+//! each takes session advisory locks on a set of partitions before reading their rows,
+//! and keeps them until the rows are deleted, so one object's events are only ever
+//! published by one relay at a time, oldest first. The partition's lock is what keeps
+//! other relays away, so the rows themselves are not locked (a row lock is a write per
+//! row, and the relay of a busy service reads hundreds of thousands). On SQLite, the
+//! embedded default with the in-process bus, the batch is read, handed to that bus and
+//! deleted in one immediate transaction: SQLite's one write lock is the claim.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -48,7 +48,7 @@ const SIDE_BY_SIDE: usize = 4;
 /// itself. Every relay read walks the index entries of rows deleted since the last vacuum
 /// (the oldest of each partition, which is where it starts); autovacuum visits a database
 /// about once a minute, and a busy service deletes hundreds of thousands of rows in that
-/// time, which made a read 58 ms instead of 2 (docs/benchmarks.md).
+/// time, which made a read 58 ms; about 3 ms with these vacuums (docs/benchmarks.md).
 const VACUUM_AFTER: usize = 20_000;
 
 /// Events one relay pass publishes at most on SQLite (see `run_once`).

@@ -35,6 +35,11 @@ pub struct Done {
 impl Done {
     /// A held try let go unmade.
     pub fn let_go(job: &Job) -> Done {
+        Done::unanswered(job, false)
+    }
+
+    /// `job`'s outcome before any answer: what a try that gets none keeps.
+    fn unanswered(job: &Job, made: bool) -> Done {
         Done {
             task_uuid: job.task.uuid.clone(),
             entry: job.entry.clone(),
@@ -49,7 +54,7 @@ impl Done {
             response_time: 0,
             response_headers: "{}".to_owned(),
             response_body: String::new(),
-            made: false,
+            made,
         }
     }
 }
@@ -63,10 +68,7 @@ pub(crate) async fn attempt(
     now: i64,
 ) -> Done {
     let started = Instant::now();
-    let mut done = Done {
-        made: true,
-        ..Done::let_go(job)
-    };
+    let mut done = Done::unanswered(job, true);
     match send(client, policy, job).await {
         Ok(mut res) => {
             let status = res.status();

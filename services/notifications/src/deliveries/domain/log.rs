@@ -8,7 +8,9 @@ use serde::Serialize;
 pub const MAX_BODY_BYTES: usize = 20 * 1024;
 
 /// What the log says of a try whose answer was never recorded.
-pub const UNANSWERED: &str = "no answer was recorded: the try is under way (waiting for a slot of its endpoint, or in flight), or its sender stopped before it ended";
+pub const UNANSWERED: &str = "no answer was recorded: the try is under way (waiting for a \
+                               slot of its endpoint, or in flight), or its sender stopped \
+                               before it ended";
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct WebhookResponse {

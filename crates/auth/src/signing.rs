@@ -95,17 +95,30 @@ impl SigningKey {
         let mut token = URL_SAFE_NO_PAD.encode(serde_json::to_vec(&header)?);
         token.push('.');
         token.push_str(&URL_SAFE_NO_PAD.encode(serde_json::to_vec(claims)?));
+        let signature = self.sign_message(token.as_bytes())?;
+        token.push('.');
+        token.push_str(&URL_SAFE_NO_PAD.encode(signature));
+        Ok(token)
+    }
+
+    /// The RS256 signature (RSASSA-PKCS1-v1_5 over SHA-256) of `message`: for JWS
+    /// libraries that build the signing input themselves, such as identity's ID tokens.
+    pub fn sign_message(&self, message: &[u8]) -> Result<Vec<u8>, SigningError> {
         let mut signature = vec![0; self.pair.public_modulus_len()];
         self.pair
             .sign(
                 &RSA_PKCS1_SHA256,
                 &SystemRandom::new(),
-                token.as_bytes(),
+                message,
                 &mut signature,
             )
             .map_err(|_| SigningError::Sign)?;
-        token.push('.');
-        token.push_str(&URL_SAFE_NO_PAD.encode(signature));
-        Ok(token)
+        Ok(signature)
+    }
+
+    /// The public key's modulus and exponent, big-endian without leading zeros.
+    pub fn public_components(&self) -> (Vec<u8>, Vec<u8>) {
+        let components = PublicKeyComponents::<Vec<u8>>::from(self.pair.public_key());
+        (components.n, components.e)
     }
 }

@@ -12,7 +12,8 @@ use crate::RequestId;
 ///
 /// Errors raised by the framework itself (no route, wrong method, an extractor Coffer did
 /// not wrap) arrive as plain text; they are rewritten too, so a client never sees
-/// anything but JSON.
+/// anything but JSON. Pages for people (identity's login page) answer errors in HTML of
+/// their own, which is kept.
 pub(crate) async fn middleware(
     req: ServiceRequest,
     next: Next<impl MessageBody + 'static>,
@@ -25,7 +26,7 @@ pub(crate) async fn middleware(
     let from_route = res.response().extensions().get::<ApiError>().cloned();
     let error = match from_route {
         Some(error) => error,
-        None if is_json(&res) => return Ok(res.map_into_boxed_body()),
+        None if is_json(&res) || is_html(&res) => return Ok(res.map_into_boxed_body()),
         None => {
             if let Some(cause) = res.response().error() {
                 tracing::debug!(error = %cause, "framework error rewritten");
@@ -63,4 +64,10 @@ fn is_json<B>(res: &ServiceResponse<B>) -> bool {
     res.headers()
         .get(header::CONTENT_TYPE)
         .is_some_and(|v| v.as_bytes().starts_with(b"application/json"))
+}
+
+fn is_html<B>(res: &ServiceResponse<B>) -> bool {
+    res.headers()
+        .get(header::CONTENT_TYPE)
+        .is_some_and(|v| v.as_bytes().starts_with(b"text/html"))
 }

@@ -118,6 +118,21 @@ impl Violations {
     }
 }
 
+/// A name a person reads (of a partner, a user): trimmed, not blank, at most `max_chars`.
+pub fn display_name(property: &str, raw: &str, max_chars: usize) -> Result<String, FieldError> {
+    let name = raw.trim();
+    if name.is_empty() {
+        return Err(FieldError::not_blank(property));
+    }
+    if name.chars().count() > max_chars {
+        return Err(FieldError::not_valid(
+            property,
+            format!("must be at most {max_chars} characters"),
+        ));
+    }
+    Ok(name.to_owned())
+}
+
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {

@@ -9,6 +9,8 @@ use anyhow::Context;
 use coffer_events::Outbox;
 use coffer_identity::admin::{Admin, ClientAccess};
 use coffer_identity::domain::directory::{AddressInput, BillingInput, OrganisationInput};
+use coffer_identity::partners::PartnerInput;
+use coffer_identity::users::UserInput;
 use coffer_model::clock::SystemClock;
 use serde_json::json;
 
@@ -62,6 +64,36 @@ pub async fn run(args: AdminArgs) -> anyhow::Result<()> {
                 ClientAccess::Organisations(organisation)
             };
             serde_json::to_value(admin.create_client(access).await?)?
+        }
+        AdminCommand::Partner(PartnerCommand::Create { name, redirect_uri }) => {
+            serde_json::to_value(
+                admin
+                    .create_partner(PartnerInput {
+                        name,
+                        redirect_uris: redirect_uri,
+                    })
+                    .await?,
+            )?
+        }
+        AdminCommand::User(UserCommand::Create {
+            email,
+            password,
+            name,
+            organisation,
+            locale,
+        }) => serde_json::to_value(
+            admin
+                .create_user(UserInput {
+                    email,
+                    name,
+                    organisation_uuid: organisation,
+                    locale,
+                    password,
+                })
+                .await?,
+        )?,
+        AdminCommand::User(UserCommand::SetPassword { email, password }) => {
+            serde_json::to_value(admin.set_user_password(&email, password).await?)?
         }
         AdminCommand::Address(AddressCommand::Add {
             owner,

@@ -101,6 +101,10 @@ pub enum AdminCommand {
     #[command(subcommand)]
     Client(ClientCommand),
     #[command(subcommand)]
+    Partner(PartnerCommand),
+    #[command(subcommand)]
+    User(UserCommand),
+    #[command(subcommand)]
     Address(AddressCommand),
     #[command(subcommand)]
     Metadata(MetadataCommand),
@@ -157,6 +161,49 @@ pub enum ClientCommand {
         /// A client that touches every tenant (operator tooling, service-to-service).
         #[arg(long, conflicts_with = "organisation")]
         platform: bool,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum PartnerCommand {
+    /// Create a partner; prints {uuid, name, client_id, client_secret, redirect_uris}. The
+    /// same client serves the partner's API calls and its users' single sign-on; the
+    /// secret is shown once.
+    Create {
+        #[arg(long)]
+        name: String,
+        /// Where its users may be sent back with a code (repeatable; https, or http to
+        /// 127.0.0.1, [::1] or localhost).
+        #[arg(long = "redirect-uri", required = true)]
+        redirect_uri: Vec<String>,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum UserCommand {
+    /// Create a user of an organisation, who signs in to partners with e-mail and
+    /// password; prints the user (never the password).
+    Create {
+        #[arg(long)]
+        email: String,
+        /// At least 10 characters. Without one the user cannot sign in until
+        /// `user set-password` gives one.
+        #[arg(long, env = "COFFER_USER_PASSWORD", hide_env_values = true)]
+        password: Option<String>,
+        #[arg(long)]
+        name: String,
+        #[arg(long)]
+        organisation: Uuid,
+        /// en, de, fr or it.
+        #[arg(long)]
+        locale: Option<String>,
+    },
+    /// Give a user a new password; prints the user.
+    SetPassword {
+        #[arg(long)]
+        email: String,
+        #[arg(long, env = "COFFER_USER_PASSWORD", hide_env_values = true)]
+        password: String,
     },
 }
 

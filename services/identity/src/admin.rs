@@ -22,8 +22,11 @@ use crate::attachments::domain::AddressInput;
 use crate::attachments::views::AddressView;
 use crate::organisations::domain::OrganisationInput;
 use crate::organisations::views::OrganisationDetail;
+use crate::partners::{NewPartner, PartnerInput};
+use crate::users::UserInput;
+use crate::users::domain::UserView;
 use crate::writes::Writes;
-use crate::{accounts, attachments, clients, keys, organisations};
+use crate::{accounts, attachments, clients, keys, organisations, partners, users};
 
 #[derive(Clone)]
 pub struct Admin {
@@ -71,6 +74,23 @@ impl Admin {
 
     pub async fn create_client(&self, access: ClientAccess) -> Result<NewClient, AdminError> {
         clients::commands::create(&self.writes, access).await
+    }
+
+    /// A partner with its client (its secret shown only here) and redirect URIs.
+    pub async fn create_partner(&self, input: PartnerInput) -> Result<NewPartner, AdminError> {
+        partners::commands::create(&self.writes, input).await
+    }
+
+    pub async fn create_user(&self, input: UserInput) -> Result<UserView, AdminError> {
+        users::commands::create(&self.writes, input).await
+    }
+
+    pub async fn set_user_password(
+        &self,
+        email: &str,
+        password: String,
+    ) -> Result<UserView, AdminError> {
+        users::commands::set_password(&self.writes, email, password).await
     }
 
     pub async fn add_organisation_address(

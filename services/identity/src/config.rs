@@ -2,6 +2,7 @@ use coffer_http::config::{ConfigError, Validate};
 use coffer_secrets::SecretsSettings;
 use serde::{Deserialize, Serialize};
 
+use crate::sso::SsoSettings;
 use crate::tokens::ThrottleSettings;
 
 /// `coffer-identity`'s own settings, beside the common ones of every service binary (see
@@ -15,6 +16,8 @@ pub struct IdentityConfig {
     pub token_failures: ThrottleSettings,
     /// The master keys signing keys are sealed with (docs/decisions/secrets.md).
     pub secrets: SecretsSettings,
+    /// Partners' single sign-on (docs/partners.md).
+    pub sso: SsoSettings,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -70,6 +73,7 @@ impl Validate for IdentityConfig {
             ));
         }
         validate_token_failures(&self.token_failures)?;
+        validate_sso(&self.sso)?;
         self.secrets.keyring()?;
         Ok(())
     }
@@ -103,6 +107,51 @@ fn validate_token_failures(t: &ThrottleSettings) -> Result<(), ConfigError> {
     if !(1_000..=10_000_000).contains(&t.tracked) {
         return Err(ConfigError::invalid(
             "token_failures.tracked",
+            "must be between 1000 and 10000000",
+        ));
+    }
+    Ok(())
+}
+
+fn validate_sso(s: &SsoSettings) -> Result<(), ConfigError> {
+    if !s.issuer.is_empty() {
+        let ok = url::Url::parse(&s.issuer).is_ok_and(|u| {
+            matches!(u.scheme(), "https" | "http") && u.query().is_none() && u.fragment().is_none()
+        });
+        if !ok || s.issuer.ends_with('/') {
+            return Err(ConfigError::invalid(
+                "sso.issuer",
+                "must be an http(s) URL without a query, fragment or trailing slash",
+            ));
+        }
+    }
+    let bounds = [
+        ("sso.code_ttl_secs", s.code_ttl_secs, 10, 600),
+        (
+            "sso.id_token_lifetime_secs",
+            s.id_token_lifetime_secs,
+            60,
+            86_400,
+        ),
+        ("sso.form_ttl_secs", s.form_ttl_secs, 60, 86_400),
+        (
+            "sso.sign_in_failures.max_delay_secs",
+            s.sign_in_failures.max_delay_secs,
+            1,
+            86_400,
+        ),
+    ];
+    for (name, value, low, high) in bounds {
+        if !(low..=high).contains(&value) {
+            return Err(ConfigError::invalid(
+                name,
+                format!("must be between {low} and {high}"),
+            ));
+        }
+    }
+    if !(1_000..=10_000_000).contains(&s.sign_in_failures.tracked) {
+        return Err(ConfigError::invalid(
+            "sso.sign_in_failures.tracked",
             "must be between 1000 and 10000000",
         ));
     }

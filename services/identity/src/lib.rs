@@ -1,5 +1,6 @@
 //! The identity service: API clients and the OAuth 2.0 token endpoint, signing keys and
-//! their JWKS, and the directory of organisations and accounts.
+//! their JWKS, the directory of organisations and accounts, and partners' single sign-on
+//! (users, and identity as an OpenID Connect provider).
 //!
 //! Each feature folder has the same rooms (STYLE.md, "The rooms of a service"); `routes.rs`
 //! is the one route table, `workers/` lists the background loops, and `admin` is the
@@ -14,11 +15,14 @@ mod error;
 pub mod keys;
 mod migrations;
 pub mod organisations;
+pub mod partners;
 mod routes;
 mod schema;
+pub mod sso;
 mod state;
 mod tenancy;
 pub mod tokens;
+pub mod users;
 mod workers;
 mod writes;
 

@@ -32,6 +32,7 @@ fn main() -> std::process::ExitCode {
                 key_reload: Duration::from_secs(c.token.key_reload_secs),
                 read_cache_ttl: Duration::from_millis(c.cache.read_ttl_ms),
                 failure_throttle: c.token_failures,
+                sso: c.sso.clone(),
             };
             let identity = Identity::start(
                 s.store.clone(),

@@ -4,7 +4,7 @@
 use coffer_http::Shape;
 use coffer_http::openapi::RouteTable;
 
-use crate::{accounts, attachments, keys, organisations, tokens};
+use crate::{accounts, attachments, keys, organisations, sso, tokens};
 
 pub(crate) fn table() -> RouteTable {
     let mut t = RouteTable::new();
@@ -12,7 +12,16 @@ pub(crate) fn table() -> RouteTable {
         t.shaped(Shape::OAuth, |t| {
             t.post("/oauth2/token", tokens::routes::grant);
         })
-        .get("/.well-known/jwks.json", keys::routes::get);
+        .get("/.well-known/jwks.json", keys::routes::get)
+        .get(
+            "/.well-known/openid-configuration",
+            sso::routes::configuration,
+        )
+        .get("/oauth2/authorize", sso::routes::authorize)
+        .post("/oauth2/authorize", sso::routes::sign_in);
+        t.hidden(|t| {
+            t.get(sso::page::STYLESHEET_PATH, sso::routes::stylesheet);
+        });
     })
     .get("/organisations", organisations::routes::list)
     .get("/search/organisations", organisations::routes::search)
@@ -59,13 +68,16 @@ mod described {
     use coffer_http::openapi::Part;
     use utoipa::OpenApi;
 
-    use crate::{accounts, attachments, keys, organisations, routes, tokens};
+    use crate::{accounts, attachments, keys, organisations, routes, sso, tokens};
 
     #[derive(OpenApi)]
     #[openapi(
         paths(
             tokens::routes::grant,
             keys::routes::get,
+            sso::routes::configuration,
+            sso::routes::authorize,
+            sso::routes::sign_in,
             organisations::routes::list,
             organisations::routes::search,
             organisations::routes::get,
@@ -81,6 +93,7 @@ mod described {
         ),
         tags(
             (name = "Token", description = "Access tokens for API clients"),
+            (name = "Single sign-on", description = "OpenID Connect for partners' users"),
             (name = "Organisations", description = "The charities and companies using Coffer"),
             (name = "Accounts", description = "An organisation's accounts, which take payments"),
         )

@@ -88,10 +88,58 @@ diesel::table! {
     }
 }
 
+diesel::table! {
+    partners (uuid) {
+        uuid -> Text,
+        name -> Text,
+        client_id -> Text,
+        created -> BigInt,
+    }
+}
+
+diesel::table! {
+    partner_redirect_uris (partner_uuid, uri) {
+        partner_uuid -> Text,
+        uri -> Text,
+    }
+}
+
+diesel::table! {
+    users (uuid) {
+        uuid -> Text,
+        email -> Text,
+        email_key -> Text,
+        name -> Text,
+        organisation_uuid -> Text,
+        locale -> Nullable<Text>,
+        password_hash -> Nullable<Text>,
+        created -> BigInt,
+        updated -> BigInt,
+    }
+}
+
+diesel::table! {
+    authorization_codes (code_sha256) {
+        code_sha256 -> Text,
+        client_id -> Text,
+        redirect_uri -> Text,
+        user_uuid -> Text,
+        scope -> Text,
+        nonce -> Nullable<Text>,
+        code_challenge -> Nullable<Text>,
+        auth_time -> BigInt,
+        expires_at -> BigInt,
+        redeemed_at -> Nullable<BigInt>,
+        revoked_at -> Nullable<BigInt>,
+    }
+}
+
 diesel::joinable!(accounts -> organisations (organisation_uuid));
 diesel::joinable!(billing_data -> accounts (account_uuid));
 diesel::joinable!(api_client_organisations -> api_clients (client_id));
 diesel::joinable!(api_client_organisations -> organisations (organisation_uuid));
+diesel::joinable!(partner_redirect_uris -> partners (partner_uuid));
+diesel::joinable!(partners -> api_clients (client_id));
 
 diesel::allow_tables_to_appear_in_same_query!(
     organisations,
@@ -102,4 +150,8 @@ diesel::allow_tables_to_appear_in_same_query!(
     api_clients,
     api_client_organisations,
     signing_keys,
+    partners,
+    partner_redirect_uris,
+    users,
+    authorization_codes,
 );

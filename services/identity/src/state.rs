@@ -11,6 +11,8 @@ use coffer_store::Store;
 
 use crate::keys::{Keyring, KeyringError, commands as keys};
 use crate::organisations::cache::DirectoryCache;
+use crate::sso::SsoSettings;
+use crate::sso::throttle::SignInThrottle;
 use crate::tokens::ThrottleSettings;
 use crate::tokens::issuer::TokenIssuer;
 use crate::tokens::throttle::FailureThrottle;
@@ -31,6 +33,8 @@ pub struct IdentitySettings {
     pub read_cache_ttl: Duration,
     /// When failed client authentications at the token endpoint are answered 429.
     pub failure_throttle: ThrottleSettings,
+    /// Partners' single sign-on.
+    pub sso: SsoSettings,
 }
 
 impl Default for IdentitySettings {
@@ -43,6 +47,7 @@ impl Default for IdentitySettings {
             key_reload: Duration::from_secs(60),
             read_cache_ttl: Duration::from_secs(2),
             failure_throttle: ThrottleSettings::default(),
+            sso: SsoSettings::default(),
         }
     }
 }
@@ -56,6 +61,11 @@ pub(crate) struct IdentityState {
     pub issuer: TokenIssuer,
     pub failures: FailureThrottle,
     pub directory: DirectoryCache,
+    /// The `iss` of access tokens (auth.issuer); ID tokens carry `sso.issuer`.
+    pub access_issuer: String,
+    pub sso: SsoSettings,
+    /// Failed sign-ins on the login page.
+    pub sign_ins: SignInThrottle,
     /// For the operator actions that make keys.
     pub secrets: Secrets,
 }
@@ -78,6 +88,8 @@ impl IdentityState {
             keys,
         ));
         keys::start(&store, clock.as_ref(), &keyring).await?;
+        let access_issuer = settings.issuer.clone();
+        let sign_ins = SignInThrottle::new(Arc::clone(&clock), settings.sso.sign_in_failures);
         let issuer = TokenIssuer::new(
             store.clone(),
             Arc::clone(&keyring),
@@ -96,6 +108,9 @@ impl IdentityState {
             issuer,
             failures,
             directory: DirectoryCache::new(settings.read_cache_ttl),
+            access_issuer,
+            sso: settings.sso,
+            sign_ins,
             secrets,
         })
     }

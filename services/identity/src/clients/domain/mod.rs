@@ -11,6 +11,9 @@ pub enum ClientAccess {
     Organisations(Vec<Uuid>),
     /// Every tenant: operator tooling and service-to-service calls.
     Platform,
+    /// A partner's client: its tokens name the partner, and reach the organisations it has
+    /// an enabled integration with (docs/partners.md).
+    Partner,
 }
 
 impl ClientAccess {
@@ -18,7 +21,7 @@ impl ClientAccess {
     pub fn scope(&self) -> String {
         match self {
             ClientAccess::Platform => format!("{} {}", scopes::API, scopes::PLATFORM),
-            ClientAccess::Organisations(_) => scopes::API.to_owned(),
+            ClientAccess::Organisations(_) | ClientAccess::Partner => scopes::API.to_owned(),
         }
     }
 
@@ -26,7 +29,7 @@ impl ClientAccess {
     /// scope covers every tenant.
     pub fn organisations(&self) -> &[Uuid] {
         match self {
-            ClientAccess::Platform => &[],
+            ClientAccess::Platform | ClientAccess::Partner => &[],
             ClientAccess::Organisations(list) => list,
         }
     }

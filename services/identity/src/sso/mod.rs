@@ -1,0 +1,18 @@
+//! Single sign-on for partners' users: identity as an OpenID Connect provider
+//! (authorization-code flow, SPEC.md "Single sign-on"; docs/partners.md). The login page
+//! is Coffer's own; the token endpoint (tokens/) hands codes to [`commands::exchange`].
+
+pub(crate) mod commands;
+pub(crate) mod discovery;
+pub mod domain;
+pub(crate) mod form_token;
+pub(crate) mod id_token;
+pub(crate) mod page;
+pub(crate) mod routes;
+pub(crate) mod settings;
+pub(crate) mod store;
+pub(crate) mod texts;
+pub mod throttle;
+
+pub use settings::SsoSettings;
+pub use throttle::SignInThrottleSettings;

@@ -1,0 +1,111 @@
+//! User use cases: creating one, giving one a password, and checking one at sign-in.
+
+use coffer_model::validation::FieldError;
+use coffer_store::Store;
+use uuid::Uuid;
+
+use super::domain::{UserInput, UserView, check_password, email_key};
+use super::password;
+use super::store::{self as users, UserRow};
+use crate::error::CommandError;
+use crate::organisations;
+use crate::writes::Writes;
+
+impl From<&UserRow> for UserView {
+    fn from(row: &UserRow) -> Self {
+        UserView {
+            uuid: row.uuid.clone(),
+            email: row.email.clone(),
+            name: row.name.clone(),
+            organisation_uuid: row.organisation_uuid.clone(),
+            locale: row.locale.clone(),
+            has_password: row.password_hash.is_some(),
+            created: row.created,
+        }
+    }
+}
+
+/// Argon2 on the blocking pool: it holds a core for tens of milliseconds.
+async fn hashed(password: String) -> Result<String, CommandError> {
+    tokio::task::spawn_blocking(move || password::hash(&password))
+        .await
+        .map_err(|_| CommandError::Random)?
+        .map_err(|_| CommandError::Random)
+}
+
+pub(crate) async fn create(writes: &Writes, input: UserInput) -> Result<UserView, CommandError> {
+    let valid = input.validate().map_err(CommandError::Invalid)?;
+    organisations::commands::existing(&writes.store, valid.organisation_uuid).await?;
+    let password_hash = match valid.password {
+        Some(p) => Some(hashed(p).await?),
+        None => None,
+    };
+    let now = writes.clock.unix();
+    let row = UserRow {
+        uuid: Uuid::new_v4().to_string(),
+        email_key: email_key(valid.email.as_str()),
+        email: valid.email.into_string(),
+        name: valid.name,
+        organisation_uuid: valid.organisation_uuid.to_string(),
+        locale: valid.locale,
+        password_hash,
+        created: now,
+        updated: now,
+    };
+    let stored = row.clone();
+    if !writes
+        .store
+        .query(move |c| users::insert(c, &stored))
+        .await?
+    {
+        return Err(CommandError::Invalid(vec![FieldError::not_valid(
+            "email",
+            "a user with this e-mail address exists already",
+        )]));
+    }
+    Ok(UserView::from(&row))
+}
+
+pub(crate) async fn set_password(
+    writes: &Writes,
+    email: &str,
+    password: String,
+) -> Result<UserView, CommandError> {
+    check_password("password", &password).map_err(|e| CommandError::Invalid(vec![e]))?;
+    let hash = hashed(password).await?;
+    let key = email_key(email);
+    let now = writes.clock.unix();
+    let found = writes
+        .store
+        .query(move |c| {
+            if users::set_password(c, &key, &hash, now)? {
+                users::by_email_key(c, &key)
+            } else {
+                Ok(None)
+            }
+        })
+        .await?;
+    found
+        .as_ref()
+        .map(UserView::from)
+        .ok_or(CommandError::NotFound("user"))
+}
+
+/// The user whose address and password these are, if any. An unknown address and a
+/// user without a password cost the same as a wrong password (password.rs).
+pub(crate) async fn authenticate(
+    store: &Store,
+    email: &str,
+    given: String,
+) -> Result<Option<UserRow>, CommandError> {
+    if given.len() > super::domain::MAX_PASSWORD_BYTES {
+        return Ok(None);
+    }
+    let key = email_key(email);
+    let user = store.query(move |c| users::by_email_key(c, &key)).await?;
+    let stored = user.as_ref().and_then(|u| u.password_hash.clone());
+    let ok = tokio::task::spawn_blocking(move || password::verify(&given, stored.as_deref()))
+        .await
+        .unwrap_or(false);
+    Ok(user.filter(|_| ok))
+}

@@ -17,6 +17,12 @@ PACKAGES=(
     "schemathesis==4.32.5"
     # Verifies webhook signatures as receivers do (docs/webhooks.md).
     "standardwebhooks==1.1.0"
+    # A partner's OpenID Connect client, and the JOSE library it validates ID tokens with
+    # (docs/partners.md).
+    "Authlib==1.9.10"
+    "joserfc==1.8.0"
+    # Drives headless Chromium over the DevTools protocol through the login page.
+    "websocket-client==1.8.0"
 )
 
 pinned_venv "$VENV" "${PACKAGES[@]}"

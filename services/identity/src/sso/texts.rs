@@ -38,7 +38,7 @@ const EN: Texts = Texts {
 const DE: Texts = Texts {
     lang: "de",
     title: "Anmelden",
-    sign_in_to: "Melden Sie sich an, um weiterzugehen zu",
+    sign_in_to: "Anmelden und weiter zu",
     intro: "Verwenden Sie Ihre E-Mail-Adresse und Ihr Passwort für Coffer.",
     email: "E-Mail-Adresse",
     password: "Passwort",

@@ -1,0 +1,144 @@
+"""A person signing in through Coffer's login page in headless Chromium: open the
+authorization URL, fill in e-mail and password, submit, and land on the partner's
+redirect URI (a listener of this script's own) with a code.
+
+Usage: browser_login.py CHROMIUM AUTHORIZE_URL REDIRECT_PORT EMAIL PASSWORD SCREENSHOT
+Prints a JSON report on stdout; exits non-zero when the browser does not land with a code.
+The page is driven over the DevTools protocol, which is how a person's typing reaches it:
+the page itself runs no script of its own.
+"""
+
+import base64
+import json
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.request
+from http.server import BaseHTTPRequestHandler, HTTPServer
+from urllib.parse import parse_qs, urlparse
+
+import websocket
+
+CHROMIUM, AUTHORIZE_URL, REDIRECT_PORT, EMAIL, PASSWORD, SCREENSHOT = sys.argv[1:7]
+landed = {}
+
+
+class Partner(BaseHTTPRequestHandler):
+    """The partner's redirect URI: records what the browser brings."""
+
+    def do_GET(self):  # noqa: N802 - the standard library's name
+        landed.update({k: v[0] for k, v in parse_qs(urlparse(self.path).query).items()})
+        body = b"<!doctype html><title>Partner</title><p>Signed in."
+        self.send_response(200)
+        self.send_header("Content-Type", "text/html")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args):
+        pass
+
+
+class Tab:
+    def __init__(self, ws_url):
+        self.ws = websocket.create_connection(ws_url, timeout=30)
+        self.next_id = 0
+
+    def call(self, method, **params):
+        self.next_id += 1
+        self.ws.send(json.dumps({"id": self.next_id, "method": method, "params": params}))
+        while True:
+            message = json.loads(self.ws.recv())
+            if message.get("id") == self.next_id:
+                if "error" in message:
+                    raise RuntimeError(f"{method}: {message['error']}")
+                return message.get("result", {})
+
+    def evaluate(self, expression):
+        result = self.call("Runtime.evaluate", expression=expression, returnByValue=True)
+        return result.get("result", {}).get("value")
+
+    def wait_for(self, expression, seconds=20):
+        deadline = time.time() + seconds
+        while time.time() < deadline:
+            try:
+                if self.evaluate(expression):
+                    return True
+            except (RuntimeError, websocket.WebSocketException):
+                pass  # the page is navigating
+            time.sleep(0.1)
+        return False
+
+
+def main():
+    server = HTTPServer(("127.0.0.1", int(REDIRECT_PORT)), Partner)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    profile = tempfile.mkdtemp(prefix="coffer-chromium-")
+    chromium = subprocess.Popen(
+        [
+            CHROMIUM,
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-quic",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--no-first-run",
+            f"--user-data-dir={profile}",
+            "--remote-debugging-port=0",
+            "--window-size=800,900",
+            "about:blank",
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        port_file = f"{profile}/DevToolsActivePort"
+        for _ in range(300):
+            try:
+                port = open(port_file).read().split()[0]
+                break
+            except (OSError, IndexError):
+                time.sleep(0.1)
+        else:
+            sys.exit("Chromium did not open its DevTools port")
+        targets = json.load(urllib.request.urlopen(f"http://127.0.0.1:{port}/json", timeout=10))
+        page = next(t for t in targets if t["type"] == "page")
+        tab = Tab(page["webSocketDebuggerUrl"])
+        tab.call("Page.enable")
+        tab.call("Page.navigate", url=AUTHORIZE_URL)
+        if not tab.wait_for("!!document.querySelector('input[name=password]')"):
+            sys.exit("the login page did not show a password field")
+        report = {
+            "title": tab.evaluate("document.title"),
+            "lang": tab.evaluate("document.documentElement.lang"),
+            "scripts": tab.evaluate("document.scripts.length"),
+        }
+        shot = tab.call("Page.captureScreenshot", format="png")["data"]
+        with open(SCREENSHOT, "wb") as f:
+            f.write(base64.b64decode(shot))
+        # Typing and clicking, as a person would; the form submits itself (no script).
+        tab.evaluate(
+            f"document.querySelector('input[name=email]').value = {json.dumps(EMAIL)};"
+            f"document.querySelector('input[name=password]').value = {json.dumps(PASSWORD)};"
+            "document.querySelector('button[type=submit]').click(); true"
+        )
+        deadline = time.time() + 20
+        while "code" not in landed and time.time() < deadline:
+            time.sleep(0.1)
+        report["landed"] = landed
+        report["final_url"] = tab.evaluate("location.href")
+        print(json.dumps(report, indent=2))
+        if "code" not in landed:
+            sys.exit("the browser did not land on the redirect URI with a code")
+    finally:
+        chromium.kill()
+        chromium.wait()
+        server.shutdown()
+
+
+if __name__ == "__main__":
+    main()

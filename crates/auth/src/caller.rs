@@ -5,7 +5,7 @@ use actix_web::{FromRequest, HttpRequest, dev::Payload, http::header, web};
 use coffer_error::ApiError;
 use uuid::Uuid;
 
-use crate::{Claims, Verifier, scopes};
+use crate::{Claims, PartnerOrganisations, Verifier, scopes};
 
 /// The authenticated client of a request. Extracting it answers 401 (shape C) when the
 /// bearer token is missing, malformed, forged or expired.
@@ -21,6 +21,11 @@ impl Caller {
 
     pub fn client_id(&self) -> &str {
         &self.claims.client_id
+    }
+
+    /// The partner a partner's client acts for.
+    pub fn partner(&self) -> Option<Uuid> {
+        self.claims.partner
     }
 
     pub fn claims(&self) -> &Claims {
@@ -101,18 +106,34 @@ impl FromRequest for Caller {
     fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
         let token = bearer(req);
         let verifier = req.app_data::<web::Data<Verifier>>().cloned();
+        let partners = req
+            .app_data::<web::Data<dyn PartnerOrganisations>>()
+            .cloned();
         Box::pin(async move {
             let Some(verifier) = verifier else {
                 return Err(ApiError::internal("no token verifier is registered"));
             };
             let token = token.ok_or_else(ApiError::unauthorized)?;
-            match verifier.verify(&token).await {
-                Ok(claims) => Ok(Caller { claims }),
+            let mut claims = match verifier.verify(&token).await {
+                Ok(claims) => claims,
                 Err(reason) => {
                     tracing::debug!(%reason, "rejected access token");
-                    Err(ApiError::unauthorized())
+                    return Err(ApiError::unauthorized());
                 }
+            };
+            // A partner reaches the organisations of its enabled integrations as they are
+            // now, whatever its token was minted with.
+            if let Some(partner) = claims.partner {
+                claims.organisations = match partners {
+                    Some(p) => p.organisations(partner).await.map_err(|e| {
+                        tracing::warn!(error = %e, "could not read a partner's integrations");
+                        ApiError::unavailable("partner access cannot be checked just now")
+                    })?,
+                    None => Vec::new(),
+                };
+                claims.accounts = Vec::new();
             }
+            Ok(Caller { claims })
         })
     }
 }

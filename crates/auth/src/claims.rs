@@ -23,6 +23,12 @@ pub struct Claims {
     /// Accounts the caller may touch beyond those of `organisations`.
     #[serde(default)]
     pub accounts: Vec<Uuid>,
+    /// The partner a partner's client acts for. Its token lists no organisations: a
+    /// partner may serve thousands, and the list would outgrow a header. Each service
+    /// reads the organisations from its copy of the partner's enabled integrations
+    /// ([`crate::PartnerOrganisations`]) when the token is presented.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub partner: Option<Uuid>,
     /// Space-separated, as in RFC 6749.
     #[serde(default)]
     pub scope: String,

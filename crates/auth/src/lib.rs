@@ -5,6 +5,7 @@ mod caller;
 mod claims;
 mod jwks;
 mod keys;
+mod partners;
 mod signing;
 mod verifier;
 
@@ -12,5 +13,6 @@ pub use caller::Caller;
 pub use claims::{Claims, scopes};
 pub use jwks::{Jwk, Jwks};
 pub use keys::{KeySource, RemoteJwks, SharedKeys};
+pub use partners::PartnerOrganisations;
 pub use signing::{SigningError, SigningKey};
 pub use verifier::{AuthError, CLOCK_SKEW_LEEWAY_SECS, Verifier};

@@ -144,6 +144,7 @@ mod tests {
             client_id: "client".into(),
             organisations: vec![uuid::Uuid::new_v4()],
             accounts: vec![],
+            partner: None,
             scope: "coffer:api".into(),
             iat,
             nbf: None,

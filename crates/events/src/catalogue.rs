@@ -230,6 +230,37 @@ pub const WEBHOOK_ENDPOINT_DISABLED: EventType = EventType {
     description: "Coffer stopped delivering to a webhook endpoint: it answered 410 Gone, or every delivery to it failed for five days. `data` is the endpoint in its list form, whose `disabled_reason` says which; a PATCH with `enabled: true` turns it back on.",
 };
 
+pub const ONBOARDING_PROCESS_CREATED: EventType = EventType {
+    domain: "onboarding",
+    object: "onboarding_process",
+    action: "created",
+    description: "A partner started an onboarding process. `data` is the process record \
+                  without its token.",
+};
+
+pub const ONBOARDING_PROCESS_COMPLETED: EventType = EventType {
+    domain: "onboarding",
+    object: "onboarding_process",
+    action: "completed",
+    description: "An onboarding process was executed or connected: `data` is the process \
+                  record without its token, whose `results` name the organisation, accounts \
+                  and user.",
+};
+
+pub const PARTNER_INTEGRATION_CREATED: EventType = EventType {
+    domain: "onboarding",
+    object: "partner_integration",
+    action: "created",
+    description: "A partner was given access to an organisation. `data` is the integration.",
+};
+
+pub const PARTNER_INTEGRATION_DISABLED: EventType = EventType {
+    domain: "onboarding",
+    object: "partner_integration",
+    action: "disabled",
+    description: "A partner's access to an organisation ended. `data` is the integration.",
+};
+
 /// The whole catalogue, in the order docs/events.md lists it.
 pub const CATALOGUE: &[EventType] = &[
     ORGANISATION_CREATED,
@@ -258,6 +289,10 @@ pub const CATALOGUE: &[EventType] = &[
     CHARGE_ATTEMPT_SUCCEEDED,
     CHARGE_ATTEMPT_FAILED,
     WEBHOOK_ENDPOINT_DISABLED,
+    ONBOARDING_PROCESS_CREATED,
+    ONBOARDING_PROCESS_COMPLETED,
+    PARTNER_INTEGRATION_CREATED,
+    PARTNER_INTEGRATION_DISABLED,
 ];
 
 /// Every domain of the catalogue once, in its order: the topics a consumer of every

@@ -265,6 +265,7 @@ impl TestApp {
             client_id: "testkit-client".to_owned(),
             organisations: organisations.to_vec(),
             accounts: Vec::new(),
+            partner: None,
             scope: scopes::API.to_owned(),
             iat: now,
             nbf: None,

@@ -67,6 +67,7 @@ impl Billing {
                 clock: Arc::clone(&clock),
             }),
         );
+        coffer_partners::wire(&mut events);
         let state = BillingState::new(store, clock, events.outbox().clone(), &settings);
         Self {
             state: web::Data::new(state),
@@ -82,6 +83,7 @@ impl Module for Billing {
 
     fn configure(&self, cfg: &mut web::ServiceConfig) {
         cfg.app_data(self.state.clone());
+        cfg.app_data(coffer_partners::app_data(self.state.store.clone()));
         routes::table().register(cfg);
     }
 

@@ -16,8 +16,13 @@ fn main() -> std::process::ExitCode {
         "coffer-billing",
         MIGRATIONS,
         |s: Started<BillingConfig>| async move {
-            s.ensure_topics(&["subscriptions", "payment_gateway", "supporters"])
-                .await?;
+            s.ensure_topics(&[
+                "subscriptions",
+                "payment_gateway",
+                "supporters",
+                coffer_partners::DOMAIN,
+            ])
+            .await?;
             let verifier = s.verifier(None)?;
             let settings = BillingSettings {
                 event_prefix: s.common.events.prefix.clone(),

@@ -33,7 +33,7 @@ pub async fn run(args: AdminArgs) -> anyhow::Result<()> {
     let admin = Admin::new(
         store,
         Arc::clone(&clock),
-        Outbox::new(args.events_prefix.clone(), clock),
+        Outbox::new(args.events_prefix.clone(), Arc::clone(&clock)),
     );
     let out = match args.command {
         AdminCommand::Organisation(OrganisationCommand::Create {
@@ -92,6 +92,39 @@ pub async fn run(args: AdminArgs) -> anyhow::Result<()> {
                 })
                 .await?,
         )?,
+        AdminCommand::OnboardingConfiguration(OnboardingConfigurationCommand::Create {
+            partner,
+            account_label,
+            locale,
+        }) => {
+            if !admin.partner_exists(partner).await? {
+                anyhow::bail!("no partner {partner}: make one with `coffer admin partner create`");
+            }
+            let store = match &args.onboarding_database_url {
+                Some(url) => services::open_url(url, coffer_onboarding::MIGRATIONS).await?,
+                None => services::open(&args.data_dir, coffer_onboarding::MIGRATIONS).await?,
+            };
+            let input = coffer_onboarding::configurations::ConfigurationInput {
+                partner_uuid: partner,
+                account_labels: account_label,
+                default_locale: locale,
+            };
+            serde_json::to_value(
+                coffer_onboarding::configurations::commands::create(&store, clock.unix(), input)
+                    .await
+                    .map_err(|e| match e {
+                        coffer_onboarding::OnboardingError::Invalid(items) => anyhow::anyhow!(
+                            "invalid input: {}",
+                            items
+                                .iter()
+                                .map(|i| format!("{}: {}", i.property, i.message))
+                                .collect::<Vec<_>>()
+                                .join("; ")
+                        ),
+                        other => anyhow::anyhow!(other),
+                    })?,
+            )?
+        }
         AdminCommand::User(UserCommand::SetPassword { email, password }) => {
             serde_json::to_value(admin.set_user_password(&email, password).await?)?
         }

@@ -84,6 +84,9 @@ pub struct AdminArgs {
     /// (a distributed install on PostgreSQL).
     #[arg(long, env = "COFFER_IDENTITY_DATABASE_URL")]
     pub identity_database_url: Option<String>,
+    /// Onboarding's database, when it is not the SQLite file in the data directory.
+    #[arg(long, env = "COFFER_ONBOARDING_DATABASE_URL")]
+    pub onboarding_database_url: Option<String>,
     /// The event prefix the services run with (`events.prefix`): the changes are
     /// announced on its topics.
     #[arg(long, env = "COFFER_EVENTS__PREFIX", default_value = "coffer")]
@@ -104,6 +107,8 @@ pub enum AdminCommand {
     Partner(PartnerCommand),
     #[command(subcommand)]
     User(UserCommand),
+    #[command(subcommand)]
+    OnboardingConfiguration(OnboardingConfigurationCommand),
     #[command(subcommand)]
     Address(AddressCommand),
     #[command(subcommand)]
@@ -176,6 +181,24 @@ pub enum PartnerCommand {
         /// 127.0.0.1, [::1] or localhost).
         #[arg(long = "redirect-uri", required = true)]
         redirect_uri: Vec<String>,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum OnboardingConfigurationCommand {
+    /// Create an onboarding configuration for a partner; prints {uuid, partner_uuid,
+    /// account_labels, default_locale, created}.
+    Create {
+        /// The partner (its uuid, as `partner create` printed it).
+        #[arg(long)]
+        partner: Uuid,
+        /// An account to create for each onboarded organisation, by its label
+        /// (repeatable).
+        #[arg(long = "account-label", required = true)]
+        account_label: Vec<String>,
+        /// The new user's locale when the process names none: en (default), de, fr or it.
+        #[arg(long)]
+        locale: Option<String>,
     },
 }
 

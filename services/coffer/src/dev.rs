@@ -103,4 +103,9 @@ fn announce(c: &Credentials, data_dir: &Path) {
     println!("  organisation_uuid: {}", c.organisation_uuid);
     println!("  account_uuids:     {}", c.account_uuids.join(", "));
     println!("  (also in {})", credentials::path(data_dir).display());
+    println!(
+        "Partner onboarding runs with onboarding.captcha = test: the captcha token \
+         `{}` passes. Never use this in production.",
+        coffer_onboarding::captcha::TEST_TOKEN
+    );
 }

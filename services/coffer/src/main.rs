@@ -12,6 +12,7 @@ mod data_dir;
 mod demo;
 mod dev;
 mod master_keys;
+mod onboarding_port;
 mod openapi;
 mod sealed_file;
 mod services;

@@ -14,6 +14,7 @@ pub fn parts() -> Vec<Part> {
         coffer_payments::api_part(),
         coffer_billing::api_part(),
         coffer_notifications::api_part(),
+        coffer_onboarding::api_part(),
     ]
 }
 

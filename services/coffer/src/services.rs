@@ -23,6 +23,7 @@ pub const MIGRATIONS: &[Migrations] = &[
     coffer_payments::MIGRATIONS,
     coffer_billing::MIGRATIONS,
     coffer_notifications::MIGRATIONS,
+    coffer_onboarding::MIGRATIONS,
 ];
 
 /// The services of one `coffer dev` process.
@@ -110,12 +111,25 @@ pub async fn start_all(
         secrets.clone(),
         notifications,
     )?;
+    // The captcha of `coffer dev` is the test one (`onboarding.captcha = test`): dev.rs
+    // says so when it starts.
+    let onboarding = coffer_onboarding::Onboarding::new(
+        open(data_dir, coffer_onboarding::MIGRATIONS).await?,
+        Arc::clone(&clock),
+        Arc::clone(&bus),
+        Arc::new(crate::onboarding_port::InProcessIdentity(
+            identity.internal(),
+        )),
+        Arc::new(coffer_onboarding::captcha::TestCaptcha),
+        coffer_onboarding::OnboardingSettings::default(),
+    );
     Ok(Standalone {
         modules: vec![
             Arc::new(identity),
             Arc::new(payments),
             Arc::new(billing),
             Arc::new(notifications),
+            Arc::new(onboarding),
         ],
         identity_admin,
     })

@@ -55,7 +55,87 @@ impl Client {
 }
 
 /// The first organisation's objects, by the path parameter that names each kind.
-async fn fixtures(a: &Client, c: &Value) -> (BTreeMap<&'static str, String>, Vec<String>) {
+/// A partner's process and the integration its execution made, for the organisation the
+/// process brings (a third one, reached only through the partner).
+async fn partner_fixtures(a: &Client, dir: &std::path::Path) -> (String, String) {
+    let partner = common::admin(
+        dir,
+        &[
+            "partner",
+            "create",
+            "--name",
+            "Matrix Partner",
+            "--redirect-uri",
+            "https://matrix.example/cb",
+        ],
+    );
+    let configuration = common::admin(
+        dir,
+        &[
+            "onboarding-configuration",
+            "create",
+            "--partner",
+            partner["uuid"].as_str().unwrap(),
+            "--account-label",
+            "Matrix",
+        ],
+    );
+    let token = common::token(
+        &a.base,
+        partner["client_id"].as_str().unwrap(),
+        partner["client_secret"].as_str().unwrap(),
+    )
+    .await;
+    let address = json!({"address_line1": "Matrixweg 1", "postal_code": "3000", "city": "Bern", "country": "CH"});
+    let process: Value = a
+        .http
+        .post(format!("{}/partner-onboarding-processes", a.base))
+        .bearer_auth(&token)
+        .json(&json!({"external_id": "matrix", "onboarding_configuration_uuid": configuration["uuid"],
+            "user": {"email": "matrix-partner@example.org", "first_name": "Matrix", "last_name": "Partner"},
+            "organisation": {"name": "Matrix Partnered", "main_address": address, "billing_address": address}}))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let done: Value = a
+        .http
+        .post(format!(
+            "{}/partner-onboarding-processes/tokens/{}/execute",
+            a.base,
+            process["token"].as_str().unwrap()
+        ))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(done["status"], "completed", "{done}");
+    let integrations: Value = a
+        .http
+        .get(format!("{}/partner-integrations", a.base))
+        .bearer_auth(&token)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    (
+        process["uuid"].as_str().unwrap().to_owned(),
+        integrations[0]["uuid"].as_str().unwrap().to_owned(),
+    )
+}
+
+async fn fixtures(
+    a: &Client,
+    c: &Value,
+    dir: &std::path::Path,
+) -> (BTreeMap<&'static str, String>, Vec<String>) {
+    let (process, integration) = partner_fixtures(a, dir).await;
     let org = c["organisation_uuid"].as_str().unwrap().to_owned();
     let account = c["account_uuids"][0].as_str().unwrap().to_owned();
     let addresses = a.read(&format!("/organisations/{org}/addresses")).await;
@@ -142,6 +222,9 @@ async fn fixtures(a: &Client, c: &Value) -> (BTreeMap<&'static str, String>, Vec
         ("webhook_uuid", id(&webhook)),
         ("event_subscription_uuid", id(&subscribed)),
         ("webhook_response_uuid", tried),
+        ("uuid", process),
+        ("partner_integration_uuid", integration),
+        ("email", "matrix-partner@example.org".to_owned()),
     ]);
     // What nobody else may read: the names, addresses and parameters behind those ids.
     let secrets = vec![
@@ -279,7 +362,7 @@ async fn another_tenant_gets_nothing_and_changes_nothing() {
         token: b_token,
     };
 
-    let (kinds, secrets) = fixtures(&a, &c).await;
+    let (kinds, secrets) = fixtures(&a, &c, dir.path()).await;
     let before = snapshot(&a, &kinds).await;
     let described: Value = a.read("/openapi.json").await;
     let mut tried = 0;

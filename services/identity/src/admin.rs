@@ -81,8 +81,30 @@ impl Admin {
         partners::commands::create(&self.writes, input).await
     }
 
+    /// Whether a partner with this uuid exists.
+    pub async fn partner_exists(&self, uuid: Uuid) -> Result<bool, AdminError> {
+        let key = uuid.to_string();
+        Ok(self
+            .writes
+            .store
+            .query(move |c| partners::store::find(c, &key))
+            .await?
+            .is_some())
+    }
+
     pub async fn create_user(&self, input: UserInput) -> Result<UserView, AdminError> {
         users::commands::create(&self.writes, input).await
+    }
+
+    /// Onboards an organisation in this process (`coffer dev`'s onboarding service calls
+    /// this where a distributed one calls `POST /internal/onboardings`).
+    pub async fn onboard(
+        &self,
+        request: crate::onboardings::domain::OnboardingRequest,
+    ) -> Result<crate::onboardings::domain::Onboarded, AdminError> {
+        crate::onboardings::commands::onboard(&self.writes, request)
+            .await
+            .map(|(done, _)| done)
     }
 
     pub async fn set_user_password(

@@ -12,6 +12,8 @@ pub enum CommandError {
     Invalid(Vec<FieldError>),
     #[error("{0} not found")]
     NotFound(&'static str),
+    #[error("{0}")]
+    Conflict(&'static str),
     #[error(transparent)]
     Store(#[from] StoreError),
     #[error(transparent)]
@@ -30,4 +32,17 @@ fn describe(errors: &[FieldError]) -> String {
         .map(|e| format!("{}: {}", e.property, e.message))
         .collect::<Vec<_>>()
         .join("; ")
+}
+
+impl From<CommandError> for coffer_http::ApiError {
+    fn from(e: CommandError) -> Self {
+        use coffer_http::ApiError;
+        match e {
+            CommandError::Invalid(errors) => ApiError::validation(errors),
+            CommandError::NotFound(what) => ApiError::not_found(what),
+            CommandError::Conflict(why) => ApiError::conflict(why),
+            CommandError::Store(e) => e.into(),
+            other => ApiError::internal(other),
+        }
+    }
 }

@@ -14,6 +14,7 @@ pub mod config;
 mod error;
 pub mod keys;
 mod migrations;
+pub mod onboardings;
 pub mod organisations;
 pub mod partners;
 mod routes;
@@ -57,7 +58,7 @@ pub mod domain {
 /// The identity service as an HTTP module.
 pub struct Identity {
     state: web::Data<IdentityState>,
-    /// The outbox's relay; identity consumes no other service's events.
+    /// The outbox's relay, and the consumer of onboarding's partner integrations.
     events: EventWiring,
 }
 
@@ -72,7 +73,7 @@ impl Identity {
         secrets: Secrets,
         settings: IdentitySettings,
     ) -> Result<Self, KeyringError> {
-        let events = EventWiring::new(
+        let mut events = EventWiring::new(
             "identity",
             &store,
             &bus,
@@ -80,12 +81,20 @@ impl Identity {
             &settings.event_prefix,
             settings.relay.clone(),
         );
+        coffer_partners::wire(&mut events);
         let outbox = events.outbox().clone();
         let state = IdentityState::start(store, clock, keys, outbox, secrets, settings).await?;
         Ok(Self {
             state: web::Data::new(state),
             events,
         })
+    }
+
+    /// Identity's internal operations, for a service in the same process.
+    pub fn internal(&self) -> onboardings::internal::Internal {
+        onboardings::internal::Internal {
+            state: self.state.clone(),
+        }
     }
 
     /// Operator actions in this process, sharing the outbox so their events go out at once.
@@ -102,6 +111,7 @@ impl Module for Identity {
 
     fn configure(&self, cfg: &mut web::ServiceConfig) {
         cfg.app_data(self.state.clone());
+        cfg.app_data(coffer_partners::app_data(self.state.store.clone()));
         routes::table().register(cfg);
     }
 

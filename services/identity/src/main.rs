@@ -18,7 +18,8 @@ fn main() -> std::process::ExitCode {
         "coffer-identity",
         MIGRATIONS,
         |s: Started<IdentityConfig>| async move {
-            s.ensure_topics(&["identity"]).await?;
+            s.ensure_topics(&["identity", coffer_partners::DOMAIN])
+                .await?;
             // Identity verifies with its own keys; it never fetches its own JWKS.
             let keys = SharedKeys::default();
             let verifier = s.verifier(Some(keys.clone()))?;

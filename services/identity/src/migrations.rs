@@ -8,7 +8,7 @@ const SQLITE: EmbeddedMigrations = embed_migrations!("../../migrations/identity/
 
 pub const MIGRATIONS: Migrations = Migrations {
     service: "identity",
-    includes: &[coffer_events::MIGRATIONS],
+    includes: &[coffer_events::MIGRATIONS, coffer_partners::MIGRATIONS],
     postgres: || POSTGRES,
     sqlite: || SQLITE,
 };

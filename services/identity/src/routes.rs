@@ -4,7 +4,7 @@
 use coffer_http::Shape;
 use coffer_http::openapi::RouteTable;
 
-use crate::{accounts, attachments, keys, organisations, sso, tokens};
+use crate::{accounts, attachments, keys, onboardings, organisations, sso, tokens};
 
 pub(crate) fn table() -> RouteTable {
     let mut t = RouteTable::new();
@@ -41,6 +41,15 @@ pub(crate) fn table() -> RouteTable {
         "/organisations/{organisation_uuid}/metadata",
         attachments::routes::organisation_metadata,
     )
+    .post("/internal/onboardings", onboardings::routes::create)
+    .post(
+        "/internal/user-credentials",
+        onboardings::routes::check_credentials,
+    )
+    .get(
+        "/internal/user-emails/{email}",
+        onboardings::routes::email_existence,
+    )
     .get("/accounts", accounts::routes::list)
     .get("/accounts/{account_uuid}", accounts::routes::get)
     .get(
@@ -68,7 +77,7 @@ mod described {
     use coffer_http::openapi::Part;
     use utoipa::OpenApi;
 
-    use crate::{accounts, attachments, keys, organisations, routes, sso, tokens};
+    use crate::{accounts, attachments, keys, onboardings, organisations, routes, sso, tokens};
 
     #[derive(OpenApi)]
     #[openapi(
@@ -84,6 +93,9 @@ mod described {
             attachments::routes::organisation_addresses,
             attachments::routes::organisation_address,
             attachments::routes::organisation_metadata,
+            onboardings::routes::create,
+            onboardings::routes::check_credentials,
+            onboardings::routes::email_existence,
             accounts::routes::list,
             accounts::routes::get,
             accounts::routes::billing_data,
@@ -96,6 +108,7 @@ mod described {
             (name = "Single sign-on", description = "OpenID Connect for partners' users"),
             (name = "Organisations", description = "The charities and companies using Coffer"),
             (name = "Accounts", description = "An organisation's accounts, which take payments"),
+            (name = "Internal", description = "Calls between Coffer's services, for platform callers only"),
         )
     )]
     struct Described;

@@ -66,6 +66,7 @@ impl Notifications {
             settings.relay.clone(),
         );
         events.consume("replica", &["identity"], Arc::new(replica::Replica));
+        coffer_partners::wire(&mut events);
         let wake = Arc::new(Notify::new());
         events.consume(
             "deliveries",
@@ -114,6 +115,7 @@ impl Module for Notifications {
 
     fn configure(&self, cfg: &mut web::ServiceConfig) {
         cfg.app_data(self.state.clone());
+        cfg.app_data(coffer_partners::app_data(self.state.store.clone()));
         routes::table().register(cfg);
     }
 

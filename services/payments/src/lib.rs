@@ -61,6 +61,7 @@ impl Payments {
             settings.relay,
         );
         events.consume("replica", &["identity"], Arc::new(replica::Replica));
+        coffer_partners::wire(&mut events);
         let connector = Arc::new(connectors::test_psp::TestPsp::new(
             settings.public_base_url.clone(),
             store.clone(),
@@ -98,6 +99,7 @@ impl Module for Payments {
 
     fn configure(&self, cfg: &mut web::ServiceConfig) {
         cfg.app_data(self.state.clone());
+        cfg.app_data(coffer_partners::app_data(self.state.store.clone()));
         routes::table().register(cfg);
     }
 

@@ -16,8 +16,13 @@ fn main() -> std::process::ExitCode {
         "coffer-payments",
         MIGRATIONS,
         |s: Started<PaymentsConfig>| async move {
-            s.ensure_topics(&["supporters", "payment_gateway", "subscriptions"])
-                .await?;
+            s.ensure_topics(&[
+                "supporters",
+                "payment_gateway",
+                "subscriptions",
+                coffer_partners::DOMAIN,
+            ])
+            .await?;
             let verifier = s.verifier(None)?;
             let settings = PaymentsSettings {
                 event_prefix: s.common.events.prefix.clone(),

@@ -12,6 +12,7 @@ pub const MIGRATIONS: Migrations = Migrations {
         coffer_events::MIGRATIONS,
         coffer_store::idempotency::MIGRATIONS,
         coffer_directory::MIGRATIONS,
+        coffer_partners::MIGRATIONS,
     ],
     postgres: || POSTGRES,
     sqlite: || SQLITE,

@@ -68,3 +68,12 @@ pub fn by_client(conn: &mut Db<'_>, client_id: &str) -> QueryResult<Option<Partn
         redirect_uris,
     }))
 }
+
+/// The partner whose client `client_id` is, if any.
+pub fn uuid_of_client(conn: &mut Db<'_>, client_id: &str) -> QueryResult<Option<String>> {
+    db_run!(conn: { p::partners.filter(p::client_id.eq(client_id)).select(p::uuid).first(conn).optional() })
+}
+
+pub fn find(conn: &mut Db<'_>, uuid: &str) -> QueryResult<Option<PartnerRow>> {
+    db_run!(conn: { p::partners.find(uuid).select(PartnerRow::as_select()).first(conn).optional() })
+}

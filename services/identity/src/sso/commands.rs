@@ -413,6 +413,7 @@ pub(crate) async fn exchange(
         client_id: partner.client.client_id.clone(),
         organisations: Vec::new(),
         accounts: Vec::new(),
+        partner: None,
         scope: row.scope.clone(),
         iat: now,
         nbf: None,

@@ -132,6 +132,7 @@ impl TokenIssuer {
                     .filter_map(|u| u.parse().ok())
                     .collect(),
                 accounts: r.accounts.iter().filter_map(|u| u.parse().ok()).collect(),
+                partner: r.partner.as_deref().and_then(|u| u.parse().ok()),
             }),
             _ => Err(GrantError::InvalidClient),
         }

@@ -13,6 +13,8 @@ pub struct ClientGrants {
     pub scope: String,
     pub organisations: Vec<Uuid>,
     pub accounts: Vec<Uuid>,
+    /// The partner the client acts for, if it is a partner's.
+    pub partner: Option<Uuid>,
 }
 
 pub fn access_claims(grants: &ClientGrants, issuer: &str, now: i64, lifetime_secs: i64) -> Claims {
@@ -32,6 +34,7 @@ pub fn access_claims(grants: &ClientGrants, issuer: &str, now: i64, lifetime_sec
         } else {
             grants.accounts.clone()
         },
+        partner: grants.partner,
         scope: grants.scope.clone(),
         iat: now,
         nbf: None,

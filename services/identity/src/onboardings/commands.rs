@@ -1,0 +1,245 @@
+//! Onboarding an organisation: everything made in one transaction with its events, or
+//! nothing. Asked again with the same organisation uuid, it answers what was made and
+//! makes nothing more, so the onboarding service may retry after any failure.
+
+use uuid::Uuid;
+
+use super::domain::{Onboarded, OnboardedAccount, OnboardingRequest, ValidOnboarding};
+use crate::accounts::events as account_events;
+use crate::accounts::store::{self as accounts, AccountRow, BillingRow};
+use crate::attachments::domain::AddressInput;
+use crate::attachments::store::{self as attachments, AddressRow};
+use crate::error::CommandError;
+use crate::organisations::events as organisation_events;
+use crate::organisations::store::{self as organisations, OrganisationRow};
+use crate::users::domain::email_key;
+use crate::users::password;
+use crate::users::store::{self as users, UserRow};
+use crate::writes::Writes;
+
+/// What was made, and whether this call made it (false: it had been, and is answered
+/// again).
+pub(crate) async fn onboard(
+    writes: &Writes,
+    request: OnboardingRequest,
+) -> Result<(Onboarded, bool), CommandError> {
+    let labels: Vec<OnboardedAccount> = request.accounts.clone();
+    let valid = request.validate().map_err(CommandError::Invalid)?;
+    if let Some(done) = already(writes, &valid, &labels).await? {
+        return Ok((done, false));
+    }
+    let password_hash = match valid.user.password.clone() {
+        Some(p) => Some(
+            tokio::task::spawn_blocking(move || password::hash(&p))
+                .await
+                .map_err(|_| CommandError::Random)?
+                .map_err(|_| CommandError::Random)?,
+        ),
+        None => None,
+    };
+    let now = writes.clock.unix();
+    let rows = Rows::of(&valid, password_hash, now);
+    let made = Onboarded {
+        organisation_uuid: valid.organisation_uuid,
+        accounts: labels,
+        user_uuid: valid.user_uuid,
+    };
+    let email_taken = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let taken = std::sync::Arc::clone(&email_taken);
+    let outcome = writes
+        .announcing(move |tx, outbox| {
+            organisations::insert(tx, &rows.organisation)?;
+            for address in &rows.addresses {
+                attachments::insert_address(tx, address)?;
+            }
+            for account in &rows.accounts {
+                accounts::insert(tx, account)?;
+            }
+            for billing in &rows.billing {
+                accounts::upsert_billing(tx, billing)?;
+            }
+            if !users::insert(tx, &rows.user)? {
+                taken.store(true, std::sync::atomic::Ordering::SeqCst);
+                return Err(diesel::result::Error::RollbackTransaction);
+            }
+            let mut events = vec![organisation_events::created(
+                tx,
+                outbox,
+                &rows.organisation.uuid,
+            )?];
+            for account in &rows.accounts {
+                events.push(account_events::created(tx, outbox, &account.uuid)?);
+            }
+            Ok(events)
+        })
+        .await;
+    match outcome {
+        Ok(()) => Ok((made, true)),
+        Err(_) if email_taken.load(std::sync::atomic::Ordering::SeqCst) => Err(
+            CommandError::Conflict("a user with this e-mail address exists already"),
+        ),
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// The onboarding as made before, when its organisation exists: then its user must be
+/// the one asked for, or the request is not the same one.
+async fn already(
+    writes: &Writes,
+    valid: &ValidOnboarding,
+    labels: &[OnboardedAccount],
+) -> Result<Option<Onboarded>, CommandError> {
+    let organisation = valid.organisation_uuid.to_string();
+    let user = valid.user_uuid.to_string();
+    let (found, user) = writes
+        .store
+        .query(move |c| {
+            Ok((
+                organisations::find(c, &organisation)?,
+                users::find(c, &user)?,
+            ))
+        })
+        .await?;
+    match (found, user) {
+        (None, _) => Ok(None),
+        (Some(_), Some(u)) if u.organisation_uuid == valid.organisation_uuid.to_string() => {
+            Ok(Some(Onboarded {
+                organisation_uuid: valid.organisation_uuid,
+                accounts: labels.to_vec(),
+                user_uuid: valid.user_uuid,
+            }))
+        }
+        (Some(_), _) => Err(CommandError::Conflict(
+            "this organisation exists already, with another user",
+        )),
+    }
+}
+
+/// The rows of one onboarding.
+struct Rows {
+    organisation: OrganisationRow,
+    addresses: Vec<AddressRow>,
+    accounts: Vec<AccountRow>,
+    billing: Vec<BillingRow>,
+    user: UserRow,
+}
+
+fn address_row(a: &AddressInput, organisation: &str, now: i64) -> AddressRow {
+    AddressRow {
+        uuid: Uuid::new_v4().to_string(),
+        organisation_uuid: Some(organisation.to_owned()),
+        account_uuid: None,
+        created: now,
+        address_line1: a.address_line1.clone(),
+        address_line2: a.address_line2.clone(),
+        postal_code: a.postal_code.clone(),
+        city: a.city.clone(),
+        country_code: a.country_code.clone(),
+        kind: a.kind.clone(),
+    }
+}
+
+impl Rows {
+    fn of(v: &ValidOnboarding, password_hash: Option<String>, now: i64) -> Self {
+        let org = v.organisation_uuid.to_string();
+        let accounts: Vec<AccountRow> = v
+            .accounts
+            .iter()
+            .map(|(uuid, name)| AccountRow {
+                uuid: uuid.to_string(),
+                organisation_uuid: org.clone(),
+                name: name.clone(),
+                created: now,
+                active: true,
+            })
+            .collect();
+        let billing = v
+            .billing
+            .iter()
+            .flat_map(|b| {
+                accounts.iter().map(move |a| BillingRow {
+                    account_uuid: a.uuid.clone(),
+                    account_holder: b.account_holder.clone(),
+                    iban: b.iban.clone(),
+                    vat_number: b.vat_number.clone(),
+                    recipient_emails: serde_json::to_string(&b.recipient_emails)
+                        .unwrap_or_else(|_| "[]".into()),
+                    address_line1: b.address.address_line1.clone(),
+                    address_line2: b.address.address_line2.clone(),
+                    postal_code: b.address.postal_code.clone(),
+                    city: b.address.city.clone(),
+                    country_code: b.address.country_code.clone(),
+                })
+            })
+            .collect();
+        Rows {
+            organisation: OrganisationRow {
+                uuid: org.clone(),
+                name: v.organisation.name.clone(),
+                created: now,
+                approval_status: v.organisation.approval_status.clone(),
+                active: true,
+                merchant_category_code: v.organisation.merchant_category_code.clone(),
+                locale: v.organisation.locale.clone(),
+            },
+            addresses: vec![
+                address_row(&v.main_address, &org, now),
+                address_row(&v.billing_address, &org, now),
+            ],
+            accounts,
+            billing,
+            user: UserRow {
+                uuid: v.user_uuid.to_string(),
+                email_key: email_key(v.user.email.as_str()),
+                email: v.user.email.as_str().to_owned(),
+                name: v.user.name.clone(),
+                organisation_uuid: org,
+                locale: v.user.locale.clone(),
+                password_hash,
+                created: now,
+                updated: now,
+            },
+        }
+    }
+}
+
+/// The user these credentials belong to; failures slowed per (address, network) and per
+/// network, with the login page's counts.
+pub(crate) async fn check_credentials(
+    state: &crate::state::IdentityState,
+    check: super::domain::CredentialsCheck,
+) -> Result<super::domain::KnownUser, coffer_http::ApiError> {
+    use coffer_http::{ApiError, ClientAddress};
+    let network = ClientAddress(check.source).network();
+    let key = email_key(&check.email);
+    if let Some(wait) = state.sign_ins.wait(&key, network) {
+        return Err(ApiError::too_many_requests(
+            format!("Too many failed sign-ins; try again in {wait} seconds"),
+            u64::try_from(wait).unwrap_or(1),
+        ));
+    }
+    let user =
+        crate::users::commands::authenticate(&state.store, &check.email, check.password).await?;
+    let Some(user) = user else {
+        state.sign_ins.failed(&key, network);
+        return Err(ApiError::unauthorized());
+    };
+    state.sign_ins.succeeded(&key, network);
+    let parse = |raw: &str| raw.parse::<Uuid>().map_err(ApiError::internal);
+    Ok(super::domain::KnownUser {
+        user_uuid: parse(&user.uuid)?,
+        organisation_uuid: parse(&user.organisation_uuid)?,
+    })
+}
+
+pub(crate) async fn email_exists(
+    state: &crate::state::IdentityState,
+    email: &str,
+) -> Result<bool, CommandError> {
+    let key = email_key(email);
+    Ok(state
+        .store
+        .query(move |c| users::by_email_key(c, &key))
+        .await?
+        .is_some())
+}

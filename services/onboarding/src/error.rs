@@ -1,0 +1,38 @@
+//! How onboarding's use cases fail, and how that is answered over HTTP.
+
+use coffer_http::ApiError;
+use coffer_model::validation::FieldError;
+use coffer_store::StoreError;
+
+#[derive(Debug, thiserror::Error)]
+pub enum OnboardingError {
+    #[error("invalid input")]
+    Invalid(Vec<FieldError>),
+    #[error("{0} not found")]
+    NotFound(&'static str),
+    #[error("{0}")]
+    Conflict(String),
+    #[error("{0}")]
+    Forbidden(&'static str),
+    /// Identity refused or could not be reached; the answer to pass on.
+    #[error("identity: {}", .0.message())]
+    Identity(ApiError),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error("{0}")]
+    Internal(String),
+}
+
+impl From<OnboardingError> for ApiError {
+    fn from(e: OnboardingError) -> Self {
+        match e {
+            OnboardingError::Invalid(items) => ApiError::validation(items),
+            OnboardingError::NotFound(what) => ApiError::not_found(what),
+            OnboardingError::Conflict(why) => ApiError::conflict(why),
+            OnboardingError::Forbidden(_) => ApiError::forbidden(),
+            OnboardingError::Identity(e) => e,
+            OnboardingError::Store(e) => e.into(),
+            OnboardingError::Internal(why) => ApiError::internal(why),
+        }
+    }
+}

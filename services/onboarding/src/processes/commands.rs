@@ -1,0 +1,289 @@
+//! Process use cases. Creating one (the partner), reading it (by uuid for the partner, by
+//! token for the person it was made for), executing it (a new organisation in identity),
+//! connecting it (the person's existing organisation), and the e-mail check.
+//!
+//! Executing calls identity, so it never runs inside a transaction: it keeps the uuids it
+//! will make first, then asks identity (safe to ask again: same uuids, same answer), then
+//! completes the process with its integration and events in one transaction.
+
+use std::net::IpAddr;
+
+use coffer_auth::Caller;
+use coffer_events::append;
+use coffer_events::catalogue::{
+    ONBOARDING_PROCESS_COMPLETED, ONBOARDING_PROCESS_CREATED, PARTNER_INTEGRATION_CREATED,
+};
+use coffer_http::ApiError;
+use serde_json::{Value, json};
+use uuid::Uuid;
+
+use super::domain::{self, Planned, ProcessStatus, check_create, new_token, token_digest};
+use super::events;
+use super::store::{self as processes, ProcessRow};
+use super::views::{Form, ProcessRecord};
+use crate::configurations::commands as configurations;
+use crate::error::OnboardingError;
+use crate::integrations::events as integration_events;
+use crate::integrations::store::{self as integrations, IntegrationRow};
+use crate::state::OnboardingState;
+
+pub(crate) async fn create(
+    state: &OnboardingState,
+    caller: &Caller,
+    body: Value,
+) -> Result<ProcessRecord, OnboardingError> {
+    let Some(partner) = caller.partner() else {
+        return Err(OnboardingError::Forbidden(
+            "only a partner's client starts processes",
+        ));
+    };
+    let request = check_create(&body).map_err(OnboardingError::Invalid)?;
+    let configuration = configurations::find(&state.store, &request.configuration_uuid.to_string())
+        .await?
+        .filter(|c| c.partner_uuid == partner.to_string())
+        .ok_or(OnboardingError::NotFound("onboarding configuration"))?;
+    let token = new_token().ok_or_else(|| OnboardingError::Internal("no randomness".into()))?;
+    let now = state.clock.unix();
+    let row = ProcessRow {
+        uuid: Uuid::new_v4().to_string(),
+        configuration_uuid: configuration.uuid,
+        partner_uuid: partner.to_string(),
+        token_sha256: token_digest(&token),
+        token,
+        external_id: request.external_id,
+        status: ProcessStatus::Pending.as_str().to_owned(),
+        initialisation_data: body.to_string(),
+        planned: None,
+        results: None,
+        partner_integration_uuid: None,
+        expires_at: now.saturating_add(state.process_ttl_secs),
+        created: now,
+        updated: now,
+    };
+    let stored = row.clone();
+    let outbox = state.outbox.clone();
+    state
+        .store
+        .query(move |c| {
+            c.write_tx(|tx| {
+                processes::insert(tx, &stored)?;
+                append(
+                    tx,
+                    &[events::of(
+                        &outbox,
+                        &ONBOARDING_PROCESS_CREATED,
+                        &stored,
+                        now,
+                    )],
+                    None,
+                )
+            })
+        })
+        .await?;
+    state.outbox.committed();
+    Ok(ProcessRecord::of(&row, Form::Partner, now))
+}
+
+/// The partner's own process.
+pub(crate) async fn by_uuid(
+    state: &OnboardingState,
+    caller: &Caller,
+    uuid: String,
+) -> Result<ProcessRecord, OnboardingError> {
+    let row = state
+        .store
+        .query(move |c| processes::find(c, &uuid))
+        .await?
+        .filter(|row| {
+            caller.is_platform()
+                || caller
+                    .partner()
+                    .is_some_and(|p| p.to_string() == row.partner_uuid)
+        })
+        .ok_or(OnboardingError::NotFound("onboarding process"))?;
+    Ok(ProcessRecord::of(&row, Form::Partner, state.clock.unix()))
+}
+
+async fn find_by_token(
+    state: &OnboardingState,
+    token: &str,
+) -> Result<ProcessRow, OnboardingError> {
+    let digest = token_digest(token);
+    state
+        .store
+        .query(move |c| processes::by_token(c, &digest))
+        .await?
+        .ok_or(OnboardingError::NotFound("onboarding process"))
+}
+
+pub(crate) async fn by_token(
+    state: &OnboardingState,
+    token: &str,
+) -> Result<ProcessRecord, OnboardingError> {
+    let row = find_by_token(state, token).await?;
+    Ok(ProcessRecord::of(&row, Form::ByToken, state.clock.unix()))
+}
+
+/// 409 unless the process can still be executed or connected.
+fn open(row: &ProcessRow, now: i64) -> Result<(), OnboardingError> {
+    if row.status != ProcessStatus::Pending.as_str() {
+        return Err(OnboardingError::Conflict(
+            "this onboarding process is completed already".into(),
+        ));
+    }
+    if now >= row.expires_at {
+        return Err(OnboardingError::Conflict(
+            "this onboarding process has expired".into(),
+        ));
+    }
+    Ok(())
+}
+
+/// Execute: a new organisation, its accounts and its user in identity.
+pub(crate) async fn execute(
+    state: &OnboardingState,
+    token: &str,
+    password: Option<String>,
+) -> Result<ProcessRecord, OnboardingError> {
+    let row = find_by_token(state, token).await?;
+    open(&row, state.clock.unix())?;
+    let configuration = configurations::find(&state.store, &row.configuration_uuid)
+        .await?
+        .ok_or(OnboardingError::NotFound("onboarding configuration"))?;
+    // The plan first, kept: a retry after any failure below asks for the same objects.
+    let fresh = serde_json::to_string(&Planned::new(&configuration.labels()))
+        .map_err(|e| OnboardingError::Internal(e.to_string()))?;
+    let (uuid, now) = (row.uuid.clone(), state.clock.unix());
+    let kept = state
+        .store
+        .query(move |c| processes::plan(c, &uuid, &fresh, now))
+        .await?;
+    let plan: Planned = kept
+        .as_deref()
+        .and_then(|p| serde_json::from_str(p).ok())
+        .ok_or_else(|| OnboardingError::Internal("the process's plan cannot be read".into()))?;
+    let data: Value = serde_json::from_str(&row.initialisation_data).unwrap_or(Value::Null);
+    let request = domain::onboarding_request(
+        &data,
+        &plan,
+        password.as_deref(),
+        &configuration.default_locale,
+    );
+    // Outside any transaction: identity is another service.
+    state
+        .identity
+        .onboard(request)
+        .await
+        .map_err(OnboardingError::Identity)?;
+    let results = json!({
+        "organisation": {"uuid": plan.organisation_uuid},
+        "accounts": plan.accounts.iter().map(|(label, uuid)| (label.clone(), json!({"uuid": uuid}))).collect::<serde_json::Map<_, _>>(),
+        "user": {"uuid": plan.user_uuid},
+    });
+    complete(state, row, plan.organisation_uuid, results).await
+}
+
+/// Connect: the organisation of an existing user, who proves who they are.
+pub(crate) async fn connect(
+    state: &OnboardingState,
+    token: &str,
+    credentials: Option<(String, String)>,
+    source: IpAddr,
+) -> Result<ProcessRecord, ApiError> {
+    let row = find_by_token(state, token).await?;
+    open(&row, state.clock.unix())?;
+    let Some((email, password)) = credentials else {
+        return Err(ApiError::unauthorized());
+    };
+    let user = state
+        .identity
+        .check_credentials(email, password, source)
+        .await?;
+    let results = json!({
+        "organisation": {"uuid": user.organisation_uuid},
+        "accounts": {},
+        "user": {"uuid": user.user_uuid},
+    });
+    Ok(complete(state, row, user.organisation_uuid, results).await?)
+}
+
+/// Completes the process with the integration it makes, in one transaction with both
+/// events; 409 when another request completed it meanwhile.
+async fn complete(
+    state: &OnboardingState,
+    row: ProcessRow,
+    organisation: Uuid,
+    results: Value,
+) -> Result<ProcessRecord, OnboardingError> {
+    let now = state.clock.unix();
+    let integration = IntegrationRow {
+        uuid: Uuid::new_v4().to_string(),
+        partner_uuid: row.partner_uuid.clone(),
+        organisation_uuid: organisation.to_string(),
+        configuration_uuid: row.configuration_uuid.clone(),
+        process_uuid: row.uuid.clone(),
+        status: "enabled".into(),
+        created: now,
+        updated: now,
+    };
+    let outbox = state.outbox.clone();
+    let results = results.to_string();
+    let uuid = row.uuid.clone();
+    let done = state
+        .store
+        .query(move |c| {
+            c.write_tx(|tx| {
+                if !processes::complete(tx, &uuid, &results, &integration.uuid, now)? {
+                    return Ok(None);
+                }
+                integrations::insert(tx, &integration)?;
+                let Some(done) = processes::find(tx, &uuid)? else {
+                    return Ok(None);
+                };
+                append(
+                    tx,
+                    &[
+                        integration_events::of(&outbox, &PARTNER_INTEGRATION_CREATED, &integration),
+                        events::of(&outbox, &ONBOARDING_PROCESS_COMPLETED, &done, now),
+                    ],
+                    None,
+                )?;
+                Ok(Some(done))
+            })
+        })
+        .await?;
+    state.outbox.committed();
+    let done = done.ok_or_else(|| {
+        OnboardingError::Conflict("this onboarding process is completed already".into())
+    })?;
+    Ok(ProcessRecord::of(&done, Form::ByToken, now))
+}
+
+/// Whether a user has `email`, behind a captcha and a throttle per source network.
+pub(crate) async fn email_exists(
+    state: &OnboardingState,
+    email: String,
+    captcha: Option<String>,
+    source: IpAddr,
+    network: IpAddr,
+) -> Result<bool, ApiError> {
+    let Some(captcha) = captcha.filter(|c| !c.is_empty()) else {
+        return Err(ApiError::validation(vec![
+            coffer_model::validation::FieldError::not_null("recaptcha_token"),
+        ]));
+    };
+    if let Some(wait) = state.email_checks.take(network) {
+        return Err(ApiError::too_many_requests(
+            format!("Too many e-mail checks from this network; try again in {wait} seconds"),
+            wait,
+        ));
+    }
+    let passed = state.captcha.verify(captcha, source).await.map_err(|e| {
+        tracing::warn!(error = %e, "the captcha could not be verified");
+        ApiError::unavailable("the captcha cannot be verified just now")
+    })?;
+    if !passed {
+        return Err(ApiError::forbidden());
+    }
+    state.identity.email_exists(email).await
+}

@@ -17,7 +17,7 @@ state="$(cd "$state" && pwd)"
 
 # Each service: name and loopback port, as deploy/gateway/routes.conf expects them. The
 # gateway reaches them from 127.0.0.1, so that is the proxy whose X-Forwarded-For they believe.
-services=("identity:8081" "payments:8082" "billing:8083" "notifications:8084")
+services=("identity:8081" "payments:8082" "billing:8083" "notifications:8084" "onboarding:8085")
 
 log() { printf 'run-distributed: %s\n' "$*" >&2; }
 
@@ -56,8 +56,22 @@ fi
 master_keys="$(cat "$state/master.keys")"
 brokers="$(scripts/kafka.sh)"
 cargo build --release -p coffer -p coffer-identity -p coffer-payments -p coffer-billing \
-    -p coffer-notifications >&2
+    -p coffer-notifications -p coffer-onboarding >&2
 bin="${CARGO_TARGET_DIR:-$root/target}/release"
+
+# Onboarding calls identity's internal operations as a platform client: one made per
+# state directory, on identity's database, before anything starts.
+psql -q "$pg_base" -tc "SELECT 1 FROM pg_database WHERE datname = 'coffer_identity'" | grep -q 1 ||
+    psql -q "$pg_base" -c "CREATE DATABASE coffer_identity" >&2
+if [[ ! -s "$state/onboarding-client.json" ]]; then
+    (umask 077 && "$bin/coffer" admin --data-dir "$state" \
+        --identity-database-url "${pg_base%/*}/coffer_identity" client create --platform \
+        >"$state/onboarding-client.json")
+fi
+onboarding_client() {
+    python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])' \
+        "$state/onboarding-client.json" "$1"
+}
 
 wait_ready() {
     local url="$1" name="$2"
@@ -84,6 +98,11 @@ for entry in "${services[@]}"; do
         COFFER_PAYMENTS__PUBLIC_BASE_URL="http://127.0.0.1:$gateway_port" \
         COFFER_PAYMENTS__FINGERPRINT_KEY="$fingerprint_key" \
         COFFER_SECRETS__KEYS="$master_keys" \
+        COFFER_SSO__ISSUER="http://127.0.0.1:$gateway_port" \
+        COFFER_ONBOARDING__IDENTITY_URL="http://127.0.0.1:8081" \
+        COFFER_ONBOARDING__CLIENT_ID="$(onboarding_client client_id)" \
+        COFFER_ONBOARDING__CLIENT_SECRET="$(onboarding_client client_secret)" \
+        COFFER_ONBOARDING__CAPTCHA=test \
         COFFER_HTTP__LISTEN="127.0.0.1:$port" \
         COFFER_HTTP__TRUSTED_PROXIES=127.0.0.1 \
         COFFER_LOG__FORMAT=text \
@@ -124,6 +143,7 @@ with open(path, "w") as f:
 PY
 
 log "Coffer (distributed) is serving at $base_url; credentials in $state/credentials.json"
+log "partner onboarding runs with onboarding.captcha = test (the token test-ok passes)"
 log "Ctrl-C stops everything"
 # Runs until a signal (the trap stops everything), a child exits, or the parent goes away:
 # `make` does not pass SIGTERM on to its recipe, so its death is the signal here.

@@ -93,7 +93,12 @@ fn gateway_routes() -> Vec<(String, String)> {
         .collect()
 }
 
-/// Every described path reaches `upstream` through the gateway.
+/// Operations between services (identity's `/internal/...`): described, but never
+/// reachable through the gateway.
+pub const INTERNAL_PREFIX: &str = "/internal/";
+
+/// Every described path reaches `upstream` through the gateway, but the internal ones,
+/// which the gateway must not route at all.
 pub fn assert_gateway_routes(part: &Part, upstream: &str) {
     let routes = gateway_routes();
     assert!(
@@ -101,6 +106,15 @@ pub fn assert_gateway_routes(part: &Part, upstream: &str) {
         "no routes read from deploy/gateway/routes.conf"
     );
     for path in part.doc.paths.paths.keys() {
+        if path.starts_with(INTERNAL_PREFIX) {
+            assert!(
+                routes
+                    .iter()
+                    .all(|(prefix, _)| !path.starts_with(prefix.as_str())),
+                "the gateway routes {path}, which is for Coffer's services only"
+            );
+            continue;
+        }
         let to = routes
             .iter()
             .find(|(prefix, _)| {

@@ -11,7 +11,7 @@ use coffer_onboarding::captcha::TestCaptcha;
 use coffer_onboarding::configurations::ConfigurationInput;
 use coffer_onboarding::identity::{Answer, IdentityPort, KnownUser, Onboarded};
 use coffer_onboarding::{MIGRATIONS, Onboarding, OnboardingSettings};
-use coffer_testkit::{Backend, TestApp};
+use coffer_testkit::TestApp;
 use serde_json::{Value, json};
 use uuid::Uuid;
 

@@ -32,7 +32,7 @@ url() { echo "${pg_base%/*}/$1"; }
 common=(COFFER_KAFKA__BROKERS="$brokers" COFFER_EVENTS__PREFIX="$prefix" COFFER_LOG__LEVEL=warn
     COFFER_AUTH__JWKS_URL=http://127.0.0.1:18191/.well-known/jwks.json
     COFFER_SECRETS__KEYS=bench:AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=)
-env "${common[@]}" COFFER_DATABASE_URL="$(url coffer_bench_identity)" COFFER_HTTP__LISTEN=127.0.0.1:18191 \
+env "${common[@]}" COFFER_DATABASE_URL="$(url coffer_bench_identity)" COFFER_HTTP__LISTEN=127.0.0.1:18191 COFFER_SSO__ISSUER=http://127.0.0.1:18191 \
     "$bin/coffer-identity" serve &
 pids+=("$!")
 env "${common[@]}" COFFER_DATABASE_URL="$(url coffer_bench_payments)" COFFER_HTTP__LISTEN=127.0.0.1:18192 \

@@ -30,7 +30,7 @@ payments_db="${pg_base%/*}/coffer_bench_payments"
 # A fixed master key: the databases are made afresh for every run.
 master_keys=bench:AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=
 COFFER_DATABASE_URL="$identity_db" COFFER_KAFKA__BROKERS="$brokers" COFFER_HTTP__LISTEN=127.0.0.1:18191 \
-    COFFER_SECRETS__KEYS="$master_keys" COFFER_LOG__LEVEL=warn "$bin/coffer-identity" serve &
+    COFFER_SECRETS__KEYS="$master_keys" COFFER_SSO__ISSUER=http://127.0.0.1:18191 COFFER_LOG__LEVEL=warn "$bin/coffer-identity" serve &
 pids+=("$!")
 COFFER_DATABASE_URL="$payments_db" COFFER_KAFKA__BROKERS="$brokers" COFFER_HTTP__LISTEN=127.0.0.1:18192 \
     COFFER_AUTH__JWKS_URL=http://127.0.0.1:18191/.well-known/jwks.json \

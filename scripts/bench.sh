@@ -31,7 +31,7 @@ client=$(admin client create --organisation "$org")
 
 # A fixed master key, as in bench-payments.sh: the database is made afresh for every run.
 COFFER_SECRETS__KEYS=bench:AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8= \
-    COFFER_HTTP__LISTEN="127.0.0.1:$port" COFFER_LOG__LEVEL=warn "$bin/coffer-identity" serve &
+    COFFER_HTTP__LISTEN="127.0.0.1:$port" COFFER_SSO__ISSUER="http://127.0.0.1:$port" COFFER_LOG__LEVEL=warn "$bin/coffer-identity" serve &
 server_pid=$!
 for _ in $(seq 1 100); do
     curl -sf "http://127.0.0.1:$port/health/ready" >/dev/null && break

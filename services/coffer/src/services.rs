@@ -83,7 +83,14 @@ pub async fn start_all(
         keys.clone(),
         Arc::clone(&bus),
         secrets.clone(),
-        coffer_identity::IdentitySettings::default(),
+        coffer_identity::IdentitySettings {
+            // The address `coffer dev` serves on is the one partners reach.
+            sso: coffer_identity::sso::SsoSettings {
+                issuer: base_url.trim_end_matches('/').to_owned(),
+                ..Default::default()
+            },
+            ..coffer_identity::IdentitySettings::default()
+        },
     )
     .await
     .context("identity could not load its signing keys")?;

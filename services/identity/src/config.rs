@@ -81,6 +81,14 @@ impl Validate for IdentityConfig {
     /// Identity stores its signing keys sealed: without a master key it cannot read them.
     fn validate_to_serve(&self) -> Result<(), ConfigError> {
         self.secrets.require()?;
+        // Without it the issuer would come from each request's Host header, which a client
+        // chooses (docs/partners.md).
+        if self.sso.issuer.is_empty() {
+            return Err(ConfigError::invalid(
+                "sso.issuer",
+                "is required to serve: identity's public address as partners reach it",
+            ));
+        }
         Ok(())
     }
 }

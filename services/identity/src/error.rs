@@ -22,6 +22,9 @@ pub enum CommandError {
     NoMasterKey,
     #[error("the system random number generator failed")]
     Random,
+    /// Too many passwords being checked at once (users/password.rs).
+    #[error("too many passwords are being checked at once; try again shortly")]
+    Busy,
     #[error("could not encode the result: {0}")]
     Encode(#[from] serde_json::Error),
 }
@@ -41,6 +44,9 @@ impl From<CommandError> for coffer_http::ApiError {
             CommandError::Invalid(errors) => ApiError::validation(errors),
             CommandError::NotFound(what) => ApiError::not_found(what),
             CommandError::Conflict(why) => ApiError::conflict(why),
+            CommandError::Busy => ApiError::unavailable(
+                "too many passwords are being checked at once; try again shortly",
+            ),
             CommandError::Store(e) => e.into(),
             other => ApiError::internal(other),
         }

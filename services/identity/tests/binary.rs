@@ -149,3 +149,36 @@ fn serve_refuses_to_start_without_a_master_key_and_names_it() {
     let (code, stderr) = run(&[("COFFER_DATABASE_URL", db.as_str())]);
     assert_eq!(code, 0, "{stderr}");
 }
+
+#[test]
+fn serve_refuses_to_start_without_an_sso_issuer_and_checks_its_form() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = format!("sqlite://{}/identity.db", dir.path().display());
+    let base = [
+        ("COFFER_DATABASE_URL", db.as_str()),
+        ("COFFER_KAFKA__BROKERS", "127.0.0.1:9"),
+        (
+            "COFFER_SECRETS__KEYS",
+            "a:AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=",
+        ),
+    ];
+    // Without it, ID tokens would name whatever host a client sent.
+    let (code, stderr) = run_command("serve", &base);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("sso.issuer"), "{stderr}");
+    for bad in [
+        "auth.example.org",
+        "https://auth.example.org/",
+        "ftp://x",
+        "https://a/?q=1",
+    ] {
+        let env: Vec<_> = base
+            .iter()
+            .copied()
+            .chain([("COFFER_SSO__ISSUER", bad)])
+            .collect();
+        let (code, stderr) = run_command("serve", &env);
+        assert_eq!(code, 2, "{bad}: {stderr}");
+        assert!(stderr.contains("sso.issuer"), "{bad}: {stderr}");
+    }
+}

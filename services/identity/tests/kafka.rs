@@ -36,6 +36,7 @@ impl Relay {
             .env("COFFER_EVENTS__PREFIX", prefix)
             .env("COFFER_EVENTS__BATCH_SIZE", batch.to_string())
             .env("COFFER_HTTP__LISTEN", listen)
+            .env("COFFER_SSO__ISSUER", "http://127.0.0.1")
             .env("COFFER_LOG__LEVEL", "warn")
             // A fixed master key: a restarted relay opens what the first one sealed.
             .env(

@@ -387,4 +387,34 @@ coffer_testkit::backend_tests! {
         let res = post_form(&s, &page, &q, "ann.example@alpine-aid.example", PASSWORD, Some("198.51.100.7")).await;
         assert_eq!(res.status(), 302);
     }
+
+    async fn wrong_passwords_sent_all_at_once_are_counted_before_they_are_checked(backend) {
+        let options = ServerOptions {
+            trusted_proxies: coffer_http::TrustedProxies::parse(["127.0.0.1"]).unwrap(),
+        };
+        let s = std::sync::Arc::new(sso_with(backend, options).await);
+        let q = authorize_query(&s);
+        let page = std::sync::Arc::new(open_page(&s, &q, None).await);
+        let mut sent = Vec::new();
+        for _ in 0..40 {
+            let (s, page, q) = (s.clone(), page.clone(), q.clone());
+            sent.push(tokio::spawn(async move {
+                post_form(&s, &page, &q, "ann.example@alpine-aid.example", "guess guess guess", Some("203.0.113.77"))
+                    .await
+                    .status()
+                    .as_u16()
+            }));
+        }
+        let mut checked = 0;
+        for answer in sent {
+            match answer.await.unwrap() {
+                401 => checked += 1,
+                429 | 503 => {}
+                other => panic!("unexpected {other}"),
+            }
+        }
+        // Five free failures, then one try after each wait (1 s, 2 s, ...): a few more
+        // at most while the burst lasts, never most of the forty.
+        assert!(checked <= 8, "{checked} of 40 parallel guesses were checked");
+    }
 }

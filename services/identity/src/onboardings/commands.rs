@@ -13,7 +13,6 @@ use crate::error::CommandError;
 use crate::organisations::events as organisation_events;
 use crate::organisations::store::{self as organisations, OrganisationRow};
 use crate::users::domain::email_key;
-use crate::users::password;
 use crate::users::store::{self as users, UserRow};
 use crate::writes::Writes;
 
@@ -29,12 +28,7 @@ pub(crate) async fn onboard(
         return Ok((done, false));
     }
     let password_hash = match valid.user.password.clone() {
-        Some(p) => Some(
-            tokio::task::spawn_blocking(move || password::hash(&p))
-                .await
-                .map_err(|_| CommandError::Random)?
-                .map_err(|_| CommandError::Random)?,
-        ),
+        Some(p) => Some(crate::users::commands::hashed(p).await?),
         None => None,
     };
     let now = writes.clock.unix();
@@ -212,16 +206,27 @@ pub(crate) async fn check_credentials(
     use coffer_http::{ApiError, ClientAddress};
     let network = ClientAddress(check.source).network();
     let key = email_key(&check.email);
-    if let Some(wait) = state.sign_ins.wait(&key, network) {
+    // Counted before the check, as on the login page (sso/throttle.rs).
+    if let Err(wait) = state.sign_ins.attempt(&key, network) {
         return Err(ApiError::too_many_requests(
             format!("Too many failed sign-ins; try again in {wait} seconds"),
             u64::try_from(wait).unwrap_or(1),
         ));
     }
-    let user =
-        crate::users::commands::authenticate(&state.store, &check.email, check.password).await?;
+    let user = match crate::users::commands::authenticate(
+        &state.store,
+        &check.email,
+        check.password,
+    )
+    .await
+    {
+        Ok(user) => user,
+        Err(e) => {
+            state.sign_ins.succeeded(&key, network);
+            return Err(e.into());
+        }
+    };
     let Some(user) = user else {
-        state.sign_ins.failed(&key, network);
         return Err(ApiError::unauthorized());
     };
     state.sign_ins.succeeded(&key, network);

@@ -34,6 +34,8 @@ pub(crate) struct Answer {
     /// Where the form may lead (the page's `form-action`).
     pub redirect_uri: Option<String>,
     pub retry_after: Option<i64>,
+    /// Whether the cookie is marked Secure (the configured issuer is https).
+    pub secure_cookie: bool,
 }
 
 pub(crate) enum Body {
@@ -49,6 +51,7 @@ impl Answer {
             set_browser: None,
             redirect_uri: None,
             retry_after: None,
+            secure_cookie: false,
         }
     }
 
@@ -59,6 +62,7 @@ impl Answer {
             set_browser: None,
             redirect_uri: None,
             retry_after: None,
+            secure_cookie: false,
         }
     }
 }
@@ -177,6 +181,7 @@ fn login_page(
         set_browser: new.then_some(browser),
         redirect_uri: params.redirect_uri.clone(),
         retry_after: None,
+        secure_cookie: state.sso.issuer.starts_with("https://"),
     }
 }
 
@@ -240,7 +245,9 @@ pub(crate) async fn sign_in(
         );
     }
     let key = email_key(&email);
-    if let Some(wait) = state.sign_ins.wait(&key, network) {
+    // Counted as a failure before the password is checked, so parallel guesses cannot
+    // all pass the throttle before any of them is counted; a success takes it back.
+    if let Err(wait) = state.sign_ins.attempt(&key, network) {
         let mut answer = login_page(
             state,
             &shown,
@@ -255,12 +262,15 @@ pub(crate) async fn sign_in(
     let user = match users::authenticate(&state.store, &email, password).await {
         Ok(user) => user,
         Err(e) => {
-            tracing::error!(error = %e, "sign-in: could not read the user");
+            // Not the user's failure: the attempt is taken back.
+            state.sign_ins.succeeded(&key, network);
+            if !matches!(e, crate::error::CommandError::Busy) {
+                tracing::error!(error = %e, "sign-in: could not read the user");
+            }
             return unavailable(lang);
         }
     };
     let Some(user) = user else {
-        state.sign_ins.failed(&key, network);
         return login_page(
             state,
             &shown,

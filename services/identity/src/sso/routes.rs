@@ -11,13 +11,26 @@ use super::domain::authorize::AuthorizeParams;
 use super::{discovery, form_token, page};
 use crate::state::IdentityState;
 
-/// The issuer: the configured one, else this request's scheme and host (sso.issuer).
+/// The issuer: the configured one (`sso.issuer`, which `serve` requires), else, for
+/// `coffer dev` and tests, `http://` and this request's Host header. Forwarded headers are
+/// never read for it: any client can send them.
 pub(crate) fn issuer(state: &IdentityState, req: &HttpRequest) -> String {
     if !state.sso.issuer.is_empty() {
         return state.sso.issuer.clone();
     }
-    let info = req.connection_info();
-    format!("{}://{}", info.scheme(), info.host())
+    let host = req
+        .headers()
+        .get(header::HOST)
+        .and_then(|h| h.to_str().ok())
+        .filter(|h| {
+            !h.is_empty()
+                && h.len() <= 255
+                && h.bytes().all(|b| {
+                    b.is_ascii_alphanumeric() || matches!(b, b'.' | b'-' | b':' | b'[' | b']')
+                })
+        })
+        .unwrap_or("localhost");
+    format!("http://{host}")
 }
 
 fn accept_language(req: &HttpRequest) -> Option<&str> {
@@ -32,7 +45,7 @@ fn browser(req: &HttpRequest) -> Option<String> {
         .filter(|v| !v.is_empty() && v.len() <= 64)
 }
 
-fn respond(req: &HttpRequest, answer: Answer) -> HttpResponse {
+fn respond(answer: Answer) -> HttpResponse {
     let mut response = match answer.body {
         Body::Redirect(to) => HttpResponse::Found()
             .insert_header((header::LOCATION, to))
@@ -46,7 +59,9 @@ fn respond(req: &HttpRequest, answer: Answer) -> HttpResponse {
             .insert(header::RETRY_AFTER, header::HeaderValue::from(secs));
     }
     if let Some(id) = answer.set_browser {
-        let secure = req.connection_info().scheme() == "https";
+        // Secure whenever the issuer is https: Coffer sits behind TLS it does not end, so
+        // the request's own scheme says nothing.
+        let secure = answer.secure_cookie;
         let cookie = Cookie::build(form_token::COOKIE, id)
             .path("/oauth2/authorize")
             .http_only(true)
@@ -67,8 +82,14 @@ pub(crate) async fn configuration(
     req: HttpRequest,
 ) -> Result<HttpResponse, ApiError> {
     let document = discovery::document(&issuer(&state, &req)).map_err(ApiError::internal)?;
+    // Taken from the request when no issuer is configured: then no cache may keep it.
+    let caching = if state.sso.issuer.is_empty() {
+        "no-store"
+    } else {
+        "public, max-age=300"
+    };
     Ok(HttpResponse::Ok()
-        .insert_header((header::CACHE_CONTROL, "public, max-age=300"))
+        .insert_header((header::CACHE_CONTROL, caching))
         .json(document))
 }
 
@@ -104,7 +125,7 @@ pub(crate) async fn authorize(
         browser(&req),
     )
     .await;
-    respond(&req, answer)
+    respond(answer)
 }
 
 /// The login form's post: the user's e-mail address and password, the authorization
@@ -150,7 +171,7 @@ pub(crate) async fn sign_in(
         from.network(),
     )
     .await;
-    respond(&req, answer)
+    respond(answer)
 }
 
 /// The login page's stylesheet.

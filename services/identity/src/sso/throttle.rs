@@ -6,12 +6,12 @@
 //! Like the token endpoint's throttle, the counts live in this process only: behind the
 //! gateway each replica counts what reaches it (docs/partners.md).
 
-use std::hash::{BuildHasher, RandomState};
+use std::hash::{BuildHasher, Hash, RandomState};
 use std::net::IpAddr;
 use std::sync::Arc;
 
 use coffer_model::clock::Clock;
-use quick_cache::sync::Cache;
+use quick_cache::sync::{Cache, EntryAction, EntryResult};
 use serde::{Deserialize, Serialize};
 
 use super::domain::delays::{Delay, DelayRule};
@@ -66,44 +66,78 @@ impl SignInThrottle {
         self.hasher.hash_one((email_key, network))
     }
 
-    /// Seconds a try for `email_key` from `network` must still wait; `None` to check it.
-    pub fn wait(&self, email_key: &str, network: IpAddr) -> Option<i64> {
+    /// Begins a try for `email_key` from `network`: `Err(seconds)` while either key must
+    /// wait (nothing is counted then), else the try is counted as a failure of both keys
+    /// until [`SignInThrottle::succeeded`] takes it back. Each key is counted under its
+    /// cache shard's lock, so tries made in parallel are all counted.
+    pub fn attempt(&self, email_key: &str, network: IpAddr) -> Result<(), i64> {
         let now = self.clock.unix();
-        let account = self
-            .accounts
-            .get(&self.account_key(email_key, network))
-            .and_then(|d| d.wait(now));
-        let from = self.networks.get(&network).and_then(|d| d.wait(now));
-        account.max(from)
-    }
-
-    pub fn failed(&self, email_key: &str, network: IpAddr) {
-        let now = self.clock.unix();
-        let account_rule = DelayRule {
-            free: self.settings.per_account_free,
-            max_secs: self.settings.max_delay_secs,
-        };
-        let network_rule = DelayRule {
-            free: self.settings.per_network_free,
-            max_secs: self.settings.max_delay_secs,
-        };
+        let account_rule = self.rule(self.settings.per_account_free);
+        let network_rule = self.rule(self.settings.per_network_free);
         let key = self.account_key(email_key, network);
-        let mut account = self.accounts.get(&key).unwrap_or_default();
-        account.failed(now, account_rule);
-        self.accounts.insert(key, account);
-        let mut from = self.networks.get(&network).unwrap_or_default();
-        from.failed(now, network_rule);
-        if from.wait(now).is_some() && account.wait(now).is_none() {
+        if let Some(wait) = waiting(&self.networks, &network, now) {
+            return Err(wait);
+        }
+        begin(&self.accounts, key, now, account_rule)?;
+        if let Err(wait) = begin(&self.networks, network, now, network_rule) {
+            refund(&self.accounts, key, account_rule);
+            return Err(wait);
+        }
+        if waiting(&self.networks, &network, now).is_some() {
             tracing::warn!(%network, "sign-in: many failures from this network, slowing it down");
         }
-        self.networks.insert(network, from);
+        Ok(())
     }
 
-    /// A success forgets the (address, network) key; the network's own count stays, so a
-    /// guesser cannot clear it by signing in to an account of their own.
+    /// A try that succeeded (or was never the user's failure): its count is taken back,
+    /// and the (address, network) key forgotten.
     pub fn succeeded(&self, email_key: &str, network: IpAddr) {
         self.accounts.remove(&self.account_key(email_key, network));
+        refund(
+            &self.networks,
+            network,
+            self.rule(self.settings.per_network_free),
+        );
     }
+
+    fn rule(&self, free: u32) -> DelayRule {
+        DelayRule {
+            free,
+            max_secs: self.settings.max_delay_secs,
+        }
+    }
+}
+
+fn waiting<K: Hash + Eq + Clone>(delays: &Cache<K, Delay>, key: &K, now: i64) -> Option<i64> {
+    delays.get(key).and_then(|d| d.wait(now))
+}
+
+/// Begins a try of `key` under its shard's lock.
+fn begin<K: Hash + Eq + Clone>(
+    delays: &Cache<K, Delay>,
+    key: K,
+    now: i64,
+    rule: DelayRule,
+) -> Result<(), i64> {
+    let mut outcome = Ok(());
+    let seen = delays.entry(&key, None, |_, delay| {
+        outcome = delay.begin(now, rule);
+        EntryAction::Retain(())
+    });
+    if let EntryResult::Vacant(slot) = seen {
+        let mut first = Delay::default();
+        outcome = first.begin(now, rule);
+        // Fails only when the slot was taken meanwhile; one lost count is harmless.
+        let _ = slot.insert(first);
+    }
+    outcome
+}
+
+fn refund<K: Hash + Eq + Clone>(delays: &Cache<K, Delay>, key: K, rule: DelayRule) {
+    let _ = delays.entry(&key, None, |_, delay| {
+        delay.refund(rule);
+        EntryAction::Retain(())
+    });
 }
 
 #[cfg(test)]
@@ -129,20 +163,29 @@ mod tests {
     fn a_guesser_slows_only_their_own_network() {
         let t = throttle();
         for _ in 0..3 {
-            t.failed("ann@example.org", ip(1));
+            assert_eq!(t.attempt("ann@example.org", ip(1)), Ok(()));
         }
-        assert_eq!(t.wait("ann@example.org", ip(1)), Some(1));
-        assert_eq!(t.wait("ann@example.org", ip(2)), None);
-        assert_eq!(t.wait("bob@example.org", ip(1)), None);
+        assert_eq!(t.attempt("ann@example.org", ip(1)), Err(1));
+        assert_eq!(t.attempt("ann@example.org", ip(2)), Ok(()));
+        assert_eq!(t.attempt("bob@example.org", ip(1)), Ok(()));
     }
 
     #[test]
     fn a_network_trying_many_addresses_is_slowed_for_all() {
         let t = throttle();
         for n in 0..5 {
-            t.failed(&format!("user{n}@example.org"), ip(1));
+            assert_eq!(t.attempt(&format!("user{n}@example.org"), ip(1)), Ok(()));
         }
-        assert_eq!(t.wait("new@example.org", ip(1)), Some(1));
-        assert_eq!(t.wait("new@example.org", ip(2)), None);
+        assert_eq!(t.attempt("new@example.org", ip(1)), Err(1));
+        assert_eq!(t.attempt("new@example.org", ip(2)), Ok(()));
+    }
+
+    #[test]
+    fn the_right_password_is_never_counted_against_its_network() {
+        let t = throttle();
+        for _ in 0..20 {
+            assert_eq!(t.attempt("ann@example.org", ip(3)), Ok(()));
+            t.succeeded("ann@example.org", ip(3));
+        }
     }
 }

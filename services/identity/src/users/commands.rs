@@ -25,11 +25,11 @@ impl From<&UserRow> for UserView {
     }
 }
 
-/// Argon2 on the blocking pool: it holds a core for tens of milliseconds.
-async fn hashed(password: String) -> Result<String, CommandError> {
-    tokio::task::spawn_blocking(move || password::hash(&password))
+/// Argon2 in its turn (password.rs).
+pub(crate) async fn hashed(password: String) -> Result<String, CommandError> {
+    password::hash_in_turn(password)
         .await
-        .map_err(|_| CommandError::Random)?
+        .map_err(|_| CommandError::Busy)?
         .map_err(|_| CommandError::Random)
 }
 
@@ -92,7 +92,8 @@ pub(crate) async fn set_password(
 }
 
 /// The user whose address and password these are, if any. An unknown address and a
-/// user without a password cost the same as a wrong password (password.rs).
+/// user without a password cost the same as a wrong password (password.rs). `Busy` when
+/// no turn to check came in time.
 pub(crate) async fn authenticate(
     store: &Store,
     email: &str,
@@ -104,8 +105,8 @@ pub(crate) async fn authenticate(
     let key = email_key(email);
     let user = store.query(move |c| users::by_email_key(c, &key)).await?;
     let stored = user.as_ref().and_then(|u| u.password_hash.clone());
-    let ok = tokio::task::spawn_blocking(move || password::verify(&given, stored.as_deref()))
+    let ok = password::verify_in_turn(given, stored)
         .await
-        .unwrap_or(false);
+        .map_err(|_| CommandError::Busy)?;
     Ok(user.filter(|_| ok))
 }

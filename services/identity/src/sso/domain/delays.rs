@@ -1,7 +1,9 @@
 //! Failed sign-ins slowed down, never locked out. The first `free` failures of a key cost
 //! nothing; each one after that makes the key wait twice as long as the one before (1 s,
-//! 2 s, 4 s, ... up to `max_secs`) before its next try is even checked. A success forgets
-//! the key.
+//! 2 s, 4 s, ... up to `max_secs`) before its next try is even checked. A try is counted
+//! as a failure when it begins ([`Delay::begin`]), so tries made in parallel are counted
+//! before any of them is checked, and a success takes its count back
+//! ([`Delay::refund`]).
 //!
 //! Keys are (address, source network) and source network alone (sso/throttle.rs), never
 //! the address alone: a guesser elsewhere can slow only themself, so the right password
@@ -39,9 +41,23 @@ impl Delay {
         }
     }
 
-    /// Whether the key can be forgotten: it waits for nothing and `idle_secs` passed since.
-    pub fn stale(&self, now: i64, idle_secs: i64) -> bool {
-        now >= self.until.saturating_add(idle_secs)
+    /// Begins a try at `now`: refused with the seconds to wait while the key waits, else
+    /// counted as a failure until it proves otherwise.
+    pub fn begin(&mut self, now: i64, rule: DelayRule) -> Result<(), i64> {
+        if let Some(wait) = self.wait(now) {
+            return Err(wait);
+        }
+        self.failed(now, rule);
+        Ok(())
+    }
+
+    /// Takes back the count of a try that succeeded; a wait it caused ends with it when
+    /// the failures are back within the free ones.
+    pub fn refund(&mut self, rule: DelayRule) {
+        self.failures = self.failures.saturating_sub(1);
+        if self.failures <= rule.free {
+            self.until = 0;
+        }
     }
 }
 
@@ -71,5 +87,17 @@ mod tests {
             d.failed(1000, RULE);
         }
         assert_eq!(d.wait(1000), Some(900));
+    }
+
+    #[test]
+    fn a_try_counts_when_it_begins_and_a_success_takes_it_back() {
+        let mut d = Delay::default();
+        for _ in 0..4 {
+            assert_eq!(d.begin(100, RULE), Ok(()));
+        }
+        // The fourth try, not yet checked, already makes the next one wait.
+        assert_eq!(d.begin(100, RULE), Err(1));
+        d.refund(RULE);
+        assert_eq!(d.begin(100, RULE), Ok(()));
     }
 }

@@ -296,6 +296,10 @@ coffer_testkit::backend_tests! {
         let page = open_page(&s, &q, None).await;
         assert_eq!(page.status, 400);
         assert!(page.html.contains("redirect_uri"));
+        // In the user's language, like the login page.
+        let page = open_page(&s, &q, Some("de")).await;
+        assert!(page.html.contains("Diese redirect_uri hat die Anwendung nicht registriert"));
+        assert!(page.csp.contains("default-src 'none'"));
         let mut q = authorize_query(&s);
         q[0].1 = "no-such-client".into();
         let page = open_page(&s, &q, None).await;

@@ -11,7 +11,9 @@ use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use coffer_auth::Claims;
 use coffer_http::ApiError;
 
-use super::domain::authorize::{self, Authorization, AuthorizeParams, Refusal, Registered};
+use super::domain::authorize::{
+    self, Authorization, AuthorizeParams, PageFault, Refusal, Registered,
+};
 use super::domain::{locale, pkce};
 use super::store::{self as codes, CodeRow, Redeemed};
 use super::{form_token, id_token, page, texts};
@@ -111,16 +113,21 @@ async fn checked(
             Some(p) => Ok((p, authorization)),
             None => Err(Answer::html(
                 StatusCode::BAD_REQUEST,
-                page::error(texts::of(lang), "The request names no known client."),
+                page::error(texts::of(lang), texts::of(lang).unknown_client),
             )),
         },
         Err(refusal) => Err(match refusal.location() {
             Some(to) => Answer::redirect(to),
             None => {
-                let Refusal::Page(why) = refusal else {
-                    unreachable!("a refusal without a location is a page")
+                let t = texts::of(lang);
+                let why = match refusal {
+                    Refusal::Page(PageFault::NoClient) => t.no_client,
+                    Refusal::Page(PageFault::UnknownClient) => t.unknown_client,
+                    Refusal::Page(PageFault::NoRedirectUri) => t.no_redirect_uri,
+                    Refusal::Page(PageFault::UnregisteredRedirectUri)
+                    | Refusal::Redirect { .. } => t.unregistered_redirect_uri,
                 };
-                Answer::html(StatusCode::BAD_REQUEST, page::error(texts::of(lang), why))
+                Answer::html(StatusCode::BAD_REQUEST, page::error(t, why))
             }
         }),
     }

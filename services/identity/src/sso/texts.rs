@@ -17,6 +17,14 @@ pub struct Texts {
     pub error_title: &'static str,
     pub unavailable: &'static str,
     pub unreadable: &'static str,
+    /// Coffer's error page, when the request names no client (client_id)...
+    pub no_client: &'static str,
+    /// ...an unknown or disabled one...
+    pub unknown_client: &'static str,
+    /// ...no redirect_uri...
+    pub no_redirect_uri: &'static str,
+    /// ...or one its client did not register.
+    pub unregistered_redirect_uri: &'static str,
 }
 
 const EN: Texts = Texts {
@@ -33,6 +41,10 @@ const EN: Texts = Texts {
     error_title: "Sign-in is not possible",
     unavailable: "Sign-in is not available just now. Please try again later.",
     unreadable: "The form could not be read. Please go back to the application and sign in again.",
+    no_client: "The request names no client (client_id). Please go back to the application.",
+    unknown_client: "The request names no known client. Please go back to the application.",
+    no_redirect_uri: "The request has no redirect_uri. Please go back to the application.",
+    unregistered_redirect_uri: "The redirect_uri is not one this client registered. Please go back to the application.",
 };
 
 const DE: Texts = Texts {
@@ -49,6 +61,10 @@ const DE: Texts = Texts {
     error_title: "Anmeldung nicht möglich",
     unavailable: "Die Anmeldung ist gerade nicht verfügbar. Bitte versuchen Sie es später erneut.",
     unreadable: "Das Formular konnte nicht gelesen werden. Bitte kehren Sie zur Anwendung zurück und melden Sie sich erneut an.",
+    no_client: "Die Anfrage nennt keine Anwendung (client_id). Bitte kehren Sie zur Anwendung zurück.",
+    unknown_client: "Die Anfrage nennt keine bekannte Anwendung. Bitte kehren Sie zur Anwendung zurück.",
+    no_redirect_uri: "Die Anfrage hat keine redirect_uri. Bitte kehren Sie zur Anwendung zurück.",
+    unregistered_redirect_uri: "Diese redirect_uri hat die Anwendung nicht registriert. Bitte kehren Sie zur Anwendung zurück.",
 };
 
 const FR: Texts = Texts {
@@ -65,6 +81,10 @@ const FR: Texts = Texts {
     error_title: "Connexion impossible",
     unavailable: "La connexion n'est pas disponible pour le moment. Veuillez réessayer plus tard.",
     unreadable: "Le formulaire n'a pas pu être lu. Veuillez revenir à l'application et vous reconnecter.",
+    no_client: "La demande ne nomme aucune application (client_id). Veuillez revenir à l'application.",
+    unknown_client: "La demande ne nomme aucune application connue. Veuillez revenir à l'application.",
+    no_redirect_uri: "La demande n'a pas de redirect_uri. Veuillez revenir à l'application.",
+    unregistered_redirect_uri: "Cette redirect_uri n'a pas été enregistrée par l'application. Veuillez revenir à l'application.",
 };
 
 const IT: Texts = Texts {
@@ -81,6 +101,10 @@ const IT: Texts = Texts {
     error_title: "Accesso non possibile",
     unavailable: "L'accesso non è disponibile al momento. Riprova più tardi.",
     unreadable: "Non è stato possibile leggere il modulo. Torna all'applicazione e accedi di nuovo.",
+    no_client: "La richiesta non indica alcuna applicazione (client_id). Torna all'applicazione.",
+    unknown_client: "La richiesta non indica alcuna applicazione conosciuta. Torna all'applicazione.",
+    no_redirect_uri: "La richiesta non ha una redirect_uri. Torna all'applicazione.",
+    unregistered_redirect_uri: "Questa redirect_uri non è stata registrata dall'applicazione. Torna all'applicazione.",
 };
 
 pub fn of(locale: &str) -> &'static Texts {

@@ -48,7 +48,7 @@ pub struct Authorization {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Refusal {
     /// On Coffer's own error page: the client or its redirect URI cannot be trusted.
-    Page(&'static str),
+    Page(PageFault),
     /// On the client's redirect URI, as RFC 6749 section 4.1.2.1 error codes.
     Redirect {
         redirect_uri: String,
@@ -56,6 +56,15 @@ pub enum Refusal {
         description: &'static str,
         state: Option<String>,
     },
+}
+
+/// Why a request is refused on Coffer's own page; the page says it in the user's language.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PageFault {
+    NoClient,
+    UnknownClient,
+    NoRedirectUri,
+    UnregisteredRedirectUri,
 }
 
 /// Scopes Coffer grants; `name` is SPEC.md's, `profile` the standard one, and both add
@@ -72,20 +81,18 @@ pub fn check(
     client: Option<Registered<'_>>,
 ) -> Result<Authorization, Refusal> {
     let Some(client_id) = present(&params.client_id) else {
-        return Err(Refusal::Page("The request names no client (client_id)."));
+        return Err(Refusal::Page(PageFault::NoClient));
     };
     let Some(client) = client.filter(|c| c.enabled) else {
-        return Err(Refusal::Page("The request names no known client."));
+        return Err(Refusal::Page(PageFault::UnknownClient));
     };
     let Some(redirect_uri) = present(&params.redirect_uri) else {
-        return Err(Refusal::Page("The request has no redirect_uri."));
+        return Err(Refusal::Page(PageFault::NoRedirectUri));
     };
     // Exact string comparison (OAuth 2.0 security BCP, section 4.1.3): no prefix, no
     // normalisation, so nothing the client did not register can pass.
     if !client.redirect_uris.iter().any(|r| r == redirect_uri) {
-        return Err(Refusal::Page(
-            "The redirect_uri is not one this client registered.",
-        ));
+        return Err(Refusal::Page(PageFault::UnregisteredRedirectUri));
     }
     let state = present(&params.state).map(str::to_owned);
     let refuse = |error, description| Refusal::Redirect {

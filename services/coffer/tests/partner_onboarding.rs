@@ -300,6 +300,20 @@ async fn a_partner_onboards_an_organisation_and_its_user_signs_in() {
         403
     );
 
+    // A webhook endpoint the partner makes for the organisation is the partner's: it is
+    // turned off with the integration.
+    let (status, hook) = send(http.post(format!("{base}/webhooks")).bearer_auth(&token)
+        .json(&json!({"organisation_uuid": organisation, "endpoint": "https://crm.example/hooks"}))).await;
+    assert_eq!(status, 201, "{hook}");
+    let hook = hook["uuid"].as_str().unwrap().to_owned();
+    let platform = common::admin(dir.path(), &["client", "create", "--platform"]);
+    let platform = common::token(
+        &base,
+        platform["client_id"].as_str().unwrap(),
+        platform["client_secret"].as_str().unwrap(),
+    )
+    .await;
+
     // The integration, listed, then disabled: the partner's new tokens no longer reach it.
     let (status, list) = send(
         http.get(format!(
@@ -319,6 +333,21 @@ async fn a_partner_onboards_an_organisation_and_its_user_signs_in() {
     .await;
     assert_eq!((status, off["status"].as_str()), (200, Some("disabled")));
     eventually(&base, &p, &format!("/organisations/{organisation}"), 403).await;
+    let mut off = Value::Null;
+    for _ in 0..100 {
+        off = common::get(&base, &format!("/webhooks/{hook}"), &platform)
+            .await
+            .1;
+        if off["enabled"] == false {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert_eq!(off["enabled"], false, "{off}");
+    assert_eq!(
+        off["disabled_reason"], "partner_integration_disabled",
+        "{off}"
+    );
 
     // Connect: the user proves who they are, and their organisation is connected again.
     let (status, second) = send(

@@ -66,7 +66,15 @@ impl Notifications {
             settings.relay.clone(),
         );
         events.consume("replica", &["identity"], Arc::new(replica::Replica));
-        coffer_partners::wire(&mut events);
+        events.consume(
+            "partners",
+            &[coffer_partners::DOMAIN],
+            Arc::new(endpoints::events::PartnerAccess {
+                secrets: secrets.clone(),
+                outbox: events.outbox().clone(),
+                clock: Arc::clone(&clock),
+            }),
+        );
         let wake = Arc::new(Notify::new());
         events.consume(
             "deliveries",

@@ -17,6 +17,7 @@ diesel::table! {
         created -> BigInt,
         failing_since -> Nullable<BigInt>,
         updated -> BigInt,
+        partner_uuid -> Nullable<Text>,
     }
 }
 

@@ -94,6 +94,23 @@ coffer_testkit::backend_tests! {
                 .send()
         };
 
+        // Executes of one token sent all at once: one completes, the rest are 409, and
+        // identity makes one organisation.
+        let raced: Value = create("racer@example.org").await.unwrap().json().await.unwrap();
+        let raced_execute = onboarding.url(&format!("/partner-onboarding-processes/tokens/{}/execute", raced["token"].as_str().unwrap()));
+        let mut racing = Vec::new();
+        for _ in 0..10 {
+            let (http, url) = (http.clone(), raced_execute.clone());
+            racing.push(tokio::spawn(async move { http.post(url).send().await.unwrap().status().as_u16() }));
+        }
+        let mut answers = Vec::new();
+        for r in racing {
+            answers.push(r.await.unwrap());
+        }
+        answers.sort_unstable();
+        assert_eq!(answers.iter().filter(|a| **a == 201).count(), 1, "{answers:?}");
+        assert!(answers.iter().all(|a| *a == 201 || *a == 409), "{answers:?}");
+
         // Execute: identity makes the organisation, its account and the user.
         let process: Value = create("ann@example.org").await.unwrap().json().await.unwrap();
         let execute = onboarding.url(&format!("/partner-onboarding-processes/tokens/{}/execute", process["token"].as_str().unwrap()));

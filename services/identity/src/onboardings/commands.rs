@@ -35,7 +35,7 @@ pub(crate) async fn onboard(
     let rows = Rows::of(&valid, password_hash, now);
     let made = Onboarded {
         organisation_uuid: valid.organisation_uuid,
-        accounts: labels,
+        accounts: labels.clone(),
         user_uuid: valid.user_uuid,
     };
     let email_taken = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
@@ -69,10 +69,19 @@ pub(crate) async fn onboard(
         .await;
     match outcome {
         Ok(()) => Ok((made, true)),
-        Err(_) if email_taken.load(std::sync::atomic::Ordering::SeqCst) => Err(
-            CommandError::Conflict("a user with this e-mail address exists already"),
-        ),
-        Err(e) => Err(e.into()),
+        Err(e) => {
+            // Two calls for the same onboarding at once: the one that lost made nothing
+            // (its transaction hit the first one's rows) and answers what the first made.
+            if let Some(done) = already(writes, &valid, &labels).await? {
+                return Ok((done, false));
+            }
+            if email_taken.load(std::sync::atomic::Ordering::SeqCst) {
+                return Err(CommandError::Conflict(
+                    "a user with this e-mail address exists already",
+                ));
+            }
+            Err(e.into())
+        }
     }
 }
 
@@ -222,7 +231,7 @@ pub(crate) async fn check_credentials(
     {
         Ok(user) => user,
         Err(e) => {
-            state.sign_ins.succeeded(&key, network);
+            state.sign_ins.not_checked(&key, network);
             return Err(e.into());
         }
     };

@@ -25,12 +25,13 @@ use crate::state::IdentityState;
 pub(crate) async fn create(
     state: web::Data<IdentityState>,
     caller: Caller,
-    body: Json<OnboardingRequest>,
+    body: Result<Json<OnboardingRequest>, ApiError>,
 ) -> Result<HttpResponse, ApiError> {
+    // The caller first: a body's faults are no one else's business.
     if !caller.is_platform() {
         return Err(ApiError::forbidden());
     }
-    let (done, made) = commands::onboard(&state.writes(), body.0).await?;
+    let (done, made) = commands::onboard(&state.writes(), body?.0).await?;
     Ok(if made {
         HttpResponse::Created().json(done)
     } else {
@@ -52,12 +53,12 @@ pub(crate) async fn create(
 pub(crate) async fn check_credentials(
     state: web::Data<IdentityState>,
     caller: Caller,
-    body: Json<super::domain::CredentialsCheck>,
+    body: Result<Json<super::domain::CredentialsCheck>, ApiError>,
 ) -> Result<HttpResponse, ApiError> {
     if !caller.is_platform() {
         return Err(ApiError::forbidden());
     }
-    let known = commands::check_credentials(&state, body.0).await?;
+    let known = commands::check_credentials(&state, body?.0).await?;
     Ok(HttpResponse::Ok().json(known))
 }
 

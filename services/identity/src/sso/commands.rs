@@ -269,8 +269,8 @@ pub(crate) async fn sign_in(
     let user = match users::authenticate(&state.store, &email, password).await {
         Ok(user) => user,
         Err(e) => {
-            // Not the user's failure: the attempt is taken back.
-            state.sign_ins.succeeded(&key, network);
+            // Not the user's failure: the try is taken back.
+            state.sign_ins.not_checked(&key, network);
             if !matches!(e, crate::error::CommandError::Busy) {
                 tracing::error!(error = %e, "sign-in: could not read the user");
             }

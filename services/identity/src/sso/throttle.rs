@@ -100,6 +100,22 @@ impl SignInThrottle {
         );
     }
 
+    /// A try that was never checked (no turn to hash came): its count is taken back from
+    /// both keys, and nothing else is forgotten.
+    pub fn not_checked(&self, email_key: &str, network: IpAddr) {
+        let account = self.rule(self.settings.per_account_free);
+        refund(
+            &self.accounts,
+            self.account_key(email_key, network),
+            account,
+        );
+        refund(
+            &self.networks,
+            network,
+            self.rule(self.settings.per_network_free),
+        );
+    }
+
     fn rule(&self, free: u32) -> DelayRule {
         DelayRule {
             free,

@@ -169,6 +169,7 @@ pub(crate) async fn create(
     )?;
     check_reachable(state, &endpoint)?;
     let secrets = state.secrets.clone();
+    let partner = caller.partner().map(|p| p.to_string());
     state
         .store
         .run(move |db| {
@@ -188,6 +189,9 @@ pub(crate) async fn create(
                 }
                 check_account(tx, &endpoint)?;
                 store::insert(tx, &secrets, &endpoint)?;
+                if let Some(partner) = &partner {
+                    store::set_partner(tx, &endpoint.uuid, partner)?;
+                }
                 Ok::<_, Failure>((endpoint.clone(), true))
             })
         })

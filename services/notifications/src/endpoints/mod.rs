@@ -2,5 +2,6 @@
 
 pub(crate) mod commands;
 pub mod domain;
+pub(crate) mod events;
 pub(crate) mod routes;
 pub mod store;

@@ -241,3 +241,27 @@ pub fn disable(db: &mut Db<'_>, uuid: &str, reason: &str, now: i64) -> QueryResu
             .map(|n| n > 0)
     })
 }
+
+/// Records the partner whose token made the endpoint.
+pub fn set_partner(db: &mut Db<'_>, uuid: &str, partner: &str) -> QueryResult<()> {
+    db_run!(db: {
+        diesel::update(w::webhook_endpoints.find(uuid))
+            .set(w::partner_uuid.eq(partner))
+            .execute(db)
+            .map(drop)
+    })
+}
+
+/// The enabled endpoints a partner made for an organisation.
+pub fn enabled_of_partner(
+    db: &mut Db<'_>,
+    partner: &str,
+    organisation: &str,
+) -> QueryResult<Vec<String>> {
+    db_run!(db: {
+        w::webhook_endpoints
+            .filter(w::partner_uuid.eq(partner).and(w::organisation_uuid.eq(organisation)).and(w::enabled.eq(true)))
+            .select(w::uuid)
+            .load(db)
+    })
+}

@@ -62,3 +62,18 @@ pub fn disable(conn: &mut Db<'_>, uuid: &str, now: i64) -> QueryResult<bool> {
     })?;
     Ok(changed == 1)
 }
+
+/// The enabled integration of `partner` with `organisation`, if there is one.
+pub fn enabled_between(
+    conn: &mut Db<'_>,
+    partner: &str,
+    organisation: &str,
+) -> QueryResult<Option<IntegrationRow>> {
+    db_run!(conn: {
+        i::partner_integrations_made
+            .filter(i::partner_uuid.eq(partner).and(i::organisation_uuid.eq(organisation)).and(i::status.eq("enabled")))
+            .select(IntegrationRow::as_select())
+            .first(conn)
+            .optional()
+    })
+}

@@ -233,21 +233,39 @@ async fn complete(
         .store
         .query(move |c| {
             c.write_tx(|tx| {
-                if !processes::complete(tx, &uuid, &results, &integration.uuid, now)? {
+                // One enabled integration per partner and organisation: a second process
+                // for an organisation the partner reaches already points at that one, so
+                // one disable always ends the partner's access.
+                let existing = integrations::enabled_between(
+                    tx,
+                    &integration.partner_uuid,
+                    &integration.organisation_uuid,
+                )?;
+                let integration_uuid = existing
+                    .as_ref()
+                    .map_or(integration.uuid.clone(), |e| e.uuid.clone());
+                if !processes::complete(tx, &uuid, &results, &integration_uuid, now)? {
                     return Ok(None);
                 }
-                integrations::insert(tx, &integration)?;
                 let Some(done) = processes::find(tx, &uuid)? else {
                     return Ok(None);
                 };
-                append(
-                    tx,
-                    &[
-                        integration_events::of(&outbox, &PARTNER_INTEGRATION_CREATED, &integration),
-                        events::of(&outbox, &ONBOARDING_PROCESS_COMPLETED, &done, now),
-                    ],
-                    None,
-                )?;
+                let mut announced = Vec::new();
+                if existing.is_none() {
+                    integrations::insert(tx, &integration)?;
+                    announced.push(integration_events::of(
+                        &outbox,
+                        &PARTNER_INTEGRATION_CREATED,
+                        &integration,
+                    ));
+                }
+                announced.push(events::of(
+                    &outbox,
+                    &ONBOARDING_PROCESS_COMPLETED,
+                    &done,
+                    now,
+                ));
+                append(tx, &announced, None)?;
                 Ok(Some(done))
             })
         })

@@ -123,12 +123,14 @@ pub fn check_create(body: &Value) -> Result<CreateRequest, Vec<FieldError>> {
     }
     for address in ["main_address", "billing_address"] {
         for (field, required) in ADDRESS_FIELDS {
-            text(
-                &mut v,
-                body,
-                &format!("organisation.{address}.{field}"),
-                required,
-            );
+            let path = format!("organisation.{address}.{field}");
+            if let Some(value) = text(&mut v, body, &path, required)
+                && field == "country"
+            {
+                v.check(coffer_model::country::CountryCode::parse_field(
+                    &path, value,
+                ));
+            }
         }
     }
     if !body["organisation"]["billing_information"].is_null() {
@@ -296,6 +298,7 @@ mod tests {
         let mut body = request();
         body["user"]["email"] = json!("nope");
         body["organisation"]["main_address"]["city"] = json!("");
+        body["organisation"]["main_address"]["country"] = json!("Atlantis");
         body["organisation"]
             .as_object_mut()
             .unwrap()
@@ -306,6 +309,7 @@ mod tests {
         assert!(props.contains(&"external_id"), "{props:?}");
         assert!(props.contains(&"user.email"));
         assert!(props.contains(&"organisation.main_address.city"));
+        assert!(props.contains(&"organisation.main_address.country"));
         assert!(props.contains(&"organisation.billing_address.address_line1"));
     }
 }

@@ -6,8 +6,7 @@
 
 use std::collections::HashMap;
 
-use coffer_events::catalogue::WEBHOOK_ENDPOINT_DISABLED;
-use coffer_events::{Outbox, OutboxEvent};
+use coffer_events::Outbox;
 use coffer_secrets::Secrets;
 use coffer_store::{Db, StoreError};
 
@@ -196,34 +195,11 @@ fn write(
     for (endpoint, reason, announce_it) in &changes.disable {
         let turned_off = endpoints::disable(tx, endpoint, reason, now_ms.div_euclid(1000))?;
         if turned_off && *announce_it {
-            announce(tx, secrets, outbox, endpoint)?;
+            crate::endpoints::events::disabled(tx, secrets, outbox, endpoint)?;
             announced = true;
         }
     }
     Ok(announced)
-}
-
-fn announce(
-    tx: &mut Db<'_>,
-    secrets: &Secrets,
-    outbox: &Outbox,
-    uuid: &str,
-) -> Result<(), StoreError> {
-    let Some(endpoint) = endpoints::find(tx, secrets, uuid)? else {
-        return Ok(());
-    };
-    let parse = |raw: &str| raw.parse::<uuid::Uuid>().ok();
-    let data = serde_json::to_value(endpoint.item())
-        .map_err(|e| StoreError::from(diesel::result::Error::SerializationError(Box::new(e))))?;
-    let event: OutboxEvent = outbox.event(
-        &WEBHOOK_ENDPOINT_DISABLED,
-        parse(&endpoint.uuid).unwrap_or_default(),
-        parse(&endpoint.organisation_uuid),
-        endpoint.account_uuid.as_deref().and_then(parse),
-        data,
-    );
-    coffer_events::append(tx, &[event], None)?;
-    Ok(())
 }
 
 /// A random jitter within ±[`JITTER_PERMILLE`], so failures together come back apart.

@@ -38,6 +38,27 @@ fn acceptable(value: &HeaderValue) -> Option<String> {
     ok.then(|| s.to_owned())
 }
 
+/// Path segments that are secrets or personal data, which logs never show: an onboarding
+/// process's token (it opens the process) and an e-mail address being checked.
+const REDACTED_AFTER: [&str; 2] = ["tokens", "user-emails"];
+
+/// The path as logs show it, with those segments replaced.
+fn loggable(path: &str) -> std::borrow::Cow<'_, str> {
+    if !REDACTED_AFTER.iter().any(|s| path.contains(s)) {
+        return std::borrow::Cow::Borrowed(path);
+    }
+    let mut hide = false;
+    let parts: Vec<&str> = path
+        .split('/')
+        .map(|part| {
+            let shown = if hide { "[redacted]" } else { part };
+            hide = REDACTED_AFTER.contains(&part);
+            shown
+        })
+        .collect();
+    std::borrow::Cow::Owned(parts.join("/"))
+}
+
 pub(crate) async fn middleware(
     req: ServiceRequest,
     next: Next<impl MessageBody + 'static>,
@@ -60,7 +81,7 @@ pub(crate) async fn middleware(
         request_id = %id,
         trace_id = %trace.trace_id,
         method = %req.method(),
-        path = %req.path(),
+        path = %loggable(req.path()),
     );
     req.extensions_mut().insert(RequestTrace(trace));
     let mut res = next.call(req).instrument(span.clone()).await?;
@@ -70,4 +91,22 @@ pub(crate) async fn middleware(
         res.headers_mut().insert(HEADER, value);
     }
     Ok(res)
+}
+
+#[cfg(test)]
+mod redaction_tests {
+    use super::loggable;
+
+    #[test]
+    fn tokens_and_addresses_in_paths_are_not_logged() {
+        assert_eq!(
+            loggable("/partner-onboarding-processes/tokens/abc123/execute"),
+            "/partner-onboarding-processes/tokens/[redacted]/execute"
+        );
+        assert_eq!(
+            loggable("/partner-onboarding-processes/user-emails/ann@example.org"),
+            "/partner-onboarding-processes/user-emails/[redacted]"
+        );
+        assert_eq!(loggable("/payments/42"), "/payments/42");
+    }
 }

@@ -47,9 +47,11 @@ fn browser(req: &HttpRequest) -> Option<String> {
 
 fn respond(answer: Answer) -> HttpResponse {
     let mut response = match answer.body {
+        // The code travels in the Location: no Referer may carry this request's address on.
         Body::Redirect(to) => HttpResponse::Found()
             .insert_header((header::LOCATION, to))
             .insert_header((header::CACHE_CONTROL, "no-store"))
+            .insert_header((header::REFERRER_POLICY, "no-referrer"))
             .finish(),
         Body::Html(html) => page::respond(answer.status, html, answer.redirect_uri.as_deref()),
     };

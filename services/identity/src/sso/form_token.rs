@@ -12,8 +12,27 @@ use serde::{Deserialize, Serialize};
 
 use super::domain::authorize::AuthorizeParams;
 
-/// The cookie that carries the browser id.
+/// The cookie that carries the browser id over plain http (`coffer dev`, tests).
 pub const COOKIE: &str = "coffer_sso_browser";
+/// The same over https: the `__Host-` prefix makes browsers refuse one set by another
+/// host (a sibling subdomain) or without Secure, so a planted id cannot stand in for it.
+pub const HOST_COOKIE: &str = "__Host-coffer_sso_browser";
+
+/// The cookie's name when the issuer is `secure` (https) or not.
+pub fn cookie_name(secure: bool) -> &'static str {
+    if secure { HOST_COOKIE } else { COOKIE }
+}
+
+/// The cookie that sets browser id `id`: HttpOnly and SameSite=Lax always; over https
+/// also Secure on path `/`, as the `__Host-` prefix requires.
+pub fn cookie(id: String, secure: bool) -> actix_web::cookie::Cookie<'static> {
+    actix_web::cookie::Cookie::build(cookie_name(secure), id)
+        .path(if secure { "/" } else { "/oauth2/authorize" })
+        .http_only(true)
+        .secure(secure)
+        .same_site(actix_web::cookie::SameSite::Lax)
+        .finish()
+}
 const CONTEXT: &str = "identity.sso.login_form";
 
 #[derive(Serialize, Deserialize)]
@@ -75,6 +94,19 @@ pub fn accepts(
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn over_https_the_cookie_is_a_host_cookie() {
+        let c = cookie("b1".into(), true);
+        assert_eq!(c.name(), "__Host-coffer_sso_browser");
+        assert_eq!(
+            (c.path(), c.secure(), c.http_only()),
+            (Some("/"), Some(true), Some(true))
+        );
+        let c = cookie("b1".into(), false);
+        assert_eq!(c.name(), "coffer_sso_browser");
+        assert_eq!(c.secure(), Some(false));
+    }
 
     #[test]
     fn a_token_holds_only_for_its_browser_request_and_time() {

@@ -1,7 +1,6 @@
 //! Single sign-on over HTTP: discovery, the authorization endpoint with its login page,
 //! and the page's stylesheet. The code exchange is the token endpoint's (tokens/routes.rs).
 
-use actix_web::cookie::{Cookie, SameSite};
 use actix_web::http::header;
 use actix_web::{HttpRequest, HttpResponse, web};
 use coffer_http::{ApiError, ClientAddress};
@@ -39,10 +38,18 @@ fn accept_language(req: &HttpRequest) -> Option<&str> {
         .and_then(|v| v.to_str().ok())
 }
 
-fn browser(req: &HttpRequest) -> Option<String> {
-    req.cookie(form_token::COOKIE)
+/// The browser id from the cookie of this deployment's kind only: over https a plain
+/// cookie (which anyone on a sibling host could have set) is not read.
+fn browser(state: &IdentityState, req: &HttpRequest) -> Option<String> {
+    req.cookie(form_token::cookie_name(secure(state)))
         .map(|c| c.value().to_owned())
         .filter(|v| !v.is_empty() && v.len() <= 64)
+}
+
+/// Whether the issuer is https: Coffer sits behind TLS it does not end, so the request's
+/// own scheme says nothing.
+fn secure(state: &IdentityState) -> bool {
+    state.sso.issuer.starts_with("https://")
 }
 
 fn respond(answer: Answer) -> HttpResponse {
@@ -61,16 +68,7 @@ fn respond(answer: Answer) -> HttpResponse {
             .insert(header::RETRY_AFTER, header::HeaderValue::from(secs));
     }
     if let Some(id) = answer.set_browser {
-        // Secure whenever the issuer is https: Coffer sits behind TLS it does not end, so
-        // the request's own scheme says nothing.
-        let secure = answer.secure_cookie;
-        let cookie = Cookie::build(form_token::COOKIE, id)
-            .path("/oauth2/authorize")
-            .http_only(true)
-            .secure(secure)
-            .same_site(SameSite::Lax)
-            .finish();
-        let _ = response.add_cookie(&cookie);
+        let _ = response.add_cookie(&form_token::cookie(id, answer.secure_cookie));
     }
     response
 }
@@ -124,7 +122,7 @@ pub(crate) async fn authorize(
         &state,
         query.into_inner(),
         accept_language(&req),
-        browser(&req),
+        browser(&state, &req),
     )
     .await;
     respond(answer)
@@ -169,7 +167,7 @@ pub(crate) async fn sign_in(
         &state,
         form.into_inner(),
         accept_language(&req),
-        browser(&req),
+        browser(&state, &req),
         from.network(),
     )
     .await;

@@ -1,6 +1,7 @@
 //! What every Coffer service shares at the HTTP edge: configuration, logging, request ids,
 //! error shapes, health, metrics and body parsing. A service only brings its routes.
 
+mod basic_auth;
 pub mod body;
 pub mod client_address;
 pub mod config;
@@ -17,6 +18,7 @@ mod request_id;
 mod server;
 pub mod telemetry;
 
+pub use basic_auth::basic_credentials;
 pub use body::{Form, Json, JsonOrForm, OptionalJson};
 pub use client_address::{ClientAddress, TrustedProxies};
 pub use coffer_error::{ApiError, Shape};

@@ -11,8 +11,10 @@ mod master_key;
 mod sealed;
 mod secrets;
 mod settings;
+mod tokens;
 
 pub use master_key::{KEY_LEN, MasterKey, MasterKeyError};
 pub use sealed::is_sealed;
 pub use secrets::{OpenError, SealError, Secrets, SecretsError};
 pub use settings::{SecretsSettings, SettingsError};
+pub use tokens::{RandomFailed, random_token, sha256_hex};

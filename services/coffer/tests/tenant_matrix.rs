@@ -54,7 +54,6 @@ impl Client {
     }
 }
 
-/// The first organisation's objects, by the path parameter that names each kind.
 /// A partner's process and the integration its execution made, for the organisation the
 /// process brings (a third one, reached only through the partner).
 async fn partner_fixtures(a: &Client, dir: &std::path::Path) -> (String, String) {
@@ -80,56 +79,37 @@ async fn partner_fixtures(a: &Client, dir: &std::path::Path) -> (String, String)
             "Matrix",
         ],
     );
-    let token = common::token(
-        &a.base,
-        partner["client_id"].as_str().unwrap(),
-        partner["client_secret"].as_str().unwrap(),
-    )
-    .await;
+    let p = Client {
+        http: a.http.clone(),
+        base: a.base.clone(),
+        token: common::token(
+            &a.base,
+            partner["client_id"].as_str().unwrap(),
+            partner["client_secret"].as_str().unwrap(),
+        )
+        .await,
+    };
     let address = json!({"address_line1": "Matrixweg 1", "postal_code": "3000", "city": "Bern", "country": "CH"});
-    let process: Value = a
-        .http
-        .post(format!("{}/partner-onboarding-processes", a.base))
-        .bearer_auth(&token)
-        .json(&json!({"external_id": "matrix", "onboarding_configuration_uuid": configuration["uuid"],
+    let process = p
+        .made("/partner-onboarding-processes", json!({"external_id": "matrix",
+            "onboarding_configuration_uuid": configuration["uuid"],
             "user": {"email": "matrix-partner@example.org", "first_name": "Matrix", "last_name": "Partner"},
             "organisation": {"name": "Matrix Partnered", "main_address": address, "billing_address": address}}))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
-    let done: Value = a
-        .http
-        .post(format!(
-            "{}/partner-onboarding-processes/tokens/{}/execute",
-            a.base,
-            process["token"].as_str().unwrap()
-        ))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
-    assert_eq!(done["status"], "completed", "{done}");
-    let integrations: Value = a
-        .http
-        .get(format!("{}/partner-integrations", a.base))
-        .bearer_auth(&token)
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+        .await;
+    let execute = format!(
+        "/partner-onboarding-processes/tokens/{}/execute",
+        process["token"].as_str().unwrap()
+    );
+    let (status, done) = p.call("POST", &execute, None).await;
+    assert_eq!(status, 201, "{done}");
+    let integrations = p.read("/partner-integrations").await;
     (
         process["uuid"].as_str().unwrap().to_owned(),
         integrations[0]["uuid"].as_str().unwrap().to_owned(),
     )
 }
 
+/// The first organisation's objects, by the path parameter that names each kind.
 async fn fixtures(
     a: &Client,
     c: &Value,

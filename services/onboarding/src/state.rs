@@ -6,7 +6,7 @@ use std::sync::Arc;
 use coffer_events::{Outbox, RelaySettings};
 use coffer_model::clock::Clock;
 use coffer_store::Store;
-use quick_cache::sync::Cache;
+use quick_cache::sync::{Cache, EntryAction, EntryResult};
 
 use crate::captcha::CaptchaVerifier;
 use crate::identity::IdentityPort;
@@ -58,14 +58,25 @@ impl RateLimit {
         }
     }
 
-    /// Counts one use; `Some(seconds)` to wait when over the limit.
+    /// Counts one use; `Some(seconds)` to wait when over the limit. Counted under the
+    /// cache shard's lock, so uses made in parallel are all counted.
     pub fn take(&self, key: IpAddr) -> Option<u64> {
         let now = self.clock.unix();
-        let (start, used) = match self.windows.get(&key) {
-            Some((start, used)) if now < start + 60 && now >= start => (start, used + 1),
-            _ => (now, 1),
-        };
-        self.windows.insert(key, (start, used));
+        let mut window = (now, 1);
+        let seen = self.windows.entry(&key, None, |_, (start, used)| {
+            if now >= *start && now < *start + 60 {
+                *used += 1;
+            } else {
+                (*start, *used) = (now, 1);
+            }
+            window = (*start, *used);
+            EntryAction::Retain(())
+        });
+        if let EntryResult::Vacant(slot) = seen {
+            // Fails only when the slot was taken meanwhile; one lost count is harmless.
+            let _ = slot.insert(window);
+        }
+        let (start, used) = window;
         (used > self.per_minute).then(|| u64::try_from(start + 60 - now).unwrap_or(1).max(1))
     }
 }

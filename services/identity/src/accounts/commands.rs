@@ -68,19 +68,7 @@ pub(crate) async fn set_billing_data(
         .parse()
         .map_err(|_| CommandError::NotFound("organisation"))?;
     let org = existing_organisation(&writes.store, organisation).await?;
-    let row = BillingRow {
-        account_uuid: acc.uuid.clone(),
-        account_holder: valid.account_holder,
-        iban: valid.iban,
-        vat_number: valid.vat_number,
-        recipient_emails: serde_json::to_string(&valid.recipient_emails)
-            .unwrap_or_else(|_| "[]".into()),
-        address_line1: valid.address.address_line1,
-        address_line2: valid.address.address_line2,
-        postal_code: valid.address.postal_code,
-        city: valid.address.city,
-        country_code: valid.address.country_code,
-    };
+    let row = BillingRow::new(&acc.uuid, &valid);
     let stored = row.clone();
     writes
         .announcing(move |tx, outbox| {

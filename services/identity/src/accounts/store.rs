@@ -1,3 +1,4 @@
+use super::domain::BillingInput;
 use coffer_store::{Db, db_run};
 use diesel::prelude::*;
 
@@ -28,6 +29,25 @@ pub struct BillingRow {
     pub postal_code: String,
     pub city: String,
     pub country_code: String,
+}
+
+impl BillingRow {
+    /// An account's billing data, from a checked input.
+    pub fn new(account_uuid: &str, valid: &BillingInput) -> Self {
+        BillingRow {
+            account_uuid: account_uuid.to_owned(),
+            account_holder: valid.account_holder.clone(),
+            iban: valid.iban.clone(),
+            vat_number: valid.vat_number.clone(),
+            recipient_emails: serde_json::to_string(&valid.recipient_emails)
+                .unwrap_or_else(|_| "[]".into()),
+            address_line1: valid.address.address_line1.clone(),
+            address_line2: valid.address.address_line2.clone(),
+            postal_code: valid.address.postal_code.clone(),
+            city: valid.address.city.clone(),
+            country_code: valid.address.country_code.clone(),
+        }
+    }
 }
 
 pub fn insert(conn: &mut Db<'_>, row: &AccountRow) -> QueryResult<()> {

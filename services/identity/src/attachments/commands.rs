@@ -40,22 +40,7 @@ async fn add_address(
     input: AddressInput,
 ) -> Result<AddressRow, CommandError> {
     let valid = input.validate().map_err(CommandError::Invalid)?;
-    let (organisation_uuid, account_uuid) = match &owner {
-        Owner::Organisation(o) => (Some(o.clone()), None),
-        Owner::Account(a) => (None, Some(a.clone())),
-    };
-    let row = AddressRow {
-        uuid: Uuid::new_v4().to_string(),
-        organisation_uuid,
-        account_uuid,
-        created: writes.clock.unix(),
-        address_line1: valid.address_line1,
-        address_line2: valid.address_line2,
-        postal_code: valid.postal_code,
-        city: valid.city,
-        country_code: valid.country_code,
-        kind: valid.kind,
-    };
+    let row = AddressRow::new(valid, &owner, writes.clock.unix());
     let stored = row.clone();
     writes
         .announcing(move |tx, outbox| {

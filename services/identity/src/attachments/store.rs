@@ -3,6 +3,7 @@ use std::collections::BTreeMap;
 use coffer_store::{Db, WriteTx, db_run};
 use diesel::prelude::*;
 
+use super::domain::{AddressInput, Owner};
 use crate::schema::addresses::dsl as ad;
 use crate::schema::metadata::dsl as m;
 
@@ -19,6 +20,28 @@ pub struct AddressRow {
     pub city: String,
     pub country_code: String,
     pub kind: String,
+}
+
+impl AddressRow {
+    /// A new address of `owner`, from a checked input.
+    pub fn new(valid: AddressInput, owner: &Owner, now: i64) -> Self {
+        let (organisation_uuid, account_uuid) = match owner {
+            Owner::Organisation(o) => (Some(o.clone()), None),
+            Owner::Account(a) => (None, Some(a.clone())),
+        };
+        AddressRow {
+            uuid: uuid::Uuid::new_v4().to_string(),
+            organisation_uuid,
+            account_uuid,
+            created: now,
+            address_line1: valid.address_line1,
+            address_line2: valid.address_line2,
+            postal_code: valid.postal_code,
+            city: valid.city,
+            country_code: valid.country_code,
+            kind: valid.kind,
+        }
+    }
 }
 
 /// Whose addresses: an organisation's or an account's.

@@ -7,7 +7,7 @@ use uuid::Uuid;
 use super::domain::{Onboarded, OnboardedAccount, OnboardingRequest, ValidOnboarding};
 use crate::accounts::events as account_events;
 use crate::accounts::store::{self as accounts, AccountRow, BillingRow};
-use crate::attachments::domain::AddressInput;
+use crate::attachments::domain::Owner;
 use crate::attachments::store::{self as attachments, AddressRow};
 use crate::error::CommandError;
 use crate::organisations::events as organisation_events;
@@ -127,21 +127,6 @@ struct Rows {
     user: UserRow,
 }
 
-fn address_row(a: &AddressInput, organisation: &str, now: i64) -> AddressRow {
-    AddressRow {
-        uuid: Uuid::new_v4().to_string(),
-        organisation_uuid: Some(organisation.to_owned()),
-        account_uuid: None,
-        created: now,
-        address_line1: a.address_line1.clone(),
-        address_line2: a.address_line2.clone(),
-        postal_code: a.postal_code.clone(),
-        city: a.city.clone(),
-        country_code: a.country_code.clone(),
-        kind: a.kind.clone(),
-    }
-}
-
 impl Rows {
     fn of(v: &ValidOnboarding, password_hash: Option<String>, now: i64) -> Self {
         let org = v.organisation_uuid.to_string();
@@ -159,21 +144,7 @@ impl Rows {
         let billing = v
             .billing
             .iter()
-            .flat_map(|b| {
-                accounts.iter().map(move |a| BillingRow {
-                    account_uuid: a.uuid.clone(),
-                    account_holder: b.account_holder.clone(),
-                    iban: b.iban.clone(),
-                    vat_number: b.vat_number.clone(),
-                    recipient_emails: serde_json::to_string(&b.recipient_emails)
-                        .unwrap_or_else(|_| "[]".into()),
-                    address_line1: b.address.address_line1.clone(),
-                    address_line2: b.address.address_line2.clone(),
-                    postal_code: b.address.postal_code.clone(),
-                    city: b.address.city.clone(),
-                    country_code: b.address.country_code.clone(),
-                })
-            })
+            .flat_map(|b| accounts.iter().map(move |a| BillingRow::new(&a.uuid, b)))
             .collect();
         Rows {
             organisation: OrganisationRow {
@@ -185,10 +156,9 @@ impl Rows {
                 merchant_category_code: v.organisation.merchant_category_code.clone(),
                 locale: v.organisation.locale.clone(),
             },
-            addresses: vec![
-                address_row(&v.main_address, &org, now),
-                address_row(&v.billing_address, &org, now),
-            ],
+            addresses: [&v.main_address, &v.billing_address]
+                .map(|a| AddressRow::new(a.clone(), &Owner::Organisation(org.clone()), now))
+                .to_vec(),
             accounts,
             billing,
             user: UserRow {
@@ -212,33 +182,20 @@ pub(crate) async fn check_credentials(
     state: &crate::state::IdentityState,
     check: super::domain::CredentialsCheck,
 ) -> Result<super::domain::KnownUser, coffer_http::ApiError> {
+    use crate::users::commands::{Unchecked, sign_in};
     use coffer_http::{ApiError, ClientAddress};
     let network = ClientAddress(check.source).network();
-    let key = email_key(&check.email);
-    // Counted before the check, as on the login page (sso/throttle.rs).
-    if let Err(wait) = state.sign_ins.attempt(&key, network) {
-        return Err(ApiError::too_many_requests(
-            format!("Too many failed sign-ins; try again in {wait} seconds"),
-            u64::try_from(wait).unwrap_or(1),
-        ));
-    }
-    let user = match crate::users::commands::authenticate(
-        &state.store,
-        &check.email,
-        check.password,
-    )
-    .await
-    {
-        Ok(user) => user,
-        Err(e) => {
-            state.sign_ins.not_checked(&key, network);
-            return Err(e.into());
+    let user = match sign_in(state, &check.email, check.password, network).await {
+        Ok(Some(user)) => user,
+        Ok(None) => return Err(ApiError::unauthorized()),
+        Err(Unchecked::Wait(wait)) => {
+            return Err(ApiError::too_many_requests(
+                format!("Too many failed sign-ins; try again in {wait} seconds"),
+                u64::try_from(wait).unwrap_or(1),
+            ));
         }
+        Err(Unchecked::Failed(e)) => return Err(e.into()),
     };
-    let Some(user) = user else {
-        return Err(ApiError::unauthorized());
-    };
-    state.sign_ins.succeeded(&key, network);
     let parse = |raw: &str| raw.parse::<Uuid>().map_err(ApiError::internal);
     Ok(super::domain::KnownUser {
         user_uuid: parse(&user.uuid)?,

@@ -5,9 +5,6 @@
 use std::net::IpAddr;
 
 use actix_web::http::StatusCode;
-use aws_lc_rs::digest::{SHA256, digest};
-use base64::Engine;
-use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use coffer_auth::Claims;
 use coffer_http::ApiError;
 
@@ -20,8 +17,8 @@ use super::{form_token, id_token, page, texts};
 use crate::clients::domain::secret;
 use crate::partners::store::{self as partners, PartnerClient};
 use crate::state::IdentityState;
-use crate::users::commands as users;
-use crate::users::domain::email_key;
+use crate::tokens::commands::failed_client;
+use crate::users::commands::{self as users, Unchecked};
 use crate::users::store as user_store;
 
 /// Longest client id looked up: ids are uuids, and a longer one names no client.
@@ -46,10 +43,10 @@ pub(crate) enum Body {
 }
 
 impl Answer {
-    fn html(status: StatusCode, html: String) -> Self {
+    fn new(status: StatusCode, body: Body) -> Self {
         Self {
             status,
-            body: Body::Html(html),
+            body,
             set_browser: None,
             redirect_uri: None,
             retry_after: None,
@@ -57,15 +54,12 @@ impl Answer {
         }
     }
 
+    fn html(status: StatusCode, html: String) -> Self {
+        Self::new(status, Body::Html(html))
+    }
+
     fn redirect(to: String) -> Self {
-        Self {
-            status: StatusCode::FOUND,
-            body: Body::Redirect(to),
-            set_browser: None,
-            redirect_uri: None,
-            retry_after: None,
-            secure_cookie: false,
-        }
+        Self::new(StatusCode::FOUND, Body::Redirect(to))
     }
 }
 
@@ -111,25 +105,22 @@ async fn checked(
     match authorize::check(params, registered) {
         Ok(authorization) => match found {
             Some(p) => Ok((p, authorization)),
-            None => Err(Answer::html(
-                StatusCode::BAD_REQUEST,
-                page::error(texts::of(lang), texts::of(lang).unknown_client),
-            )),
-        },
-        Err(refusal) => Err(match refusal.location() {
-            Some(to) => Answer::redirect(to),
             None => {
                 let t = texts::of(lang);
-                let why = match refusal {
-                    Refusal::Page(PageFault::NoClient) => t.no_client,
-                    Refusal::Page(PageFault::UnknownClient) => t.unknown_client,
-                    Refusal::Page(PageFault::NoRedirectUri) => t.no_redirect_uri,
-                    Refusal::Page(PageFault::UnregisteredRedirectUri)
-                    | Refusal::Redirect { .. } => t.unregistered_redirect_uri,
-                };
-                Answer::html(StatusCode::BAD_REQUEST, page::error(t, why))
+                Err(Answer::html(
+                    StatusCode::BAD_REQUEST,
+                    page::error(t, t.fault(PageFault::UnknownClient)),
+                ))
             }
-        }),
+        },
+        Err(Refusal::Redirect { location, .. }) => Err(Answer::redirect(location)),
+        Err(Refusal::Page(fault)) => {
+            let t = texts::of(lang);
+            Err(Answer::html(
+                StatusCode::BAD_REQUEST,
+                page::error(t, t.fault(fault)),
+            ))
+        }
     }
 }
 
@@ -183,12 +174,10 @@ fn login_page(
         message.as_deref(),
     );
     Answer {
-        status,
-        body: Body::Html(html),
         set_browser: new.then_some(browser),
         redirect_uri: params.redirect_uri.clone(),
-        retry_after: None,
         secure_cookie: state.sso.issuer.starts_with("https://"),
+        ..Answer::html(status, html)
     }
 }
 
@@ -251,47 +240,42 @@ pub(crate) async fn sign_in(
             Some(t.form_expired.to_owned()),
         );
     }
-    let key = email_key(&email);
-    // Counted as a failure before the password is checked, so parallel guesses cannot
-    // all pass the throttle before any of them is counted; a success takes it back.
-    if let Err(wait) = state.sign_ins.attempt(&key, network) {
-        let mut answer = login_page(
-            state,
-            &shown,
-            StatusCode::TOO_MANY_REQUESTS,
-            &email,
-            Some(format!("{} {wait}", t.wait)),
-        );
-        answer.retry_after = Some(wait);
-        return answer;
-    }
     let password = form.password.unwrap_or_default();
-    let user = match users::authenticate(&state.store, &email, password).await {
-        Ok(user) => user,
-        Err(e) => {
-            // Not the user's failure: the try is taken back.
-            state.sign_ins.not_checked(&key, network);
+    let user = match users::sign_in(state, &email, password, network).await {
+        Ok(Some(user)) => user,
+        Ok(None) => {
+            return login_page(
+                state,
+                &shown,
+                StatusCode::UNAUTHORIZED,
+                &email,
+                Some(t.wrong.to_owned()),
+            );
+        }
+        Err(Unchecked::Wait(wait)) => {
+            let mut answer = login_page(
+                state,
+                &shown,
+                StatusCode::TOO_MANY_REQUESTS,
+                &email,
+                Some(format!("{} {wait}", t.wait)),
+            );
+            answer.retry_after = Some(wait);
+            return answer;
+        }
+        Err(Unchecked::Failed(e)) => {
             if !matches!(e, crate::error::CommandError::Busy) {
                 tracing::error!(error = %e, "sign-in: could not read the user");
             }
             return unavailable(lang);
         }
     };
-    let Some(user) = user else {
-        return login_page(
-            state,
-            &shown,
-            StatusCode::UNAUTHORIZED,
-            &email,
-            Some(t.wrong.to_owned()),
-        );
-    };
-    state.sign_ins.succeeded(&key, network);
-    let Some(code) = random_code() else {
+    // 256 random bits, like a client secret; kept only as its digest.
+    let Ok(code) = secret::generate() else {
         return unavailable(lang);
     };
     let row = CodeRow {
-        code_sha256: code_digest(&code),
+        code_sha256: secret::digest_hex(&code),
         client_id: authorization.client_id.clone(),
         redirect_uri: authorization.redirect_uri.clone(),
         user_uuid: user.uuid.clone(),
@@ -312,21 +296,6 @@ pub(crate) async fn sign_in(
         pairs.push(("state", s));
     }
     Answer::redirect(authorize::redirect_to(&authorization.redirect_uri, &pairs))
-}
-
-/// 256 random bits, base64url.
-fn random_code() -> Option<String> {
-    let mut bytes = [0u8; 32];
-    aws_lc_rs::rand::fill(&mut bytes).ok()?;
-    Some(URL_SAFE_NO_PAD.encode(bytes))
-}
-
-fn code_digest(code: &str) -> String {
-    digest(&SHA256, code.as_bytes())
-        .as_ref()
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
 }
 
 /// The token endpoint's answer to a code.
@@ -368,19 +337,10 @@ pub(crate) async fn exchange(
     });
     let secret_ok = secret::matches(&asked.client_secret, stored);
     let Some(partner) = found.filter(|p| secret_ok && p.client.disabled_at.is_none()) else {
-        return Err(match state.failures.failed(&asked.client_id, network) {
-            None => ApiError::unauthorized().with_oauth("invalid_client"),
-            Some(retry_after) => ApiError::too_many_requests(
-                format!(
-                    "Too many failed client authentications; try again in {retry_after} seconds"
-                ),
-                retry_after,
-            )
-            .with_oauth("invalid_client"),
-        });
+        return Err(failed_client(state, &asked.client_id, network).into());
     };
     let now = state.clock.unix();
-    let digest = code_digest(&asked.code);
+    let digest = secret::digest_hex(&asked.code);
     let row = match state
         .store
         .query(move |c| codes::redeem(c, &digest, now))

@@ -33,6 +33,7 @@ pub fn cookie(id: String, secure: bool) -> actix_web::cookie::Cookie<'static> {
         .same_site(actix_web::cookie::SameSite::Lax)
         .finish()
 }
+
 const CONTEXT: &str = "identity.sso.login_form";
 
 #[derive(Serialize, Deserialize)]
@@ -49,9 +50,7 @@ fn request_digest(params: &AuthorizeParams) -> String {
 
 /// A new random browser id.
 pub fn new_browser_id() -> Option<String> {
-    let mut bytes = [0u8; 18];
-    aws_lc_rs::rand::fill(&mut bytes).ok()?;
-    Some(URL_SAFE_NO_PAD.encode(bytes))
+    coffer_secrets::random_token().ok()
 }
 
 pub fn issue(

@@ -1,5 +1,7 @@
 //! The login page's words in the four languages Coffer speaks.
 
+use super::domain::authorize::PageFault;
+
 pub struct Texts {
     pub lang: &'static str,
     pub title: &'static str,
@@ -106,6 +108,18 @@ const IT: Texts = Texts {
     no_redirect_uri: "La richiesta non ha una redirect_uri. Torna all'applicazione.",
     unregistered_redirect_uri: "Questa redirect_uri non è stata registrata dall'applicazione. Torna all'applicazione.",
 };
+
+impl Texts {
+    /// What Coffer's error page says of a request it cannot send back.
+    pub fn fault(&self, fault: PageFault) -> &'static str {
+        match fault {
+            PageFault::NoClient => self.no_client,
+            PageFault::UnknownClient => self.unknown_client,
+            PageFault::NoRedirectUri => self.no_redirect_uri,
+            PageFault::UnregisteredRedirectUri => self.unregistered_redirect_uri,
+        }
+    }
+}
 
 pub fn of(locale: &str) -> &'static Texts {
     match locale {

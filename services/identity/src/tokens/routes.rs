@@ -2,8 +2,6 @@
 
 use actix_web::http::header;
 use actix_web::{HttpRequest, HttpResponse, web};
-use base64::Engine;
-use base64::engine::general_purpose::STANDARD;
 use coffer_http::{ApiError, ClientAddress, JsonOrForm};
 use coffer_model::validation::{FieldError, Violations};
 use serde::Deserialize;
@@ -28,18 +26,6 @@ pub(crate) struct TokenRequest {
     redirect_uri: Option<String>,
     /// authorization_code: the PKCE verifier, when the request had a challenge.
     code_verifier: Option<String>,
-}
-
-/// Client credentials may come in the body or, as RFC 6749 prefers, as HTTP Basic.
-fn basic_credentials(req: &HttpRequest) -> Option<(String, String)> {
-    let value = req.headers().get(header::AUTHORIZATION)?.to_str().ok()?;
-    let (scheme, encoded) = value.split_once(' ')?;
-    if !scheme.eq_ignore_ascii_case("basic") {
-        return None;
-    }
-    let decoded = String::from_utf8(STANDARD.decode(encoded.trim()).ok()?).ok()?;
-    let (id, secret) = decoded.split_once(':')?;
-    Some((id.to_owned(), secret.to_owned()))
 }
 
 /// An issued access token (RFC 6749 section 5.1).
@@ -75,7 +61,8 @@ pub(crate) async fn grant(
     body: JsonOrForm<TokenRequest>,
 ) -> Result<HttpResponse, ApiError> {
     let body = body.0;
-    let basic = basic_credentials(&req);
+    // Client credentials may come in the body or, as RFC 6749 prefers, as HTTP Basic.
+    let basic = coffer_http::basic_credentials(&req);
     let mut v = Violations::default();
     let grant_type = v.require("grant_type", present(body.grant_type));
     let (client_id, client_secret) = match basic {

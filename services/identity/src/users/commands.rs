@@ -110,3 +110,39 @@ pub(crate) async fn authenticate(
         .map_err(|_| CommandError::Busy)?;
     Ok(user.filter(|_| ok))
 }
+
+/// Why a sign-in's password was not checked.
+pub(crate) enum Unchecked {
+    /// The (address, network) or the network must wait this many seconds.
+    Wait(i64),
+    /// Not the user's failure: no turn to hash came, or the database failed.
+    Failed(CommandError),
+}
+
+/// A sign-in with its throttle around it (sso/throttle.rs), for the login page and the
+/// onboarding service's credential check alike. The try is counted as a failure before
+/// the password is checked, so guesses sent in parallel are all counted; a success, or a
+/// try that was never checked, takes its count back.
+pub(crate) async fn sign_in(
+    state: &crate::state::IdentityState,
+    email: &str,
+    password: String,
+    network: std::net::IpAddr,
+) -> Result<Option<UserRow>, Unchecked> {
+    let key = email_key(email);
+    state
+        .sign_ins
+        .attempt(&key, network)
+        .map_err(Unchecked::Wait)?;
+    match authenticate(&state.store, email, password).await {
+        Ok(Some(user)) => {
+            state.sign_ins.succeeded(&key, network);
+            Ok(Some(user))
+        }
+        Ok(None) => Ok(None),
+        Err(e) => {
+            state.sign_ins.not_checked(&key, network);
+            Err(Unchecked::Failed(e))
+        }
+    }
+}

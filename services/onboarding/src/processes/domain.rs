@@ -1,8 +1,5 @@
 //! What a process request must hold, its states, and its token.
 
-use aws_lc_rs::digest::{SHA256, digest};
-use base64::Engine;
-use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use coffer_model::email::Email;
 use coffer_model::iban::Iban;
 use coffer_model::validation::{FieldError, Violations};
@@ -182,18 +179,12 @@ fn primary_locale(raw: &str) -> Result<String, String> {
 
 /// A new token: 256 random bits, base64url.
 pub fn new_token() -> Option<String> {
-    let mut bytes = [0u8; 32];
-    aws_lc_rs::rand::fill(&mut bytes).ok()?;
-    Some(URL_SAFE_NO_PAD.encode(bytes))
+    coffer_secrets::random_token().ok()
 }
 
 /// How a token is looked up.
 pub fn token_digest(token: &str) -> String {
-    digest(&SHA256, token.as_bytes())
-        .as_ref()
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
+    coffer_secrets::sha256_hex(token)
 }
 
 /// The uuids an execution makes, chosen once and kept.

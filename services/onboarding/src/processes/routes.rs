@@ -1,10 +1,7 @@
 //! Processes over HTTP (API.md, "Partner onboarding"). SPEC.md lists 201 for every
 //! operation of the process, reads included, and Coffer answers as it lists.
 
-use actix_web::http::header;
 use actix_web::{HttpRequest, HttpResponse, web};
-use base64::Engine;
-use base64::engine::general_purpose::STANDARD;
 use coffer_auth::Caller;
 use coffer_http::{ApiError, ClientAddress, Json, OptionalJson};
 use coffer_model::ids::parse_uuid;
@@ -114,17 +111,6 @@ pub(crate) async fn execute(
     Ok(HttpResponse::Created().json(record))
 }
 
-fn basic(req: &HttpRequest) -> Option<(String, String)> {
-    let value = req.headers().get(header::AUTHORIZATION)?.to_str().ok()?;
-    let (scheme, encoded) = value.split_once(' ')?;
-    if !scheme.eq_ignore_ascii_case("basic") {
-        return None;
-    }
-    let decoded = String::from_utf8(STANDARD.decode(encoded.trim()).ok()?).ok()?;
-    let (email, password) = decoded.split_once(':')?;
-    Some((email.to_owned(), password.to_owned()))
-}
-
 /// Connects the organisation of an existing user to the partner; the user gives their
 /// e-mail address and password as HTTP Basic credentials.
 #[utoipa::path(post, path = "/partner-onboarding-processes/tokens/{token}/connect",
@@ -141,7 +127,13 @@ pub(crate) async fn connect(
     from: ClientAddress,
     path: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
-    let record = commands::connect(&state, token(&path)?, basic(&req), from.ip()).await?;
+    let record = commands::connect(
+        &state,
+        token(&path)?,
+        coffer_http::basic_credentials(&req),
+        from.ip(),
+    )
+    .await?;
     Ok(HttpResponse::Created().json(record))
 }
 

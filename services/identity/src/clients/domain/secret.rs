@@ -5,31 +5,17 @@
 //! would only cap how many tokens a replica can grant per second.
 
 use aws_lc_rs::constant_time::verify_slices_are_equal;
-use aws_lc_rs::digest::{SHA256, digest};
-use aws_lc_rs::rand::{SecureRandom, SystemRandom};
-use base64::Engine;
-use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 
-#[derive(Debug, thiserror::Error)]
-#[error("the system random number generator failed")]
-pub struct RandomFailed;
+pub use coffer_secrets::RandomFailed;
 
 /// A new secret, base64url without padding (43 characters).
 pub fn generate() -> Result<String, RandomFailed> {
-    let mut bytes = [0u8; 32];
-    SystemRandom::new()
-        .fill(&mut bytes)
-        .map_err(|_| RandomFailed)?;
-    Ok(URL_SAFE_NO_PAD.encode(bytes))
+    coffer_secrets::random_token()
 }
 
 /// Lowercase hex of SHA-256 over the secret as sent.
 pub fn digest_hex(secret: &str) -> String {
-    digest(&SHA256, secret.as_bytes())
-        .as_ref()
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
+    coffer_secrets::sha256_hex(secret)
 }
 
 /// Compares in constant time, so response timing says nothing about how much matched.

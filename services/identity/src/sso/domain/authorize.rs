@@ -49,12 +49,11 @@ pub struct Authorization {
 pub enum Refusal {
     /// On Coffer's own error page: the client or its redirect URI cannot be trusted.
     Page(PageFault),
-    /// On the client's redirect URI, as RFC 6749 section 4.1.2.1 error codes.
+    /// On the client's redirect URI, as RFC 6749 section 4.1.2.1 error codes: where the
+    /// browser is sent, with `error`, `error_description` and `state`.
     Redirect {
-        redirect_uri: String,
         error: &'static str,
-        description: &'static str,
-        state: Option<String>,
+        location: String,
     },
 }
 
@@ -95,11 +94,15 @@ pub fn check(
         return Err(Refusal::Page(PageFault::UnregisteredRedirectUri));
     }
     let state = present(&params.state).map(str::to_owned);
-    let refuse = |error, description| Refusal::Redirect {
-        redirect_uri: redirect_uri.to_owned(),
-        error,
-        description,
-        state: state.clone(),
+    let refuse = |error, description| {
+        let mut pairs = vec![("error", error), ("error_description", description)];
+        if let Some(s) = state.as_deref() {
+            pairs.push(("state", s));
+        }
+        Refusal::Redirect {
+            error,
+            location: redirect_to(redirect_uri, &pairs),
+        }
     };
     if state
         .as_ref()
@@ -186,29 +189,8 @@ pub fn redirect_to(redirect_uri: &str, pairs: &[(&str, &str)]) -> String {
     }
 }
 
-impl Refusal {
-    /// Where a redirected refusal sends the browser.
-    pub fn location(&self) -> Option<String> {
-        match self {
-            Refusal::Page(_) => None,
-            Refusal::Redirect {
-                redirect_uri,
-                error,
-                description,
-                state,
-            } => {
-                let mut pairs = vec![("error", *error), ("error_description", *description)];
-                if let Some(s) = state {
-                    pairs.push(("state", s));
-                }
-                Some(redirect_to(redirect_uri, &pairs))
-            }
-        }
-    }
-}
-
 #[cfg(test)]
-#[allow(clippy::unwrap_used)]
+#[allow(clippy::unwrap_used, clippy::panic)]
 mod tests {
     use super::*;
 
@@ -257,8 +239,9 @@ mod tests {
         let uris = vec!["https://crm.example/cb".to_owned()];
         let mut p = params();
         p.scope = Some("email".into());
-        let refusal = check(&p, client(&uris)).unwrap_err();
-        let to = refusal.location().unwrap();
+        let Err(Refusal::Redirect { location: to, .. }) = check(&p, client(&uris)) else {
+            panic!("a redirect was expected");
+        };
         assert!(to.starts_with("https://crm.example/cb?error=invalid_scope"));
         assert!(to.ends_with("&state=s1"));
         let mut p = params();

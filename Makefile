@@ -17,7 +17,8 @@ test: export COFFER_TEST_POSTGRES_URL ?= postgres://coffer_test@127.0.0.1:$(PGPO
 test:
 	scripts/ensure-postgres.sh >/dev/null
 	COFFER_TEST_KAFKA_BROKERS="$$(scripts/kafka.sh)" COFFER_TEST_CHECKERS="$$(scripts/checkers.sh)" \
-		COFFER_TEST_CHROMIUM="$$(scripts/chromium.sh)" scripts/test.sh
+		COFFER_TEST_CHROMIUM="$$(scripts/chromium.sh)" COFFER_TEST_S3="$$(scripts/s3.sh)" \
+		COFFER_TEST_SFTP="$$(scripts/sftp.sh)" scripts/test.sh
 
 # Every service binary on PostgreSQL and Kafka behind the nginx gateway (GATEWAY_PORT,
 # COFFER_STATE_DIR); stays in the foreground until Ctrl-C.

@@ -23,6 +23,9 @@ PACKAGES=(
     "joserfc==1.8.0"
     # Drives headless Chromium over the DevTools protocol through the login page.
     "websocket-client==1.8.0"
+    # An S3 client for the upload tests (crates/uploads): its urllib3 posts the upload form
+    # as a client would, and boto3 reads back through the S3 API what the store kept.
+    "boto3==1.44.8"
 )
 
 pinned_venv "$VENV" "${PACKAGES[@]}"

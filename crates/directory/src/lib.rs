@@ -142,3 +142,18 @@ pub fn organisation_exists(db: &mut Db<'_>, uuid: &str) -> QueryResult<bool> {
         diesel::select(diesel::dsl::exists(o::organisations.filter(o::uuid.eq(uuid)))).get_result(db)
     })
 }
+
+/// The handler of a service's copy: applies identity's organisation and account events.
+/// A service that does more with them (payments gives a new account its profiles) has its
+/// own handler calling [`apply`].
+pub struct Replica;
+
+impl coffer_events::Handler for Replica {
+    fn wants(&self, event: &Event) -> bool {
+        concerns(event)
+    }
+
+    fn handle(&self, db: &mut Db<'_>, event: &Event) -> Result<(), HandlerError> {
+        apply(db, event).map(drop)
+    }
+}

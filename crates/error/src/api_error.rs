@@ -15,6 +15,7 @@ pub mod codes {
     pub const CONFLICT: &str = "conflict";
     pub const TOO_MANY_REQUESTS: &str = "too_many_requests";
     pub const HEADERS_TOO_LARGE: &str = "request_header_fields_too_large";
+    pub const PAYLOAD_TOO_LARGE: &str = "payload_too_large";
     pub const UNAVAILABLE: &str = "service_unavailable";
     pub const INTERNAL: &str = "internal_error";
 }
@@ -133,6 +134,15 @@ impl ApiError {
         )
     }
 
+    /// 413: the body is over the operation's limit; the message says the limit.
+    pub fn payload_too_large(message: impl Into<String>) -> Self {
+        Self::new(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            codes::PAYLOAD_TOO_LARGE,
+            message,
+        )
+    }
+
     pub fn unavailable(message: impl Into<String>) -> Self {
         Self::new(StatusCode::SERVICE_UNAVAILABLE, codes::UNAVAILABLE, message)
     }
@@ -155,6 +165,7 @@ impl ApiError {
             403 => Self::forbidden(),
             404 => Self::route_not_found(),
             405 => Self::method_not_allowed(),
+            413 => Self::payload_too_large("The request body is too large"),
             400..=499 => Self::bad_request(status.canonical_reason().unwrap_or("Bad Request")),
             _ => Self::new(
                 StatusCode::INTERNAL_SERVER_ERROR,

@@ -261,6 +261,51 @@ pub const PARTNER_INTEGRATION_DISABLED: EventType = EventType {
     description: "A partner's access to an organisation ended. `data` is the integration.",
 };
 
+pub const PAYOUT_CREATED: EventType = EventType {
+    domain: "payment_gateway",
+    object: "payout",
+    action: "created",
+    description: "The test provider paid out an account's succeeded card, TWINT and PayPal \
+                  payments, less fees and refunds. `data` is the payout in its list form, \
+                  whose `reference` the bank shows on the credit.",
+};
+
+pub const RECONCILIATION_REPORT_CREATED: EventType = EventType {
+    domain: "reconciliation",
+    object: "reconciliation_report",
+    action: "created",
+    description: "A bank file was read: processed, failed or found a duplicate. `data` is \
+                  the report without its entries.",
+};
+
+pub const PAYOUT_MATCHED: EventType = EventType {
+    domain: "reconciliation",
+    object: "payout",
+    action: "matched",
+    description: "A statement's credit was matched with a payout. `data` holds `payout_uuid`, \
+                  `value_date`, `amount` and `report_uuid`; payments marks the payout matched \
+                  and dates its payments.",
+};
+
+pub const DIRECT_DEBIT_RECEIVED: EventType = EventType {
+    domain: "reconciliation",
+    object: "direct_debit",
+    action: "received",
+    description: "A notification showed a direct debit collected. `data` holds `account_uuid`, \
+                  `amount`, `value_date`, `end_to_end_id`, `mandate_reference`, the `debtor` \
+                  and `report_uuid`; payments settles the pending payment it names or records \
+                  a new succeeded one.",
+};
+
+pub const DIRECT_DEBIT_RETURNED: EventType = EventType {
+    domain: "reconciliation",
+    object: "direct_debit",
+    action: "returned",
+    description: "A notification showed a direct debit returned or reversed. `data` is as for \
+                  `direct_debit.received` with `reason` (the ISO code, such as AC06 or MD06); \
+                  payments marks the payment failed with it.",
+};
+
 /// The whole catalogue, in the order docs/events.md lists it.
 pub const CATALOGUE: &[EventType] = &[
     ORGANISATION_CREATED,
@@ -293,6 +338,11 @@ pub const CATALOGUE: &[EventType] = &[
     ONBOARDING_PROCESS_COMPLETED,
     PARTNER_INTEGRATION_CREATED,
     PARTNER_INTEGRATION_DISABLED,
+    PAYOUT_CREATED,
+    RECONCILIATION_REPORT_CREATED,
+    PAYOUT_MATCHED,
+    DIRECT_DEBIT_RECEIVED,
+    DIRECT_DEBIT_RETURNED,
 ];
 
 /// Every domain of the catalogue once, in its order: the topics a consumer of every

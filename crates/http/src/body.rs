@@ -1,6 +1,7 @@
 //! Request bodies, read by Coffer rather than actix's extractors so that every failure
-//! (wrong content type, oversize, malformed, a field of the wrong type) is a 400 in the
-//! operation's error shape, naming the offending property where there is one.
+//! (wrong content type, malformed, a field of the wrong type) is a 400 in the operation's
+//! error shape, naming the offending property where there is one; a body over the limit
+//! is a 413 in the same shape.
 
 use std::future::Future;
 use std::pin::Pin;
@@ -48,7 +49,7 @@ fn kind_of(req: &HttpRequest) -> Option<Kind> {
 async fn read(req: &HttpRequest, payload: &mut Payload) -> Result<Bytes, ApiError> {
     let limit = req.app_data::<BodyLimit>().map_or(DEFAULT_LIMIT, |l| l.0);
     let too_large =
-        || ApiError::bad_request(format!("The request body is larger than {limit} bytes"));
+        || ApiError::payload_too_large(format!("The request body is larger than {limit} bytes"));
     let declared = req
         .headers()
         .get(header::CONTENT_LENGTH)

@@ -13,7 +13,8 @@ use crate::RequestId;
 /// Errors raised by the framework itself (no route, wrong method, an extractor Coffer did
 /// not wrap) arrive as plain text; they are rewritten too, so a client never sees
 /// anything but JSON. Pages for people (identity's login page) answer errors in HTML of
-/// their own, which is kept.
+/// their own, and the standalone upload store S3's XML errors, which upload clients read;
+/// both are kept.
 pub(crate) async fn middleware(
     req: ServiceRequest,
     next: Next<impl MessageBody + 'static>,
@@ -26,7 +27,9 @@ pub(crate) async fn middleware(
     let from_route = res.response().extensions().get::<ApiError>().cloned();
     let error = match from_route {
         Some(error) => error,
-        None if is_json(&res) || is_html(&res) => return Ok(res.map_into_boxed_body()),
+        None if is_json(&res) || is_html(&res) || is_xml(&res) => {
+            return Ok(res.map_into_boxed_body());
+        }
         None => {
             if let Some(cause) = res.response().error() {
                 tracing::debug!(error = %cause, "framework error rewritten");
@@ -64,6 +67,12 @@ fn is_json<B>(res: &ServiceResponse<B>) -> bool {
     res.headers()
         .get(header::CONTENT_TYPE)
         .is_some_and(|v| v.as_bytes().starts_with(b"application/json"))
+}
+
+fn is_xml<B>(res: &ServiceResponse<B>) -> bool {
+    res.headers()
+        .get(header::CONTENT_TYPE)
+        .is_some_and(|v| v.as_bytes().starts_with(b"application/xml"))
 }
 
 fn is_html<B>(res: &ServiceResponse<B>) -> bool {

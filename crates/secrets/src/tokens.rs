@@ -20,9 +20,9 @@ pub fn random_token() -> Result<String, RandomFailed> {
     Ok(URL_SAFE_NO_PAD.encode(bytes))
 }
 
-/// Lowercase hex of SHA-256 over `text`.
-pub fn sha256_hex(text: &str) -> String {
-    digest(&SHA256, text.as_bytes())
+/// Lowercase hex of SHA-256 over `bytes` (text or a file).
+pub fn sha256_hex(bytes: impl AsRef<[u8]>) -> String {
+    digest(&SHA256, bytes.as_ref())
         .as_ref()
         .iter()
         .map(|b| format!("{b:02x}"))

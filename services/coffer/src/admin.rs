@@ -24,6 +24,12 @@ pub async fn run(args: AdminArgs) -> anyhow::Result<()> {
         println!("{}", serde_json::to_string_pretty(&out)?);
         return Ok(());
     }
+    // Payouts are payments' rows: identity's database is not opened for them.
+    if let AdminCommand::Payouts(command) = &args.command {
+        let out = crate::admin_payouts::run(command, &args).await?;
+        println!("{}", serde_json::to_string_pretty(&out)?);
+        return Ok(());
+    }
     let store = match &args.identity_database_url {
         Some(url) => services::open_url(url, coffer_identity::MIGRATIONS).await?,
         None => services::open(&args.data_dir, coffer_identity::MIGRATIONS).await?,
@@ -176,6 +182,7 @@ pub async fn run(args: AdminArgs) -> anyhow::Result<()> {
             json!({ "kid": admin.rotate_signing_key().await? })
         }
         AdminCommand::Secrets(command) => secrets(&command, &args.data_dir)?,
+        AdminCommand::Payouts(_) => unreachable!("answered before identity's database is opened"),
     };
     println!("{}", serde_json::to_string_pretty(&out)?);
     Ok(())

@@ -87,6 +87,9 @@ pub struct AdminArgs {
     /// Onboarding's database, when it is not the SQLite file in the data directory.
     #[arg(long, env = "COFFER_ONBOARDING_DATABASE_URL")]
     pub onboarding_database_url: Option<String>,
+    /// Payments' database, when it is not the SQLite file in the data directory.
+    #[arg(long, env = "COFFER_PAYMENTS_DATABASE_URL")]
+    pub payments_database_url: Option<String>,
     /// The event prefix the services run with (`events.prefix`): the changes are
     /// announced on its topics.
     #[arg(long, env = "COFFER_EVENTS__PREFIX", default_value = "coffer")]
@@ -115,6 +118,8 @@ pub enum AdminCommand {
     Metadata(MetadataCommand),
     #[command(subcommand)]
     BillingData(BillingCommand),
+    #[command(subcommand)]
+    Payouts(PayoutsCommand),
     #[command(subcommand)]
     Keys(KeysCommand),
     #[command(subcommand)]
@@ -318,4 +323,24 @@ pub enum SecretsCommand {
     /// Print a new master key (`kid:base64key`) to add to `secrets.keys` of a distributed
     /// install; nothing is stored (docs/deployment.md, rotating the master key).
     NewKey,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum PayoutsCommand {
+    /// Pay out the account's succeeded card, TWINT and PayPal payments now, without
+    /// waiting for the daily run, and print the payouts made (none when nothing waits).
+    Settle {
+        #[arg(long)]
+        account: Uuid,
+        /// The test provider's fee share in basis points (`payments.payout_fee_basis_points`).
+        #[arg(
+            long,
+            env = "COFFER_PAYMENTS__PAYOUT_FEE_BASIS_POINTS",
+            default_value_t = 190
+        )]
+        fee_basis_points: u32,
+        /// Its fixed fee in minor units (`payments.payout_fee_fixed`).
+        #[arg(long, env = "COFFER_PAYMENTS__PAYOUT_FEE_FIXED", default_value_t = 25)]
+        fee_fixed: i64,
+    },
 }

@@ -15,6 +15,7 @@ pub fn parts() -> Vec<Part> {
         coffer_billing::api_part(),
         coffer_notifications::api_part(),
         coffer_onboarding::api_part(),
+        coffer_reconciliation::api_part(),
     ]
 }
 

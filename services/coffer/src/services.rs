@@ -24,6 +24,7 @@ pub const MIGRATIONS: &[Migrations] = &[
     coffer_billing::MIGRATIONS,
     coffer_notifications::MIGRATIONS,
     coffer_onboarding::MIGRATIONS,
+    coffer_reconciliation::MIGRATIONS,
 ];
 
 /// The services of one `coffer dev` process.
@@ -130,6 +131,16 @@ pub async fn start_all(
         Arc::new(coffer_onboarding::captcha::TestCaptcha),
         coffer_onboarding::OnboardingSettings::default(),
     );
+    let reconciliation = coffer_reconciliation::Reconciliation::new(
+        open(data_dir, coffer_reconciliation::MIGRATIONS).await?,
+        Arc::clone(&clock),
+        Arc::clone(&bus),
+        coffer_reconciliation::ReconciliationSettings {
+            secrets: Some(secrets.clone()),
+            objects: Some(local_uploads(data_dir, secrets, base_url)?),
+            ..coffer_reconciliation::ReconciliationSettings::default()
+        },
+    );
     Ok(Standalone {
         modules: vec![
             Arc::new(identity),
@@ -137,6 +148,7 @@ pub async fn start_all(
             Arc::new(billing),
             Arc::new(notifications),
             Arc::new(onboarding),
+            Arc::new(reconciliation),
         ],
         identity_admin,
     })
@@ -156,6 +168,38 @@ fn fingerprint_key(data_dir: &Path, secrets: &Secrets) -> anyhow::Result<Zeroizi
                 uuid::Uuid::new_v4().simple()
             );
             Zeroizing::new(key.into_bytes())
+        },
+    )
+}
+
+/// `coffer dev`'s upload store: bank files are posted to this process (SPEC.md's upload
+/// procedure, the same signed forms as S3's) and kept under `<data dir>/uploads`. Its key
+/// pair is made on first start and kept sealed beside the databases.
+fn local_uploads(
+    data_dir: &Path,
+    secrets: &Secrets,
+    base_url: &str,
+) -> anyhow::Result<coffer_reconciliation::uploads::object_store::ObjectStore> {
+    let secret = sealed_file::load_or_create(
+        &data_dir.join("uploads.key"),
+        "reconciliation.upload_key",
+        secrets,
+        || Zeroizing::new(uuid::Uuid::new_v4().simple().to_string().into_bytes()),
+    )?;
+    let secret = String::from_utf8(secret.to_vec()).context("uploads.key is not text")?;
+    let endpoint = url::Url::parse(base_url).context("the address coffer dev serves on")?;
+    let signer = coffer_uploads::Store::new(
+        endpoint,
+        coffer_reconciliation::uploads::routes::LOCAL_BUCKET,
+        "us-east-1",
+        "coffer-dev",
+        secret,
+    )
+    .context("the local upload store")?;
+    Ok(
+        coffer_reconciliation::uploads::object_store::ObjectStore::Local {
+            root: data_dir.join("uploads"),
+            signer,
         },
     )
 }

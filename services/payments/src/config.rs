@@ -3,6 +3,7 @@ use coffer_secrets::SecretsSettings;
 use serde::{Deserialize, Serialize};
 
 use crate::connectors::faults::Fault;
+use crate::payouts::domain::{FeeSchedule, MAX_BASIS_POINTS, MAX_FIXED_FEE};
 
 /// `coffer-payments`' own settings, beside the common ones of every service binary.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
@@ -30,6 +31,13 @@ pub struct PaymentsSection {
     /// For tests of failures only: a fault the test provider shows (fail_before_call,
     /// hang_after_call, abort_after_call, abort_after_commit). Empty in production.
     pub test_psp_fault: String,
+    /// The test provider's fee on each payment it pays out: a share in basis points
+    /// (1/100 %, 0 to 10000) plus a fixed amount in minor units (0 to 10000).
+    pub payout_fee_basis_points: u32,
+    pub payout_fee_fixed: i64,
+    /// How often the payout worker looks for accounts to pay out (60 to 86400 seconds);
+    /// each account is paid out once a day whatever the interval.
+    pub payout_interval_seconds: u64,
 }
 
 impl Default for PaymentsSection {
@@ -40,6 +48,19 @@ impl Default for PaymentsSection {
             connector_timeout_ms: 10_000,
             settle_after_ms: 60_000,
             test_psp_fault: String::new(),
+            payout_fee_basis_points: FeeSchedule::default().basis_points,
+            payout_fee_fixed: FeeSchedule::default().fixed,
+            payout_interval_seconds: 600,
+        }
+    }
+}
+
+impl PaymentsSection {
+    /// The fee schedule these settings give.
+    pub fn payout_fees(&self) -> FeeSchedule {
+        FeeSchedule {
+            basis_points: self.payout_fee_basis_points,
+            fixed: self.payout_fee_fixed,
         }
     }
 }
@@ -70,6 +91,24 @@ impl Validate for PaymentsConfig {
             return Err(ConfigError::invalid(
                 "payments.test_psp_fault",
                 "must be empty, fail_before_call, hang_after_call, abort_after_call or abort_after_commit",
+            ));
+        }
+        if p.payout_fee_basis_points > MAX_BASIS_POINTS {
+            return Err(ConfigError::invalid(
+                "payments.payout_fee_basis_points",
+                "must be 0 to 10000 (basis points, 1/100 %)",
+            ));
+        }
+        if !(0..=MAX_FIXED_FEE).contains(&p.payout_fee_fixed) {
+            return Err(ConfigError::invalid(
+                "payments.payout_fee_fixed",
+                "must be 0 to 10000 minor units",
+            ));
+        }
+        if !(60..=86_400).contains(&p.payout_interval_seconds) {
+            return Err(ConfigError::invalid(
+                "payments.payout_interval_seconds",
+                "must be 60 to 86400 seconds",
             ));
         }
         if self.payments.fingerprint_key.len() < 32 {

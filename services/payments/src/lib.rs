@@ -7,9 +7,11 @@
 
 pub mod config;
 pub mod connectors;
+pub mod direct_debits;
 mod failure;
 mod migrations;
 pub mod payments;
+pub mod payouts;
 pub mod profiles;
 pub mod replica;
 mod routes;
@@ -77,10 +79,26 @@ impl Payments {
             settle_after: settings.settle_after,
             wake_sender: Arc::new(tokio::sync::Notify::new()),
             fingerprint_key: settings.fingerprint_key,
+            payout_fees: settings.payout_fees,
+            payout_every: settings.payout_every,
             accounts: TtlCache::new(10_000, Duration::from_secs(2)),
             outcomes: Batches::new(outcome::AT_ONCE, outcome::MAX_BATCH, outcome::record_batch),
             intents: Batches::new(intents::AT_ONCE, intents::MAX_BATCH, intents::reserve_batch),
         });
+        events.consume(
+            "payout-matches",
+            &["reconciliation"],
+            Arc::new(payouts::events::PayoutMatches {
+                clock: Arc::clone(&state.clock),
+            }),
+        );
+        events.consume(
+            "direct-debits",
+            &["reconciliation"],
+            Arc::new(direct_debits::events::DirectDebits {
+                state: state.clone(),
+            }),
+        );
         events.consume(
             "billing-charges",
             &["subscriptions"],

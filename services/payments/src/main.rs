@@ -20,6 +20,7 @@ fn main() -> std::process::ExitCode {
                 "supporters",
                 "payment_gateway",
                 "subscriptions",
+                "reconciliation",
                 coffer_partners::DOMAIN,
             ])
             .await?;
@@ -37,6 +38,8 @@ fn main() -> std::process::ExitCode {
                 connector_timeout: Duration::from_millis(s.config.payments.connector_timeout_ms),
                 settle_after: Duration::from_millis(s.config.payments.settle_after_ms),
                 test_psp_faults: Faults::new(Fault::parse(&s.config.payments.test_psp_fault)),
+                payout_fees: s.config.payments.payout_fees(),
+                payout_every: Duration::from_secs(s.config.payments.payout_interval_seconds),
             };
             let payments = Payments::new(
                 s.store.clone(),

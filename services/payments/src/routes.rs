@@ -3,7 +3,7 @@
 
 use coffer_http::openapi::RouteTable;
 
-use crate::{payments, profiles, search, sources, supporters};
+use crate::{payments, payouts, profiles, search, sources, supporters};
 
 pub(crate) fn table() -> RouteTable {
     let mut t = RouteTable::new();
@@ -15,6 +15,7 @@ pub(crate) fn table() -> RouteTable {
     payments::test_psp_pages::routes(&mut t);
     sources::routes::routes(&mut t);
     search::routes::routes(&mut t);
+    payouts::routes::routes(&mut t);
     t
 }
 
@@ -25,7 +26,7 @@ mod described {
     use utoipa::OpenApi;
 
     use crate::payments::request::NeedsMethodOrProfile;
-    use crate::{payments, profiles, routes, search, sources, supporters};
+    use crate::{payments, payouts, profiles, routes, search, sources, supporters};
 
     #[derive(OpenApi)]
     #[openapi(
@@ -47,6 +48,8 @@ mod described {
             supporters::routes::update,
             supporters::routes::search,
             profiles::routes::list,
+            payouts::routes::list,
+            payouts::routes::get,
         ),
         // Types used only as query parameters are not collected from the paths.
         components(schemas(supporters::domain::SupporterSort, supporters::routes::ListOrder)),
@@ -56,6 +59,7 @@ mod described {
             (name = "Payment sources", description = "Stored instruments, charged again"),
             (name = "Supporters", description = "The donors an organisation keeps"),
             (name = "Payment method profiles", description = "How an account takes each method"),
+            (name = "Payouts", description = "What the test provider pays an account's bank, and its matching with statements"),
         )
     )]
     struct Described;

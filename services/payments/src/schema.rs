@@ -97,6 +97,7 @@ diesel::table! {
         charge_state -> Text,
         charge_started -> Nullable<BigInt>,
         status_reason -> Nullable<Text>,
+        payout_uuid -> Nullable<Text>,
     }
 }
 
@@ -131,3 +132,37 @@ diesel::table! {
         created -> BigInt,
     }
 }
+
+diesel::table! {
+    payouts (uuid) {
+        uuid -> Text,
+        organisation_uuid -> Text,
+        account_uuid -> Text,
+        currency -> Text,
+        gross_value -> BigInt,
+        fees_value -> BigInt,
+        refunded_value -> BigInt,
+        amount_value -> BigInt,
+        payment_count -> BigInt,
+        reference -> Text,
+        status -> Text,
+        settlement_date -> Text,
+        value_date -> Nullable<Text>,
+        created -> BigInt,
+        updated -> BigInt,
+    }
+}
+
+diesel::table! {
+    payment_settlements (payment_uuid) {
+        payment_uuid -> Text,
+        payout_uuid -> Nullable<Text>,
+        fee_value -> Nullable<BigInt>,
+        value_date -> Nullable<Text>,
+        return_reason -> Nullable<Text>,
+    }
+}
+
+diesel::joinable!(payment_settlements -> payments (payment_uuid));
+diesel::joinable!(refunds -> payments (payment_uuid));
+diesel::allow_tables_to_appear_in_same_query!(payments, refunds, payment_settlements, payouts);

@@ -9,6 +9,8 @@ use coffer_store::{Batches, Store, TtlCache};
 
 use crate::payments::commands::intents::{Reserved, Reserving};
 use crate::payments::commands::outcome::{Recorded, Recording};
+use crate::payouts::commands::Settler;
+use crate::payouts::domain::FeeSchedule;
 use crate::{connectors, profiles};
 
 #[derive(Clone)]
@@ -25,6 +27,10 @@ pub struct PaymentsSettings {
     pub settle_after: Duration,
     /// Faults the test provider shows (tests only; none in production).
     pub test_psp_faults: connectors::faults::Faults,
+    /// What the test provider keeps from each payment it pays out.
+    pub payout_fees: FeeSchedule,
+    /// How often the payout worker looks for accounts to settle.
+    pub payout_every: Duration,
 }
 
 impl Default for PaymentsSettings {
@@ -37,6 +43,8 @@ impl Default for PaymentsSettings {
             connector_timeout: Duration::from_secs(10),
             settle_after: Duration::from_secs(60),
             test_psp_faults: connectors::faults::Faults::default(),
+            payout_fees: FeeSchedule::default(),
+            payout_every: Duration::from_secs(600),
         }
     }
 }
@@ -51,6 +59,8 @@ pub(crate) struct PaymentsState {
     /// Wakes the worker that sends reserved charges (workers/charges.rs).
     pub wake_sender: Arc<tokio::sync::Notify>,
     pub fingerprint_key: Vec<u8>,
+    pub payout_fees: FeeSchedule,
+    pub payout_every: Duration,
     /// An account's organisation and payment method profiles, read on every payment.
     /// Neither changes once the replica has the account, so a short-lived copy saves a
     /// database round trip per payment (docs/payments.md).
@@ -59,4 +69,16 @@ pub(crate) struct PaymentsState {
     pub outcomes: Batches<Recording, Recorded>,
     /// Intents waiting to be recorded together (payments/commands/intents.rs).
     pub intents: Batches<Reserving, Reserved>,
+}
+
+impl PaymentsState {
+    /// What settling an account needs, as the payout worker holds it.
+    pub(crate) fn settler(&self) -> Settler {
+        Settler {
+            store: self.store.clone(),
+            outbox: self.outbox.clone(),
+            clock: Arc::clone(&self.clock),
+            fees: self.payout_fees,
+        }
+    }
 }

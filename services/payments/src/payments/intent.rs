@@ -137,14 +137,18 @@ pub(crate) fn sepa_information(
     let (Some(iban), Some(holder)) = (iban, holder) else {
         return Err(ApiError::validation(errors));
     };
+    Ok(json!({ "iban": masked_iban(&iban), "account_holder": holder }))
+}
+
+/// What of an IBAN is kept: its country, check digits and last four characters.
+pub(crate) fn masked_iban(iban: &Iban) -> String {
     let text = iban.as_str();
-    let masked = format!(
+    format!(
         "{}{}{}",
         &text[..4],
         "*".repeat(text.len().saturating_sub(8)),
         &text[text.len() - 4..]
-    );
-    Ok(json!({ "iban": masked, "account_holder": holder }))
+    )
 }
 
 /// The request's card, checked against today, and what of it may be kept.
@@ -263,6 +267,9 @@ pub(crate) async fn prepare(
             currency: checked.amount.currency,
         },
         refunds: Vec::new(),
+        payout_uuid: None,
+        value_date: None,
+        return_reason: None,
         supporter_uuid: supporter.as_ref().map(|s| s.uuid.clone()),
         supporter: checked.supporter.clone(),
         payment_information: masked,

@@ -53,6 +53,15 @@ pub struct Payment {
     /// The stored source this payment charges again, when it does.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub payment_source_uuid: Option<String>,
+    /// The payout that paid it to the account's bank (card, TWINT, PayPal).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub payout_uuid: Option<String>,
+    /// The day the bank credited it (YYYY-MM-DD): its payout's, or a direct debit's own.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub value_date: Option<String>,
+    /// Why the bank gave a direct debit back (the ISO code, such as AC06 or MD06).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub return_reason: Option<String>,
     /// Where its call to the provider stands (see [`ChargeState`]).
     #[serde(skip)]
     #[schema(ignore)]

@@ -4,9 +4,11 @@
 //!   identity's organisations and accounts, and billing's charge attempts.
 //! - `charges::send_forever`: sends the charges billing's attempts recorded.
 //! - `charges::settle_forever`: settles calls to the provider that were never answered.
+//! - `payouts::settle_forever`: pays out each account's payments once a day.
 //! - `search::counts::fold_forever` (in search/counts.rs): folds kept payment counts.
 
 pub mod charges;
+pub mod payouts;
 
 use std::time::Duration;
 
@@ -21,6 +23,7 @@ pub(crate) fn spawn(state: &Parts, events: &EventWiring) -> Vec<JoinHandle<()>> 
     started.extend([
         tokio::spawn(charges::send_forever(state.clone())),
         tokio::spawn(charges::settle_forever(state.clone())),
+        tokio::spawn(payouts::settle_forever(state.settler(), state.payout_every)),
         tokio::spawn(crate::search::counts::fold_forever(
             state.store.clone(),
             Duration::from_secs(1),

@@ -1,0 +1,74 @@
+//! Why a file could not be read. The messages are shown to the finance staff who uploaded
+//! the file, so they name the element and the value rather than the parser's internals.
+
+/// A camt file that cannot be read, and why. Serialisable so a caller can keep the
+/// details beside the message it shows.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error, serde::Serialize)]
+pub enum CamtError {
+    #[error("the file is larger than the {limit} bytes allowed")]
+    TooLarge { limit: usize },
+
+    #[error("the file's character encoding cannot be read: {0}")]
+    Encoding(String),
+
+    #[error(
+        "the file contains a document type declaration (DTD); bank statements never need one, \
+         so the file is refused"
+    )]
+    Dtd,
+
+    #[error("the file nests elements more than {limit} levels deep")]
+    TooDeep { limit: u32 },
+
+    #[error("the file has more than {limit} XML nodes")]
+    TooManyNodes { limit: u32 },
+
+    #[error("the file is not well-formed XML: {0}")]
+    Xml(String),
+
+    #[error("the file holds no camt.053 statement or camt.054 notification")]
+    NotCamt,
+
+    #[error("this camt version is not supported: {0}")]
+    UnsupportedVersion(String),
+
+    #[error("the file has a group header but no statement or notification")]
+    NoStatement,
+
+    #[error("the file lacks the required element {path}")]
+    Missing { path: &'static str },
+
+    #[error("{path} on line {line} holds {value:?}, which is not an exact amount: {reason}")]
+    BadAmount {
+        path: &'static str,
+        line: u32,
+        value: String,
+        reason: &'static str,
+    },
+
+    #[error("{path} on line {line} holds {value:?}, which is not a date")]
+    BadDate {
+        path: &'static str,
+        line: u32,
+        value: String,
+    },
+
+    #[error("{path} on line {line} holds {value:?}, which is not an allowed value")]
+    BadValue {
+        path: &'static str,
+        line: u32,
+        value: String,
+    },
+}
+
+impl From<roxmltree::Error> for CamtError {
+    fn from(err: roxmltree::Error) -> Self {
+        match err {
+            // The pre-scan refuses a DOCTYPE first; this keeps the answer the same should
+            // roxmltree find one the scan did not.
+            roxmltree::Error::DtdDetected => CamtError::Dtd,
+            // Display gives the line and column, which is what a person needs to find it.
+            other => CamtError::Xml(other.to_string()),
+        }
+    }
+}

@@ -1,0 +1,145 @@
+//! What a reported direct debit does to payments, inside the consumer's transaction (the
+//! event's inbox row and these changes commit together, so each happens once).
+
+use coffer_events::TraceContext;
+use coffer_http::Failure;
+use coffer_store::Db;
+use diesel::result::Error as DieselError;
+use serde_json::json;
+
+use super::domain::Reported;
+use crate::PaymentsState;
+use crate::payments::events::announce;
+use crate::payments::record::{ChargeState, Payment, PaymentStatus};
+use crate::payments::store;
+use crate::payouts::store as settlements;
+
+/// The payment the file names: by EndToEndId, else the oldest pending collection of the
+/// same amount under the mandate; only the account's own direct debits count.
+fn named(tx: &mut Db<'_>, reported: &Reported) -> Result<Option<Payment>, DieselError> {
+    let by_id = match &reported.end_to_end_id {
+        Some(id) => store::find_by_end_to_end_id(tx, id)?,
+        None => None,
+    };
+    let uuid = match (by_id, &reported.mandate_reference) {
+        (Some(uuid), _) => Some(uuid),
+        (None, Some(mandate)) => store::find_pending_by_mandate(
+            tx,
+            &reported.account_uuid,
+            mandate,
+            reported.amount.value,
+        )?,
+        (None, None) => None,
+    };
+    let Some(uuid) = uuid else { return Ok(None) };
+    Ok(store::find(tx, &uuid)?
+        .filter(|p| p.account_uuid == reported.account_uuid && p.payment_method == "sepa_dd"))
+}
+
+/// The bank collected it: the pending payment succeeds on the value date; one payments
+/// never started (collected by another system, say) is recorded as succeeded.
+pub(crate) fn received(
+    tx: &mut Db<'_>,
+    state: &PaymentsState,
+    reported: &Reported,
+    now: i64,
+) -> Result<(), Failure> {
+    let trace = TraceContext::new_root();
+    match named(tx, reported)? {
+        Some(payment) if payment.status == PaymentStatus::Pending => {
+            if payment.amount != reported.amount {
+                tracing::warn!(payment = %payment.uuid, "a notification reports another amount than the collection's; the payment stays pending");
+                return Ok(());
+            }
+            store::complete(tx, &payment.uuid, PaymentStatus::Succeeded, None, now)?;
+            settlements::set_value_date(tx, &payment.uuid, &reported.value_date)?;
+            let done = store::find(tx, &payment.uuid)?.ok_or(DieselError::NotFound)?;
+            announce(tx, state, &done, None, &trace)?;
+        }
+        // Settled before (by a test settle, or an earlier file): only the date is new.
+        Some(payment) => {
+            if payment.value_date.is_none() && payment.status == PaymentStatus::Succeeded {
+                settlements::set_value_date(tx, &payment.uuid, &reported.value_date)?;
+            }
+        }
+        None => {
+            if store::find(tx, &reported.debit_uuid)?.is_some() {
+                return Ok(());
+            }
+            let payment = recorded(reported, now);
+            store::insert(tx, &payment)?;
+            settlements::set_value_date(tx, &payment.uuid, &reported.value_date)?;
+            let done = store::find(tx, &payment.uuid)?.ok_or(DieselError::NotFound)?;
+            announce(tx, state, &done, None, &trace)?;
+        }
+    }
+    Ok(())
+}
+
+/// The bank gave it back: the payment fails, with the return's reason code.
+pub(crate) fn returned(
+    tx: &mut Db<'_>,
+    state: &PaymentsState,
+    reported: &Reported,
+    now: i64,
+) -> Result<(), Failure> {
+    let Some(payment) = named(tx, reported)? else {
+        tracing::info!(debit = %reported.debit_uuid, "a returned direct debit names no payment of the account");
+        return Ok(());
+    };
+    if !store::mark_returned(tx, &payment.uuid, now)? {
+        return Ok(());
+    }
+    let reason = reported.reason.as_deref().unwrap_or("NARR");
+    settlements::set_return_reason(tx, &payment.uuid, reason)?;
+    let done = store::find(tx, &payment.uuid)?.ok_or(DieselError::NotFound)?;
+    announce(tx, state, &done, None, &TraceContext::new_root())?;
+    Ok(())
+}
+
+/// A collection payments did not start, as the notification shows it.
+fn recorded(reported: &Reported, now: i64) -> Payment {
+    let currency = reported.amount.currency;
+    Payment {
+        uuid: reported.debit_uuid.clone(),
+        created: now,
+        organisation_uuid: reported.organisation_uuid.clone(),
+        account_uuid: reported.account_uuid.clone(),
+        test_mode: false,
+        payment_method: "sepa_dd".into(),
+        profile: BANK_FILE.into(),
+        payment_provider: BANK_FILE.into(),
+        provider_payment_id: None,
+        status: PaymentStatus::Succeeded,
+        status_reason: None,
+        amount: reported.amount,
+        refunded_amount: coffer_model::money::Money { value: 0, currency },
+        refunds: Vec::new(),
+        payout_uuid: None,
+        value_date: None,
+        return_reason: None,
+        supporter_uuid: None,
+        supporter: Some(reported.supporter_snapshot()),
+        payment_information: json!({
+            "iban": reported.debtor_iban.as_deref().and_then(|i| coffer_model::iban::Iban::parse(i).ok()).map(|i| crate::payments::intent::masked_iban(&i)),
+            "account_holder": reported.debtor_name,
+        }),
+        created_payment_source_uuid: None,
+        subscription_uuid: None,
+        subscription: None,
+        custom_parameters: json!({}),
+        locale: None,
+        return_url: None,
+        action: None,
+        // Kept when it names nothing else: the unique index takes one payment per id.
+        end_to_end_id: None,
+        mandate_reference: reported.mandate_reference.clone(),
+        charge_attempt_uuid: None,
+        cancel_reason: None,
+        payment_source_uuid: None,
+        charge_state: ChargeState::Done,
+    }
+}
+
+/// The profile and provider of a payment recorded from a bank file.
+pub const BANK_FILE: &str = "bank_file";

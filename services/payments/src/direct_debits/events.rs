@@ -1,0 +1,36 @@
+//! Reconciliation's direct-debit events, as payments reads them.
+
+use actix_web::web;
+use coffer_events::catalogue::{DIRECT_DEBIT_RECEIVED, DIRECT_DEBIT_RETURNED};
+use coffer_events::{Event, Handler, HandlerError};
+use coffer_http::Failure;
+use coffer_store::Db;
+
+use super::commands;
+use super::domain::Reported;
+use crate::PaymentsState;
+
+pub struct DirectDebits {
+    pub(crate) state: web::Data<PaymentsState>,
+}
+
+impl Handler for DirectDebits {
+    fn wants(&self, event: &Event) -> bool {
+        DIRECT_DEBIT_RECEIVED.is(&event.name) || DIRECT_DEBIT_RETURNED.is(&event.name)
+    }
+
+    fn handle(&self, db: &mut Db<'_>, event: &Event) -> Result<(), HandlerError> {
+        let reported = Reported::read(&event.data)
+            .map_err(|why| HandlerError::Permanent(format!("{}: {why}", event.name)))?;
+        let now = self.state.clock.unix();
+        let done = if DIRECT_DEBIT_RETURNED.is(&event.name) {
+            commands::returned(db, &self.state, &reported, now)
+        } else {
+            commands::received(db, &self.state, &reported, now)
+        };
+        done.map_err(|e| match e {
+            Failure::Db(e) => HandlerError::Query(e),
+            Failure::Api(e) => HandlerError::Permanent(e.to_string()),
+        })
+    }
+}

@@ -1,0 +1,67 @@
+use actix_web::{HttpResponse, web};
+use coffer_auth::Caller;
+use coffer_http::ApiError;
+use coffer_http::openapi::RouteTable;
+use coffer_model::ids::parse_uuid;
+use coffer_model::paging::{PagingLimits, PagingQuery};
+use coffer_model::validation::FieldError;
+use serde::Deserialize;
+
+use super::commands;
+use crate::PaymentsState;
+
+const LIMITS: PagingLimits = PagingLimits::new(100, 500);
+
+pub(crate) fn routes(t: &mut RouteTable) {
+    t.get("/payouts", list).get("/payouts/{payout_uuid}", get);
+}
+
+#[derive(Debug, Deserialize)]
+pub(crate) struct ListQuery {
+    account_uuid: Option<String>,
+    #[serde(flatten)]
+    paging: PagingQuery,
+}
+
+/// An account's payouts, newest first, in their list form (without their payments).
+#[utoipa::path(get, path = "/payouts", operation_id = "listPayouts", tag = "Payouts",
+    params(("account_uuid" = uuid::Uuid, Query, description = "The account paid out"),
+        ("from" = Option<u32>, Query, description = "Payouts to skip"),
+        ("size" = Option<u32>, Query, description = "At most this many (1 to 500, 100 by default)")),
+    responses((status = 200, description = "The payouts", body = [super::record::Payout]),
+        (status = 404, description = "No such account")))]
+pub(crate) async fn list(
+    state: web::Data<PaymentsState>,
+    caller: Caller,
+    query: web::Query<ListQuery>,
+) -> Result<HttpResponse, ApiError> {
+    let query = query.into_inner();
+    let mut errors = Vec::new();
+    let paging = query.paging.resolve(LIMITS).map_err(|e| errors.extend(e));
+    let account = match query.account_uuid.as_deref() {
+        Some(raw) => parse_uuid("account_uuid", raw).map_err(|e| errors.push(e)),
+        None => {
+            errors.push(FieldError::not_blank("account_uuid"));
+            Err(())
+        }
+    };
+    let (Ok(paging), Ok(account)) = (paging, account) else {
+        return Err(ApiError::validation(errors));
+    };
+    let payouts = commands::list(&state.store, &caller, account, paging).await?;
+    Ok(HttpResponse::Ok().json(payouts))
+}
+
+/// One payout, with the payments it paid out and the refunds it took back.
+#[utoipa::path(get, path = "/payouts/{payout_uuid}", operation_id = "getPayout", tag = "Payouts",
+    params(("payout_uuid" = uuid::Uuid, Path, description = "The payout")),
+    responses((status = 200, description = "The payout", body = super::record::Payout),
+        (status = 404, description = "No such payout")))]
+pub(crate) async fn get(
+    state: web::Data<PaymentsState>,
+    caller: Caller,
+    path: web::Path<String>,
+) -> Result<HttpResponse, ApiError> {
+    let uuid = parse_uuid("payout_uuid", &path).map_err(|e| ApiError::validation(vec![e]))?;
+    Ok(HttpResponse::Ok().json(commands::get(&state.store, &caller, uuid).await?))
+}

@@ -1,0 +1,269 @@
+//! Payouts' queries: what waits to be paid out, the payouts made, and their matching.
+
+use coffer_store::{Db, db_run};
+use diesel::prelude::*;
+
+use super::domain::{Item, PAID_OUT_METHODS, PayoutStatus};
+use crate::connectors::test_psp::PROVIDER;
+use crate::payments::record::{PaymentStatus, RefundStatus};
+use crate::schema::payment_settlements::dsl as s;
+use crate::schema::payments::dsl as p;
+use crate::schema::payouts::dsl as o;
+use crate::schema::refunds::dsl as r;
+
+/// The most payments one payout takes; the rest wait for the next, so a settlement's
+/// transaction stays short however busy the account was.
+pub const MAX_PAYMENTS_PER_PAYOUT: i64 = 10_000;
+
+#[derive(Debug, Clone, PartialEq, Eq, Queryable, Selectable, Insertable)]
+#[diesel(table_name = crate::schema::payouts)]
+pub struct PayoutRow {
+    pub uuid: String,
+    pub organisation_uuid: String,
+    pub account_uuid: String,
+    pub currency: String,
+    pub gross_value: i64,
+    pub fees_value: i64,
+    pub refunded_value: i64,
+    pub amount_value: i64,
+    pub payment_count: i64,
+    pub reference: String,
+    pub status: String,
+    pub settlement_date: String,
+    pub value_date: Option<String>,
+    pub created: i64,
+    pub updated: i64,
+}
+
+/// A succeeded payment no payout has taken yet.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Waiting {
+    pub organisation_uuid: String,
+    pub currency: String,
+    pub item: Item,
+}
+
+/// Accounts with payments made before `before` that no payout has taken, leaving out
+/// those paid out on `today` already (one payout a day, by the daily rule).
+pub fn due_accounts(db: &mut Db<'_>, before: i64, today: &str) -> QueryResult<Vec<String>> {
+    let paid_today = o::payouts
+        .filter(o::settlement_date.eq(today.to_owned()))
+        .select(o::account_uuid);
+    db_run!(db: {
+        p::payments
+            .left_join(s::payment_settlements)
+            .filter(p::status.eq(PaymentStatus::Succeeded.as_str()))
+            .filter(p::payment_provider.eq(PROVIDER))
+            .filter(p::payment_method.eq_any(PAID_OUT_METHODS))
+            .filter(p::created.lt(before))
+            .filter(s::payout_uuid.is_null())
+            .filter(p::account_uuid.ne_all(paid_today))
+            .select(p::account_uuid)
+            .distinct()
+            .load(db)
+    })
+}
+
+/// The account's payments made before `before` that no payout has taken, oldest first.
+pub fn waiting_payments(db: &mut Db<'_>, account: &str, before: i64) -> QueryResult<Vec<Waiting>> {
+    let rows: Vec<(String, String, String, i64)> = db_run!(db: {
+        p::payments
+            .left_join(s::payment_settlements)
+            .filter(p::account_uuid.eq(account))
+            .filter(p::status.eq(PaymentStatus::Succeeded.as_str()))
+            .filter(p::payment_provider.eq(PROVIDER))
+            .filter(p::payment_method.eq_any(PAID_OUT_METHODS))
+            .filter(p::created.lt(before))
+            .filter(s::payout_uuid.is_null())
+            .order((p::created.asc(), p::uuid.asc()))
+            .limit(MAX_PAYMENTS_PER_PAYOUT)
+            .select((p::uuid, p::organisation_uuid, p::currency, p::amount_value))
+            .load(db)
+    })?;
+    Ok(rows
+        .into_iter()
+        .map(|(uuid, organisation_uuid, currency, value)| Waiting {
+            organisation_uuid,
+            currency,
+            item: Item { uuid, value },
+        })
+        .collect())
+}
+
+/// Succeeded refunds of the account's paid-out payments in `currency` that no payout
+/// has taken back yet.
+pub fn waiting_refunds(db: &mut Db<'_>, account: &str, currency: &str) -> QueryResult<Vec<Item>> {
+    let rows: Vec<(String, i64)> = db_run!(db: {
+        r::refunds
+            .inner_join(p::payments)
+            .filter(p::account_uuid.eq(account))
+            .filter(p::payment_provider.eq(PROVIDER))
+            .filter(p::payment_method.eq_any(PAID_OUT_METHODS))
+            .filter(r::currency.eq(currency))
+            .filter(r::status.eq(RefundStatus::Succeeded.as_str()))
+            .filter(r::payout_uuid.is_null())
+            .order((r::created.asc(), r::uuid.asc()))
+            .select((r::uuid, r::amount_value))
+            .load(db)
+    })?;
+    Ok(rows
+        .into_iter()
+        .map(|(uuid, value)| Item { uuid, value })
+        .collect())
+}
+
+/// Records the payout and takes its payments and refunds; false when another settlement
+/// took one of them first (the caller's transaction is then rolled back).
+pub fn insert(
+    db: &mut Db<'_>,
+    payout: &PayoutRow,
+    payments: &[(String, i64)],
+    refunds: &[String],
+) -> QueryResult<bool> {
+    db_run!(db: { diesel::insert_into(o::payouts).values(payout).execute(db) })?;
+    let rows: Vec<_> = payments
+        .iter()
+        .map(|(uuid, fee)| {
+            (
+                s::payment_uuid.eq(uuid),
+                s::payout_uuid.eq(Some(&payout.uuid)),
+                s::fee_value.eq(Some(*fee)),
+            )
+        })
+        .collect();
+    let mut taken = 0;
+    // Chunks keep each statement within SQLite's bound on parameters.
+    for chunk in rows.chunks(500) {
+        taken += db_run!(db: {
+            diesel::insert_into(s::payment_settlements)
+                .values(chunk)
+                .on_conflict_do_nothing()
+                .execute(db)
+        })?;
+    }
+    let mut taken_back = 0;
+    for chunk in refunds.chunks(500) {
+        taken_back += db_run!(db: {
+            diesel::update(r::refunds.filter(r::uuid.eq_any(chunk)).filter(r::payout_uuid.is_null()))
+                .set(r::payout_uuid.eq(Some(&payout.uuid)))
+                .execute(db)
+        })?;
+    }
+    Ok(taken == payments.len() && taken_back == refunds.len())
+}
+
+/// An account's payouts, newest first.
+pub fn list(
+    db: &mut Db<'_>,
+    account: &str,
+    offset: i64,
+    limit: i64,
+) -> QueryResult<Vec<PayoutRow>> {
+    db_run!(db: {
+        o::payouts
+            .filter(o::account_uuid.eq(account))
+            .order((o::created.desc(), o::uuid.desc()))
+            .offset(offset)
+            .limit(limit)
+            .select(PayoutRow::as_select())
+            .load(db)
+    })
+}
+
+pub fn find(db: &mut Db<'_>, uuid: &str) -> QueryResult<Option<PayoutRow>> {
+    db_run!(db: {
+        o::payouts.find(uuid).select(PayoutRow::as_select()).first(db).optional()
+    })
+}
+
+/// The payout's payments: uuid, amount, fee.
+pub fn payments_of(db: &mut Db<'_>, payout: &str) -> QueryResult<Vec<(String, i64, i64)>> {
+    let rows: Vec<(String, i64, Option<i64>)> = db_run!(db: {
+        s::payment_settlements
+            .inner_join(p::payments)
+            .filter(s::payout_uuid.eq(payout))
+            .order((p::created.asc(), p::uuid.asc()))
+            .select((p::uuid, p::amount_value, s::fee_value))
+            .load(db)
+    })?;
+    Ok(rows
+        .into_iter()
+        .map(|(uuid, value, fee)| (uuid, value, fee.unwrap_or(0)))
+        .collect())
+}
+
+/// The refunds the payout took back: uuid, payment, amount.
+pub fn refunds_of(db: &mut Db<'_>, payout: &str) -> QueryResult<Vec<(String, String, i64)>> {
+    db_run!(db: {
+        r::refunds
+            .filter(r::payout_uuid.eq(payout))
+            .order((r::created.asc(), r::uuid.asc()))
+            .select((r::uuid, r::payment_uuid, r::amount_value))
+            .load(db)
+    })
+}
+
+/// Marks a pending payout matched on `value_date` and dates its payments; false when it
+/// was matched already (a statement read twice, an event delivered twice).
+pub fn mark_matched(db: &mut Db<'_>, uuid: &str, value_date: &str, now: i64) -> QueryResult<bool> {
+    let changed = db_run!(db: {
+        diesel::update(o::payouts.filter(o::uuid.eq(uuid)).filter(o::status.eq(PayoutStatus::Pending.as_str())))
+            .set((o::status.eq(PayoutStatus::Matched.as_str()), o::value_date.eq(Some(value_date)), o::updated.eq(now)))
+            .execute(db)
+    })?;
+    if changed == 0 {
+        return Ok(false);
+    }
+    db_run!(db: {
+        diesel::update(s::payment_settlements.filter(s::payout_uuid.eq(uuid)))
+            .set(s::value_date.eq(Some(value_date)))
+            .execute(db)
+    })?;
+    Ok(true)
+}
+
+/// How a payment reached the bank, as far as it is known.
+#[derive(Debug, Clone, PartialEq, Eq, Queryable, Selectable)]
+#[diesel(table_name = crate::schema::payment_settlements)]
+pub struct Settlement {
+    pub payout_uuid: Option<String>,
+    pub value_date: Option<String>,
+    pub return_reason: Option<String>,
+}
+
+pub fn settlement_of(db: &mut Db<'_>, payment: &str) -> QueryResult<Option<Settlement>> {
+    db_run!(db: {
+        s::payment_settlements
+            .find(payment)
+            .select(Settlement::as_select())
+            .first(db)
+            .optional()
+    })
+}
+
+/// Records why a direct debit came back (its ISO return code).
+pub fn set_return_reason(db: &mut Db<'_>, payment: &str, reason: &str) -> QueryResult<()> {
+    db_run!(db: {
+        diesel::insert_into(s::payment_settlements)
+            .values((s::payment_uuid.eq(payment), s::return_reason.eq(Some(reason))))
+            .on_conflict(s::payment_uuid)
+            .do_update()
+            .set(s::return_reason.eq(Some(reason)))
+            .execute(db)
+            .map(drop)
+    })
+}
+
+/// Dates a payment the bank credited without a payout (a direct debit): the row is made
+/// or its value date set.
+pub fn set_value_date(db: &mut Db<'_>, payment: &str, value_date: &str) -> QueryResult<()> {
+    db_run!(db: {
+        diesel::insert_into(s::payment_settlements)
+            .values((s::payment_uuid.eq(payment), s::value_date.eq(Some(value_date))))
+            .on_conflict(s::payment_uuid)
+            .do_update()
+            .set(s::value_date.eq(Some(value_date)))
+            .execute(db)
+            .map(drop)
+    })
+}

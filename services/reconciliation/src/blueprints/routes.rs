@@ -1,0 +1,59 @@
+use actix_web::{HttpResponse, web};
+use coffer_auth::Caller;
+use coffer_http::body::parse_value;
+use coffer_http::openapi::RouteTable;
+use coffer_http::{ApiError, Json};
+
+use super::commands;
+use super::domain::BlueprintRequest;
+use crate::ReconciliationState;
+use crate::lists::{ListQuery, uuid_in_path};
+
+pub(crate) fn routes(t: &mut RouteTable) {
+    t.get("/reconciliation/blueprints", list)
+        .post("/reconciliation/blueprints", create)
+        .get("/reconciliation/blueprints/{blueprint_uuid}", get);
+}
+
+/// Says what a bank file must hold and how it is processed.
+#[utoipa::path(post, path = "/reconciliation/blueprints", operation_id = "createReconciliationBlueprint", tag = "Reconciliation",
+    request_body(content = BlueprintRequest, example = json!({"name": "Daily statements", "organisation_uuid": "5a0e9d0c-6f0b-4f0c-9c55-0b9f1d8e3a21", "account_uuid": "0b7c4b1e-2f7d-4a51-9d0e-0d3c1f0e6a11", "message_type": "camt.053", "processing": "match_settlement_payouts", "ibans": ["CH9300762011623852957"]})),
+    responses((status = 201, description = "The blueprint", body = super::store::Blueprint),
+        (status = 404, description = "No such account in the organisation")))]
+pub(crate) async fn create(
+    state: web::Data<ReconciliationState>,
+    caller: Caller,
+    body: Json<serde_json::Value>,
+) -> Result<HttpResponse, ApiError> {
+    let request: BlueprintRequest = parse_value(body.0)?;
+    let input = request.check().map_err(ApiError::validation)?;
+    let blueprint = commands::create(&state, &caller, input).await?;
+    Ok(HttpResponse::Created().json(blueprint))
+}
+
+/// The blueprints of the caller's accounts, newest first.
+#[utoipa::path(get, path = "/reconciliation/blueprints", operation_id = "listReconciliationBlueprints", tag = "Reconciliation",
+    params(ListQuery),
+    responses((status = 200, description = "The blueprints", body = [super::store::Blueprint])))]
+pub(crate) async fn list(
+    state: web::Data<ReconciliationState>,
+    caller: Caller,
+    query: web::Query<ListQuery>,
+) -> Result<HttpResponse, ApiError> {
+    let (account, paging) = query.into_inner().resolve()?;
+    Ok(HttpResponse::Ok().json(commands::list(&state, &caller, account, paging).await?))
+}
+
+/// One blueprint.
+#[utoipa::path(get, path = "/reconciliation/blueprints/{blueprint_uuid}", operation_id = "getReconciliationBlueprint", tag = "Reconciliation",
+    params(("blueprint_uuid" = uuid::Uuid, Path, description = "The blueprint")),
+    responses((status = 200, description = "The blueprint", body = super::store::Blueprint),
+        (status = 404, description = "No such blueprint")))]
+pub(crate) async fn get(
+    state: web::Data<ReconciliationState>,
+    caller: Caller,
+    path: web::Path<String>,
+) -> Result<HttpResponse, ApiError> {
+    let uuid = uuid_in_path("blueprint_uuid", &path)?;
+    Ok(HttpResponse::Ok().json(commands::get(&state, &caller, uuid).await?))
+}

@@ -1,0 +1,137 @@
+use actix_multipart::Multipart;
+use actix_web::http::header::{HeaderName, HeaderValue};
+use actix_web::{HttpRequest, HttpResponse, web};
+use coffer_auth::Caller;
+use coffer_http::ApiError;
+use coffer_http::openapi::RouteTable;
+use futures_util::StreamExt;
+use std::sync::Arc;
+
+use super::commands::{self, Arrived};
+use crate::ReconciliationState;
+use crate::blueprints::commands as blueprints;
+use crate::lists::uuid_in_path;
+
+/// Above this a file sent to the deprecated execute operation is refused (SPEC.md,
+/// Limits); uploads through a source take up to `reconciliation.max_file_bytes`.
+pub const EXECUTE_LIMIT: usize = 10 * 1024 * 1024;
+/// Files one execute call may carry: each is read in turn while the caller waits.
+pub const EXECUTE_MAX_FILES: usize = 10;
+/// When the operation was deprecated (RFC 9745's `Deprecation: @<unix seconds>`).
+const DEPRECATED_AT: &str = "@1795651200";
+
+pub(crate) fn routes(t: &mut RouteTable) {
+    t.post(
+        "/reconciliation/blueprints/{blueprint_uuid}/execute",
+        execute,
+    );
+}
+
+/// Deprecated: reads bank files sent in the request with the blueprint. Upload through a
+/// source instead (`GET /reconciliation/sources/{source_uuid}/file-upload-credentials`);
+/// this operation takes at most 10 MB. One file answers its report, several an array of
+/// reports in their order.
+#[utoipa::path(post, path = "/reconciliation/blueprints/{blueprint_uuid}/execute", operation_id = "executeReconciliationBlueprint", tag = "Reconciliation",
+    params(("blueprint_uuid" = uuid::Uuid, Path, description = "The blueprint")),
+    request_body(content_type = "multipart/form-data", content = Object, description = "Field `filename`, one or more files (10 MB in all at most)"),
+    responses((status = 201, description = "The report (an array of reports for several files)", body = crate::reports::record::Report,
+            headers(("Deprecation" = String, description = "The operation is deprecated (RFC 9745)"))),
+        (status = 404, description = "No such blueprint"),
+        (status = 413, description = "The files are larger than 10 MB")))]
+#[allow(deprecated)]
+pub(crate) async fn execute(
+    state: web::Data<ReconciliationState>,
+    caller: Caller,
+    req: HttpRequest,
+    path: web::Path<String>,
+    payload: web::Payload,
+) -> Result<HttpResponse, ApiError> {
+    let uuid = uuid_in_path("blueprint_uuid", &path)?;
+    let blueprint = blueprints::get(&state, &caller, uuid).await?;
+    let declared = req
+        .headers()
+        .get(actix_web::http::header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<usize>().ok());
+    if declared.is_some_and(|n| n > EXECUTE_LIMIT + 64 * 1024) {
+        return Err(too_large());
+    }
+    let files = read_files(req.headers(), payload).await?;
+    let mut reports = Vec::with_capacity(files.len());
+    for (name, bytes) in files {
+        let arrived = Arrived {
+            name,
+            bytes: Arc::new(bytes),
+            source_uuid: None,
+            file_uuid: None,
+        };
+        reports.push(commands::read(&state, blueprint.clone(), arrived).await?);
+    }
+    let mut response = HttpResponse::Created();
+    response.insert_header((
+        HeaderName::from_static("deprecation"),
+        HeaderValue::from_static(DEPRECATED_AT),
+    ));
+    Ok(match reports.len() {
+        1 => response.json(&reports[0]),
+        _ => response.json(&reports),
+    })
+}
+
+fn too_large() -> ApiError {
+    ApiError::payload_too_large(format!(
+        "The files are larger than {EXECUTE_LIMIT} bytes (10 MB), the most this deprecated operation takes; upload them through a source's file-upload-credentials instead"
+    ))
+}
+
+/// The `filename` parts (`filename[]` too), each with its file name, read up to the limit
+/// across all of them; other parts are read past and left out.
+async fn read_files(
+    headers: &actix_web::http::header::HeaderMap,
+    payload: web::Payload,
+) -> Result<Vec<(String, Vec<u8>)>, ApiError> {
+    let unreadable = |e: actix_multipart::MultipartError| {
+        ApiError::bad_request(format!(
+            "The request body is not readable multipart/form-data: {e}"
+        ))
+    };
+    let mut parts = Multipart::new(headers, payload);
+    let mut files = Vec::new();
+    let mut total = 0usize;
+    while let Some(part) = parts.next().await {
+        let mut field = part.map_err(unreadable)?;
+        let name = field.name().unwrap_or_default().to_owned();
+        let file_name = field
+            .content_disposition()
+            .and_then(|cd| cd.get_filename())
+            .map(str::to_owned);
+        let mut bytes = Vec::new();
+        while let Some(chunk) = field.next().await {
+            let chunk = chunk.map_err(unreadable)?;
+            total += chunk.len();
+            if total > EXECUTE_LIMIT {
+                return Err(too_large());
+            }
+            bytes.extend_from_slice(&chunk);
+        }
+        if name == "filename" || name == "filename[]" {
+            if files.len() == EXECUTE_MAX_FILES {
+                return Err(ApiError::invalid(
+                    "filename",
+                    format!("at most {EXECUTE_MAX_FILES} files a call"),
+                ));
+            }
+            // Shown in the report only; a header carries at most 8 KiB of it anyway.
+            let shown = file_name
+                .map(|n| n.chars().take(255).collect())
+                .unwrap_or_else(|| format!("file-{}", files.len() + 1));
+            files.push((shown, bytes));
+        }
+    }
+    if files.is_empty() {
+        return Err(ApiError::validation(vec![
+            coffer_model::validation::FieldError::not_null("filename"),
+        ]));
+    }
+    Ok(files)
+}

@@ -1,0 +1,80 @@
+//! The files received, each once.
+
+use coffer_store::{Db, db_run};
+use diesel::prelude::*;
+
+use crate::schema::files::dsl as f;
+
+pub const WAITING: &str = "waiting";
+pub const DONE: &str = "done";
+
+#[derive(Debug, Clone, PartialEq, Eq, Queryable, Selectable, Insertable)]
+#[diesel(table_name = crate::schema::files)]
+pub struct Row {
+    pub uuid: String,
+    pub source_uuid: Option<String>,
+    pub blueprint_uuid: String,
+    /// Where the file is: its key in the object store, or `sftp:<source>/<name>`.
+    pub object_key: String,
+    pub name: String,
+    pub size: i64,
+    pub status: String,
+    pub report_uuid: Option<String>,
+    pub received: i64,
+    pub attempts: i32,
+    pub next_attempt: i64,
+}
+
+/// Records a file found at its place; false when that place was seen before, so a file
+/// listed again is never read twice.
+pub fn receive(db: &mut Db<'_>, row: &Row) -> QueryResult<bool> {
+    let added = db_run!(db: {
+        diesel::insert_into(f::files).values(row).on_conflict(f::object_key).do_nothing().execute(db)
+    })?;
+    Ok(added == 1)
+}
+
+pub fn find(db: &mut Db<'_>, uuid: &str) -> QueryResult<Option<Row>> {
+    db_run!(db: { f::files.find(uuid).select(Row::as_select()).first(db).optional() })
+}
+
+/// Which of `keys` were received before, with their status.
+pub fn known(db: &mut Db<'_>, keys: &[String]) -> QueryResult<Vec<(String, String)>> {
+    db_run!(db: {
+        f::files.filter(f::object_key.eq_any(keys)).select((f::object_key, f::status)).load(db)
+    })
+}
+
+/// Files waiting to be read whose next attempt is due, oldest first.
+pub fn due(db: &mut Db<'_>, now: i64, limit: i64) -> QueryResult<Vec<Row>> {
+    db_run!(db: {
+        f::files
+            .filter(f::status.eq(WAITING))
+            .filter(f::next_attempt.le(now))
+            .order((f::received.asc(), f::uuid.asc()))
+            .limit(limit)
+            .select(Row::as_select())
+            .load(db)
+    })
+}
+
+/// Marks the file read, with its report; false when it was marked before (the caller's
+/// transaction then rolls back, so no second report exists).
+pub fn mark_done(db: &mut Db<'_>, uuid: &str, report: &str) -> QueryResult<bool> {
+    let changed = db_run!(db: {
+        diesel::update(f::files.filter(f::uuid.eq(uuid)).filter(f::status.eq(WAITING)))
+            .set((f::status.eq(DONE), f::report_uuid.eq(Some(report))))
+            .execute(db)
+    })?;
+    Ok(changed == 1)
+}
+
+/// A read that could not finish (the store unreachable, say) is tried again later.
+pub fn postpone(db: &mut Db<'_>, uuid: &str, next_attempt: i64) -> QueryResult<()> {
+    db_run!(db: {
+        diesel::update(f::files.find(uuid))
+            .set((f::attempts.eq(f::attempts + 1), f::next_attempt.eq(next_attempt)))
+            .execute(db)
+            .map(drop)
+    })
+}

@@ -1,0 +1,122 @@
+//! The reconciliation service: bank files (camt.053 statements, camt.054 notifications)
+//! from sources, processed by blueprints into reports; payouts matched and direct debits
+//! announced to payments (docs/reconciliation.md).
+//!
+//! Every feature has the same rooms: `routes` (HTTP only), `commands` (the use cases),
+//! `domain` (pure rules), `store` (queries) and `events`; the one route table is
+//! `routes.rs`, the background loops are listed in `workers/`. `processing/` is the pure
+//! reading of a parsed file, which `files/commands.rs` applies.
+
+pub mod blueprints;
+pub mod config;
+mod fields;
+pub mod files;
+mod lists;
+mod migrations;
+pub mod payouts;
+pub mod processing;
+pub mod reports;
+mod routes;
+mod schema;
+pub mod sources;
+mod state;
+mod tenancy;
+pub mod uploads;
+mod workers;
+
+use std::sync::Arc;
+
+use actix_web::web;
+use coffer_events::{Bus, EventWiring};
+use coffer_http::{Module, ReadyFuture};
+use coffer_model::clock::Clock;
+use coffer_store::Store;
+
+pub use migrations::MIGRATIONS;
+/// This service's part of the API description.
+pub use routes::part as api_part;
+pub use state::{ReconciliationSettings, ReconciliationState};
+
+pub struct Reconciliation {
+    state: web::Data<ReconciliationState>,
+    /// The outbox's relay, and the consumers of identity's events (the directory copy),
+    /// of partner integrations, and of payments' payouts.
+    events: EventWiring,
+}
+
+impl Reconciliation {
+    /// The store must be migrated with [`MIGRATIONS`].
+    pub fn new(
+        store: Store,
+        clock: Arc<dyn Clock>,
+        bus: Arc<dyn Bus>,
+        settings: ReconciliationSettings,
+    ) -> Self {
+        let mut events = EventWiring::new(
+            "reconciliation",
+            &store,
+            &bus,
+            &clock,
+            &settings.event_prefix,
+            settings.relay.clone(),
+        );
+        events.consume(
+            "replica",
+            &["identity"],
+            Arc::new(coffer_directory::Replica),
+        );
+        coffer_partners::wire(&mut events);
+        events.consume(
+            "payouts",
+            &["payment_gateway"],
+            Arc::new(payouts::events::Payouts),
+        );
+        let limits = coffer_camt::Limits {
+            max_bytes: settings.max_file_bytes,
+            ..coffer_camt::Limits::default()
+        };
+        let state = ReconciliationState {
+            store,
+            clock,
+            outbox: events.outbox().clone(),
+            secrets: settings.secrets,
+            objects: settings.objects,
+            read_every: settings.read_every,
+            limits,
+        };
+        Self {
+            state: web::Data::new(state),
+            events,
+        }
+    }
+}
+
+impl Module for Reconciliation {
+    fn name(&self) -> &'static str {
+        "reconciliation"
+    }
+
+    fn configure(&self, cfg: &mut web::ServiceConfig) {
+        cfg.app_data(self.state.clone());
+        cfg.app_data(coffer_partners::app_data(self.state.store.clone()));
+        routes::table().register(cfg);
+        if matches!(
+            self.state.objects,
+            Some(uploads::object_store::ObjectStore::Local { .. })
+        ) {
+            uploads::routes::local_routes(cfg);
+        }
+    }
+
+    fn api(&self) -> coffer_http::openapi::Part {
+        routes::part()
+    }
+
+    fn ready(&self) -> ReadyFuture<'_> {
+        Box::pin(self.events.ready())
+    }
+
+    fn spawn_workers(&self) -> Vec<tokio::task::JoinHandle<()>> {
+        workers::spawn(&self.state, &self.events)
+    }
+}

@@ -1,0 +1,86 @@
+//! What every list of reconciliation takes: an optional account and `from`/`size` paging.
+
+use coffer_http::ApiError;
+use coffer_model::ids::parse_uuid;
+use coffer_model::paging::{Paging, PagingLimits, PagingQuery};
+use serde::Deserialize;
+
+pub const LIMITS: PagingLimits = PagingLimits::new(100, 500);
+
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct ListQuery {
+    /// Only this account's.
+    #[param(value_type = Option<uuid::Uuid>)]
+    account_uuid: Option<String>,
+    /// How many to skip.
+    #[param(value_type = Option<u32>)]
+    from: Option<String>,
+    /// At most this many (1 to 500, 100 by default).
+    #[param(value_type = Option<u32>)]
+    size: Option<String>,
+}
+
+impl ListQuery {
+    /// The account and the page; every wrong parameter is named.
+    pub fn resolve(self) -> Result<(Option<uuid::Uuid>, Paging), ApiError> {
+        let mut errors = Vec::new();
+        let paging = PagingQuery {
+            from: self.from,
+            size: self.size,
+        }
+        .resolve(LIMITS)
+        .map_err(|e| errors.extend(e));
+        let account = self
+            .account_uuid
+            .as_deref()
+            .map(|raw| parse_uuid("account_uuid", raw))
+            .transpose()
+            .map_err(|e| errors.push(e));
+        match (account, paging) {
+            (Ok(account), Ok(paging)) => Ok((account, paging)),
+            _ => Err(ApiError::validation(errors)),
+        }
+    }
+}
+
+/// A uuid in the path, as text in its canonical form.
+pub fn uuid_in_path(property: &str, raw: &str) -> Result<String, ApiError> {
+    parse_uuid(property, raw)
+        .map(|u| u.to_string())
+        .map_err(|e| ApiError::validation(vec![e]))
+}
+
+/// A store query for one page of a list: the account asked for, the organisations the
+/// caller sees (all for `None`), offset and limit.
+pub type PageQuery<T> = fn(
+    &mut coffer_store::Db<'_>,
+    Option<&str>,
+    Option<&[String]>,
+    i64,
+    i64,
+) -> diesel::QueryResult<Vec<T>>;
+
+/// One page of a list, limited to what the caller may see.
+pub async fn visible_page<T: Send + 'static>(
+    store: &coffer_store::Store,
+    caller: &coffer_auth::Caller,
+    account: Option<uuid::Uuid>,
+    paging: Paging,
+    query: PageQuery<T>,
+) -> Result<Vec<T>, ApiError> {
+    let visible = crate::tenancy::visible(caller);
+    let account = account.map(|a| a.to_string());
+    store
+        .query(move |db| {
+            query(
+                db,
+                account.as_deref(),
+                visible.as_deref(),
+                paging.offset(),
+                paging.limit(),
+            )
+        })
+        .await
+        .map_err(ApiError::from)
+}

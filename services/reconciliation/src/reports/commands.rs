@@ -1,0 +1,38 @@
+//! Reading reports.
+
+use coffer_auth::Caller;
+use coffer_http::ApiError;
+use coffer_model::paging::Paging;
+
+use super::record::Report;
+use super::store;
+use crate::ReconciliationState;
+use crate::lists::visible_page;
+use crate::tenancy::require_owner;
+
+/// The report with its items, once the caller may see its account.
+pub async fn get(
+    state: &ReconciliationState,
+    caller: &Caller,
+    uuid: String,
+) -> Result<Report, ApiError> {
+    let row = state
+        .store
+        .query(move |db| store::find(db, &uuid))
+        .await?
+        .ok_or_else(|| ApiError::not_found("Report"))?;
+    require_owner(caller, &row.organisation_uuid, &row.account_uuid)?;
+    Report::from_row(row, true).map_err(ApiError::internal)
+}
+
+pub async fn list(
+    state: &ReconciliationState,
+    caller: &Caller,
+    account: Option<uuid::Uuid>,
+    paging: Paging,
+) -> Result<Vec<Report>, ApiError> {
+    let rows = visible_page(&state.store, caller, account, paging, store::list).await?;
+    rows.into_iter()
+        .map(|row| Report::from_row(row, false).map_err(ApiError::internal))
+        .collect()
+}

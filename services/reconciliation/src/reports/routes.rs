@@ -1,0 +1,40 @@
+use actix_web::{HttpResponse, web};
+use coffer_auth::Caller;
+use coffer_http::ApiError;
+use coffer_http::openapi::RouteTable;
+
+use super::commands;
+use crate::ReconciliationState;
+use crate::lists::{ListQuery, uuid_in_path};
+
+pub(crate) fn routes(t: &mut RouteTable) {
+    t.get("/reconciliation/reports", list)
+        .get("/reconciliation/reports/{report_uuid}", get);
+}
+
+/// The reports of the caller's accounts, newest first, without their items.
+#[utoipa::path(get, path = "/reconciliation/reports", operation_id = "listReconciliationReports", tag = "Reconciliation",
+    params(ListQuery),
+    responses((status = 200, description = "The reports", body = [super::record::Report])))]
+pub(crate) async fn list(
+    state: web::Data<ReconciliationState>,
+    caller: Caller,
+    query: web::Query<ListQuery>,
+) -> Result<HttpResponse, ApiError> {
+    let (account, paging) = query.into_inner().resolve()?;
+    Ok(HttpResponse::Ok().json(commands::list(&state, &caller, account, paging).await?))
+}
+
+/// One report, with its matched, created and unmatched items.
+#[utoipa::path(get, path = "/reconciliation/reports/{report_uuid}", operation_id = "getReconciliationReport", tag = "Reconciliation",
+    params(("report_uuid" = uuid::Uuid, Path, description = "The report")),
+    responses((status = 200, description = "The report", body = super::record::Report),
+        (status = 404, description = "No such report")))]
+pub(crate) async fn get(
+    state: web::Data<ReconciliationState>,
+    caller: Caller,
+    path: web::Path<String>,
+) -> Result<HttpResponse, ApiError> {
+    let uuid = uuid_in_path("report_uuid", &path)?;
+    Ok(HttpResponse::Ok().json(commands::get(&state, &caller, uuid).await?))
+}

@@ -1,0 +1,110 @@
+//! Sources' use cases.
+
+use coffer_auth::Caller;
+use coffer_http::{ApiError, Failure};
+use coffer_model::paging::Paging;
+
+use super::domain::SourceInput;
+use super::store::{self, Row, Source};
+use crate::ReconciliationState;
+use crate::blueprints::store as blueprints;
+use crate::lists::visible_page;
+use crate::tenancy::{require_account, require_owner};
+
+/// The context an SFTP secret is sealed under: bound to its source, so a sealed value
+/// copied into another row does not open.
+pub fn secret_context(source: &str) -> String {
+    format!("reconciliation.sftp:{source}")
+}
+
+pub async fn create(
+    state: &ReconciliationState,
+    caller: &Caller,
+    input: SourceInput,
+) -> Result<Source, ApiError> {
+    require_account(
+        &state.store,
+        caller,
+        input.organisation_uuid,
+        input.account_uuid,
+    )
+    .await?;
+    let key = input.blueprint_uuid.to_string();
+    let blueprint = state
+        .store
+        .query(move |db| blueprints::find(db, &key))
+        .await?;
+    if blueprint.is_none_or(|b| b.account_uuid != input.account_uuid.to_string()) {
+        return Err(ApiError::invalid(
+            "blueprint_uuid",
+            "must be a blueprint of the source's account",
+        ));
+    }
+    let uuid = uuid::Uuid::new_v4().to_string();
+    let now = state.clock.unix();
+    let sealed = match &input.sftp {
+        Some(sftp) => {
+            let secrets = state.secrets.as_ref().ok_or_else(|| {
+                ApiError::unavailable("SFTP sources need the master keys (secrets.master_keys)")
+            })?;
+            Some(
+                secrets
+                    .seal(&secret_context(&uuid), sftp.secret.text().as_bytes())
+                    .map_err(ApiError::internal)?,
+            )
+        }
+        None => None,
+    };
+    let sftp = input.sftp.as_ref();
+    let row = Row {
+        uuid: uuid.clone(),
+        organisation_uuid: input.organisation_uuid.to_string(),
+        account_uuid: input.account_uuid.to_string(),
+        name: input.name.clone(),
+        kind: input.kind.as_str().to_owned(),
+        blueprint_uuid: input.blueprint_uuid.to_string(),
+        sftp_host: sftp.map(|s| s.host.clone()),
+        sftp_port: sftp.map(|s| i32::from(s.port)),
+        sftp_username: sftp.map(|s| s.username.clone()),
+        sftp_secret: sealed,
+        sftp_secret_kind: sftp.map(|s| s.secret.kind().to_owned()),
+        sftp_directory: sftp.map(|s| s.directory.clone()),
+        sftp_poll_seconds: sftp.map(|s| s.poll_seconds),
+        sftp_host_key: sftp.map(|s| s.host_key.clone()),
+        polled: None,
+        poll_error: None,
+        created: now,
+        updated: now,
+    };
+    let source = row.clone().into_source().map_err(ApiError::internal)?;
+    state
+        .store
+        .write(move |tx| store::insert(tx, &row).map_err(Failure::from))
+        .await
+        .map_err(ApiError::from)?;
+    Ok(source)
+}
+
+/// The source, once the caller may see its account.
+pub async fn get(
+    state: &ReconciliationState,
+    caller: &Caller,
+    uuid: String,
+) -> Result<Source, ApiError> {
+    let found = state
+        .store
+        .query(move |db| store::find(db, &uuid))
+        .await?
+        .ok_or_else(|| ApiError::not_found("Source"))?;
+    require_owner(caller, &found.organisation_uuid, &found.account_uuid)?;
+    Ok(found)
+}
+
+pub async fn list(
+    state: &ReconciliationState,
+    caller: &Caller,
+    account: Option<uuid::Uuid>,
+    paging: Paging,
+) -> Result<Vec<Source>, ApiError> {
+    visible_page(&state.store, caller, account, paging, store::list).await
+}

@@ -1,0 +1,59 @@
+use actix_web::{HttpResponse, web};
+use coffer_auth::Caller;
+use coffer_http::body::parse_value;
+use coffer_http::openapi::RouteTable;
+use coffer_http::{ApiError, Json};
+
+use super::commands;
+use super::domain::SourceRequest;
+use crate::ReconciliationState;
+use crate::lists::{ListQuery, uuid_in_path};
+
+pub(crate) fn routes(t: &mut RouteTable) {
+    t.get("/reconciliation/sources", list)
+        .post("/reconciliation/sources", create)
+        .get("/reconciliation/sources/{source_uuid}", get);
+}
+
+/// Names where bank files come from and the blueprint that processes them.
+#[utoipa::path(post, path = "/reconciliation/sources", operation_id = "createReconciliationSource", tag = "Reconciliation",
+    request_body(content = SourceRequest, example = json!({"name": "Statements from the bank", "organisation_uuid": "5a0e9d0c-6f0b-4f0c-9c55-0b9f1d8e3a21", "account_uuid": "0b7c4b1e-2f7d-4a51-9d0e-0d3c1f0e6a11", "type": "api_upload", "blueprint_uuid": "7f1c2d3e-4b5a-4c6d-8e9f-0a1b2c3d4e5f"})),
+    responses((status = 201, description = "The source", body = super::store::Source),
+        (status = 404, description = "No such account in the organisation")))]
+pub(crate) async fn create(
+    state: web::Data<ReconciliationState>,
+    caller: Caller,
+    body: Json<serde_json::Value>,
+) -> Result<HttpResponse, ApiError> {
+    let request: SourceRequest = parse_value(body.0)?;
+    let input = request.check().map_err(ApiError::validation)?;
+    let source = commands::create(&state, &caller, input).await?;
+    Ok(HttpResponse::Created().json(source))
+}
+
+/// The sources of the caller's accounts, newest first.
+#[utoipa::path(get, path = "/reconciliation/sources", operation_id = "listReconciliationSources", tag = "Reconciliation",
+    params(ListQuery),
+    responses((status = 200, description = "The sources", body = [super::store::Source])))]
+pub(crate) async fn list(
+    state: web::Data<ReconciliationState>,
+    caller: Caller,
+    query: web::Query<ListQuery>,
+) -> Result<HttpResponse, ApiError> {
+    let (account, paging) = query.into_inner().resolve()?;
+    Ok(HttpResponse::Ok().json(commands::list(&state, &caller, account, paging).await?))
+}
+
+/// One source.
+#[utoipa::path(get, path = "/reconciliation/sources/{source_uuid}", operation_id = "getReconciliationSource", tag = "Reconciliation",
+    params(("source_uuid" = uuid::Uuid, Path, description = "The source")),
+    responses((status = 200, description = "The source", body = super::store::Source),
+        (status = 404, description = "No such source")))]
+pub(crate) async fn get(
+    state: web::Data<ReconciliationState>,
+    caller: Caller,
+    path: web::Path<String>,
+) -> Result<HttpResponse, ApiError> {
+    let uuid = uuid_in_path("source_uuid", &path)?;
+    Ok(HttpResponse::Ok().json(commands::get(&state, &caller, uuid).await?))
+}

@@ -1,0 +1,50 @@
+//! What every route, command and worker of reconciliation shares, built once per process.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use coffer_events::{Outbox, RelaySettings};
+use coffer_model::clock::Clock;
+use coffer_secrets::Secrets;
+use coffer_store::Store;
+
+use crate::uploads::object_store::ObjectStore;
+
+#[derive(Clone)]
+pub struct ReconciliationSettings {
+    pub event_prefix: String,
+    pub relay: RelaySettings,
+    /// The largest bank file read, in bytes (`reconciliation.max_file_bytes`).
+    pub max_file_bytes: usize,
+    /// How often waiting files are looked for.
+    pub read_every: Duration,
+    /// The master keys SFTP credentials are sealed with; none keeps SFTP sources out.
+    pub secrets: Option<Secrets>,
+    /// Where uploaded files land; none answers upload credentials with 503.
+    pub objects: Option<ObjectStore>,
+}
+
+impl Default for ReconciliationSettings {
+    fn default() -> Self {
+        Self {
+            event_prefix: "coffer".into(),
+            relay: RelaySettings::default(),
+            max_file_bytes: coffer_camt::Limits::default().max_bytes,
+            read_every: Duration::from_secs(2),
+            secrets: None,
+            objects: None,
+        }
+    }
+}
+
+pub struct ReconciliationState {
+    pub store: Store,
+    pub clock: Arc<dyn Clock>,
+    pub outbox: Outbox,
+    pub secrets: Option<Secrets>,
+    pub objects: Option<ObjectStore>,
+    /// How often the uploads worker looks for new files.
+    pub read_every: Duration,
+    /// Bounds on reading one file (its size is `max_file_bytes`).
+    pub limits: coffer_camt::Limits,
+}

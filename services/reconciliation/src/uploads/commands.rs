@@ -1,0 +1,206 @@
+//! Upload use cases: credentials for a source, and the pass that finds newly uploaded
+//! files and reads each once.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use coffer_auth::Caller;
+use coffer_http::{ApiError, Failure};
+use coffer_uploads::UploadCredentials;
+
+use super::object_store::ObjectStore;
+use crate::ReconciliationState;
+use crate::blueprints::store as blueprints;
+use crate::files::commands::{Arrived, read};
+use crate::files::store::{self as files, Row};
+use crate::sources::commands as sources;
+use crate::sources::domain::{SourceKind, upload_prefix};
+use crate::sources::store as source_rows;
+
+/// How long upload credentials stay valid (SPEC.md, Limits: 5 minutes).
+pub const CREDENTIALS_TTL: time::Duration = time::Duration::minutes(5);
+/// Where every source's files land: `sources/<source uuid>/<file name>`.
+const ROOT: &str = "sources/";
+/// Files read in one pass; the rest wait for the next.
+const READ_PER_PASS: i64 = 20;
+/// How long a file whose reading failed (the store unreachable) waits, per attempt.
+const RETRY_SECONDS: i64 = 30;
+
+fn objects(state: &ReconciliationState) -> Result<&ObjectStore, ApiError> {
+    state.objects.as_ref().ok_or_else(|| {
+        ApiError::unavailable("no object store is configured for uploads (reconciliation.s3)")
+    })
+}
+
+/// A signed upload form for the source's prefix, valid for five minutes.
+pub async fn credentials(
+    state: &ReconciliationState,
+    caller: &Caller,
+    source: String,
+) -> Result<UploadCredentials, ApiError> {
+    let source = sources::get(state, caller, source).await?;
+    if source.kind == SourceKind::Sftp {
+        return Err(ApiError::invalid(
+            "source_uuid",
+            "an sftp source fetches its files from its server; upload to an api_upload or bank_transfer source",
+        ));
+    }
+    let store = objects(state)?;
+    coffer_uploads::issue(
+        store.signer(),
+        &upload_prefix(&source.uuid),
+        state.clock.now(),
+        CREDENTIALS_TTL,
+        state.limits.max_bytes as u64,
+    )
+    .map_err(ApiError::internal)
+}
+
+/// The source uuid and file name of a key `sources/<uuid>/<name>`.
+fn place(key: &str) -> Option<(&str, &str)> {
+    let rest = key.strip_prefix(ROOT)?;
+    let (source, name) = rest.split_once('/')?;
+    (uuid::Uuid::parse_str(source).is_ok() && !name.is_empty()).then_some((source, name))
+}
+
+/// Finds files uploaded since the last pass and records each once (a listing seen again
+/// records nothing); answers how many were new.
+pub async fn receive_new(state: &ReconciliationState) -> Result<usize, anyhow::Error> {
+    let Some(store) = state.objects.as_ref() else {
+        return Ok(0);
+    };
+    let listed = store.list(ROOT).await?;
+    let mut new = 0;
+    let mut blueprint_of: HashMap<String, Option<String>> = HashMap::new();
+    for chunk in listed.chunks(500) {
+        let keys: Vec<String> = chunk.iter().map(|o| o.key.clone()).collect();
+        let known: HashMap<String, String> = state
+            .store
+            .query(move |db| files::known(db, &keys))
+            .await?
+            .into_iter()
+            .collect();
+        for object in chunk {
+            match known.get(&object.key).map(String::as_str) {
+                // Read before, its removal failed then: removed now.
+                Some(files::DONE) => {
+                    if let Err(e) = store.delete(&object.key).await {
+                        tracing::warn!(key = %object.key, error = %e, "removing a read file failed again");
+                    }
+                    continue;
+                }
+                Some(_) => continue,
+                None => {}
+            }
+            let Some((source, name)) = place(&object.key) else {
+                continue;
+            };
+            let blueprint = match blueprint_of.get(source) {
+                Some(b) => b.clone(),
+                None => {
+                    let key = source.to_owned();
+                    let found = state
+                        .store
+                        .query(move |db| source_rows::find_row(db, &key))
+                        .await?;
+                    let b = found.map(|s| s.blueprint_uuid);
+                    blueprint_of.insert(source.to_owned(), b.clone());
+                    b
+                }
+            };
+            let Some(blueprint_uuid) = blueprint else {
+                tracing::warn!(key = %object.key, "an uploaded file names no source; it is left alone");
+                continue;
+            };
+            let row = Row {
+                uuid: uuid::Uuid::new_v4().to_string(),
+                source_uuid: Some(source.to_owned()),
+                blueprint_uuid,
+                object_key: object.key.clone(),
+                name: name.chars().take(255).collect(),
+                size: i64::try_from(object.size).unwrap_or(i64::MAX),
+                status: files::WAITING.to_owned(),
+                report_uuid: None,
+                received: state.clock.unix(),
+                attempts: 0,
+                next_attempt: 0,
+            };
+            let added = state
+                .store
+                .write(move |tx| files::receive(tx, &row).map_err(Failure::from))
+                .await
+                .map_err(ApiError::from)?;
+            new += usize::from(added);
+        }
+    }
+    Ok(new)
+}
+
+/// Reads the files that wait, oldest first: each gets its report once; its object is then
+/// removed from the store (a removal that fails is made by a later pass, which finds it
+/// known).
+pub async fn read_waiting(state: &ReconciliationState) -> Result<usize, anyhow::Error> {
+    let Some(store) = state.objects.as_ref() else {
+        return Ok(0);
+    };
+    let now = state.clock.unix();
+    let due = state
+        .store
+        .query(move |db| files::due(db, now, READ_PER_PASS))
+        .await?;
+    let mut read_count = 0;
+    for file in due {
+        let key = file.blueprint_uuid.clone();
+        let blueprint = state
+            .store
+            .query(move |db| blueprints::find(db, &key))
+            .await?;
+        let Some(blueprint) = blueprint else {
+            tracing::warn!(file = %file.uuid, "the file's blueprint is gone; it waits");
+            postpone(state, &file.uuid, file.attempts).await?;
+            continue;
+        };
+        let bytes = match store.get(&file.object_key).await {
+            Ok(bytes) => bytes,
+            Err(e) => {
+                tracing::warn!(file = %file.uuid, error = %e, "reading an uploaded file failed; it is tried again");
+                postpone(state, &file.uuid, file.attempts).await?;
+                continue;
+            }
+        };
+        let arrived = Arrived {
+            name: file.name.clone(),
+            bytes: Arc::new(bytes),
+            source_uuid: file.source_uuid.clone(),
+            file_uuid: Some(file.uuid.clone()),
+        };
+        match read(state, blueprint, arrived).await {
+            Ok(_) => {
+                read_count += 1;
+                if let Err(e) = store.delete(&file.object_key).await {
+                    tracing::warn!(file = %file.uuid, error = %e, "removing a read file failed; a later pass removes it");
+                }
+            }
+            Err(e) => {
+                tracing::warn!(file = %file.uuid, error = %e.message(), "recording a file's report failed; it is tried again");
+                postpone(state, &file.uuid, file.attempts).await?;
+            }
+        }
+    }
+    Ok(read_count)
+}
+
+async fn postpone(
+    state: &ReconciliationState,
+    file: &str,
+    attempts: i32,
+) -> Result<(), anyhow::Error> {
+    let next = state.clock.unix() + RETRY_SECONDS * i64::from(attempts.clamp(0, 20) + 1);
+    let key = file.to_owned();
+    state
+        .store
+        .write(move |tx| files::postpone(tx, &key, next).map_err(Failure::from))
+        .await
+        .map_err(ApiError::from)?;
+    Ok(())
+}

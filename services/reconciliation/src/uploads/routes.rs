@@ -1,0 +1,168 @@
+use actix_multipart::Multipart;
+use actix_web::{HttpRequest, HttpResponse, web};
+use coffer_auth::Caller;
+use coffer_http::ApiError;
+use coffer_http::openapi::RouteTable;
+use coffer_uploads::{UploadForm, UploadRefusal};
+use futures_util::StreamExt;
+
+use super::commands;
+use super::local::Receiving;
+use super::object_store::ObjectStore;
+use crate::ReconciliationState;
+use crate::lists::uuid_in_path;
+
+/// The bucket `coffer dev` serves uploads for, at `/<bucket>` on its own address.
+pub const LOCAL_BUCKET: &str = "reconciliation-uploads";
+/// Text fields of an upload form: SPEC.md's are fewer than 12, each well under 8 KiB.
+const MAX_FIELDS: usize = 32;
+const MAX_FIELD_BYTES: usize = 16 * 1024;
+
+pub(crate) fn routes(t: &mut RouteTable) {
+    t.get(
+        "/reconciliation/sources/{source_uuid}/file-upload-credentials",
+        credentials,
+    );
+}
+
+/// The standalone store's upload address: only `coffer dev` serves it (distributed mode
+/// uploads go to S3). Not an API operation: it speaks S3's POST protocol and errors.
+pub fn local_routes(cfg: &mut web::ServiceConfig) {
+    cfg.route(&format!("/{LOCAL_BUCKET}"), web::post().to(upload));
+}
+
+/// Signed form fields for uploading bank files to the source, valid for five minutes
+/// (SPEC.md, "File upload procedure").
+#[utoipa::path(get, path = "/reconciliation/sources/{source_uuid}/file-upload-credentials", operation_id = "getReconciliationFileUploadParameters", tag = "Reconciliation",
+    params(("source_uuid" = uuid::Uuid, Path, description = "The source (api_upload or bank_transfer)")),
+    responses((status = 200, description = "The upload credentials: `inputs` to copy into the form, `attributes` of the form, `expires_at`", body = Object),
+        (status = 400, description = "An sftp source, which takes no uploads"),
+        (status = 404, description = "No such source")))]
+pub(crate) async fn credentials(
+    state: web::Data<ReconciliationState>,
+    caller: Caller,
+    path: web::Path<String>,
+) -> Result<HttpResponse, ApiError> {
+    let uuid = uuid_in_path("source_uuid", &path)?;
+    Ok(HttpResponse::Ok().json(commands::credentials(&state, &caller, uuid).await?))
+}
+
+/// S3's error body, which upload clients read.
+fn refused(status: u16, code: &str, message: &str) -> HttpResponse {
+    let escape = |s: &str| {
+        s.replace('&', "&amp;")
+            .replace('<', "&lt;")
+            .replace('>', "&gt;")
+    };
+    HttpResponse::build(
+        actix_web::http::StatusCode::from_u16(status)
+            .unwrap_or(actix_web::http::StatusCode::BAD_REQUEST),
+    )
+    .content_type("application/xml")
+    .body(format!(
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Error><Code>{}</Code><Message>{}</Message></Error>",
+        escape(code),
+        escape(message)
+    ))
+}
+
+fn refusal(r: &UploadRefusal) -> HttpResponse {
+    refused(r.status(), r.code(), &r.to_string())
+}
+
+/// Receives one browser-POST upload: text fields first, `file` last (as S3 requires),
+/// written aside while counted against the largest file allowed, then checked against the
+/// signed policy and placed under its key whole. 204 as S3 answers.
+pub(crate) async fn upload(
+    state: web::Data<ReconciliationState>,
+    req: HttpRequest,
+    payload: web::Payload,
+) -> HttpResponse {
+    let Some(ObjectStore::Local { root, signer }) = state.objects.as_ref() else {
+        return refused(
+            404,
+            "NoSuchBucket",
+            "this Coffer keeps no local upload store",
+        );
+    };
+    let base = ObjectStore::bucket_dir(root, signer);
+    let mut parts = Multipart::new(req.headers(), payload);
+    let mut fields: Vec<(String, String)> = Vec::new();
+    let mut received: Option<Receiving> = None;
+    let max = state.limits.max_bytes as u64;
+    while let Some(part) = parts.next().await {
+        let Ok(mut field) = part else {
+            return refused(
+                400,
+                "MalformedPOSTRequest",
+                "the body is not readable multipart/form-data",
+            );
+        };
+        let name = field.name().unwrap_or_default().to_owned();
+        if name.eq_ignore_ascii_case("file") {
+            let mut file = match Receiving::start(&base).await {
+                Ok(f) => f,
+                Err(e) => {
+                    tracing::error!(error = %e, "the upload directory cannot be written");
+                    return refused(500, "InternalError", "the upload could not be stored");
+                }
+            };
+            while let Some(chunk) = field.next().await {
+                let Ok(chunk) = chunk else {
+                    file.abandon().await;
+                    return refused(400, "IncompleteBody", "the file part ended early");
+                };
+                let size = file.written + chunk.len() as u64;
+                if size > max {
+                    file.abandon().await;
+                    return refusal(&UploadRefusal::EntityTooLarge { size, max });
+                }
+                if let Err(e) = file.write(&chunk).await {
+                    tracing::error!(error = %e, "writing an upload failed");
+                    file.abandon().await;
+                    return refused(500, "InternalError", "the upload could not be stored");
+                }
+            }
+            received = Some(file);
+            // S3 ignores whatever follows the file.
+            break;
+        }
+        let mut value = Vec::new();
+        while let Some(chunk) = field.next().await {
+            let Ok(chunk) = chunk else {
+                return refused(400, "IncompleteBody", "a form field ended early");
+            };
+            if value.len() + chunk.len() > MAX_FIELD_BYTES || fields.len() == MAX_FIELDS {
+                return refused(
+                    400,
+                    "MaxPostPreDataLengthExceeded",
+                    "the form fields before the file are too large",
+                );
+            }
+            value.extend_from_slice(&chunk);
+        }
+        let Ok(value) = String::from_utf8(value) else {
+            return refused(400, "InvalidArgument", "a form field is not UTF-8 text");
+        };
+        fields.push((name, value));
+    }
+    let Some(file) = received else {
+        return refused(400, "InvalidArgument", "the form has no file field");
+    };
+    let form = UploadForm {
+        fields,
+        file_len: file.written,
+    };
+    let accepted = match coffer_uploads::verify(signer, &form, state.clock.now()) {
+        Ok(accepted) => accepted,
+        Err(r) => {
+            file.abandon().await;
+            return refusal(&r);
+        }
+    };
+    if let Err(e) = file.finish(&base, &accepted.key).await {
+        tracing::error!(error = %e, "placing an upload failed");
+        return refused(500, "InternalError", "the upload could not be stored");
+    }
+    HttpResponse::NoContent().finish()
+}

@@ -1,0 +1,22 @@
+//! Reconciliation's background loops, all of them: the event relay and the consumers
+//! (`EventWiring`, built in lib.rs), and `uploads::read_forever`, which finds files
+//! uploaded under sources' prefixes and reads each once.
+
+pub mod uploads;
+
+use actix_web::web;
+use coffer_events::EventWiring;
+use tokio::task::JoinHandle;
+
+use crate::ReconciliationState;
+
+pub(crate) fn spawn(
+    state: &web::Data<ReconciliationState>,
+    events: &EventWiring,
+) -> Vec<JoinHandle<()>> {
+    let mut started = events.spawn();
+    if state.objects.is_some() {
+        started.push(tokio::spawn(uploads::read_forever(state.clone())));
+    }
+    started
+}

@@ -17,7 +17,8 @@ state="$(cd "$state" && pwd)"
 
 # Each service: name and loopback port, as deploy/gateway/routes.conf expects them. The
 # gateway reaches them from 127.0.0.1, so that is the proxy whose X-Forwarded-For they believe.
-services=("identity:8081" "payments:8082" "billing:8083" "notifications:8084" "onboarding:8085")
+services=("identity:8081" "payments:8082" "billing:8083" "notifications:8084" "onboarding:8085"
+    "reconciliation:8086")
 
 log() { printf 'run-distributed: %s\n' "$*" >&2; }
 
@@ -48,15 +49,40 @@ if [[ ! -s "$state/fingerprint.key" ]]; then
     python3 -c 'import secrets; print(secrets.token_hex(32))' >"$state/fingerprint.key"
 fi
 fingerprint_key="$(cat "$state/fingerprint.key")"
-# The master key that seals what identity, payments and notifications store (docs/decisions/secrets.md);
-# one per state directory, readable by its owner only.
+# The master key that seals what identity, payments, notifications and reconciliation store
+# (docs/decisions/secrets.md); one per state directory, readable by its owner only.
 if [[ ! -s "$state/master.keys" ]]; then
     (umask 077 && python3 -c 'import base64, secrets; print("k1:" + base64.b64encode(secrets.token_bytes(32)).decode())' >"$state/master.keys")
 fi
 master_keys="$(cat "$state/master.keys")"
 brokers="$(scripts/kafka.sh)"
+# Reconciliation's bucket: scripts/s3.sh prints
+# http://ACCESS:SECRET@127.0.0.1:19000/BUCKET?region=REGION, taken apart here into the
+# endpoint (scheme, host and port only), bucket, region and keys. It is the bucket the tests
+# use too; reconciliation lists only its own sources' prefixes and leaves other files alone.
+s3_url="$(scripts/s3.sh)"
+s3_part() {
+    python3 - "$s3_url" "$1" <<'PY'
+import sys
+from urllib.parse import parse_qs, unquote, urlsplit
+url = urlsplit(sys.argv[1])
+parts = {
+    "endpoint": f"{url.scheme}://{url.netloc.rpartition('@')[2]}",
+    "bucket": url.path.strip("/"),
+    "region": parse_qs(url.query).get("region", ["us-east-1"])[0],
+    "access_key": unquote(url.username or ""),
+    "secret_key": unquote(url.password or ""),
+}
+print(parts[sys.argv[2]])
+PY
+}
+s3_endpoint="$(s3_part endpoint)"
+s3_bucket="$(s3_part bucket)"
+s3_region="$(s3_part region)"
+s3_access_key="$(s3_part access_key)"
+s3_secret_key="$(s3_part secret_key)"
 cargo build --release -p coffer -p coffer-identity -p coffer-payments -p coffer-billing \
-    -p coffer-notifications -p coffer-onboarding >&2
+    -p coffer-notifications -p coffer-onboarding -p coffer-reconciliation >&2
 bin="${CARGO_TARGET_DIR:-$root/target}/release"
 
 # Onboarding calls identity's internal operations as a platform client: one made per
@@ -103,6 +129,11 @@ for entry in "${services[@]}"; do
         COFFER_ONBOARDING__CLIENT_ID="$(onboarding_client client_id)" \
         COFFER_ONBOARDING__CLIENT_SECRET="$(onboarding_client client_secret)" \
         COFFER_ONBOARDING__CAPTCHA=test \
+        COFFER_RECONCILIATION__S3__ENDPOINT="$s3_endpoint" \
+        COFFER_RECONCILIATION__S3__BUCKET="$s3_bucket" \
+        COFFER_RECONCILIATION__S3__REGION="$s3_region" \
+        COFFER_RECONCILIATION__S3__ACCESS_KEY="$s3_access_key" \
+        COFFER_RECONCILIATION__S3__SECRET_KEY="$s3_secret_key" \
         COFFER_HTTP__LISTEN="127.0.0.1:$port" \
         COFFER_HTTP__TRUSTED_PROXIES=127.0.0.1 \
         COFFER_LOG__FORMAT=text \

@@ -33,6 +33,9 @@ pub enum Command {
     /// Card payments and payment reads per second, and search latency, against a running
     /// Coffer (scripts/bench-payments.sh sets one up on PostgreSQL).
     BenchPayments(crate::bench_payments::BenchPaymentsArgs),
+    /// Read a bank file (camt.053 or camt.054) with a blueprint, as an upload would be, and
+    /// print its report; its events go out when the service runs.
+    Reconcile(ReconcileArgs),
     /// Print the whole API description (OpenAPI 3.1), or serve it with its browsable
     /// reference (`--listen`), as the gateway's `/openapi.json` and `/docs`.
     Openapi(OpenapiArgs),
@@ -343,4 +346,23 @@ pub enum PayoutsCommand {
         #[arg(long, env = "COFFER_PAYMENTS__PAYOUT_FEE_FIXED", default_value_t = 25)]
         fee_fixed: i64,
     },
+}
+
+#[derive(Debug, Args)]
+pub struct ReconcileArgs {
+    /// The bank file.
+    pub file: PathBuf,
+    /// The blueprint that reads it (`GET /reconciliation/blueprints`).
+    #[arg(long)]
+    pub blueprint: Uuid,
+    #[arg(long, default_value = "./data", env = "COFFER_DATA_DIR")]
+    pub data_dir: PathBuf,
+    /// Reconciliation's database, when it is not the SQLite file in the data directory.
+    #[arg(long, env = "COFFER_RECONCILIATION_DATABASE_URL")]
+    pub reconciliation_database_url: Option<String>,
+    /// The largest file read (`reconciliation.max_file_bytes`).
+    #[arg(long, env = "COFFER_RECONCILIATION__MAX_FILE_BYTES", default_value_t = 128 * 1024 * 1024)]
+    pub max_file_bytes: usize,
+    #[arg(long, env = "COFFER_EVENTS__PREFIX", default_value = "coffer")]
+    pub events_prefix: String,
 }

@@ -15,6 +15,7 @@ mod dev;
 mod master_keys;
 mod onboarding_port;
 mod openapi;
+mod reconcile;
 mod sealed_file;
 mod services;
 
@@ -45,6 +46,7 @@ fn main() -> std::process::ExitCode {
             Command::BenchDeliveries(args) => bench_deliveries::run(args).await,
             Command::BenchPayments(args) => bench_payments::run(args).await,
             Command::Openapi(args) => openapi::run(args).await,
+            Command::Reconcile(args) => reconcile::run(args).await,
         }
     });
     match result {

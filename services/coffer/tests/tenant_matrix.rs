@@ -109,6 +109,61 @@ async fn partner_fixtures(a: &Client, dir: &std::path::Path) -> (String, String)
     )
 }
 
+/// The account's payout (of the payments made above), a blueprint, an upload source, and
+/// the report of a statement read with the blueprint.
+async fn reconciliation_fixtures(
+    a: &Client,
+    dir: &std::path::Path,
+    org: &str,
+    account: &str,
+) -> (String, String, String, String) {
+    let settled = common::admin(dir, &["payouts", "settle", "--account", account]);
+    let payout = settled["payouts"][0]["uuid"].as_str().unwrap().to_owned();
+    let blueprint = a
+        .made(
+            "/reconciliation/blueprints",
+            json!({"name": "Matrix A blueprint",
+            "organisation_uuid": org, "account_uuid": account,
+            "message_type": "camt.053", "processing": "match_settlement_payouts"}),
+        )
+        .await;
+    let blueprint = blueprint["uuid"].as_str().unwrap().to_owned();
+    let source = a
+        .made(
+            "/reconciliation/sources",
+            json!({"name": "Matrix A bank",
+            "organisation_uuid": org, "account_uuid": account, "type": "api_upload",
+            "blueprint_uuid": blueprint}),
+        )
+        .await;
+    let statement = "<?xml version=\"1.0\"?><Document xmlns=\"urn:iso:std:iso:20022:tech:xsd:camt.053.001.04\">\
+        <BkToCstmrStmt><GrpHdr><MsgId>MATRIX-A-STATEMENT</MsgId></GrpHdr><Stmt><Id>S</Id>\
+        <Acct><Id><IBAN>CH9300762011623852957</IBAN></Id></Acct></Stmt></BkToCstmrStmt></Document>";
+    let form = reqwest::multipart::Form::new().part(
+        "filename",
+        reqwest::multipart::Part::bytes(statement.as_bytes().to_vec()).file_name("matrix.xml"),
+    );
+    let res = a
+        .http
+        .post(format!(
+            "{}/reconciliation/blueprints/{blueprint}/execute",
+            a.base
+        ))
+        .bearer_auth(&a.token)
+        .multipart(form)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 201);
+    let report: Value = res.json().await.unwrap();
+    (
+        payout,
+        blueprint,
+        source["uuid"].as_str().unwrap().to_owned(),
+        report["uuid"].as_str().unwrap().to_owned(),
+    )
+}
+
 /// The first organisation's objects, by the path parameter that names each kind.
 async fn fixtures(
     a: &Client,
@@ -187,6 +242,8 @@ async fn fixtures(
     )
     .await;
     let tried = answered_try(a, &org).await;
+    let (payout, blueprint, bank_source, report) =
+        reconciliation_fixtures(a, dir, &org, &account).await;
     let id = |v: &Value| v["uuid"].as_str().unwrap().to_owned();
     let kinds = BTreeMap::from([
         ("organisation_uuid", org.clone()),
@@ -205,6 +262,10 @@ async fn fixtures(
         ("uuid", process),
         ("partner_integration_uuid", integration),
         ("email", "matrix-partner@example.org".to_owned()),
+        ("payout_uuid", payout),
+        ("blueprint_uuid", blueprint),
+        ("source_uuid", bank_source),
+        ("report_uuid", report),
     ]);
     // What nobody else may read: the names, addresses and parameters behind those ids.
     let secrets = vec![
@@ -216,6 +277,9 @@ async fn fixtures(
         "matrix-a.example.org".to_owned(),
         "matrix-a-user".to_owned(),
         "matrix-a-password".to_owned(),
+        "Matrix A blueprint".to_owned(),
+        "Matrix A bank".to_owned(),
+        "MATRIX-A-STATEMENT".to_owned(),
         webhook["hmac_key"].as_str().unwrap().to_owned(),
         addresses[0]["address_line1"].as_str().unwrap().to_owned(),
     ];
@@ -268,6 +332,10 @@ async fn snapshot(a: &Client, kinds: &BTreeMap<&str, String>) -> BTreeMap<String
         format!("/webhooks/{}", k("webhook_uuid")),
         format!("/event-subscriptions/{}", k("event_subscription_uuid")),
         format!("/webhook-responses/{}", k("webhook_response_uuid")),
+        format!("/payouts/{}", k("payout_uuid")),
+        format!("/reconciliation/blueprints/{}", k("blueprint_uuid")),
+        format!("/reconciliation/sources/{}", k("source_uuid")),
+        format!("/reconciliation/reports/{}", k("report_uuid")),
     ] {
         let body = a.read(&path).await;
         seen.insert(path, body);

@@ -14,10 +14,10 @@ pub struct ListQuery {
     #[param(value_type = Option<uuid::Uuid>)]
     account_uuid: Option<String>,
     /// How many to skip.
-    #[param(value_type = Option<u32>)]
+    #[param(value_type = Option<i64>, minimum = 0, maximum = 4294967295_i64)]
     from: Option<String>,
-    /// At most this many (1 to 500, 100 by default).
-    #[param(value_type = Option<u32>)]
+    /// At most this many (0 to 500, 100 by default).
+    #[param(value_type = Option<i64>, minimum = 0, maximum = 500)]
     size: Option<String>,
 }
 

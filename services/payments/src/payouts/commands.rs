@@ -173,25 +173,37 @@ pub async fn settle_due(settler: &Settler) -> Result<usize, StoreError> {
     Ok(made)
 }
 
-/// A page of the account's payouts, in their list form.
+/// A page of payouts in their list form: of `account` (404 when the directory does not know
+/// it, 403 when it is not the caller's), else of every account the caller sees.
 pub async fn list(
     store: &Store,
     caller: &Caller,
-    account: uuid::Uuid,
+    account: Option<uuid::Uuid>,
     paging: Paging,
 ) -> Result<Vec<Payout>, ApiError> {
-    let key = account.to_string();
-    let found = store
+    if let Some(account) = account {
+        let key = account.to_string();
+        let organisation = store
+            .query(move |db| account_organisation(db, &key))
+            .await?
+            .ok_or_else(|| ApiError::not_found("Account"))?;
+        caller.require_account(account, organisation.parse().map_err(ApiError::internal)?)?;
+    }
+    let visible: Option<Vec<String>> = caller
+        .organisation_filter()
+        .map(|ids| ids.iter().map(ToString::to_string).collect());
+    let account = account.map(|a| a.to_string());
+    let rows = store
         .query(move |db| {
-            let Some(organisation) = account_organisation(db, &key)? else {
-                return Ok(None);
-            };
-            let rows = store::list(db, &key, paging.offset(), paging.limit())?;
-            Ok(Some((organisation, rows)))
+            store::list(
+                db,
+                account.as_deref(),
+                visible.as_deref(),
+                paging.offset(),
+                paging.limit(),
+            )
         })
         .await?;
-    let (organisation, rows) = found.ok_or_else(|| ApiError::not_found("Account"))?;
-    caller.require_account(account, organisation.parse().map_err(ApiError::internal)?)?;
     rows.into_iter()
         .map(|row| Payout::from_row(row).map_err(ApiError::internal))
         .collect()

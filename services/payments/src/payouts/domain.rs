@@ -148,7 +148,9 @@ mod tests {
         // 1.9 % of 1050 is 19.95: 20, plus 25.
         assert_eq!(fees.fee(1050), 45);
         assert_eq!(fees.fee(10), 10);
-        assert_eq!(fees.fee(i64::MAX), i64::MAX);
+        // No overflow at the top: the share is taken in 128 bits.
+        let top = (i128::from(i64::MAX) * 190 + 5_000) / 10_000 + 25;
+        assert_eq!(i128::from(fees.fee(i64::MAX)), top);
         assert_eq!(
             FeeSchedule {
                 basis_points: 0,

@@ -4,7 +4,6 @@ use coffer_http::ApiError;
 use coffer_http::openapi::RouteTable;
 use coffer_model::ids::parse_uuid;
 use coffer_model::paging::{PagingLimits, PagingQuery};
-use coffer_model::validation::FieldError;
 use serde::Deserialize;
 
 use super::commands;
@@ -23,11 +22,12 @@ pub(crate) struct ListQuery {
     paging: PagingQuery,
 }
 
-/// An account's payouts, newest first, in their list form (without their payments).
+/// Payouts of an account, or of all the caller's accounts, newest first, in their list
+/// form (without their payments).
 #[utoipa::path(get, path = "/payouts", operation_id = "listPayouts", tag = "Payouts",
-    params(("account_uuid" = uuid::Uuid, Query, description = "The account paid out"),
-        ("from" = Option<u32>, Query, description = "Payouts to skip"),
-        ("size" = Option<u32>, Query, description = "At most this many (1 to 500, 100 by default)")),
+    params(("account_uuid" = Option<uuid::Uuid>, Query, description = "Only this account's; all of the caller's accounts' when absent"),
+        ("from" = Option<i64>, Query, minimum = 0, maximum = 4294967295_i64, description = "Payouts to skip"),
+        ("size" = Option<i64>, Query, minimum = 0, maximum = 500, description = "At most this many (100 by default)")),
     responses((status = 200, description = "The payouts", body = [super::record::Payout]),
         (status = 404, description = "No such account")))]
 pub(crate) async fn list(
@@ -38,13 +38,12 @@ pub(crate) async fn list(
     let query = query.into_inner();
     let mut errors = Vec::new();
     let paging = query.paging.resolve(LIMITS).map_err(|e| errors.extend(e));
-    let account = match query.account_uuid.as_deref() {
-        Some(raw) => parse_uuid("account_uuid", raw).map_err(|e| errors.push(e)),
-        None => {
-            errors.push(FieldError::not_blank("account_uuid"));
-            Err(())
-        }
-    };
+    let account = query
+        .account_uuid
+        .as_deref()
+        .map(|raw| parse_uuid("account_uuid", raw))
+        .transpose()
+        .map_err(|e| errors.push(e));
     let (Ok(paging), Ok(account)) = (paging, account) else {
         return Err(ApiError::validation(errors));
     };

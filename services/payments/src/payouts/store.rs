@@ -152,21 +152,23 @@ pub fn insert(
     Ok(taken == payments.len() && taken_back == refunds.len())
 }
 
-/// An account's payouts, newest first.
+/// Payouts of one account, or of the organisations given (all when `None`), newest first.
 pub fn list(
     db: &mut Db<'_>,
-    account: &str,
+    account: Option<&str>,
+    organisations: Option<&[String]>,
     offset: i64,
     limit: i64,
 ) -> QueryResult<Vec<PayoutRow>> {
     db_run!(db: {
-        o::payouts
-            .filter(o::account_uuid.eq(account))
-            .order((o::created.desc(), o::uuid.desc()))
-            .offset(offset)
-            .limit(limit)
-            .select(PayoutRow::as_select())
-            .load(db)
+        let mut q = o::payouts.select(PayoutRow::as_select()).into_boxed();
+        if let Some(account) = account {
+            q = q.filter(o::account_uuid.eq(account));
+        }
+        if let Some(list) = organisations {
+            q = q.filter(o::organisation_uuid.eq_any(list));
+        }
+        q.order((o::created.desc(), o::uuid.desc())).offset(offset).limit(limit).load(db)
     })
 }
 

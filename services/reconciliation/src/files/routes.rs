@@ -33,7 +33,8 @@ pub(crate) fn routes(t: &mut RouteTable) {
 /// reports in their order.
 #[utoipa::path(post, path = "/reconciliation/blueprints/{blueprint_uuid}/execute", operation_id = "executeReconciliationBlueprint", tag = "Reconciliation",
     params(("blueprint_uuid" = uuid::Uuid, Path, description = "The blueprint")),
-    request_body(content_type = "multipart/form-data", content = Object, description = "Field `filename`, one or more files (10 MB in all at most)"),
+    request_body(content_type = "multipart/form-data", content = Object, description = "Field `filename`, one or more files (10 MB in all at most)",
+        example = json!({"filename": ["<the bytes of camt053.xml>"]})),
     responses((status = 201, description = "The report (an array of reports for several files)", body = crate::reports::record::Report,
             headers(("Deprecation" = String, description = "The operation is deprecated (RFC 9745)"))),
         (status = 404, description = "No such blueprint"),

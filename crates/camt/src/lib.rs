@@ -32,9 +32,9 @@ pub use rust_decimal::Decimal;
 
 /// Reads one camt.053 or camt.054 file.
 ///
-/// The checks run cheapest first: the size, then the encoding declaration, then a pass over
-/// the bytes for a DTD and the nesting depth, and only then roxmltree, bounded by
-/// `limits.max_nodes`.
+/// The checks run cheapest first: the size, then the encoding (declaration and decoding),
+/// then a pass over the text for a DTD and the nesting depth, and only then roxmltree,
+/// bounded by `limits.max_nodes`.
 pub fn parse(bytes: &[u8], limits: &Limits) -> Result<Document, CamtError> {
     if bytes.len() > limits.max_bytes {
         return Err(CamtError::TooLarge {
@@ -42,8 +42,9 @@ pub fn parse(bytes: &[u8], limits: &Limits) -> Result<Document, CamtError> {
         });
     }
     let (encoding, body) = encoding::detect(bytes)?;
-    nesting::check(body, limits.max_depth)?;
+    // Decoded first, so bytes that are not text are called that, not something else.
     let text = encoding::decode(body, encoding)?;
+    nesting::check(text.as_bytes(), limits.max_depth)?;
 
     let options = roxmltree::ParsingOptions {
         allow_dtd: false,

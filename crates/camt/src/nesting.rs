@@ -39,6 +39,11 @@ pub(crate) fn check(bytes: &[u8], max_depth: u32) -> Result<(), CamtError> {
                 }
             }
             Some(b'!') if rest.starts_with(b"!DOCTYPE") => return Err(CamtError::Dtd),
+            // Not a name after `<`: not markup this pass understands, and not well-formed;
+            // roxmltree says where.
+            Some(c) if !(c.is_ascii_alphabetic() || matches!(c, b'_' | b':') || *c >= 0x80) => {
+                return Ok(());
+            }
             Some(_) => {
                 let Some((end, self_closing)) = start_tag_end(bytes, start + 1) else {
                     return Ok(());

@@ -273,3 +273,19 @@ fn entry_with_last_amount(amount: &str) -> String {
         </NtryDtls></Ntry>"#
     )
 }
+
+#[test]
+fn junk_is_called_junk_not_too_deep() {
+    let junk = "<<<>>>".repeat(1000);
+    assert!(matches!(
+        parse(junk.as_bytes(), &Limits::default()),
+        Err(CamtError::Xml(_))
+    ));
+    let random: Vec<u8> = (0u32..100_000)
+        .map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8)
+        .collect();
+    match parse(&random, &Limits::default()) {
+        Err(CamtError::Encoding(why)) => assert!(why.contains("not valid UTF-8"), "{why}"),
+        other => panic!("random bytes gave {other:?}"),
+    }
+}

@@ -1,6 +1,8 @@
 //! What every Coffer service shares at the HTTP edge: configuration, logging, request ids,
-//! error shapes, health, metrics and body parsing. A service only brings its routes.
+//! error shapes, health, metrics and body parsing, and the guard on the addresses Coffer
+//! connects to for its customers (webhooks, SFTP). A service only brings its routes.
 
+pub mod address_policy;
 mod basic_auth;
 pub mod body;
 pub mod client_address;

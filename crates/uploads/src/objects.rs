@@ -18,6 +18,9 @@ pub struct ObjectInfo {
     pub size: u64,
     /// The entity tag without the quotes S3 wraps it in; it changes when the content does.
     pub etag: Option<String>,
+    /// When the object was written, as the store writes it; a new object under the same key
+    /// has another.
+    pub last_modified: String,
 }
 
 #[derive(Debug, Error)]
@@ -46,6 +49,7 @@ pub async fn list(store: &Store, prefix: &str) -> Result<Vec<ObjectInfo>, Object
             key: object.key,
             size: object.size,
             etag: object.e_tag.as_deref().map(unquote),
+            last_modified: object.last_modified,
         })
         .collect())
 }

@@ -33,6 +33,9 @@ pub enum Command {
     /// Card payments and payment reads per second, and search latency, against a running
     /// Coffer (scripts/bench-payments.sh sets one up on PostgreSQL).
     BenchPayments(crate::bench_payments::BenchPaymentsArgs),
+    /// Reading and matching a generated camt.053 (100 MB by default) beside a bare XML
+    /// parse of it, with each reader's peak memory (scripts/bench-reconcile.sh).
+    BenchReconcile(crate::bench_reconcile::BenchReconcileArgs),
     /// Read a bank file (camt.053 or camt.054) with a blueprint, as an upload would be, and
     /// print its report; its events go out when the service runs.
     Reconcile(ReconcileArgs),

@@ -7,6 +7,7 @@ mod bench;
 mod bench_deliveries;
 mod bench_events;
 mod bench_payments;
+mod bench_reconcile;
 mod cli;
 mod credentials;
 mod data_dir;
@@ -45,6 +46,7 @@ fn main() -> std::process::ExitCode {
             Command::BenchEvents(args) => bench_events::run_all(args).await,
             Command::BenchDeliveries(args) => bench_deliveries::run(args).await,
             Command::BenchPayments(args) => bench_payments::run(args).await,
+            Command::BenchReconcile(args) => bench_reconcile::run(args).await,
             Command::Openapi(args) => openapi::run(args).await,
             Command::Reconcile(args) => reconcile::run(args).await,
         }

@@ -44,6 +44,8 @@ pub async fn run(args: ReconcileArgs) -> anyhow::Result<()> {
         secrets: None,
         objects: None,
         read_every: Duration::from_secs(5),
+        // The command reads a local file; it reaches no SFTP server.
+        sftp_addresses: Default::default(),
         limits,
     };
     let name = args

@@ -112,6 +112,8 @@ pub async fn start_all(
         Arc::clone(&bus),
         coffer_billing::BillingSettings::default(),
     );
+    // SFTP sources may reach what webhook deliveries may (`--webhook-allow-subnets`).
+    let sftp_addresses = notifications.addresses.clone();
     let notifications = coffer_notifications::Notifications::new(
         open(data_dir, coffer_notifications::MIGRATIONS).await?,
         Arc::clone(&clock),
@@ -138,6 +140,7 @@ pub async fn start_all(
         coffer_reconciliation::ReconciliationSettings {
             secrets: Some(secrets.clone()),
             objects: Some(local_uploads(data_dir, secrets, base_url)?),
+            sftp_addresses,
             ..coffer_reconciliation::ReconciliationSettings::default()
         },
     );
@@ -196,10 +199,8 @@ fn local_uploads(
         secret,
     )
     .context("the local upload store")?;
-    Ok(
-        coffer_reconciliation::uploads::object_store::ObjectStore::Local {
-            root: data_dir.join("uploads"),
-            signer,
-        },
-    )
+    let root = data_dir.join("uploads");
+    coffer_reconciliation::uploads::local::clear_incoming(&root)
+        .context("clearing uploads a stopped process left unfinished")?;
+    Ok(coffer_reconciliation::uploads::object_store::ObjectStore::Local { root, signer })
 }

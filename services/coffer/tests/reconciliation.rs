@@ -465,6 +465,26 @@ async fn a_notification_settles_records_and_returns_direct_debits() {
         .unwrap();
     assert_eq!(dup["status"], "duplicate");
     assert_eq!(dup["created_count"], 0);
+
+    // A collection without an EndToEndId, sent again in another file: the same debit, so
+    // one payment.
+    let mut debit_uuids = Vec::new();
+    for message in ["NTF-2", "NTF-3"] {
+        let file = notification(
+            message,
+            IBAN,
+            &[Debit("NOTPROVIDED", "EXT-MANDATE-9", "9.00", None)],
+        );
+        let r: Value = client
+            .execute(&notifications, vec![("n.xml", file)])
+            .await
+            .json()
+            .await
+            .unwrap();
+        assert_eq!(r["status"], "processed", "{r}");
+        debit_uuids.push(r["entries"]["created"][0]["debit_uuid"].clone());
+    }
+    assert_eq!(debit_uuids[0], debit_uuids[1]);
 }
 
 #[tokio::test]
@@ -528,6 +548,27 @@ async fn a_file_that_cannot_be_read_fails_whole_and_says_why() {
     );
     let res = client.execute(&statements, vec![]).await;
     assert_eq!(res.status(), 400);
+    assert_eq!(res.headers()["deprecation"], "@1795651200");
+
+    // Every answer of the deprecated operation says so, refusals before any reading too.
+    let nobody = reqwest::Client::new()
+        .post(format!(
+            "{}/reconciliation/blueprints/{statements}/execute",
+            client.base
+        ))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(nobody.status(), 401);
+    assert_eq!(nobody.headers()["deprecation"], "@1795651200");
+    let missing = client
+        .execute(
+            &uuid::Uuid::new_v4().to_string(),
+            vec![("a.xml", b"<a/>".to_vec())],
+        )
+        .await;
+    assert_eq!(missing.status(), 404);
+    assert_eq!(missing.headers()["deprecation"], "@1795651200");
 }
 
 #[tokio::test]
@@ -782,7 +823,48 @@ async fn a_file_uploaded_with_credentials_is_read_once() {
         .unwrap();
     assert_eq!(again["status"], "duplicate");
     assert_eq!(again["duplicate_of"], report["uuid"]);
+    // Banks reuse names: a new file under a key read before is read too.
+    std::fs::write(
+        &file,
+        notification("UPLOAD-2", IBAN, &[Debit("NEXT-1", "M-1", "7.00", None)]),
+    )
+    .unwrap();
+    let (status, _) = curl_upload(
+        &credentials,
+        &format!("{prefix}/camt054.xml"),
+        "camt054.xml",
+        &file,
+    );
+    assert_eq!(status, 204);
+    let reports = client
+        .until(&path, |r| {
+            r.as_array()
+                .is_some_and(|a| a.iter().any(|r| r["message_id"] == "UPLOAD-2"))
+        })
+        .await;
+    let reused = reports
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["message_id"] == "UPLOAD-2")
+        .unwrap();
+    assert_eq!(reused["status"], "processed", "{reused}");
+    assert_eq!(reused["file_name"], "camt054.xml");
     // Read files leave the store.
+    for _ in 0..100 {
+        if std::fs::read_dir(
+            dir.path()
+                .join("uploads/reconciliation-uploads")
+                .join(&prefix),
+        )
+        .map(|d| d.count())
+        .unwrap_or(0)
+            == 0
+        {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
     let leftover = std::fs::read_dir(
         dir.path()
             .join("uploads/reconciliation-uploads")
@@ -848,4 +930,59 @@ async fn the_operator_reads_a_file_from_the_command_line() {
         .unwrap();
     assert!(!missing.status.success());
     assert!(String::from_utf8_lossy(&missing.stderr).contains("no blueprint"));
+}
+
+#[tokio::test]
+async fn a_fifty_megabyte_statement_is_uploaded_and_read_whole() {
+    let (dir, _server, client, c) = start().await;
+    let statements = blueprint(&client, &c, "camt.053", "match_settlement_payouts").await;
+    let (status, source) = client
+        .post("/reconciliation/sources", json!({"name": "Big statements", "organisation_uuid": c["organisation_uuid"],
+            "account_uuid": c["account_uuids"][0], "type": "api_upload", "blueprint_uuid": statements}))
+        .await;
+    assert_eq!(status, 201, "{source}");
+    let source_uuid = source["uuid"].as_str().unwrap();
+    // One statement of many small credits: 50 MB, as a large bank's month can be.
+    let one = String::from_utf8(statement("BIG-1", IBAN, "12.34", "CHF", "none")).unwrap();
+    let start = one.find("<Ntry>").unwrap();
+    let end = one.find("</Ntry>").unwrap() + "</Ntry>".len();
+    let entry = &one[start..end];
+    let copies = 50 * 1024 * 1024 / entry.len() + 1;
+    let big = format!("{}{}{}", &one[..start], entry.repeat(copies), &one[end..]);
+    let file = dir.path().join("big.xml");
+    std::fs::write(&file, &big).unwrap();
+    assert!(big.len() > 50 * 1024 * 1024);
+
+    let (_, credentials) = client
+        .get(&format!(
+            "/reconciliation/sources/{source_uuid}/file-upload-credentials"
+        ))
+        .await;
+    let key = format!("{}/big.xml", credentials["inputs"]["key"].as_str().unwrap());
+    let (status, body) = curl_upload(&credentials, &key, "big.xml", &file);
+    assert_eq!(status, 204, "{body}");
+    let path = format!(
+        "/reconciliation/reports?account_uuid={}",
+        c["account_uuids"][0].as_str().unwrap()
+    );
+    let mut report = Value::Null;
+    for _ in 0..600 {
+        let (_, reports) = client.get(&path).await;
+        if let Some(r) = reports
+            .as_array()
+            .and_then(|a| a.iter().find(|r| r["source_uuid"] == source_uuid))
+        {
+            report = r.clone();
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    assert_eq!(report["status"], "processed", "{report}");
+    assert_eq!(
+        report["entry_count"],
+        json!(copies + 1),
+        "every entry, the debit included"
+    );
+    let credits = format!("{}.{:02}", copies * 1234 / 100, copies * 1234 % 100);
+    assert_eq!(report["totals"][0]["credits"], credits);
 }

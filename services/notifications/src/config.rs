@@ -1,8 +1,7 @@
+use coffer_http::address_policy::AddressPolicy;
 use coffer_http::config::{ConfigError, Validate};
 use coffer_secrets::SecretsSettings;
 use serde::{Deserialize, Serialize};
-
-use crate::deliveries::domain::address_policy::AddressPolicy;
 
 /// `coffer-notifications`' own settings, beside the common ones of every service binary.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]

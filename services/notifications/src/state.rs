@@ -3,12 +3,12 @@
 use std::sync::Arc;
 
 use coffer_events::{Outbox, RelaySettings};
+use coffer_http::address_policy::AddressPolicy;
 use coffer_model::clock::Clock;
 use coffer_secrets::Secrets;
 use coffer_store::Store;
 use tokio::sync::Notify;
 
-use crate::deliveries::domain::address_policy::AddressPolicy;
 use crate::deliveries::metrics::DeliveryMetrics;
 
 #[derive(Clone)]

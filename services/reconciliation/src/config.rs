@@ -1,3 +1,4 @@
+use coffer_http::address_policy::AddressPolicy;
 use coffer_http::config::{ConfigError, Validate};
 use coffer_secrets::SecretsSettings;
 use serde::{Deserialize, Serialize};
@@ -22,8 +23,12 @@ pub struct ReconciliationSection {
     /// The largest bank file read, in bytes (1 MiB to 512 MiB; 128 MiB by default). Upload
     /// policies allow up to it; a larger file gets a failed report.
     pub max_file_bytes: usize,
-    /// How often uploaded files are looked for (500 to 600000 milliseconds).
+    /// How often uploaded files are looked for, and SFTP sources checked for a due poll
+    /// (500 to 600000 milliseconds).
     pub read_every_ms: u64,
+    /// Subnets (comma-separated CIDRs) SFTP sources may reach beyond public addresses: for
+    /// servers on the operator's own network, and tests. Empty by default.
+    pub sftp_allow_subnets: String,
     /// The bucket sources' files are uploaded to; without an endpoint, upload
     /// credentials answer 503 and only the execute operation reads files.
     pub s3: S3Section,
@@ -34,6 +39,7 @@ impl Default for ReconciliationSection {
         Self {
             max_file_bytes: coffer_camt::Limits::default().max_bytes,
             read_every_ms: 5_000,
+            sftp_allow_subnets: String::new(),
             s3: S3Section::default(),
         }
     }
@@ -102,6 +108,14 @@ impl S3Section {
     }
 }
 
+impl ReconciliationSection {
+    /// Where SFTP sources may connect: public addresses, and the allowed subnets.
+    pub fn sftp_address_policy(&self) -> Result<AddressPolicy, ConfigError> {
+        AddressPolicy::parse(&self.sftp_allow_subnets)
+            .map_err(|e| ConfigError::invalid("reconciliation.sftp_allow_subnets", e))
+    }
+}
+
 impl Validate for ReconciliationConfig {
     fn validate(&self) -> Result<(), ConfigError> {
         let r = &self.reconciliation;
@@ -118,6 +132,7 @@ impl Validate for ReconciliationConfig {
             ));
         }
         r.s3.store()?;
+        r.sftp_address_policy()?;
         self.secrets.keyring()?;
         Ok(())
     }

@@ -60,3 +60,55 @@ pub fn required_choice<T>(
         }),
     }
 }
+
+/// Reads a request body into `T` and checks it, naming every offending property in one
+/// answer: the properties of the wrong type (coffer-http names them all), and then, with
+/// those taken out, whatever `check` finds wrong with the rest (a required property
+/// missing, a value out of range).
+pub fn read_checked<T, C>(
+    body: serde_json::Value,
+    check: impl FnOnce(T) -> Result<C, Vec<FieldError>>,
+) -> Result<C, coffer_http::ApiError>
+where
+    T: serde::de::DeserializeOwned,
+{
+    let wrong = match coffer_http::body::parse_value_at::<T>("", body.clone()) {
+        Ok(read) => return check(read).map_err(coffer_http::ApiError::validation),
+        Err(wrong) => wrong,
+    };
+    let mut rest = body;
+    for error in &wrong {
+        take_out(&mut rest, &error.property);
+    }
+    let mut all = wrong.clone();
+    if let Ok(read) = serde_json::from_value::<T>(rest)
+        && let Err(more) = check(read)
+    {
+        let named = |p: &str| wrong.iter().any(|w| owner(&w.property) == owner(p));
+        all.extend(more.into_iter().filter(|m| !named(&m.property)));
+    }
+    Err(coffer_http::ApiError::validation(all))
+}
+
+/// The property an error is about, without an item's index (`versions[0]` is `versions`'s).
+fn owner(property: &str) -> &str {
+    property.split('[').next().unwrap_or(property)
+}
+
+/// Removes the property at a dotted path (its array, for an item of one).
+fn take_out(body: &mut serde_json::Value, property: &str) {
+    let path: Vec<&str> = owner(property).split('.').collect();
+    let Some((last, parents)) = path.split_last() else {
+        return;
+    };
+    let mut at = body;
+    for part in parents {
+        match at.get_mut(*part) {
+            Some(next) => at = next,
+            None => return,
+        }
+    }
+    if let Some(map) = at.as_object_mut() {
+        map.remove(*last);
+    }
+}

@@ -5,7 +5,8 @@
 //! Every feature has the same rooms: `routes` (HTTP only), `commands` (the use cases),
 //! `domain` (pure rules), `store` (queries) and `events`; the one route table is
 //! `routes.rs`, the background loops are listed in `workers/`. `processing/` is the pure
-//! reading of a parsed file, which `files/commands.rs` applies.
+//! reading of a parsed file, which `files/commands.rs` applies; files arrive through
+//! `uploads/` (an object store) and `sftp/` (servers polled for sftp sources).
 
 pub mod blueprints;
 pub mod config;
@@ -18,6 +19,7 @@ pub mod processing;
 pub mod reports;
 mod routes;
 mod schema;
+pub mod sftp;
 pub mod sources;
 mod state;
 mod tenancy;
@@ -82,6 +84,7 @@ impl Reconciliation {
             secrets: settings.secrets,
             objects: settings.objects,
             read_every: settings.read_every,
+            sftp_addresses: settings.sftp_addresses,
             limits,
         };
         Self {

@@ -61,7 +61,9 @@ pub type PageQuery<T> = fn(
     i64,
 ) -> diesel::QueryResult<Vec<T>>;
 
-/// One page of a list, limited to what the caller may see.
+/// One page of a list, limited to what the caller may see. An account asked for must be
+/// one the caller may see (403), as payments' lists answer; one the directory does not know
+/// is 404.
 pub async fn visible_page<T: Send + 'static>(
     store: &coffer_store::Store,
     caller: &coffer_auth::Caller,
@@ -69,6 +71,9 @@ pub async fn visible_page<T: Send + 'static>(
     paging: Paging,
     query: PageQuery<T>,
 ) -> Result<Vec<T>, ApiError> {
+    if let Some(account) = account {
+        crate::tenancy::require_known_account(store, caller, account).await?;
+    }
     let visible = crate::tenancy::visible(caller);
     let account = account.map(|a| a.to_string());
     store

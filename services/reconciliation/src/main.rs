@@ -24,6 +24,14 @@ fn main() -> std::process::ExitCode {
             ])
             .await?;
             let verifier = s.verifier(None)?;
+            let section = &s.config.reconciliation;
+            let sftp_addresses = section.sftp_address_policy()?;
+            if sftp_addresses.widened() {
+                tracing::warn!(
+                    subnets = %section.sftp_allow_subnets,
+                    "SFTP sources may reach the allowed subnets beyond public addresses"
+                );
+            }
             let settings = ReconciliationSettings {
                 event_prefix: s.common.events.prefix.clone(),
                 relay: s.common.relay_settings(),
@@ -31,6 +39,7 @@ fn main() -> std::process::ExitCode {
                 secrets: s.config.secrets.keyring()?,
                 objects: s.config.reconciliation.s3.store()?.map(ObjectStore::S3),
                 read_every: Duration::from_millis(s.config.reconciliation.read_every_ms),
+                sftp_addresses,
             };
             let reconciliation = Reconciliation::new(
                 s.store.clone(),

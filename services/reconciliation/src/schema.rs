@@ -44,6 +44,7 @@ diesel::table! {
         source_uuid -> Nullable<Text>,
         blueprint_uuid -> Text,
         object_key -> Text,
+        object_version -> Text,
         name -> Text,
         size -> BigInt,
         status -> Text,

@@ -4,6 +4,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use coffer_events::{Outbox, RelaySettings};
+use coffer_http::address_policy::AddressPolicy;
 use coffer_model::clock::Clock;
 use coffer_secrets::Secrets;
 use coffer_store::Store;
@@ -16,12 +17,15 @@ pub struct ReconciliationSettings {
     pub relay: RelaySettings,
     /// The largest bank file read, in bytes (`reconciliation.max_file_bytes`).
     pub max_file_bytes: usize,
-    /// How often waiting files are looked for.
+    /// How often waiting files are looked for, and SFTP sources checked for a due poll.
     pub read_every: Duration,
     /// The master keys SFTP credentials are sealed with; none keeps SFTP sources out.
     pub secrets: Option<Secrets>,
     /// Where uploaded files land; none answers upload credentials with 503.
     pub objects: Option<ObjectStore>,
+    /// Which SFTP servers may be reached: public addresses, and the subnets an operator
+    /// allows (`reconciliation.sftp_allow_subnets`).
+    pub sftp_addresses: AddressPolicy,
 }
 
 impl Default for ReconciliationSettings {
@@ -33,6 +37,7 @@ impl Default for ReconciliationSettings {
             read_every: Duration::from_secs(2),
             secrets: None,
             objects: None,
+            sftp_addresses: AddressPolicy::default(),
         }
     }
 }
@@ -43,8 +48,10 @@ pub struct ReconciliationState {
     pub outbox: Outbox,
     pub secrets: Option<Secrets>,
     pub objects: Option<ObjectStore>,
-    /// How often the uploads worker looks for new files.
+    /// How often the uploads worker looks for new files, and the SFTP worker for sources
+    /// due a poll.
     pub read_every: Duration,
+    pub sftp_addresses: AddressPolicy,
     /// Bounds on reading one file (its size is `max_file_bytes`).
     pub limits: coffer_camt::Limits,
 }

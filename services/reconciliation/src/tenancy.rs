@@ -38,3 +38,17 @@ pub fn visible(caller: &Caller) -> Option<Vec<String>> {
         .organisation_filter()
         .map(|ids| ids.iter().map(ToString::to_string).collect())
 }
+
+/// Refuses an account the directory does not know (404) or the caller may not see (403).
+pub async fn require_known_account(
+    store: &Store,
+    caller: &Caller,
+    account: Uuid,
+) -> Result<(), ApiError> {
+    let key = account.to_string();
+    let owner = store
+        .query(move |db| coffer_directory::account_organisation(db, &key))
+        .await?
+        .ok_or_else(|| ApiError::not_found("Account"))?;
+    caller.require_account(account, owner.parse().map_err(ApiError::internal)?)
+}

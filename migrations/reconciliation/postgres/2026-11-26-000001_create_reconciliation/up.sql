@@ -42,14 +42,16 @@ CREATE TABLE sources (
 );
 CREATE INDEX sources_account_idx ON sources (account_uuid, created);
 
--- Every file received, once: by its place (source and key), so a file seen again by a
--- poll or listed again is never read twice. `status` is waiting until its report is
--- written in the same transaction that marks it done.
+-- Every file received, once: by its place (its key) and its version (when the store wrote
+-- it), so a file seen again by a poll or listed again is never read twice, and a new file
+-- under a key used before (banks reuse names) is read as the new file it is. `status` is
+-- waiting until its report is written in the same transaction that marks it done.
 CREATE TABLE files (
     uuid TEXT PRIMARY KEY,
     source_uuid TEXT,
     blueprint_uuid TEXT NOT NULL,
     object_key TEXT NOT NULL,
+    object_version TEXT NOT NULL DEFAULT '',
     name TEXT NOT NULL,
     size BIGINT NOT NULL,
     status TEXT NOT NULL,
@@ -58,7 +60,7 @@ CREATE TABLE files (
     attempts INTEGER NOT NULL DEFAULT 0,
     next_attempt BIGINT NOT NULL DEFAULT 0
 );
-CREATE UNIQUE INDEX files_place_idx ON files (object_key);
+CREATE UNIQUE INDEX files_place_idx ON files (object_key, object_version);
 CREATE INDEX files_waiting_idx ON files (next_attempt) WHERE status = 'waiting';
 
 CREATE TABLE reports (

@@ -5,29 +5,19 @@
 //! Redirects are not followed (a receiver could redirect anywhere) and no proxy from the
 //! environment is used.
 
-use std::net::{IpAddr, SocketAddr};
+use std::net::IpAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
+pub use coffer_http::address_policy::Refused;
+use coffer_http::address_policy::{AddressPolicy, Unreachable};
 use reqwest::dns::{Addrs, Name, Resolve, Resolving};
 use url::{Host, Url};
-
-use super::domain::address_policy::AddressPolicy;
 
 /// How long a receiver has to answer.
 pub const TIMEOUT: Duration = Duration::from_millis(super::domain::task::TRY_MS);
 
-/// A destination the policy does not allow.
-#[derive(Debug)]
-pub struct Refused(pub String);
-
-impl std::fmt::Display for Refused {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{} is not a public address and is not allowed", self.0)
-    }
-}
-
-impl std::error::Error for Refused {}
+type BoxError = Box<dyn std::error::Error + Send + Sync>;
 
 struct Guarded {
     policy: Arc<AddressPolicy>,
@@ -38,16 +28,12 @@ impl Resolve for Guarded {
         let policy = Arc::clone(&self.policy);
         let host = name.as_str().to_owned();
         Box::pin(async move {
-            let found: Vec<SocketAddr> =
-                tokio::net::lookup_host((host.as_str(), 0)).await?.collect();
-            let allowed: Vec<SocketAddr> = found
-                .into_iter()
-                .filter(|addr| policy.permits(addr.ip()))
-                .collect();
-            if allowed.is_empty() {
-                return Err(Box::new(Refused(host)) as Box<dyn std::error::Error + Send + Sync>);
+            // reqwest puts the URL's port on the addresses it gets.
+            match policy.resolve(&host, 0).await {
+                Ok(allowed) => Ok(Box::new(allowed.into_iter()) as Addrs),
+                Err(Unreachable::Lookup(e)) => Err(Box::new(e) as BoxError),
+                Err(Unreachable::Refused(refused)) => Err(Box::new(refused) as BoxError),
             }
-            Ok(Box::new(allowed.into_iter()) as Addrs)
         })
     }
 }

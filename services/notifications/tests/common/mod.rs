@@ -37,10 +37,8 @@ pub async fn notifications_world_with(backend: Backend, settings: NotificationsS
 /// Settings that let deliveries reach `receiver` on loopback and trust its certificate.
 pub fn reaching(receiver: &coffer_testkit::receiver::Receiver) -> NotificationsSettings {
     NotificationsSettings {
-        addresses: coffer_notifications::deliveries::domain::address_policy::AddressPolicy::parse(
-            "127.0.0.0/8,::1/128",
-        )
-        .unwrap(),
+        addresses: coffer_http::address_policy::AddressPolicy::parse("127.0.0.0/8,::1/128")
+            .unwrap(),
         extra_roots: Some(receiver.cert_pem.clone()),
         ..NotificationsSettings::default()
     }

@@ -1,12 +1,12 @@
 use actix_web::{HttpResponse, web};
 use coffer_auth::Caller;
-use coffer_http::body::parse_value;
 use coffer_http::openapi::RouteTable;
 use coffer_http::{ApiError, Json};
 
 use super::commands;
 use super::domain::BlueprintRequest;
 use crate::ReconciliationState;
+use crate::fields::read_checked;
 use crate::lists::{ListQuery, uuid_in_path};
 
 pub(crate) fn routes(t: &mut RouteTable) {
@@ -25,8 +25,7 @@ pub(crate) async fn create(
     caller: Caller,
     body: Json<serde_json::Value>,
 ) -> Result<HttpResponse, ApiError> {
-    let request: BlueprintRequest = parse_value(body.0)?;
-    let input = request.check().map_err(ApiError::validation)?;
+    let input = read_checked(body.0, BlueprintRequest::check)?;
     let blueprint = commands::create(&state, &caller, input).await?;
     Ok(HttpResponse::Created().json(blueprint))
 }

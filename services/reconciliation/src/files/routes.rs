@@ -42,13 +42,33 @@ pub(crate) fn routes(t: &mut RouteTable) {
 #[allow(deprecated)]
 pub(crate) async fn execute(
     state: web::Data<ReconciliationState>,
-    caller: Caller,
+    caller: Result<Caller, ApiError>,
     req: HttpRequest,
-    path: web::Path<String>,
+    payload: web::Payload,
+) -> HttpResponse {
+    // Every answer says the operation is deprecated, refusals too: the caller is extracted
+    // here rather than before the handler, so a 401 carries the header as well.
+    let mut response = match answer(&state, caller, &req, payload).await {
+        Ok(response) => response,
+        Err(e) => actix_web::ResponseError::error_response(&e),
+    };
+    response.headers_mut().insert(
+        HeaderName::from_static("deprecation"),
+        HeaderValue::from_static(DEPRECATED_AT),
+    );
+    response
+}
+
+async fn answer(
+    state: &ReconciliationState,
+    caller: Result<Caller, ApiError>,
+    req: &HttpRequest,
     payload: web::Payload,
 ) -> Result<HttpResponse, ApiError> {
-    let uuid = uuid_in_path("blueprint_uuid", &path)?;
-    let blueprint = blueprints::get(&state, &caller, uuid).await?;
+    let caller = caller?;
+    let path = req.match_info().get("blueprint_uuid").unwrap_or_default();
+    let uuid = uuid_in_path("blueprint_uuid", path)?;
+    let blueprint = blueprints::get(state, &caller, uuid).await?;
     let declared = req
         .headers()
         .get(actix_web::http::header::CONTENT_LENGTH)
@@ -66,13 +86,9 @@ pub(crate) async fn execute(
             source_uuid: None,
             file_uuid: None,
         };
-        reports.push(commands::read(&state, blueprint.clone(), arrived).await?);
+        reports.push(commands::read(state, blueprint.clone(), arrived).await?);
     }
     let mut response = HttpResponse::Created();
-    response.insert_header((
-        HeaderName::from_static("deprecation"),
-        HeaderValue::from_static(DEPRECATED_AT),
-    ));
     Ok(match reports.len() {
         1 => response.json(&reports[0]),
         _ => response.json(&reports),

@@ -16,6 +16,9 @@ pub struct Row {
     pub blueprint_uuid: String,
     /// Where the file is: its key in the object store, or `sftp:<source>/<name>`.
     pub object_key: String,
+    /// Which file under that key: when the store wrote it (empty where the key alone
+    /// names it).
+    pub object_version: String,
     pub name: String,
     pub size: i64,
     pub status: String,
@@ -29,7 +32,7 @@ pub struct Row {
 /// listed again is never read twice.
 pub fn receive(db: &mut Db<'_>, row: &Row) -> QueryResult<bool> {
     let added = db_run!(db: {
-        diesel::insert_into(f::files).values(row).on_conflict(f::object_key).do_nothing().execute(db)
+        diesel::insert_into(f::files).values(row).on_conflict((f::object_key, f::object_version)).do_nothing().execute(db)
     })?;
     Ok(added == 1)
 }
@@ -38,17 +41,22 @@ pub fn find(db: &mut Db<'_>, uuid: &str) -> QueryResult<Option<Row>> {
     db_run!(db: { f::files.find(uuid).select(Row::as_select()).first(db).optional() })
 }
 
-/// Which of `keys` were received before, with their status.
-pub fn known(db: &mut Db<'_>, keys: &[String]) -> QueryResult<Vec<(String, String)>> {
+/// What was received before under `keys`: each key's versions with their status.
+pub fn known(db: &mut Db<'_>, keys: &[String]) -> QueryResult<Vec<(String, String, String)>> {
     db_run!(db: {
-        f::files.filter(f::object_key.eq_any(keys)).select((f::object_key, f::status)).load(db)
+        f::files
+            .filter(f::object_key.eq_any(keys))
+            .select((f::object_key, f::object_version, f::status))
+            .load(db)
     })
 }
 
 /// Files waiting to be read whose next attempt is due, oldest first.
 pub fn due(db: &mut Db<'_>, now: i64, limit: i64) -> QueryResult<Vec<Row>> {
     db_run!(db: {
+        // Uploads only: an SFTP source's files are read by its poll, which fetches them.
         f::files
+            .filter(f::object_key.like("sources/%"))
             .filter(f::status.eq(WAITING))
             .filter(f::next_attempt.le(now))
             .order((f::received.asc(), f::uuid.asc()))

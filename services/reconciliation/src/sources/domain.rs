@@ -160,11 +160,11 @@ fn host_key(v: &mut Violations, raw: &str) -> Option<String> {
             | "ecdsa-sha2-nistp384"
             | "ecdsa-sha2-nistp521"
     );
-    let base64 = data.len() <= 4096
-        && data
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '/' | '='));
-    if known && base64 {
+    // Parsed as the poller will read it: a key of the named type, whole.
+    let parses = data.len() <= 4096
+        && russh::keys::PublicKey::from_openssh(&format!("{algorithm} {data}"))
+            .is_ok_and(|key| key.algorithm().as_str() == algorithm);
+    if known && parses {
         Some(format!("{algorithm} {data}"))
     } else {
         v.push(FieldError::not_valid(
@@ -329,7 +329,7 @@ mod tests {
             private_key: None,
             directory: Some("/out".into()),
             poll_seconds: None,
-            host_key: Some("ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIGx comment".into()),
+            host_key: Some("ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIAABAgMEBQYHCAkKCwwNDg8QERITFBUWFxgZGhscHR4f comment".into()),
         }
     }
 
@@ -349,7 +349,10 @@ mod tests {
         let input = request("sftp", Some(sftp())).check().unwrap();
         let s = input.sftp.unwrap();
         assert_eq!((s.port, s.poll_seconds), (22, DEFAULT_POLL_SECONDS));
-        assert_eq!(s.host_key, "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIGx");
+        assert_eq!(
+            s.host_key,
+            "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIAABAgMEBQYHCAkKCwwNDg8QERITFBUWFxgZGhscHR4f"
+        );
         assert_eq!(s.secret.kind(), "password");
     }
 

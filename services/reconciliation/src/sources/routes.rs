@@ -1,12 +1,12 @@
 use actix_web::{HttpResponse, web};
 use coffer_auth::Caller;
-use coffer_http::body::parse_value;
 use coffer_http::openapi::RouteTable;
 use coffer_http::{ApiError, Json};
 
 use super::commands;
 use super::domain::SourceRequest;
 use crate::ReconciliationState;
+use crate::fields::read_checked;
 use crate::lists::{ListQuery, uuid_in_path};
 
 pub(crate) fn routes(t: &mut RouteTable) {
@@ -25,8 +25,15 @@ pub(crate) async fn create(
     caller: Caller,
     body: Json<serde_json::Value>,
 ) -> Result<HttpResponse, ApiError> {
-    let request: SourceRequest = parse_value(body.0)?;
-    let input = request.check().map_err(ApiError::validation)?;
+    // serde reads a struct from an array too; `sftp` must be an object.
+    if body
+        .0
+        .get("sftp")
+        .is_some_and(|s| !s.is_object() && !s.is_null())
+    {
+        return Err(ApiError::invalid("sftp", "must be an object"));
+    }
+    let input = read_checked(body.0, SourceRequest::check)?;
     let source = commands::create(&state, &caller, input).await?;
     Ok(HttpResponse::Created().json(source))
 }

@@ -158,6 +158,24 @@ pub fn of_kind(db: &mut Db<'_>, kind: SourceKind) -> QueryResult<Vec<Row>> {
     })
 }
 
+/// Takes a due poll of an SFTP source, stamping it `at`: true when `polled` was still
+/// `seen`, so of several replicas that found the source due, only one polls it.
+pub fn claim_poll(db: &mut Db<'_>, uuid: &str, seen: Option<i64>, at: i64) -> QueryResult<bool> {
+    let changed = match seen {
+        Some(before) => db_run!(db: {
+            diesel::update(s::sources.filter(s::uuid.eq(uuid)).filter(s::polled.eq(before)))
+                .set(s::polled.eq(Some(at)))
+                .execute(db)
+        })?,
+        None => db_run!(db: {
+            diesel::update(s::sources.filter(s::uuid.eq(uuid)).filter(s::polled.is_null()))
+                .set(s::polled.eq(Some(at)))
+                .execute(db)
+        })?,
+    };
+    Ok(changed == 1)
+}
+
 /// Records a poll of an SFTP source and how it went.
 pub fn record_poll(db: &mut Db<'_>, uuid: &str, at: i64, error: Option<&str>) -> QueryResult<()> {
     db_run!(db: {

@@ -74,15 +74,18 @@ pub async fn receive_new(state: &ReconciliationState) -> Result<usize, anyhow::E
     let mut blueprint_of: HashMap<String, Option<String>> = HashMap::new();
     for chunk in listed.chunks(500) {
         let keys: Vec<String> = chunk.iter().map(|o| o.key.clone()).collect();
-        let known: HashMap<String, String> = state
+        let known: HashMap<(String, String), String> = state
             .store
             .query(move |db| files::known(db, &keys))
             .await?
             .into_iter()
+            .map(|(key, version, status)| ((key, version), status))
             .collect();
         for object in chunk {
-            match known.get(&object.key).map(String::as_str) {
-                // Read before, its removal failed then: removed now.
+            let seen = known.get(&(object.key.clone(), object.last_modified.clone()));
+            match seen.map(String::as_str) {
+                // This very file was read, and its removal failed then: removed now. A
+                // newer file under the same key has another version and is new.
                 Some(files::DONE) => {
                     if let Err(e) = store.delete(&object.key).await {
                         tracing::warn!(key = %object.key, error = %e, "removing a read file failed again");
@@ -117,6 +120,7 @@ pub async fn receive_new(state: &ReconciliationState) -> Result<usize, anyhow::E
                 source_uuid: Some(source.to_owned()),
                 blueprint_uuid,
                 object_key: object.key.clone(),
+                object_version: object.last_modified.clone(),
                 name: name.chars().take(255).collect(),
                 size: i64::try_from(object.size).unwrap_or(i64::MAX),
                 status: files::WAITING.to_owned(),
@@ -177,7 +181,7 @@ pub async fn read_waiting(state: &ReconciliationState) -> Result<usize, anyhow::
         match read(state, blueprint, arrived).await {
             Ok(_) => {
                 read_count += 1;
-                if let Err(e) = store.delete(&file.object_key).await {
+                if let Err(e) = remove_read(store, &file.object_key, &file.object_version).await {
                     tracing::warn!(file = %file.uuid, error = %e, "removing a read file failed; a later pass removes it");
                 }
             }
@@ -188,6 +192,21 @@ pub async fn read_waiting(state: &ReconciliationState) -> Result<usize, anyhow::
         }
     }
     Ok(read_count)
+}
+
+/// Removes the object of a file just read, unless a newer file was uploaded under its key
+/// meanwhile (that one is received by the next pass). The check and the removal are two
+/// calls to the store: a file written between them, within milliseconds, would be lost, a
+/// window a bank's daily file does not meet.
+async fn remove_read(store: &ObjectStore, key: &str, version: &str) -> Result<(), anyhow::Error> {
+    let now = store.list(key).await?;
+    if now
+        .iter()
+        .any(|o| o.key == key && o.last_modified == version)
+    {
+        store.delete(key).await?;
+    }
+    Ok(())
 }
 
 async fn postpone(

@@ -7,7 +7,7 @@ use coffer_uploads::{UploadForm, UploadRefusal};
 use futures_util::StreamExt;
 
 use super::commands;
-use super::local::Receiving;
+use super::local::{PlaceError, Receiving};
 use super::object_store::ObjectStore;
 use crate::ReconciliationState;
 use crate::lists::uuid_in_path;
@@ -17,6 +17,8 @@ pub const LOCAL_BUCKET: &str = "reconciliation-uploads";
 /// Text fields of an upload form: SPEC.md's are fewer than 12, each well under 8 KiB.
 const MAX_FIELDS: usize = 32;
 const MAX_FIELD_BYTES: usize = 16 * 1024;
+/// An upload that sends nothing for this long is given up, its partial file removed.
+const STALL: std::time::Duration = std::time::Duration::from_secs(60);
 
 pub(crate) fn routes(t: &mut RouteTable) {
     t.get(
@@ -100,17 +102,38 @@ pub(crate) async fn upload(
         };
         let name = field.name().unwrap_or_default().to_owned();
         if name.eq_ignore_ascii_case("file") {
-            let mut file = match Receiving::start(&base).await {
+            // Everything but the size is known before the file: an upload the policy refuses
+            // is turned away before a byte of it is written.
+            let before = UploadForm {
+                fields: fields.clone(),
+                file_len: 1,
+            };
+            match coffer_uploads::verify(signer, &before, state.clock.now()) {
+                Ok(_)
+                | Err(
+                    UploadRefusal::EntityTooSmall { .. } | UploadRefusal::EntityTooLarge { .. },
+                ) => {}
+                Err(r) => return refusal(&r),
+            }
+            let mut file = match Receiving::start(root).await {
                 Ok(f) => f,
                 Err(e) => {
                     tracing::error!(error = %e, "the upload directory cannot be written");
                     return refused(500, "InternalError", "the upload could not be stored");
                 }
             };
-            while let Some(chunk) = field.next().await {
-                let Ok(chunk) = chunk else {
-                    file.abandon().await;
-                    return refused(400, "IncompleteBody", "the file part ended early");
+            loop {
+                let chunk = match tokio::time::timeout(STALL, field.next()).await {
+                    Ok(None) => break,
+                    Ok(Some(Ok(chunk))) => chunk,
+                    Ok(Some(Err(_))) => {
+                        file.abandon().await;
+                        return refused(400, "IncompleteBody", "the file part ended early");
+                    }
+                    Err(_) => {
+                        file.abandon().await;
+                        return refused(400, "RequestTimeout", "the upload stalled");
+                    }
                 };
                 let size = file.written + chunk.len() as u64;
                 if size > max {
@@ -128,9 +151,12 @@ pub(crate) async fn upload(
             break;
         }
         let mut value = Vec::new();
-        while let Some(chunk) = field.next().await {
+        while let Some(chunk) = tokio::time::timeout(STALL, field.next())
+            .await
+            .unwrap_or(Some(Err(actix_multipart::MultipartError::Incomplete)))
+        {
             let Ok(chunk) = chunk else {
-                return refused(400, "IncompleteBody", "a form field ended early");
+                return refused(400, "IncompleteBody", "a form field ended early or stalled");
             };
             if value.len() + chunk.len() > MAX_FIELD_BYTES || fields.len() == MAX_FIELDS {
                 return refused(
@@ -160,9 +186,13 @@ pub(crate) async fn upload(
             return refusal(&r);
         }
     };
-    if let Err(e) = file.finish(&base, &accepted.key).await {
-        tracing::error!(error = %e, "placing an upload failed");
-        return refused(500, "InternalError", "the upload could not be stored");
+    match file.finish(&base, &accepted.key).await {
+        Ok(()) => {}
+        Err(e @ PlaceError::Clash) => return refused(400, "InvalidArgument", &e.to_string()),
+        Err(PlaceError::Io(e)) => {
+            tracing::error!(error = %e, "placing an upload failed");
+            return refused(500, "InternalError", "the upload could not be stored");
+        }
     }
     HttpResponse::NoContent().finish()
 }

@@ -1,7 +1,9 @@
 //! Reconciliation's background loops, all of them: the event relay and the consumers
-//! (`EventWiring`, built in lib.rs), and `uploads::read_forever`, which finds files
-//! uploaded under sources' prefixes and reads each once.
+//! (`EventWiring`, built in lib.rs), `uploads::read_forever`, which finds files uploaded
+//! under sources' prefixes and reads each once, and `sftp::poll_forever`, which polls the
+//! SFTP sources that are due.
 
+pub mod sftp;
 pub mod uploads;
 
 use actix_web::web;
@@ -18,5 +20,6 @@ pub(crate) fn spawn(
     if state.objects.is_some() {
         started.push(tokio::spawn(uploads::read_forever(state.clone())));
     }
+    started.push(tokio::spawn(sftp::poll_forever(state.clone())));
     started
 }

@@ -2,8 +2,9 @@
 
 use std::time::Instant;
 
+use coffer_http::address_policy::AddressPolicy;
+
 use crate::deliveries::connect;
-use crate::deliveries::domain::address_policy::AddressPolicy;
 use crate::deliveries::domain::log::{MAX_BODY_BYTES, WebhookResponse};
 use crate::deliveries::domain::schedule;
 use crate::deliveries::domain::verdict::Answer;

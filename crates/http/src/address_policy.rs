@@ -1,12 +1,14 @@
-//! Where a delivery may connect: public unicast addresses only, so that an endpoint URL
+//! Where Coffer may connect on someone else's behalf: public unicast addresses only, so
+//! that an address a customer gives (a webhook endpoint's URL, an SFTP source's host)
 //! cannot reach Coffer's own network (loopback, private ranges, the cloud metadata service
-//! at 169.254.169.254, carrier-grade NAT, IPv6 unique-local and link-local, and the
-//! like). Operators may allow listed subnets (`notifications.allow_subnets`) for receivers
-//! on their own network and for tests. The check is made on every address a name resolves
-//! to, when the delivery connects (deliveries/connect.rs), so a name that resolves
-//! elsewhere later (DNS rebinding) is caught too.
+//! at 169.254.169.254, carrier-grade NAT, IPv6 unique-local and link-local, and the like).
+//! Operators may allow listed subnets (`notifications.allow_subnets`,
+//! `reconciliation.sftp_allow_subnets`) for servers on their own network and for tests.
+//! The check is made on every address a name resolves to, when the connection is made
+//! ([`AddressPolicy::resolve`]), and the caller connects to those addresses and not to the
+//! name again, so a name that resolves elsewhere later (DNS rebinding) is caught too.
 
-use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
 
 use ipnet::IpNet;
 
@@ -38,6 +40,44 @@ impl AddressPolicy {
     pub fn permits(&self, ip: IpAddr) -> bool {
         self.allowed.iter().any(|net| net.contains(&ip)) || is_public(ip)
     }
+
+    /// The addresses `host` resolves to that the policy permits, with `port`: the only
+    /// ones to connect to. An address literal is checked as it is.
+    pub async fn resolve(&self, host: &str, port: u16) -> Result<Vec<SocketAddr>, Unreachable> {
+        let found: Vec<SocketAddr> = tokio::net::lookup_host((host, port))
+            .await
+            .map_err(Unreachable::Lookup)?
+            .collect();
+        let allowed: Vec<SocketAddr> = found
+            .into_iter()
+            .filter(|addr| self.permits(addr.ip()))
+            .collect();
+        if allowed.is_empty() {
+            return Err(Unreachable::Refused(Refused(host.to_owned())));
+        }
+        Ok(allowed)
+    }
+}
+
+/// A destination the policy does not allow.
+#[derive(Debug)]
+pub struct Refused(pub String);
+
+impl std::fmt::Display for Refused {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} is not a public address and is not allowed", self.0)
+    }
+}
+
+impl std::error::Error for Refused {}
+
+/// Why [`AddressPolicy::resolve`] found nowhere to connect.
+#[derive(Debug, thiserror::Error)]
+pub enum Unreachable {
+    #[error("the name does not resolve: {0}")]
+    Lookup(std::io::Error),
+    #[error(transparent)]
+    Refused(Refused),
 }
 
 /// Whether `ip` is a public unicast address.
@@ -188,5 +228,23 @@ mod tests {
                 .unwrap_err()
                 .contains("localhost")
         );
+    }
+
+    #[tokio::test]
+    async fn a_name_is_resolved_to_the_permitted_addresses_only() {
+        let strict = AddressPolicy::default();
+        let refused = strict.resolve("localhost", 22).await.unwrap_err();
+        assert!(matches!(refused, Unreachable::Refused(_)), "{refused}");
+        assert_eq!(
+            refused.to_string(),
+            "localhost is not a public address and is not allowed"
+        );
+        assert!(matches!(
+            strict.resolve("127.0.0.1", 22).await,
+            Err(Unreachable::Refused(_))
+        ));
+        let widened = AddressPolicy::parse("127.0.0.0/8").unwrap();
+        let found = widened.resolve("127.0.0.1", 2222).await.unwrap();
+        assert_eq!(found, ["127.0.0.1:2222".parse::<SocketAddr>().unwrap()]);
     }
 }

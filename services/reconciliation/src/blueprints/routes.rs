@@ -33,7 +33,8 @@ pub(crate) async fn create(
 /// The blueprints of the caller's accounts, newest first.
 #[utoipa::path(get, path = "/reconciliation/blueprints", operation_id = "listReconciliationBlueprints", tag = "Reconciliation",
     params(ListQuery),
-    responses((status = 200, description = "The blueprints", body = [super::store::Blueprint])))]
+    responses((status = 200, description = "The blueprints", body = [super::store::Blueprint]),
+        (status = 404, description = "No such account")))]
 pub(crate) async fn list(
     state: web::Data<ReconciliationState>,
     caller: Caller,

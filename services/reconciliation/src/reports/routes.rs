@@ -15,7 +15,8 @@ pub(crate) fn routes(t: &mut RouteTable) {
 /// The reports of the caller's accounts, newest first, without their items.
 #[utoipa::path(get, path = "/reconciliation/reports", operation_id = "listReconciliationReports", tag = "Reconciliation",
     params(ListQuery),
-    responses((status = 200, description = "The reports", body = [super::record::Report])))]
+    responses((status = 200, description = "The reports", body = [super::record::Report]),
+        (status = 404, description = "No such account")))]
 pub(crate) async fn list(
     state: web::Data<ReconciliationState>,
     caller: Caller,

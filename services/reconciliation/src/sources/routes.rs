@@ -41,7 +41,8 @@ pub(crate) async fn create(
 /// The sources of the caller's accounts, newest first.
 #[utoipa::path(get, path = "/reconciliation/sources", operation_id = "listReconciliationSources", tag = "Reconciliation",
     params(ListQuery),
-    responses((status = 200, description = "The sources", body = [super::store::Source])))]
+    responses((status = 200, description = "The sources", body = [super::store::Source]),
+        (status = 404, description = "No such account")))]
 pub(crate) async fn list(
     state: web::Data<ReconciliationState>,
     caller: Caller,

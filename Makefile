@@ -18,7 +18,7 @@ test:
 	scripts/ensure-postgres.sh >/dev/null
 	COFFER_TEST_KAFKA_BROKERS="$$(scripts/kafka.sh)" COFFER_TEST_CHECKERS="$$(scripts/checkers.sh)" \
 		COFFER_TEST_CHROMIUM="$$(scripts/chromium.sh)" COFFER_TEST_S3="$$(scripts/s3.sh)" \
-		COFFER_TEST_SFTP="$$(scripts/sftp.sh)" scripts/test.sh
+		COFFER_TEST_SFTP="$$(scripts/sftp.sh)" COFFER_TEST_CAMT_SAMPLES="$$(scripts/testdata.sh)" scripts/test.sh
 
 # Every service binary on PostgreSQL and Kafka behind the nginx gateway (GATEWAY_PORT,
 # COFFER_STATE_DIR); stays in the foreground until Ctrl-C.

@@ -180,6 +180,16 @@ fn notification(message_id: &str, iban: &str, debits: &[Debit<'_>]) -> Vec<u8> {
 
 const IBAN: &str = "CH9300762011623852957";
 
+/// The third-party camt samples beside the repository, or where `COFFER_TEST_CAMT_SAMPLES`
+/// says (`make test` sets it from scripts/testdata.sh for clones elsewhere).
+fn samples() -> std::path::PathBuf {
+    std::env::var_os("COFFER_TEST_CAMT_SAMPLES")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| {
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/testdata/camt")
+        })
+}
+
 async fn start() -> (tempfile::TempDir, common::Server, Client, Value) {
     let dir = tempfile::tempdir().unwrap();
     let mut server = common::start(dir.path());
@@ -586,8 +596,7 @@ async fn every_sample_file_is_read_or_says_it_holds_no_statement() {
         assert_eq!(status, 201, "{b}");
         blueprints.insert(message_type, b["uuid"].as_str().unwrap().to_owned());
     }
-    let root =
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/testdata/camt");
+    let root = samples();
     let no_statement = [
         "053_valid_namespace.xml",
         "general_invalid_namespace.xml",
@@ -883,8 +892,7 @@ async fn the_operator_reads_a_file_from_the_command_line() {
             "account_uuid": c["account_uuids"][0], "message_type": "camt.053", "processing": "match_settlement_payouts"}))
         .await;
     assert_eq!(status, 201, "{b}");
-    let sample = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../../shared/testdata/camt/viafintech-camt_parser/053_valid_example_v4.xml");
+    let sample = samples().join("viafintech-camt_parser/053_valid_example_v4.xml");
     let out = std::process::Command::new(common::COFFER)
         .args([
             "reconcile",

@@ -4,10 +4,15 @@
 
 use std::path::{Path, PathBuf};
 
-/// `shared/testdata/camt` beside the repository. A missing folder fails the test: a suite
-/// that silently reads nothing would pass while checking nothing.
+/// `shared/testdata/camt` beside the repository, or where `COFFER_TEST_CAMT_SAMPLES` says
+/// (`make test` sets it from scripts/testdata.sh, for clones elsewhere). A missing folder
+/// fails the test: a suite that silently reads nothing would pass while checking nothing.
 pub fn testdata() -> PathBuf {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/testdata/camt");
+    let dir = std::env::var_os("COFFER_TEST_CAMT_SAMPLES")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/testdata/camt")
+        });
     assert!(
         dir.is_dir(),
         "camt test data missing: expected {} (shared/testdata/camt next to the repository)",

@@ -193,7 +193,7 @@ fn local_uploads(
     let endpoint = url::Url::parse(base_url).context("the address coffer dev serves on")?;
     let signer = coffer_uploads::Store::new(
         endpoint,
-        coffer_reconciliation::uploads::routes::LOCAL_BUCKET,
+        coffer_reconciliation::uploads::object_store::LOCAL_BUCKET,
         "us-east-1",
         "coffer-dev",
         secret,

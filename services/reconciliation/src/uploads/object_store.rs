@@ -6,6 +6,9 @@ use std::path::{Path, PathBuf};
 
 use coffer_uploads::{ObjectInfo, ObjectStoreError, Store};
 
+/// The bucket `coffer dev` serves uploads for, at `/<bucket>` on its own address.
+pub const LOCAL_BUCKET: &str = "reconciliation-uploads";
+
 #[derive(Clone, Debug)]
 pub enum ObjectStore {
     /// Distributed mode: any S3-compatible store, path-style.

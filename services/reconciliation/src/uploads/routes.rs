@@ -8,12 +8,10 @@ use futures_util::StreamExt;
 
 use super::commands;
 use super::local::{PlaceError, Receiving};
-use super::object_store::ObjectStore;
+use super::object_store::{LOCAL_BUCKET, ObjectStore};
 use crate::ReconciliationState;
 use crate::lists::uuid_in_path;
 
-/// The bucket `coffer dev` serves uploads for, at `/<bucket>` on its own address.
-pub const LOCAL_BUCKET: &str = "reconciliation-uploads";
 /// Text fields of an upload form: SPEC.md's are fewer than 12, each well under 8 KiB.
 const MAX_FIELDS: usize = 32;
 const MAX_FIELD_BYTES: usize = 16 * 1024;

@@ -181,6 +181,7 @@ fn coffer(file: &Path, payouts: usize) -> anyhow::Result<Measured> {
             currency: "CHF".into(),
             reference: reference_of(i),
             settlement_date: day,
+            matched_report_uuid: None,
         })
         .collect();
     let start = Instant::now();

@@ -51,6 +51,10 @@ enum WriteError {
     Store(#[from] coffer_store::StoreError),
 }
 
+/// How far back payouts matched already are looked at, so that a statement sent again
+/// under a new message id says which payouts it names were matched before.
+const MATCHED_LOOKBACK_DAYS: i64 = 92;
+
 /// Reads the file with its blueprint and answers its report. A file received through a
 /// source that was read already answers its first report.
 pub async fn read(
@@ -61,9 +65,10 @@ pub async fn read(
     let account = blueprint.account_uuid.clone();
     let open = match blueprint.processing {
         Processing::MatchSettlementPayouts => {
+            let since = state.clock.now().date() - time::Duration::days(MATCHED_LOOKBACK_DAYS);
             state
                 .store
-                .query(move |db| payouts::unmatched(db, &account))
+                .query(move |db| payouts::for_matching(db, &account, since))
                 .await?
         }
         _ => Vec::new(),

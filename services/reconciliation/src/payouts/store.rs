@@ -27,12 +27,14 @@ pub fn keep(db: &mut Db<'_>, row: &Row) -> QueryResult<()> {
     })
 }
 
-/// The account's payouts no statement has matched, for matching.
-pub fn unmatched(db: &mut Db<'_>, account: &str) -> QueryResult<Vec<Payout>> {
+/// The account's payouts for matching: every open one, and those made since `since` that a
+/// statement matched already, so that a credit naming one of them is reported as such.
+pub fn for_matching(db: &mut Db<'_>, account: &str, since: Date) -> QueryResult<Vec<Payout>> {
+    let since = since.to_string();
     let rows: Vec<Row> = db_run!(db: {
         o::payouts
             .filter(o::account_uuid.eq(account))
-            .filter(o::matched_report_uuid.is_null())
+            .filter(o::matched_report_uuid.is_null().or(o::settlement_date.ge(&since)))
             .order((o::settlement_date.asc(), o::uuid.asc()))
             .select(Row::as_select())
             .load(db)
@@ -48,6 +50,7 @@ pub fn unmatched(db: &mut Db<'_>, account: &str) -> QueryResult<Vec<Payout>> {
                 currency: r.currency,
                 reference: r.reference,
                 settlement_date: date,
+                matched_report_uuid: r.matched_report_uuid,
             })
         })
         .collect())

@@ -1,17 +1,18 @@
 //! `match_settlement_payouts`: a statement's credit is a payout when it names the payout's
 //! reference, has exactly its amount and is valued within the payout's window.
 
+use aho_corasick::{AhoCorasick, MatchKind};
 use coffer_camt::{Direction, Document, Entry};
 use time::{Date, Duration};
 
 use super::Context;
 use super::outcome::{Matched, Outcome, Place, ReportAmount};
-use super::references::{mentions, normalised, texts};
+use super::references::{normalise_into, texts};
 
 /// How many days after its making the bank may value a payout's credit.
 pub const WINDOW_DAYS: i64 = 10;
 
-/// A payout of the account that no statement has matched yet.
+/// A payout of the account: open, or matched already by the report named.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Payout {
     pub uuid: String,
@@ -19,14 +20,14 @@ pub struct Payout {
     pub currency: String,
     pub reference: String,
     pub settlement_date: Date,
+    pub matched_report_uuid: Option<String>,
 }
 
 pub fn match_all(document: &Document, context: &Context<'_>, outcome: &mut Outcome) {
-    let references: Vec<String> = context
-        .payouts
-        .iter()
-        .map(|p| normalised(&p.reference))
-        .collect();
+    let mut finder = match Finder::new(context.payouts) {
+        Ok(finder) => finder,
+        Err(why) => return outcome.note_unprocessed(&why),
+    };
     let mut taken = vec![false; context.payouts.len()];
     for (s, statement) in document.statements.iter().enumerate() {
         for entry in &statement.entries {
@@ -35,7 +36,7 @@ pub fn match_all(document: &Document, context: &Context<'_>, outcome: &mut Outco
                 entry: entry.index,
                 transaction: None,
             };
-            match match_entry(entry, context.payouts, &references, &mut taken) {
+            match match_entry(entry, context.payouts, &mut finder, &mut taken) {
                 Ok(i) => {
                     let payout = &context.payouts[i];
                     outcome.matched.push(Matched {
@@ -52,6 +53,56 @@ pub fn match_all(document: &Document, context: &Context<'_>, outcome: &mut Outco
     }
 }
 
+/// Finds every payout reference an entry names in one pass over its texts, however many
+/// payouts are open: searching each text once per payout made matching, not parsing, the
+/// cost of a large statement.
+struct Finder {
+    references: Option<AhoCorasick>,
+    text: String,
+}
+
+impl Finder {
+    fn new(payouts: &[Payout]) -> Result<Self, String> {
+        let references = if payouts.is_empty() {
+            None
+        } else {
+            let patterns = payouts.iter().map(|p| {
+                let mut reference = String::new();
+                normalise_into(&mut reference, &p.reference);
+                reference
+            });
+            let built = AhoCorasick::builder()
+                .match_kind(MatchKind::Standard)
+                .build(patterns)
+                .map_err(|e| format!("the payouts' references could not be indexed: {e}"))?;
+            Some(built)
+        };
+        Ok(Self {
+            references,
+            text: String::new(),
+        })
+    }
+
+    /// The payouts the entry names, in the order of `payouts`.
+    fn named(&mut self, entry: &Entry) -> Vec<usize> {
+        let Some(references) = &self.references else {
+            return Vec::new();
+        };
+        let mut named = Vec::new();
+        for text in texts(entry) {
+            normalise_into(&mut self.text, text);
+            named.extend(
+                references
+                    .find_overlapping_iter(self.text.as_str())
+                    .map(|m| m.pattern().as_usize()),
+            );
+        }
+        named.sort_unstable();
+        named.dedup();
+        named
+    }
+}
+
 fn value_date(entry: &Entry) -> Option<Date> {
     entry.value_date.or(entry.booking_date)
 }
@@ -60,7 +111,7 @@ fn value_date(entry: &Entry) -> Option<Date> {
 fn match_entry(
     entry: &Entry,
     payouts: &[Payout],
-    references: &[String],
+    finder: &mut Finder,
     taken: &mut [bool],
 ) -> Result<usize, String> {
     if entry.direction == Direction::Debit {
@@ -75,16 +126,20 @@ fn match_entry(
             entry.status.as_deref().unwrap_or_default()
         ));
     }
-    let texts: Vec<String> = texts(entry).into_iter().map(normalised).collect();
-    let named: Vec<usize> = (0..payouts.len())
-        .filter(|&i| mentions(&texts, &references[i]))
-        .collect();
+    let named = finder.named(entry);
     let Some(&first) = named.first() else {
         return Err("no payout reference in the entry".into());
     };
     let mut why = String::new();
     for i in named {
         let p = &payouts[i];
+        if let Some(report) = &p.matched_report_uuid {
+            why = format!(
+                "payout {} was matched already, by report {report}",
+                p.reference
+            );
+            continue;
+        }
         let minor = coffer_model::currency::Currency::parse(&entry.amount.currency)
             .ok()
             .and_then(|c| entry.amount.minor_units(u32::from(c.exponent())));

@@ -9,18 +9,22 @@
 
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex, PoisonError};
 
 use tokio::sync::{Semaphore, mpsc, oneshot};
 
 type Handler<I, O> = dyn Fn(Vec<I>) -> Pin<Box<dyn Future<Output = Vec<O>> + Send>> + Send + Sync;
 
+/// Where items wait, each with the way back to its caller.
+type Queue<I, O> = mpsc::UnboundedSender<(I, oneshot::Sender<O>)>;
+
 pub struct Batches<I, O> {
     at_once: usize,
     max: usize,
     handler: Arc<Handler<I, O>>,
-    /// Started by the first [`Batches::submit`], on that caller's runtime.
-    queue: OnceLock<mpsc::UnboundedSender<(I, oneshot::Sender<O>)>>,
+    /// Started by the first [`Batches::submit`], on that caller's runtime, and again by a
+    /// later one when that runtime stopped (as [`crate::Store`]'s writers are).
+    queue: Mutex<Option<Queue<I, O>>>,
 }
 
 impl<I: Send + 'static, O: Send + 'static> Batches<I, O> {
@@ -35,7 +39,7 @@ impl<I: Send + 'static, O: Send + 'static> Batches<I, O> {
             at_once: at_once.max(1),
             max: max.max(1),
             handler: Arc::new(move |items| Box::pin(handler(items))),
-            queue: OnceLock::new(),
+            queue: Mutex::new(None),
         }
     }
 
@@ -43,12 +47,18 @@ impl<I: Send + 'static, O: Send + 'static> Batches<I, O> {
     /// it answered (its handler panicked).
     pub async fn submit(&self, item: I) -> Option<O> {
         let (reply, answer) = oneshot::channel();
-        let queue = self.queue.get_or_init(|| self.start());
+        let queue = {
+            let mut slot = self.queue.lock().unwrap_or_else(PoisonError::into_inner);
+            match &*slot {
+                Some(running) if !running.is_closed() => running.clone(),
+                _ => slot.insert(self.start()).clone(),
+            }
+        };
         queue.send((item, reply)).ok()?;
         answer.await.ok()
     }
 
-    fn start(&self) -> mpsc::UnboundedSender<(I, oneshot::Sender<O>)> {
+    fn start(&self) -> Queue<I, O> {
         let (queue, mut receiver) = mpsc::unbounded_channel::<(I, oneshot::Sender<O>)>();
         let (permits, max, handler) = (
             Arc::new(Semaphore::new(self.at_once)),

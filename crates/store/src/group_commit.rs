@@ -90,11 +90,17 @@ pub(crate) enum Durability {
     Unflushed,
 }
 
+#[derive(Clone)]
 pub(crate) struct GroupCommit {
     queue: mpsc::UnboundedSender<Box<dyn Pending>>,
 }
 
 impl GroupCommit {
+    /// Whether every writer is gone: their runtime stopped, dropping the queue's receiver.
+    pub(crate) fn stopped(&self) -> bool {
+        self.queue.is_closed()
+    }
+
     /// Starts the writers on the current tokio runtime.
     pub(crate) fn start(store: Store, durability: Durability) -> Self {
         let (queue, receiver) = mpsc::unbounded_channel::<Box<dyn Pending>>();
@@ -441,6 +447,31 @@ mod tests {
             .query(|db| db_run!(db: { db.batch_execute("SELECT 1") }))
             .await
             .expect("a writer that rests keeps no connection from readers");
+        std::fs::remove_dir_all(dir).ok();
+    }
+
+    #[test]
+    fn writers_that_stopped_with_their_runtime_are_started_again() {
+        let dir = tempfile_dir("restart");
+        let url = format!("sqlite://{}/db.sqlite", dir.display());
+        let store = Store::connect(&url, &PoolOptions::default()).unwrap();
+        let write = |store: Store| async move {
+            store
+                .write(|db| {
+                    db_run!(db: { db.batch_execute("CREATE TABLE IF NOT EXISTS t (x INTEGER)") })
+                        .map_err(StoreError::from)
+                })
+                .await
+        };
+        // The first write starts the writers on a runtime that then stops, as an HTTP
+        // server's worker does when the server stops.
+        let first = tokio::runtime::Runtime::new().unwrap();
+        first.block_on(write(store.clone())).unwrap();
+        drop(first);
+        let second = tokio::runtime::Runtime::new().unwrap();
+        second
+            .block_on(write(store.clone()))
+            .expect("a write after the first runtime stopped");
         std::fs::remove_dir_all(dir).ok();
     }
 

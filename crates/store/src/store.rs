@@ -1,4 +1,4 @@
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use diesel::connection::SimpleConnection;
@@ -35,9 +35,9 @@ enum Pools {
 pub struct Store {
     pools: Pools,
     /// Started by the first [`Store::write`], on that caller's runtime.
-    group: Arc<OnceLock<GroupCommit>>,
+    group: Arc<Mutex<Option<GroupCommit>>>,
     /// [`Store::write_unflushed`]'s, likewise.
-    unflushed: Arc<OnceLock<GroupCommit>>,
+    unflushed: Arc<Mutex<Option<GroupCommit>>>,
     /// While a clone of the store lives, so does its SQLite checkpoint thread.
     _alive: Arc<()>,
     /// SQLite: where this process's writers of the database queue (write_tx.rs).
@@ -83,8 +83,8 @@ impl Store {
         let writers = matches!(pools, Pools::Sqlite(_)).then(crate::write_tx::WriteQueue::default);
         Ok(Self {
             pools,
-            group: Arc::new(OnceLock::new()),
-            unflushed: Arc::new(OnceLock::new()),
+            group: Arc::new(Mutex::new(None)),
+            unflushed: Arc::new(Mutex::new(None)),
             _alive: alive,
             writers,
         })
@@ -138,8 +138,7 @@ impl Store {
         E: From<diesel::result::Error> + From<StoreError> + Send + 'static,
         F: FnMut(&mut Db<'_>) -> Result<T, E> + Send + 'static,
     {
-        self.group
-            .get_or_init(|| GroupCommit::start(self.clone(), Durability::Flushed))
+        self.writers(&self.group, Durability::Flushed)
             .write(effect)
             .await
     }
@@ -158,10 +157,25 @@ impl Store {
         if self.backend() == Backend::Sqlite {
             return self.write(effect).await;
         }
-        self.unflushed
-            .get_or_init(|| GroupCommit::start(self.clone(), Durability::Unflushed))
+        self.writers(&self.unflushed, Durability::Unflushed)
             .write(effect)
             .await
+    }
+
+    /// The writers of `slot`, started on the caller's runtime when there are none or when
+    /// those there went away with the runtime they ran on: a store may outlive the runtime
+    /// of its first write (an HTTP server's worker that stopped, a restarted module), and
+    /// without this every later write would fail as cancelled.
+    fn writers(&self, slot: &Mutex<Option<GroupCommit>>, durability: Durability) -> GroupCommit {
+        let mut slot = slot.lock().unwrap_or_else(PoisonError::into_inner);
+        match &*slot {
+            Some(running) if !running.stopped() => running.clone(),
+            _ => {
+                let started = GroupCommit::start(self.clone(), durability);
+                *slot = Some(started.clone());
+                started
+            }
+        }
     }
 
     /// [`Store::run`] for store functions, which return diesel's `QueryResult`.

@@ -306,6 +306,18 @@ pub const DIRECT_DEBIT_RETURNED: EventType = EventType {
                   payments marks the payment failed with it.",
 };
 
+pub const WIRE_TRANSFER_RECEIVED: EventType = EventType {
+    domain: "reconciliation",
+    object: "wire_transfer",
+    action: "received",
+    description: "A statement or notification showed a credit with a valid creditor reference \
+                  (ISO 11649, `RF…`) or QR reference. `data` holds `transfer_uuid` (the same \
+                  for the same credit in any file), `organisation_uuid`, `account_uuid`, \
+                  `amount`, `value_date`, `reference`, `reference_type` (`creditor_reference` \
+                  or `qr_reference`), the `debtor` and `report_uuid`; payments records a \
+                  succeeded `bank_transfer` payment under `transfer_uuid`, once.",
+};
+
 /// The whole catalogue, in the order docs/events.md lists it.
 pub const CATALOGUE: &[EventType] = &[
     ORGANISATION_CREATED,
@@ -343,6 +355,7 @@ pub const CATALOGUE: &[EventType] = &[
     PAYOUT_MATCHED,
     DIRECT_DEBIT_RECEIVED,
     DIRECT_DEBIT_RETURNED,
+    WIRE_TRANSFER_RECEIVED,
 ];
 
 /// Every domain of the catalogue once, in its order: the topics a consumer of every

@@ -20,6 +20,7 @@ pub mod search;
 pub mod sources;
 mod state;
 pub mod supporters;
+pub mod wire_transfers;
 pub mod workers;
 
 pub use migrations::MIGRATIONS;
@@ -96,6 +97,13 @@ impl Payments {
             "direct-debits",
             &["reconciliation"],
             Arc::new(direct_debits::events::DirectDebits {
+                state: state.clone(),
+            }),
+        );
+        events.consume(
+            "wire-transfers",
+            &["reconciliation"],
+            Arc::new(wire_transfers::events::WireTransfers {
                 state: state.clone(),
             }),
         );

@@ -1,8 +1,11 @@
-//! What every list of reconciliation takes: an optional account and `from`/`size` paging.
+//! What every list of reconciliation takes (an optional account and `from`/`size` paging),
+//! and the one order they all share.
 
 use coffer_http::ApiError;
 use coffer_model::ids::parse_uuid;
 use coffer_model::paging::{Paging, PagingLimits, PagingQuery};
+use diesel::ExpressionMethods;
+use diesel::helper_types::Desc;
 use serde::Deserialize;
 
 pub const LIMITS: PagingLimits = PagingLimits::new(100, 500);
@@ -51,8 +54,20 @@ pub fn uuid_in_path(property: &str, raw: &str) -> Result<String, ApiError> {
         .map_err(|e| ApiError::validation(vec![e]))
 }
 
-/// A store query for one page of a list: the account asked for, the organisations the
-/// caller sees (all for `None`), offset and limit.
+/// The order of every list: newest first and, among those made in the same second (times
+/// are whole seconds), by uuid. Paging skips `from` rows of it, so it must be total: with
+/// ties, the database may order them differently from one page's query to the next, and a
+/// client paging through would see one row twice and never see another.
+pub fn newest_first<C, U>(created: C, uuid: U) -> (Desc<C>, Desc<U>)
+where
+    C: ExpressionMethods,
+    U: ExpressionMethods,
+{
+    (created.desc(), uuid.desc())
+}
+
+/// A store query for one page of a list, in [`newest_first`] order: the account asked
+/// for, the organisations the caller sees (all for `None`), offset and limit.
 pub type PageQuery<T> = fn(
     &mut coffer_store::Db<'_>,
     Option<&str>,

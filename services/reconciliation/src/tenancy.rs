@@ -3,8 +3,61 @@
 
 use coffer_auth::Caller;
 use coffer_http::ApiError;
-use coffer_store::Store;
+use coffer_store::{Db, Store};
 use uuid::Uuid;
+
+use crate::blueprints::store::Blueprint;
+use crate::reports::store::Row as ReportRow;
+use crate::sources::store::Source;
+
+/// An object of one account: what a caller must be allowed to touch to see it.
+pub trait Owned {
+    /// Its organisation and account, as stored.
+    fn owner(&self) -> (&str, &str);
+}
+
+impl Owned for Blueprint {
+    fn owner(&self) -> (&str, &str) {
+        (&self.organisation_uuid, &self.account_uuid)
+    }
+}
+
+impl Owned for Source {
+    fn owner(&self) -> (&str, &str) {
+        (&self.organisation_uuid, &self.account_uuid)
+    }
+}
+
+impl Owned for ReportRow {
+    fn owner(&self) -> (&str, &str) {
+        (&self.organisation_uuid, &self.account_uuid)
+    }
+}
+
+/// A store query for one object by its uuid.
+pub type FindQuery<T> = fn(&mut Db<'_>, &str) -> diesel::QueryResult<Option<T>>;
+
+/// The object `find` loads by `uuid`, once the caller may touch its account: 404 naming
+/// `what` when there is none, 403 when it is another tenant's. One place, so every object
+/// of the service answers a caller who may not see it alike.
+pub async fn find_visible<T: Owned + Send + 'static>(
+    store: &Store,
+    caller: &Caller,
+    what: &'static str,
+    uuid: String,
+    find: FindQuery<T>,
+) -> Result<T, ApiError> {
+    let found = store
+        .query(move |db| find(db, &uuid))
+        .await?
+        .ok_or_else(|| ApiError::not_found(what))?;
+    let (organisation, account) = found.owner();
+    caller.require_account(
+        account.parse().map_err(ApiError::internal)?,
+        organisation.parse().map_err(ApiError::internal)?,
+    )?;
+    Ok(found)
+}
 
 /// Refuses an account the directory does not know under `organisation` (404), or one the
 /// caller may not touch (403).
@@ -14,22 +67,10 @@ pub async fn require_account(
     organisation: Uuid,
     account: Uuid,
 ) -> Result<(), ApiError> {
-    let key = account.to_string();
-    let owner = store
-        .query(move |db| coffer_directory::account_organisation(db, &key))
-        .await?;
-    match owner {
+    match owner_of(store, account).await? {
         Some(o) if o == organisation.to_string() => caller.require_account(account, organisation),
         _ => Err(ApiError::not_found("Account")),
     }
-}
-
-/// Refuses an object of an account the caller may not touch.
-pub fn require_owner(caller: &Caller, organisation: &str, account: &str) -> Result<(), ApiError> {
-    caller.require_account(
-        account.parse().map_err(ApiError::internal)?,
-        organisation.parse().map_err(ApiError::internal)?,
-    )
 }
 
 /// The organisations a list may show: all of the caller's, or `None` for a platform caller.
@@ -45,10 +86,16 @@ pub async fn require_known_account(
     caller: &Caller,
     account: Uuid,
 ) -> Result<(), ApiError> {
-    let key = account.to_string();
-    let owner = store
-        .query(move |db| coffer_directory::account_organisation(db, &key))
+    let owner = owner_of(store, account)
         .await?
         .ok_or_else(|| ApiError::not_found("Account"))?;
     caller.require_account(account, owner.parse().map_err(ApiError::internal)?)
+}
+
+/// The organisation the directory files `account` under, if it knows the account.
+async fn owner_of(store: &Store, account: Uuid) -> Result<Option<String>, ApiError> {
+    let key = account.to_string();
+    Ok(store
+        .query(move |db| coffer_directory::account_organisation(db, &key))
+        .await?)
 }

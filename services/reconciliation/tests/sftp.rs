@@ -3,8 +3,10 @@
 //! source's directory is read once, settles its direct debit and moves to `processed/`,
 //! with a password or a private key; a server showing another host key is refused before
 //! anything is read; a restart between two polls reads nothing twice; a file recorded
-//! before a crash is read once by the next poll; a private address is refused unless
-//! allowed. Each test has its own directory under the server's root.
+//! before a crash is read once by the next poll; a file still growing is read only once a
+//! poll finds it as the one before did; the waiting row of a file gone from the server is
+//! forgotten, that of a file read never; a private address is refused unless allowed. Each
+//! test has its own directory under the server's root.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod common;
@@ -216,13 +218,124 @@ async fn next_poll(w: &World, token: &str, source: &str) -> Value {
     .await
 }
 
+/// Lets a poll come and go: answers the source once the poll after it has begun, so it
+/// shows that whole poll's outcome (a poll starts only once the one before is over).
+async fn a_whole_poll(w: &World, token: &str, source: &str) -> Value {
+    next_poll(w, token, source).await;
+    next_poll(w, token, source).await
+}
+
+/// Where most tests start: the world (its SFTP sources allowed to reach the test server on
+/// loopback), a merchant with a pending direct debit and a camt.054 blueprint, and a
+/// directory of the test's own on the server.
+struct Start {
+    s: Server,
+    secrets: Secrets,
+    w: World,
+    org: uuid::Uuid,
+    account: String,
+    token: String,
+    debit: Value,
+    blueprint: String,
+    here: PathBuf,
+    directory: String,
+}
+
+async fn start(backend: Backend) -> Start {
+    let s = server();
+    let secrets = Secrets::ephemeral().unwrap();
+    let w = sftp_world(backend, "127.0.0.0/8", &secrets).await;
+    let (org, account, token, debit, blueprint) = direct_debits(&w).await;
+    let (here, directory) = own_directory(&s);
+    Start {
+        s,
+        secrets,
+        w,
+        org,
+        account,
+        token,
+        debit,
+        blueprint,
+        here,
+        directory,
+    }
+}
+
+/// A file is read by the poll after the one that first lists it: waits for the source's
+/// first poll, then lets the next come.
+async fn second_poll(w: &World, token: &str, source: &str) -> Value {
+    until(
+        w,
+        &format!("/reconciliation/sources/{source}"),
+        token,
+        |s| s["polled"].is_i64(),
+    )
+    .await;
+    next_poll(w, token, source).await
+}
+
+/// The source's files waiting to be read, as (uuid, place, version `<mtime>:<size>`).
+async fn waiting(w: &World, source: &str) -> Vec<(String, String, String)> {
+    let source = source.to_owned();
+    w.more[0]
+        .query(move |db| coffer_reconciliation::files::store::waiting_of_source(db, &source))
+        .await
+        .unwrap()
+}
+
+/// Waits until the source's waiting files are as `done` wants them.
+async fn until_waiting(
+    w: &World,
+    source: &str,
+    done: impl Fn(&[(String, String, String)]) -> bool,
+) -> Vec<(String, String, String)> {
+    for _ in 0..400 {
+        let rows = waiting(w, source).await;
+        if done(&rows) {
+            return rows;
+        }
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+    panic!(
+        "the waiting files never became what the test waits for: {:?}",
+        waiting(w, source).await
+    );
+}
+
+/// The file of row `uuid` was read, and it alone: its row is done and names the account's
+/// only report; answers that report.
+async fn the_one_read(w: &World, token: &str, account: &str, uuid: String) -> Value {
+    use coffer_reconciliation::files::store as files;
+    let row = w.more[0]
+        .query(move |db| files::find(db, &uuid))
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(row.status, files::DONE);
+    let all = reports(&w.app, token, account).await;
+    assert_eq!(all.len(), 1, "{all:?}");
+    assert_eq!(row.report_uuid.as_deref(), all[0]["uuid"].as_str());
+    all[0].clone()
+}
+
+/// The size a waiting row's version records.
+fn recorded_size(row: &(String, String, String)) -> u64 {
+    row.2.rsplit(':').next().unwrap().parse().unwrap()
+}
+
+fn append(path: &Path, bytes: &[u8]) {
+    use std::io::Write;
+    std::fs::File::options()
+        .append(true)
+        .open(path)
+        .unwrap()
+        .write_all(bytes)
+        .unwrap();
+}
+
 coffer_testkit::backend_tests! {
     async fn a_file_dropped_on_the_server_is_read_once_and_settles_its_direct_debit(backend) {
-        let s = server();
-        let secrets = Secrets::ephemeral().unwrap();
-        let w = sftp_world(backend, "127.0.0.0/8", &secrets).await;
-        let (org, account, token, debit, blueprint) = direct_debits(&w).await;
-        let (here, directory) = own_directory(&s);
+        let Start { s, w, org, account, token, debit, blueprint, here, directory, .. } = start(backend).await;
         let file = collected(&format!("SFTP-{directory}"), debit["end_to_end_id"].as_str().unwrap(), "42.00", &today(&w));
         drop_file(&here, "notice.xml", &file, None);
         // Neither hidden files nor directories are bank files.
@@ -231,6 +344,7 @@ coffer_testkit::backend_tests! {
 
         let source = sftp_source(&w, &token, (org, &account, &blueprint),
             (&s.host, &directory, &s.host_key), json!({"password": s.password})).await;
+        second_poll(&w, &token, &source).await;
         let found = until(&w, &format!("/reconciliation/reports?account_uuid={account}"), &token,
             |r| r.as_array().is_some_and(|a| !a.is_empty())).await;
         let report = &found[0];
@@ -246,8 +360,7 @@ coffer_testkit::backend_tests! {
         until_exists(&here.join("processed").join("notice.xml")).await;
         assert!(!here.join("notice.xml").exists());
         assert!(here.join(".notes").exists() && here.join("archive").is_dir());
-        next_poll(&w, &token, &source).await;
-        let polled = next_poll(&w, &token, &source).await;
+        let polled = a_whole_poll(&w, &token, &source).await;
         assert!(polled.get("poll_error").is_none(), "{polled}");
         assert_eq!(polled["sftp"]["auth"], "password");
         assert!(polled["sftp"].get("password").is_none());
@@ -257,17 +370,14 @@ coffer_testkit::backend_tests! {
     }
 
     async fn a_source_signs_in_with_its_private_key(backend) {
-        let s = server();
-        let secrets = Secrets::ephemeral().unwrap();
-        let w = sftp_world(backend, "127.0.0.0/8", &secrets).await;
-        let (org, account, token, debit, blueprint) = direct_debits(&w).await;
-        let (here, directory) = own_directory(&s);
+        let Start { s, w, org, account, token, debit, blueprint, here, directory, .. } = start(backend).await;
         let file = collected(&format!("KEY-{directory}"), debit["end_to_end_id"].as_str().unwrap(), "42.00", &today(&w));
         drop_file(&here, "camt054.xml", &file, None);
 
         let key = std::fs::read_to_string(&s.client_key).unwrap();
         let source = sftp_source(&w, &token, (org, &account, &blueprint),
             (&s.host, &directory, &s.host_key), json!({"private_key": key})).await;
+        second_poll(&w, &token, &source).await;
         let found = until(&w, &format!("/reconciliation/reports?account_uuid={account}"), &token,
             |r| r.as_array().is_some_and(|a| !a.is_empty())).await;
         assert_eq!(found[0]["status"], "processed", "{}", found[0]);
@@ -280,11 +390,7 @@ coffer_testkit::backend_tests! {
     }
 
     async fn a_server_with_another_host_key_is_refused_before_anything_is_read(backend) {
-        let s = server();
-        let secrets = Secrets::ephemeral().unwrap();
-        let w = sftp_world(backend, "127.0.0.0/8", &secrets).await;
-        let (org, account, token, debit, blueprint) = direct_debits(&w).await;
-        let (here, directory) = own_directory(&s);
+        let Start { s, w, org, account, token, debit, blueprint, here, directory, .. } = start(backend).await;
         let file = collected(&format!("MITM-{directory}"), debit["end_to_end_id"].as_str().unwrap(), "42.00", &today(&w));
         drop_file(&here, "notice.xml", &file, None);
 
@@ -296,10 +402,8 @@ coffer_testkit::backend_tests! {
         let error = shown["poll_error"].as_str().unwrap();
         assert!(error.contains("host key") && error.contains("does not match"), "{error}");
         assert!(shown["polled"].is_i64(), "{shown}");
-        // Tried again at the next poll, with the same answer; nothing read or moved. (A poll
-        // starts only once the one before is over.)
-        next_poll(&w, &token, &source).await;
-        let again = next_poll(&w, &token, &source).await;
+        // Tried again at the next poll, with the same answer; nothing read or moved.
+        let again = a_whole_poll(&w, &token, &source).await;
         assert_eq!(again["poll_error"], shown["poll_error"]);
         assert!(here.join("notice.xml").exists());
         assert!(!here.join("processed").exists());
@@ -308,16 +412,13 @@ coffer_testkit::backend_tests! {
     }
 
     async fn a_restart_between_two_polls_reads_each_file_once(backend) {
-        let s = server();
-        let secrets = Secrets::ephemeral().unwrap();
-        let w = sftp_world(backend, "127.0.0.0/8", &secrets).await;
-        let (org, account, token, debit, blueprint) = direct_debits(&w).await;
-        let (here, directory) = own_directory(&s);
+        let Start { s, secrets, w, org, account, token, debit, blueprint, here, directory } = start(backend).await;
         let e2e = debit["end_to_end_id"].as_str().unwrap().to_owned();
         let a = collected(&format!("A-{directory}"), &e2e, "42.00", &today(&w));
         drop_file(&here, "a.xml", &a, None);
         let source = sftp_source(&w, &token, (org, &account, &blueprint),
             (&s.host, &directory, &s.host_key), json!({"password": s.password})).await;
+        second_poll(&w, &token, &source).await;
         until(&w, &format!("/reconciliation/reports?account_uuid={account}"), &token,
             |r| r.as_array().is_some_and(|a| a.len() == 1)).await;
         let moved = here.join("processed").join("a.xml");
@@ -327,11 +428,7 @@ coffer_testkit::backend_tests! {
         // signing keys were sealed with keys of the old process, and reconciliation already
         // knows the account; the test's own token signs the requests from here.
         let World { app, admin, payments, more, faults } = w;
-        // Its own connections, as a new process has: a store's writers run on the runtime
-        // of its first write, which may be the stopped server's.
-        let url = app.more_database_urls()[0].clone();
-        let pool = coffer_store::PoolOptions { max_connections: 4, ..Default::default() };
-        let store = Store::connect(&url, &pool).unwrap();
+        let store = more[0].clone();
         let restarted_secrets = secrets.clone();
         let app = app.restart(move |h| async move {
             vec![reconciliation(&h, &store, restarted_secrets, AddressPolicy::parse("127.0.0.0/8").unwrap())]
@@ -345,6 +442,8 @@ coffer_testkit::backend_tests! {
         drop_file(&here, "a.xml", &a, Some(mtime));
         let b = collected(&format!("B-{directory}"), "E2E-OTHER", "7.00", &today(&w));
         drop_file(&here, "b.xml", &b, None);
+        // The first poll moves a.xml and records b.xml, the second reads b.xml.
+        next_poll(&w, &token, &source).await;
         next_poll(&w, &token, &source).await;
         let found = until(&w, &format!("/reconciliation/reports?account_uuid={account}"), &token,
             |r| r.as_array().is_some_and(|a| a.len() >= 2)).await;
@@ -363,9 +462,8 @@ coffer_testkit::backend_tests! {
             .collect();
         assert_eq!(aside.len(), 1, "{aside:?}");
 
-        // Two more polls, the first of them over when the second starts: nothing more read.
-        next_poll(&w, &token, &source).await;
-        next_poll(&w, &token, &source).await;
+        // A whole poll more: nothing more read.
+        a_whole_poll(&w, &token, &source).await;
         let all = reports(&w.app, &token, &account).await;
         assert_eq!(all.len(), 2, "{found:?}");
         let mut names: Vec<&str> = all.iter().map(|r| r["file_name"].as_str().unwrap()).collect();
@@ -430,16 +528,78 @@ coffer_testkit::backend_tests! {
         until(&w, &format!("/reconciliation/reports?account_uuid={account}"), &token,
             |r| r.as_array().is_some_and(|a| !a.is_empty())).await;
         until_exists(&here.join("processed").join("c.xml")).await;
-        // A poll starts only once the one before is over.
-        next_poll(&w, &token, &source).await;
-        let shown = next_poll(&w, &token, &source).await;
+        let shown = a_whole_poll(&w, &token, &source).await;
         assert!(shown.get("poll_error").is_none(), "{shown}");
-        let recorded = w.more[0].query(move |db| files::find(db, &uuid)).await.unwrap().unwrap();
-        assert_eq!(recorded.status, files::DONE);
-        let all = reports(&w.app, &token, &account).await;
-        assert_eq!(all.len(), 1, "{all:?}");
-        assert_eq!(recorded.report_uuid.as_deref(), all[0]["uuid"].as_str());
-        assert_eq!(all[0]["status"], "processed");
+        let report = the_one_read(&w, &token, &account, uuid).await;
+        assert_eq!(report["status"], "processed");
+        std::fs::remove_dir_all(&here).unwrap();
+    }
+
+    async fn a_file_still_growing_is_read_only_once_it_stands_still(backend) {
+        let Start { s, w, org, account, token, debit, blueprint, here, directory, .. } = start(backend).await;
+        let file = collected(&format!("GROW-{directory}"), debit["end_to_end_id"].as_str().unwrap(), "42.00", &today(&w));
+        let (head, rest) = file.split_at(file.len() / 3);
+        let (middle, tail) = rest.split_at(rest.len() / 2);
+        // Written in place, as a client that does not upload under another name does.
+        let path = here.join("growing.xml");
+        std::fs::write(&path, head).unwrap();
+        let source = sftp_source(&w, &token, (org, &account, &blueprint),
+            (&s.host, &directory, &s.host_key), json!({"password": s.password})).await;
+        let one_row_of = |size: usize| {
+            move |rows: &[(String, String, String)]| rows.len() == 1 && recorded_size(&rows[0]) == size as u64
+        };
+        // The first poll only records the file as it finds it.
+        until_waiting(&w, &source, one_row_of(head.len())).await;
+
+        // Grown by the next poll: its new size is recorded (the old one forgotten), and
+        // nothing is read; nor when it grows again, to its end.
+        for (part, size) in [(middle, head.len() + middle.len()), (tail, file.len())] {
+            append(&path, part);
+            next_poll(&w, &token, &source).await;
+            until_waiting(&w, &source, one_row_of(size)).await;
+            // The poll before the one that recorded this size is over, and read nothing.
+            assert!(reports(&w.app, &token, &account).await.is_empty());
+        }
+
+        // Found as it was: read, whole, once.
+        next_poll(&w, &token, &source).await;
+        let found = until(&w, &format!("/reconciliation/reports?account_uuid={account}"), &token,
+            |r| r.as_array().is_some_and(|a| !a.is_empty())).await;
+        assert_eq!(found[0]["status"], "processed", "{}", found[0]);
+        assert_eq!(found[0]["file_name"], "growing.xml");
+        until_exists(&here.join("processed").join("growing.xml")).await;
+        until(&w, &format!("/payments/{}", debit["uuid"].as_str().unwrap()), &token,
+            |p| p["status"] == "succeeded").await;
+        let polled = a_whole_poll(&w, &token, &source).await;
+        assert!(polled.get("poll_error").is_none(), "{polled}");
+        assert_eq!(reports(&w.app, &token, &account).await.len(), 1);
+        assert!(waiting(&w, &source).await.is_empty());
+        std::fs::remove_dir_all(&here).unwrap();
+    }
+
+    async fn a_file_gone_from_the_server_before_it_was_read_is_forgotten(backend) {
+        let Start { s, w, org, account, token, debit, blueprint, here, directory, .. } = start(backend).await;
+        let e2e = debit["end_to_end_id"].as_str().unwrap().to_owned();
+        drop_file(&here, "kept.xml", &collected(&format!("KEPT-{directory}"), &e2e, "42.00", &today(&w)), None);
+        drop_file(&here, "gone.xml", &collected(&format!("GONE-{directory}"), "E2E-GONE", "7.00", &today(&w)), None);
+        let source = sftp_source(&w, &token, (org, &account, &blueprint),
+            (&s.host, &directory, &s.host_key), json!({"password": s.password})).await;
+        let rows = until_waiting(&w, &source, |rows| rows.len() == 2).await;
+        let kept = rows.iter().find(|r| r.1.ends_with("/kept.xml")).unwrap().0.clone();
+
+        // Taken away before a poll found it as the first one had: its row goes; kept.xml,
+        // found unchanged, is read.
+        std::fs::remove_file(here.join("gone.xml")).unwrap();
+        next_poll(&w, &token, &source).await;
+        until_exists(&here.join("processed").join("kept.xml")).await;
+        until_waiting(&w, &source, <[_]>::is_empty).await;
+
+        // kept.xml is gone from the directory too (to processed/), but its row stays: it
+        // is what keeps the file from being read twice.
+        let polled = a_whole_poll(&w, &token, &source).await;
+        assert!(polled.get("poll_error").is_none(), "{polled}");
+        let report = the_one_read(&w, &token, &account, kept).await;
+        assert_eq!(report["file_name"], "kept.xml");
         std::fs::remove_dir_all(&here).unwrap();
     }
 

@@ -2,7 +2,8 @@
 //! it: the test provider pays out the day's card payments less fees and a refund, the bank
 //! statement (camt.053) shows the credit, and the payout and its payments are matched and
 //! dated; a direct-debit notification (camt.054) settles a pending collection, records one
-//! Coffer never started and fails a returned one; the same file twice changes nothing.
+//! Coffer never started and fails a returned one; credits with an RF or QR reference
+//! become bank-transfer payments; the same file twice changes nothing.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 #[path = "../common/mod.rs"]
@@ -14,6 +15,7 @@ mod failures;
 mod payouts;
 mod samples;
 mod uploads;
+mod wire_transfers;
 
 use std::time::Duration;
 
@@ -104,15 +106,8 @@ fn statement(
     reference: &str,
 ) -> Vec<u8> {
     let day = today();
-    format!(
-        r#"<?xml version="1.0" encoding="UTF-8"?>
-<Document xmlns="urn:iso:std:iso:20022:tech:xsd:camt.053.001.04">
- <BkToCstmrStmt>
-  <GrpHdr><MsgId>{message_id}</MsgId><CreDtTm>{day}T06:00:00</CreDtTm></GrpHdr>
-  <Stmt>
-   <Id>{message_id}-1</Id>
-   <Acct><Id><IBAN>{iban}</IBAN></Id><Ccy>{currency}</Ccy></Acct>
-   <Ntry>
+    let entries = format!(
+        r#"<Ntry>
     <Amt Ccy="{currency}">{amount}</Amt><CdtDbtInd>CRDT</CdtDbtInd><Sts>BOOK</Sts>
     <BookgDt><Dt>{day}</Dt></BookgDt><ValDt><Dt>{day}</Dt></ValDt>
     <AcctSvcrRef>BANK-REF-1</AcctSvcrRef>
@@ -127,7 +122,24 @@ fn statement(
     <Amt Ccy="{currency}">99.95</Amt><CdtDbtInd>DBIT</CdtDbtInd><Sts>BOOK</Sts>
     <BookgDt><Dt>{day}</Dt></BookgDt><ValDt><Dt>{day}</Dt></ValDt>
     <BkTxCd><Prtry><Cd>RENT</Cd></Prtry></BkTxCd>
-   </Ntry>
+   </Ntry>"#
+    );
+    statement_of(message_id, iban, currency, &entries)
+}
+
+/// A camt.053.001.04 statement of today for the account `iban` in `currency`, holding
+/// `entries` (its `Ntry` elements).
+fn statement_of(message_id: &str, iban: &str, currency: &str, entries: &str) -> Vec<u8> {
+    let day = today();
+    format!(
+        r#"<?xml version="1.0" encoding="UTF-8"?>
+<Document xmlns="urn:iso:std:iso:20022:tech:xsd:camt.053.001.04">
+ <BkToCstmrStmt>
+  <GrpHdr><MsgId>{message_id}</MsgId><CreDtTm>{day}T06:00:00</CreDtTm></GrpHdr>
+  <Stmt>
+   <Id>{message_id}-1</Id>
+   <Acct><Id><IBAN>{iban}</IBAN></Id><Ccy>{currency}</Ccy></Acct>
+   {entries}
   </Stmt>
  </BkToCstmrStmt>
 </Document>"#

@@ -8,9 +8,10 @@ use diesel::result::Error as DieselError;
 use serde_json::json;
 
 use super::domain::Reported;
+use super::store as debits;
 use crate::PaymentsState;
 use crate::payments::events::announce;
-use crate::payments::record::{ChargeState, Payment, PaymentStatus};
+use crate::payments::record::{Payment, PaymentStatus};
 use crate::payments::store;
 use crate::payouts::store as settlements;
 
@@ -18,12 +19,12 @@ use crate::payouts::store as settlements;
 /// same amount under the mandate; only the account's own direct debits count.
 fn named(tx: &mut Db<'_>, reported: &Reported) -> Result<Option<Payment>, DieselError> {
     let by_id = match &reported.end_to_end_id {
-        Some(id) => store::find_by_end_to_end_id(tx, id)?,
+        Some(id) => debits::find_by_end_to_end_id(tx, id)?,
         None => None,
     };
     let uuid = match (by_id, &reported.mandate_reference) {
         (Some(uuid), _) => Some(uuid),
-        (None, Some(mandate)) => store::find_pending_by_mandate(
+        (None, Some(mandate)) => debits::find_pending_by_mandate(
             tx,
             &reported.account_uuid,
             mandate,
@@ -87,7 +88,7 @@ pub(crate) fn returned(
         tracing::info!(debit = %reported.debit_uuid, "a returned direct debit names no payment of the account");
         return Ok(());
     };
-    if !store::mark_returned(tx, &payment.uuid, now)? {
+    if !debits::mark_returned(tx, &payment.uuid, now)? {
         return Ok(());
     }
     let reason = reported.reason.as_deref().unwrap_or("NARR");
@@ -99,47 +100,22 @@ pub(crate) fn returned(
 
 /// A collection payments did not start, as the notification shows it.
 fn recorded(reported: &Reported, now: i64) -> Payment {
-    let currency = reported.amount.currency;
     Payment {
-        uuid: reported.debit_uuid.clone(),
-        created: now,
-        organisation_uuid: reported.organisation_uuid.clone(),
-        account_uuid: reported.account_uuid.clone(),
-        test_mode: false,
-        payment_method: "sepa_dd".into(),
-        profile: BANK_FILE.into(),
-        payment_provider: BANK_FILE.into(),
-        provider_payment_id: None,
-        status: PaymentStatus::Succeeded,
-        status_reason: None,
-        amount: reported.amount,
-        refunded_amount: coffer_model::money::Money { value: 0, currency },
-        refunds: Vec::new(),
-        payout_uuid: None,
-        value_date: None,
-        return_reason: None,
-        supporter_uuid: None,
         supporter: Some(reported.supporter_snapshot()),
         payment_information: json!({
             "iban": reported.debtor_iban.as_deref().and_then(|i| coffer_model::iban::Iban::parse(i).ok()).map(|i| crate::payments::intent::masked_iban(&i)),
             "account_holder": reported.debtor_name,
         }),
-        created_payment_source_uuid: None,
-        subscription_uuid: None,
-        subscription: None,
-        custom_parameters: json!({}),
-        locale: None,
-        return_url: None,
-        action: None,
         // Kept when it names nothing else: the unique index takes one payment per id.
         end_to_end_id: None,
         mandate_reference: reported.mandate_reference.clone(),
-        charge_attempt_uuid: None,
-        cancel_reason: None,
-        payment_source_uuid: None,
-        charge_state: ChargeState::Done,
+        ..Payment::from_bank_file(
+            reported.debit_uuid.clone(),
+            reported.organisation_uuid.clone(),
+            reported.account_uuid.clone(),
+            "sepa_dd",
+            reported.amount,
+            now,
+        )
     }
 }
-
-/// The profile and provider of a payment recorded from a bank file.
-pub const BANK_FILE: &str = "bank_file";

@@ -5,3 +5,4 @@
 pub mod commands;
 pub mod domain;
 pub mod events;
+pub mod store;

@@ -68,6 +68,62 @@ pub struct Payment {
     pub charge_state: ChargeState,
 }
 
+/// The profile and provider of a payment recorded from a bank file.
+pub const BANK_FILE: &str = "bank_file";
+
+impl Payment {
+    /// A payment the bank reported and no provider made (a direct debit Coffer did not
+    /// start, a wire transfer): succeeded, live, with `bank_file` as its profile and
+    /// provider. The caller adds who paid and how.
+    pub fn from_bank_file(
+        uuid: String,
+        organisation_uuid: String,
+        account_uuid: String,
+        payment_method: &str,
+        amount: Money,
+        now: i64,
+    ) -> Payment {
+        Payment {
+            uuid,
+            created: now,
+            organisation_uuid,
+            account_uuid,
+            test_mode: false,
+            payment_method: payment_method.to_owned(),
+            profile: BANK_FILE.into(),
+            payment_provider: BANK_FILE.into(),
+            provider_payment_id: None,
+            status: PaymentStatus::Succeeded,
+            status_reason: None,
+            amount,
+            refunded_amount: Money {
+                value: 0,
+                currency: amount.currency,
+            },
+            refunds: Vec::new(),
+            supporter_uuid: None,
+            supporter: None,
+            payment_information: serde_json::json!({}),
+            created_payment_source_uuid: None,
+            subscription_uuid: None,
+            subscription: None,
+            custom_parameters: serde_json::json!({}),
+            locale: None,
+            return_url: None,
+            action: None,
+            end_to_end_id: None,
+            mandate_reference: None,
+            charge_attempt_uuid: None,
+            cancel_reason: None,
+            payment_source_uuid: None,
+            payout_uuid: None,
+            value_date: None,
+            return_reason: None,
+            charge_state: ChargeState::Done,
+        }
+    }
+}
+
 text_enum! {
     /// A payment's status, as answered and as stored.
     pub enum PaymentStatus {

@@ -8,7 +8,7 @@ use super::domain::BlueprintInput;
 use super::store::{self, Blueprint};
 use crate::ReconciliationState;
 use crate::lists::visible_page;
-use crate::tenancy::{require_account, require_owner};
+use crate::tenancy::{find_visible, require_account};
 
 pub async fn create(
     state: &ReconciliationState,
@@ -50,13 +50,7 @@ pub async fn get(
     caller: &Caller,
     uuid: String,
 ) -> Result<Blueprint, ApiError> {
-    let found = state
-        .store
-        .query(move |db| store::find(db, &uuid))
-        .await?
-        .ok_or_else(|| ApiError::not_found("Blueprint"))?;
-    require_owner(caller, &found.organisation_uuid, &found.account_uuid)?;
-    Ok(found)
+    find_visible(&state.store, caller, "Blueprint", uuid, store::find).await
 }
 
 pub async fn list(

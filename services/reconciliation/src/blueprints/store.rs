@@ -6,6 +6,7 @@ use diesel::result::Error as DieselError;
 use serde::Serialize;
 
 use super::domain::{MessageType, Processing};
+use crate::lists::newest_first;
 use crate::schema::blueprints::dsl as b;
 
 #[derive(Debug, Clone, Queryable, Selectable, Insertable)]
@@ -110,7 +111,7 @@ pub fn list(
         if let Some(list) = organisations {
             q = q.filter(b::organisation_uuid.eq_any(list));
         }
-        q.order((b::created.desc(), b::uuid.desc())).offset(offset).limit(limit).load(db)
+        q.order(newest_first(b::created, b::uuid)).offset(offset).limit(limit).load(db)
     })?;
     rows.into_iter().map(Row::into_blueprint).collect()
 }

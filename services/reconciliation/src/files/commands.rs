@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use coffer_events::catalogue::{
     DIRECT_DEBIT_RECEIVED, DIRECT_DEBIT_RETURNED, PAYOUT_MATCHED, RECONCILIATION_REPORT_CREATED,
+    WIRE_TRANSFER_RECEIVED,
 };
 use coffer_events::{Outbox, OutboxEvent, append};
 use coffer_http::ApiError;
@@ -18,7 +19,7 @@ use crate::ReconciliationState;
 use crate::blueprints::domain::Processing;
 use crate::blueprints::store::Blueprint;
 use crate::payouts::store as payouts;
-use crate::processing::outcome::{Created, Outcome};
+use crate::processing::outcome::{Created, DirectDebit, Outcome, WireTransfer};
 use crate::processing::{self, Context, fit};
 use crate::reports::domain::ReportStatus;
 use crate::reports::record::{Report, TotalsColumn};
@@ -255,27 +256,46 @@ fn applied(
         events.push(outbox.event(&PAYOUT_MATCHED, id, organisation, account, data));
     }
     for c in &outcome.created {
-        let kind = if c.kind == "direct_debit_returned" {
-            &DIRECT_DEBIT_RETURNED
-        } else {
-            &DIRECT_DEBIT_RECEIVED
+        let (kind, id, data) = match c {
+            Created::DirectDebit(d) if d.kind == "direct_debit_returned" => (
+                &DIRECT_DEBIT_RETURNED,
+                &d.debit_uuid,
+                debit_data(blueprint, report, d),
+            ),
+            Created::DirectDebit(d) => (
+                &DIRECT_DEBIT_RECEIVED,
+                &d.debit_uuid,
+                debit_data(blueprint, report, d),
+            ),
+            Created::WireTransfer(w) => (
+                &WIRE_TRANSFER_RECEIVED,
+                &w.transfer_uuid,
+                transfer_data(blueprint, report, w),
+            ),
         };
-        let id = c
-            .debit_uuid
+        let id = id
             .parse()
             .map_err(|e: uuid::Error| DieselError::SerializationError(Box::new(e)))?;
-        events.push(outbox.event(
-            kind,
-            id,
-            organisation,
-            account,
-            debit_data(blueprint, report, c),
-        ));
+        events.push(outbox.event(kind, id, organisation, account, data));
     }
     Ok(events)
 }
 
-fn debit_data(blueprint: &Blueprint, report: &str, c: &Created) -> Value {
+fn transfer_data(blueprint: &Blueprint, report: &str, w: &WireTransfer) -> Value {
+    json!({
+        "transfer_uuid": w.transfer_uuid,
+        "account_uuid": blueprint.account_uuid,
+        "organisation_uuid": blueprint.organisation_uuid,
+        "report_uuid": report,
+        "amount": money(&w.amount),
+        "value_date": w.value_date,
+        "reference": w.reference,
+        "reference_type": w.reference_type,
+        "debtor": w.debtor,
+    })
+}
+
+fn debit_data(blueprint: &Blueprint, report: &str, c: &DirectDebit) -> Value {
     json!({
         "debit_uuid": c.debit_uuid,
         "account_uuid": blueprint.account_uuid,

@@ -66,6 +66,32 @@ pub fn due(db: &mut Db<'_>, now: i64, limit: i64) -> QueryResult<Vec<Row>> {
     })
 }
 
+/// The rows of `source`'s files still waiting to be read, as (uuid, place, version).
+pub fn waiting_of_source(
+    db: &mut Db<'_>,
+    source: &str,
+) -> QueryResult<Vec<(String, String, String)>> {
+    db_run!(db: {
+        f::files
+            .filter(f::source_uuid.eq(source))
+            .filter(f::status.eq(WAITING))
+            .order(f::uuid.asc())
+            .select((f::uuid, f::object_key, f::object_version))
+            .load(db)
+    })
+}
+
+/// Deletes the rows among `uuids` that still wait; a row read meanwhile stays, as it is
+/// what keeps its file from being read twice. Answers how many went.
+pub fn forget_waiting(db: &mut Db<'_>, uuids: &[String]) -> QueryResult<usize> {
+    if uuids.is_empty() {
+        return Ok(0);
+    }
+    db_run!(db: {
+        diesel::delete(f::files.filter(f::uuid.eq_any(uuids)).filter(f::status.eq(WAITING))).execute(db)
+    })
+}
+
 /// Marks the file read, with its report; false when it was marked before (the caller's
 /// transaction then rolls back, so no second report exists).
 pub fn mark_done(db: &mut Db<'_>, uuid: &str, report: &str) -> QueryResult<bool> {

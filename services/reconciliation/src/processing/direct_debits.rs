@@ -7,7 +7,8 @@ use coffer_camt::{Direction, Document, Entry, Transaction};
 use uuid::Uuid;
 
 use super::Context;
-use super::outcome::{Created, Outcome, Place, ReportAmount};
+use super::entries;
+use super::outcome::{Created, DirectDebit, Outcome, Place};
 
 /// Names Coffer's ids for bank transactions (uuid v5), so the same transaction read again
 /// (a redelivery, a file sent twice under another message id) gets the same id.
@@ -42,41 +43,13 @@ struct Reading<'a, 'b> {
 impl Reading<'_, '_> {
     fn announce(&mut self, s: usize, entry: &Entry, t: Option<usize>, tx: &Transaction) {
         let place = Place {
-            statement: s,
-            entry: entry.index,
             transaction: t,
+            ..Place::entry(s, entry)
         };
-        // A batch entry's own amount is the batch's; each transaction carries its own.
-        let amount = match (&tx.amount, entry.transactions.len()) {
-            (Some(a), _) => a.clone(),
-            (None, 0 | 1) => entry.amount.clone(),
-            (None, _) => {
-                return self.outcome.unmatched(
-                    place,
-                    entry,
-                    "a transaction of a batch without its own amount",
-                );
-            }
-        };
-        let shown = ReportAmount::of(&amount);
-        let value = match shown.value {
-            Some(v) if v > 0 => v,
-            Some(_) => return self.outcome.unmatched(place, entry, "an amount of zero"),
-            None => {
-                return self.outcome.unmatched(
-                    place,
-                    entry,
-                    format!(
-                        "{} {} is not an amount in minor units of a known currency",
-                        amount.value, amount.currency
-                    ),
-                );
-            }
-        };
-        let Some(date) = entry.value_date.or(entry.booking_date) else {
-            return self
-                .outcome
-                .unmatched(place, entry, "neither a value date nor a booking date");
+        let read = entries::amount(entry, tx).and_then(|a| Ok((a, entries::day(entry)?)));
+        let ((shown, value), date) = match read {
+            Ok(read) => read,
+            Err(why) => return self.outcome.unmatched(place, entry, why),
         };
         let direction = tx.direction.unwrap_or(entry.direction);
         let returned =
@@ -107,7 +80,7 @@ impl Reading<'_, '_> {
                 format!("{what}:{nth}")
             }
         };
-        self.outcome.created.push(Created {
+        self.outcome.created.push(Created::DirectDebit(DirectDebit {
             place,
             kind,
             debit_uuid: Uuid::new_v5(&DEBITS, identity.as_bytes()).to_string(),
@@ -117,6 +90,6 @@ impl Reading<'_, '_> {
             value_date: date.to_string(),
             reason: returned.then(|| tx.return_reason.clone().unwrap_or_else(|| "NARR".into())),
             debtor: tx.debtor.clone(),
-        });
+        }));
     }
 }

@@ -4,10 +4,12 @@
 //! (files/commands.rs).
 
 pub mod direct_debits;
+pub mod entries;
 pub mod fit;
 pub mod outcome;
 pub mod payouts;
 pub mod references;
+pub mod wire_transfers;
 
 use coffer_camt::Document;
 
@@ -32,9 +34,9 @@ pub fn process(document: &Document, context: &Context<'_>) -> Outcome {
         Processing::CreateDirectDebitPayments => {
             direct_debits::announce_all(document, context, &mut outcome)
         }
-        Processing::MatchWireTransfers => outcome.note_unprocessed(
-            "match_wire_transfers reads the file's totals only in this version; its credits are not turned into payments yet",
-        ),
+        Processing::MatchWireTransfers => {
+            wire_transfers::announce_all(document, context, &mut outcome)
+        }
     }
     outcome
 }

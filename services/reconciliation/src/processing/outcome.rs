@@ -2,8 +2,10 @@
 
 use std::collections::BTreeMap;
 
-use coffer_camt::{Decimal, Direction, Document, Entry};
+use coffer_camt::{Decimal, Direction, Document, Entry, Transaction};
 use serde::Serialize;
+
+use super::wire_transfers::ReferenceType;
 
 /// An amount as a report shows it: exactly as the file wrote it, and in minor units when
 /// the currency allows that without rounding.
@@ -40,6 +42,17 @@ pub struct Place {
     pub transaction: Option<usize>,
 }
 
+impl Place {
+    /// The whole entry, the `statement`th of the file.
+    pub fn entry(statement: usize, entry: &Entry) -> Self {
+        Place {
+            statement,
+            entry: entry.index,
+            transaction: None,
+        }
+    }
+}
+
 /// An entry matched with a payout.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, utoipa::ToSchema)]
 pub struct Matched {
@@ -51,9 +64,18 @@ pub struct Matched {
     pub value_date: String,
 }
 
-/// A payment the file made or settled (through payments), or a return it reported.
+/// What the file announced to payments: a direct debit collected or returned, or a wire
+/// transfer received. Each item says which in its `kind`.
 #[derive(Debug, Clone, PartialEq, Serialize, utoipa::ToSchema)]
-pub struct Created {
+#[serde(untagged)]
+pub enum Created {
+    DirectDebit(DirectDebit),
+    WireTransfer(WireTransfer),
+}
+
+/// A direct debit the file reported: a payment payments settles or records, or a return.
+#[derive(Debug, Clone, PartialEq, Serialize, utoipa::ToSchema)]
+pub struct DirectDebit {
     #[serde(flatten)]
     pub place: Place,
     /// `direct_debit_received` or `direct_debit_returned`.
@@ -67,6 +89,26 @@ pub struct Created {
     /// The return's reason code (AC06, MD06…).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
+    /// The debtor as the file names them.
+    #[serde(skip)]
+    pub debtor: Option<coffer_camt::Party>,
+}
+
+/// A credit with a creditor or QR reference, for payments to record as a payment.
+#[derive(Debug, Clone, PartialEq, Serialize, utoipa::ToSchema)]
+pub struct WireTransfer {
+    #[serde(flatten)]
+    pub place: Place,
+    /// `wire_transfer_received`.
+    pub kind: &'static str,
+    /// Coffer's id for the credit, the same in every file that reports it: the payment
+    /// payments records for it.
+    pub transfer_uuid: String,
+    /// The reference in its electronic form: upper case, without blanks.
+    pub reference: String,
+    pub reference_type: ReferenceType,
+    pub amount: ReportAmount,
+    pub value_date: String,
     /// The debtor as the file names them.
     #[serde(skip)]
     pub debtor: Option<coffer_camt::Party>,
@@ -154,6 +196,23 @@ impl Outcome {
             place,
             amount: ReportAmount::of(&entry.amount),
             direction: direction(entry.direction),
+            reason: reason.into(),
+        });
+    }
+
+    /// A transaction not used, shown with its own amount and direction where it has them
+    /// (a batch entry's are the batch's).
+    pub fn unmatched_transaction(
+        &mut self,
+        place: Place,
+        entry: &Entry,
+        tx: &Transaction,
+        reason: impl Into<String>,
+    ) {
+        self.unmatched.push(Unmatched {
+            place,
+            amount: ReportAmount::of(tx.amount.as_ref().unwrap_or(&entry.amount)),
+            direction: direction(tx.direction.unwrap_or(entry.direction)),
             reason: reason.into(),
         });
     }

@@ -2,10 +2,11 @@
 //! reference, has exactly its amount and is valued within the payout's window.
 
 use aho_corasick::{AhoCorasick, MatchKind};
-use coffer_camt::{Direction, Document, Entry};
+use coffer_camt::{Document, Entry};
 use time::{Date, Duration};
 
 use super::Context;
+use super::entries::booked_credit;
 use super::outcome::{Matched, Outcome, Place, ReportAmount};
 use super::references::{normalise_into, texts};
 
@@ -31,11 +32,7 @@ pub fn match_all(document: &Document, context: &Context<'_>, outcome: &mut Outco
     let mut taken = vec![false; context.payouts.len()];
     for (s, statement) in document.statements.iter().enumerate() {
         for entry in &statement.entries {
-            let place = Place {
-                statement: s,
-                entry: entry.index,
-                transaction: None,
-            };
+            let place = Place::entry(s, entry);
             match match_entry(entry, context.payouts, &mut finder, &mut taken) {
                 Ok(i) => {
                     let payout = &context.payouts[i];
@@ -114,18 +111,7 @@ fn match_entry(
     finder: &mut Finder,
     taken: &mut [bool],
 ) -> Result<usize, String> {
-    if entry.direction == Direction::Debit {
-        return Err("a debit: payouts are credits".into());
-    }
-    if entry.reversal {
-        return Err("a reversal: it undoes an earlier entry".into());
-    }
-    if entry.status.as_deref().is_some_and(|s| s != "BOOK") {
-        return Err(format!(
-            "not booked (status {})",
-            entry.status.as_deref().unwrap_or_default()
-        ));
-    }
+    booked_credit(entry, "payouts")?;
     let named = finder.named(entry);
     let Some(&first) = named.first() else {
         return Err("no payout reference in the entry".into());

@@ -8,7 +8,7 @@ use super::record::Report;
 use super::store;
 use crate::ReconciliationState;
 use crate::lists::visible_page;
-use crate::tenancy::require_owner;
+use crate::tenancy::find_visible;
 
 /// The report with its items, once the caller may see its account.
 pub async fn get(
@@ -16,12 +16,7 @@ pub async fn get(
     caller: &Caller,
     uuid: String,
 ) -> Result<Report, ApiError> {
-    let row = state
-        .store
-        .query(move |db| store::find(db, &uuid))
-        .await?
-        .ok_or_else(|| ApiError::not_found("Report"))?;
-    require_owner(caller, &row.organisation_uuid, &row.account_uuid)?;
+    let row = find_visible(&state.store, caller, "Report", uuid, store::find).await?;
     Report::from_row(row, true).map_err(ApiError::internal)
 }
 

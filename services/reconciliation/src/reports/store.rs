@@ -4,6 +4,7 @@ use coffer_store::{Db, db_run};
 use diesel::prelude::*;
 
 use super::domain::ReportStatus;
+use crate::lists::newest_first;
 use crate::schema::reports::dsl as r;
 
 #[derive(Debug, Clone, PartialEq, Eq, Queryable, Selectable, Insertable)]
@@ -41,7 +42,8 @@ pub fn find(db: &mut Db<'_>, uuid: &str) -> QueryResult<Option<Row>> {
 }
 
 /// The account's processed report of the same file: the same message id, or the same
-/// bytes.
+/// bytes. Two can match (one by each); the first of them, by a total order, so that every
+/// duplicate names the same one.
 pub fn processed_before(
     db: &mut Db<'_>,
     account: &str,
@@ -53,13 +55,14 @@ pub fn processed_before(
             .filter(r::account_uuid.eq(account))
             .filter(r::status.eq(ReportStatus::Processed.as_str()))
             .filter(r::message_id.eq(message_id).or(r::file_sha256.eq(sha256)))
-            .order(r::created.asc())
+            .order((r::created.asc(), r::uuid.asc()))
             .select(r::uuid)
             .first(db)
             .optional()
     })
 }
 
+/// Reports of one account, or of the organisations given (all when `None`), newest first.
 pub fn list(
     db: &mut Db<'_>,
     account: Option<&str>,
@@ -75,6 +78,6 @@ pub fn list(
         if let Some(list) = organisations {
             q = q.filter(r::organisation_uuid.eq_any(list));
         }
-        q.order((r::created.desc(), r::uuid.desc())).offset(offset).limit(limit).load(db)
+        q.order(newest_first(r::created, r::uuid)).offset(offset).limit(limit).load(db)
     })
 }

@@ -1,7 +1,9 @@
 //! Polling SFTP sources. Each poll runs outside any transaction: the server is called
 //! between short writes (the file recorded, its report, the poll's outcome), never inside
 //! one. A file is recorded before it is read and its report written with its row marked
-//! done, so a crash anywhere repeats a download at most, never a report.
+//! done, so a crash anywhere repeats a download at most, never a report. A file is read
+//! only by a poll that finds it as an earlier poll recorded it (the same size and time),
+//! so one still being written is not read half-way.
 
 use std::sync::Arc;
 
@@ -10,7 +12,7 @@ use futures_util::StreamExt;
 use zeroize::Zeroizing;
 
 use super::client::{ClientError, Connection, Credential, Target};
-use super::domain::{self, Listed};
+use super::domain::{self, Listed, Step};
 use crate::ReconciliationState;
 use crate::blueprints::store::{self as blueprints, Blueprint};
 use crate::files::commands::{Arrived, read};
@@ -49,6 +51,11 @@ pub struct Polled {
     pub read: usize,
     /// Files moved to `processed/`, those read earlier whose move had failed included.
     pub moved: usize,
+    /// Files seen for the first time in their size and time: read by a later poll that
+    /// finds them unchanged.
+    pub waiting: usize,
+    /// Waiting rows forgotten because their file is no longer listed as it was.
+    pub forgotten: usize,
     /// Files that were left on the server, and why: shown as the source's `poll_error`.
     pub problems: Vec<String>,
 }
@@ -96,8 +103,8 @@ async fn poll_claimed(state: &ReconciliationState, row: Row) -> bool {
     }
     let error = match poll_source(state, &row).await {
         Ok(polled) => {
-            if polled.read > 0 || polled.moved > 0 {
-                tracing::info!(source = %row.uuid, read = polled.read, moved = polled.moved, "SFTP source polled");
+            if polled.read > 0 || polled.moved > 0 || polled.forgotten > 0 {
+                tracing::info!(source = %row.uuid, read = polled.read, moved = polled.moved, waiting = polled.waiting, forgotten = polled.forgotten, "SFTP source polled");
             }
             let problems = shown(&polled.problems);
             if let Some(problems) = &problems {
@@ -138,9 +145,10 @@ fn shown(problems: &[String]) -> Option<String> {
     })
 }
 
-/// One poll of one source: connect, list, and for each new file (oldest first, at most
-/// [`domain::FILES_PER_POLL`]) record it, download it, read it and move it to
-/// `processed/`. A file read before whose move failed is only moved.
+/// One poll of one source: connect, list, forget the waiting rows of files no longer
+/// listed, and for each file (oldest first, at most [`domain::FILES_PER_POLL`]) take its
+/// [`Step`]: record a new one, download, read and move one found unchanged to
+/// `processed/`, only move one read before whose move failed.
 pub async fn poll_source(state: &ReconciliationState, source: &Row) -> Result<Polled, PollError> {
     let (Some(host), Some(port), Some(username), Some(directory), Some(host_key)) = (
         source.sftp_host.as_deref(),
@@ -193,9 +201,12 @@ async fn read_new(
     blueprint: &Blueprint,
 ) -> Result<Polled, PollError> {
     let max = state.limits.max_bytes;
-    let listed = domain::oldest_first(connection.list(directory).await?);
-    let mut polled = Polled::default();
-    for file in listed {
+    let listed = connection.list(directory).await?;
+    let mut polled = Polled {
+        forgotten: forget_vanished(state, source, &listed).await?,
+        ..Polled::default()
+    };
+    for file in domain::oldest_first(listed) {
         if usize::try_from(file.size).map_or(true, |size| size > max) {
             polled.problems.push(
                 ClientError::TooLarge {
@@ -206,33 +217,27 @@ async fn read_new(
             );
             continue;
         }
-        let row = record(state, source, &file).await?;
-        if row.status == files::WAITING {
-            let path = domain::join(directory, &file.name);
-            let bytes = match connection.download(&path, &file.name, max).await {
-                Ok(bytes) => bytes,
-                Err(e) if only_this_file(&e) => {
-                    polled.problems.push(e.to_string());
-                    continue;
-                }
-                Err(e) => return Err(e.into()),
-            };
-            let arrived = Arrived {
-                name: row.name.clone(),
-                bytes: Arc::new(bytes),
-                source_uuid: Some(source.uuid.clone()),
-                file_uuid: Some(row.uuid.clone()),
-            };
-            if let Err(e) = read(state, blueprint.clone(), arrived).await {
-                // The row still waits: the next poll reads the file again.
-                polled.problems.push(format!(
-                    "reading {} failed and is tried again: {}",
-                    file.name,
-                    e.message()
-                ));
+        let (row, recorded) = record(state, source, &file).await?;
+        match domain::step(recorded, row.status != files::WAITING) {
+            Step::Wait => {
+                polled.waiting += 1;
                 continue;
             }
-            polled.read += 1;
+            Step::Read => {
+                let read = read_file(
+                    state,
+                    connection,
+                    (source, directory, blueprint),
+                    &file,
+                    &row,
+                );
+                if let Some(problem) = read.await? {
+                    polled.problems.push(problem);
+                    continue;
+                }
+                polled.read += 1;
+            }
+            Step::Move => {}
         }
         match connection
             .move_to_processed(directory, &file.name, &row.uuid)
@@ -249,6 +254,42 @@ async fn read_new(
     Ok(polled)
 }
 
+/// Downloads `file` and reads it under its `row`, writing its report; answers the problem
+/// when only this file failed (its row still waits, so the next poll tries it again).
+async fn read_file(
+    state: &ReconciliationState,
+    connection: &Connection,
+    (source, directory, blueprint): (&Row, &str, &Blueprint),
+    file: &Listed,
+    row: &FileRow,
+) -> Result<Option<String>, PollError> {
+    let path = domain::join(directory, &file.name);
+    let bytes = match connection
+        .download(&path, &file.name, state.limits.max_bytes)
+        .await
+    {
+        Ok(bytes) => bytes,
+        Err(e) if only_this_file(&e) => return Ok(Some(e.to_string())),
+        Err(e) => return Err(e.into()),
+    };
+    let arrived = Arrived {
+        name: row.name.clone(),
+        bytes: Arc::new(bytes),
+        source_uuid: Some(source.uuid.clone()),
+        file_uuid: Some(row.uuid.clone()),
+    };
+    Ok(read(state, blueprint.clone(), arrived)
+        .await
+        .err()
+        .map(|e| {
+            format!(
+                "reading {} failed and is tried again: {}",
+                file.name,
+                e.message()
+            )
+        }))
+}
+
 /// A failure that concerns one file (too large, or refused by the server) lets the poll
 /// go on with the next; one of the session (a timeout, a dropped connection) ends it.
 fn only_this_file(e: &ClientError) -> bool {
@@ -262,13 +303,35 @@ fn only_this_file(e: &ClientError) -> bool {
     )
 }
 
-/// The file's row, recorded now if it is new: a file listed again finds its row (done, or
-/// waiting after a poll that stopped before its report), never a second one.
+/// Forgets the source's waiting rows whose file `listed` no longer shows as it was
+/// recorded; answers how many went. Rows of files read stay, whatever the listing.
+async fn forget_vanished(
+    state: &ReconciliationState,
+    source: &Row,
+    listed: &[Listed],
+) -> Result<usize, StoreError> {
+    let key = source.uuid.clone();
+    let waiting = state
+        .store
+        .query(move |db| files::waiting_of_source(db, &key))
+        .await?;
+    let gone = domain::vanished(&source.uuid, listed, waiting);
+    if gone.is_empty() {
+        return Ok(0);
+    }
+    state
+        .store
+        .write(move |tx| files::forget_waiting(tx, &gone).map_err(StoreError::from))
+        .await
+}
+
+/// The file's row, and whether this poll recorded it: a file listed again finds its row
+/// (done, or waiting since an earlier poll), never a second one.
 async fn record(
     state: &ReconciliationState,
     source: &Row,
     file: &Listed,
-) -> Result<FileRow, StoreError> {
+) -> Result<(FileRow, bool), StoreError> {
     let (place, version) = (
         domain::file_place(&source.uuid, file),
         domain::file_version(file),
@@ -289,12 +352,13 @@ async fn record(
         // rows by their time from the object store.
         next_attempt: i64::MAX,
     };
-    let found = state
+    let (found, recorded) = state
         .store
         .write(move |tx| {
-            files::receive(tx, &row)?;
-            files::find(tx, &row.uuid).map_err(StoreError::from)
+            let recorded = files::receive(tx, &row)?;
+            Ok::<_, StoreError>((files::find(tx, &row.uuid)?, recorded))
         })
         .await?;
-    found.ok_or_else(|| StoreError::Query(diesel::result::Error::NotFound))
+    let found = found.ok_or(StoreError::Query(diesel::result::Error::NotFound))?;
+    Ok((found, recorded))
 }

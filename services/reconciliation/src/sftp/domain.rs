@@ -1,5 +1,8 @@
 //! An SFTP poll's rules, pure: when a source is due, which listed entries are bank files,
-//! what a file is recorded under, and where a read file goes.
+//! what a file is recorded under, when it is read, which records are forgotten, and where
+//! a read file goes.
+
+use std::collections::HashSet;
 
 use uuid::Uuid;
 
@@ -51,6 +54,49 @@ pub fn file_version(file: &Listed) -> String {
 /// The uuid of the files row recorded at `place` in `version`.
 pub fn file_uuid(place: &str, version: &str) -> String {
     Uuid::new_v5(&FILE_ROWS, format!("{place}@{version}").as_bytes()).to_string()
+}
+
+/// What a poll does with a listed file, by its row.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Step {
+    /// Seen in this version (size and time) for the first time: it may still be being
+    /// written, so it is only recorded. A poll that lists it unchanged reads it; one that
+    /// lists it grown records the new version instead.
+    Wait,
+    /// Listed unchanged since an earlier poll recorded it, and not read yet.
+    Read,
+    /// Read before, but still in the directory (its move failed): moved only.
+    Move,
+}
+
+/// The step for a file whose row this poll `recorded` (or found, recorded before), and
+/// which was `read` already or not.
+pub fn step(recorded: bool, read: bool) -> Step {
+    match (recorded, read) {
+        (_, true) => Step::Move,
+        (true, false) => Step::Wait,
+        (false, false) => Step::Read,
+    }
+}
+
+/// The rows among a source's `waiting` ones, as `(uuid, place, version)`, whose file the
+/// listing no longer shows in that version: it was removed, renamed, or written on since.
+/// They are forgotten, or they would wait forever. Rows of files read are never among the
+/// waiting: they say a file was read, which is what keeps it from being read twice.
+pub fn vanished(
+    source: &str,
+    listed: &[Listed],
+    waiting: Vec<(String, String, String)>,
+) -> Vec<String> {
+    let shown: HashSet<(String, String)> = listed
+        .iter()
+        .map(|file| (file_place(source, file), file_version(file)))
+        .collect();
+    waiting
+        .into_iter()
+        .filter(|(_, place, version)| !shown.contains(&(place.clone(), version.clone())))
+        .map(|(uuid, _, _)| uuid)
+        .collect()
 }
 
 /// `name` in `directory`, as the server's paths are written.
@@ -133,6 +179,36 @@ mod tests {
         let row = file_uuid(&place, &file_version(&first));
         assert_eq!(row, file_uuid(&place, &file_version(&first.clone())));
         assert_ne!(row, file_uuid(&place, &file_version(&again)));
+    }
+
+    #[test]
+    fn a_file_is_read_only_once_a_poll_finds_it_as_an_earlier_one_recorded_it() {
+        assert_eq!(step(true, false), Step::Wait);
+        assert_eq!(step(false, false), Step::Read);
+        assert_eq!(step(false, true), Step::Move);
+    }
+
+    #[test]
+    fn waiting_rows_of_files_no_longer_listed_as_they_were_are_forgotten() {
+        let source = "s";
+        let kept = listed("kept.xml", 100);
+        let mut grown = listed("grown.xml", 100);
+        let row = |uuid: &str, file: &Listed| {
+            (
+                uuid.to_owned(),
+                file_place(source, file),
+                file_version(file),
+            )
+        };
+        let waiting = vec![
+            row("r-kept", &kept),
+            row("r-grown", &grown),
+            row("r-gone", &listed("gone.xml", 100)),
+        ];
+        grown.size += 1;
+        let forgotten = vanished(source, &[kept, grown], waiting);
+        assert_eq!(forgotten, ["r-grown", "r-gone"]);
+        assert!(vanished(source, &[], Vec::new()).is_empty());
     }
 
     #[test]

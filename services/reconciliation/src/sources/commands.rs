@@ -9,7 +9,7 @@ use super::store::{self, Row, Source};
 use crate::ReconciliationState;
 use crate::blueprints::store as blueprints;
 use crate::lists::visible_page;
-use crate::tenancy::{require_account, require_owner};
+use crate::tenancy::{find_visible, require_account};
 
 /// The context an SFTP secret is sealed under: bound to its source, so a sealed value
 /// copied into another row does not open.
@@ -91,13 +91,7 @@ pub async fn get(
     caller: &Caller,
     uuid: String,
 ) -> Result<Source, ApiError> {
-    let found = state
-        .store
-        .query(move |db| store::find(db, &uuid))
-        .await?
-        .ok_or_else(|| ApiError::not_found("Source"))?;
-    require_owner(caller, &found.organisation_uuid, &found.account_uuid)?;
-    Ok(found)
+    find_visible(&state.store, caller, "Source", uuid, store::find).await
 }
 
 pub async fn list(

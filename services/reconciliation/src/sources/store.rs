@@ -7,6 +7,7 @@ use diesel::result::Error as DieselError;
 use serde::Serialize;
 
 use super::domain::{SourceKind, upload_prefix};
+use crate::lists::newest_first;
 use crate::schema::sources::dsl as s;
 
 #[derive(Debug, Clone, Queryable, Selectable, Insertable)]
@@ -131,6 +132,7 @@ pub fn find(db: &mut Db<'_>, uuid: &str) -> QueryResult<Option<Source>> {
     find_row(db, uuid)?.map(Row::into_source).transpose()
 }
 
+/// Sources of one account, or of the organisations given (all when `None`), newest first.
 pub fn list(
     db: &mut Db<'_>,
     account: Option<&str>,
@@ -146,7 +148,7 @@ pub fn list(
         if let Some(list) = organisations {
             q = q.filter(s::organisation_uuid.eq_any(list));
         }
-        q.order((s::created.desc(), s::uuid.desc())).offset(offset).limit(limit).load(db)
+        q.order(newest_first(s::created, s::uuid)).offset(offset).limit(limit).load(db)
     })?;
     rows.into_iter().map(Row::into_source).collect()
 }

@@ -15,7 +15,7 @@ use serde_json::{Value, json};
 
 use super::{Asker, Parts, Reserved, require_owner, reserved, within};
 use crate::connectors::RefundOutcome;
-use crate::payments::record::{PaymentStatus, Refund, RefundStatus};
+use crate::payments::record::{BANK_FILE, PaymentStatus, Refund, RefundStatus};
 use crate::payments::store;
 
 /// A refund being made: the refund recorded and the payment's reference at the provider.
@@ -103,6 +103,15 @@ fn reserve(
                 "only a succeeded payment can be refunded; this one is {}",
                 payment.status
             ),
+        )
+        .into());
+    }
+    // A payment read from a bank file was made by the bank, not through a provider: there
+    // is none to ask, and its money goes back by a transfer of the charity's own.
+    if payment.payment_provider == BANK_FILE {
+        return Err(ApiError::invalid(
+            "payment_uuid",
+            "this payment was read from a bank file (payment_provider bank_file): no payment provider holds it, so it cannot be refunded through Coffer; pay it back by bank transfer",
         )
         .into());
     }

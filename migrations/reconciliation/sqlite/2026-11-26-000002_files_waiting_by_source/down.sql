@@ -1,0 +1,1 @@
+DROP INDEX files_waiting_source_idx;

@@ -1,0 +1,33 @@
+//! What a reported wire transfer does to payments, inside the consumer's transaction (the
+//! event's inbox row and the payment commit together, so each happens once).
+
+use coffer_events::TraceContext;
+use coffer_http::Failure;
+use coffer_store::Db;
+use diesel::result::Error as DieselError;
+
+use super::domain::Transfer;
+use crate::PaymentsState;
+use crate::payments::events::announce;
+use crate::payments::store;
+use crate::payouts::store as settlements;
+
+/// The bank credited the account: a succeeded payment under the transfer's id, dated on
+/// the value date, with its `payment.succeeded` event. The same credit reported again (in
+/// a later file, or the event delivered twice) finds its payment and records nothing.
+pub(crate) fn received(
+    tx: &mut Db<'_>,
+    state: &PaymentsState,
+    transfer: &Transfer,
+    now: i64,
+) -> Result<(), Failure> {
+    let payment = transfer.payment(now);
+    if store::find(tx, &payment.uuid)?.is_some() {
+        return Ok(());
+    }
+    store::insert(tx, &payment)?;
+    settlements::set_value_date(tx, &payment.uuid, &transfer.value_date)?;
+    let done = store::find(tx, &payment.uuid)?.ok_or(DieselError::NotFound)?;
+    announce(tx, state, &done, None, &TraceContext::new_root())?;
+    Ok(())
+}

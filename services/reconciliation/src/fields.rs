@@ -4,7 +4,8 @@
 use coffer_model::validation::{FieldError, Violations};
 use uuid::Uuid;
 
-/// A required text, trimmed, of at most `max` characters.
+/// A required text, trimmed, of at most `max` characters and without control characters
+/// (a NUL, which PostgreSQL's text cannot hold, among them).
 pub fn required_text(
     v: &mut Violations,
     property: &str,
@@ -24,6 +25,13 @@ pub fn required_text(
             v.push(FieldError::not_valid(
                 property,
                 format!("must be at most {max} characters"),
+            ));
+            None
+        }
+        Some(s) if s.chars().any(char::is_control) => {
+            v.push(FieldError::not_valid(
+                property,
+                "must not contain control characters",
             ));
             None
         }

@@ -10,8 +10,11 @@ use serde::Deserialize;
 
 pub const LIMITS: PagingLimits = PagingLimits::new(100, 500);
 
+/// A parameter it does not know (a misspelt `acount_uuid`) is 400 naming it, rather than a
+/// filter silently left out.
 #[derive(Debug, Deserialize, utoipa::IntoParams)]
 #[into_params(parameter_in = Query)]
+#[serde(deny_unknown_fields)]
 pub struct ListQuery {
     /// Only this account's.
     #[param(value_type = Option<uuid::Uuid>)]

@@ -12,6 +12,7 @@ mod common;
 mod cli;
 mod direct_debits;
 mod failures;
+mod hostile;
 mod payouts;
 mod samples;
 mod uploads;

@@ -4,7 +4,7 @@ use super::*;
 
 /// Posts `file` with the credentials' fields exactly as SPEC.md's upload procedure lists
 /// them, with curl as a finance user would; answers the HTTP status and body.
-fn curl_upload(
+pub(super) fn curl_upload(
     credentials: &Value,
     key: &str,
     name: &str,
@@ -52,6 +52,27 @@ fn curl_upload(
     (status.parse().unwrap(), body.to_owned())
 }
 
+/// An `api_upload` source of the first account read by `blueprint`, and its upload
+/// credentials: the source's uuid and the credentials' body.
+pub(super) async fn upload_source(client: &Client, c: &Value, blueprint: &str) -> (String, Value) {
+    let (status, source) = client
+        .post(
+            "/reconciliation/sources",
+            json!({"name": "Bank uploads", "organisation_uuid": c["organisation_uuid"],
+            "account_uuid": c["account_uuids"][0], "type": "api_upload", "blueprint_uuid": blueprint}),
+        )
+        .await;
+    assert_eq!(status, 201, "{source}");
+    let source_uuid = source["uuid"].as_str().unwrap().to_owned();
+    let (status, credentials) = client
+        .get(&format!(
+            "/reconciliation/sources/{source_uuid}/file-upload-credentials"
+        ))
+        .await;
+    assert_eq!(status, 200, "{credentials}");
+    (source_uuid, credentials)
+}
+
 #[tokio::test]
 async fn a_file_uploaded_with_credentials_is_read_once() {
     let (dir, _server, client, c) = start().await;
@@ -63,22 +84,8 @@ async fn a_file_uploaded_with_credentials_is_read_once() {
         .await;
     assert_eq!(status, 201, "{debit}");
     let notifications = blueprint(&client, &c, "camt.054", "create_direct_debit_payments").await;
-    let (status, source) = client
-        .post(
-            "/reconciliation/sources",
-            json!({"name": "Bank uploads", "organisation_uuid": c["organisation_uuid"],
-            "account_uuid": account, "type": "api_upload", "blueprint_uuid": notifications}),
-        )
-        .await;
-    assert_eq!(status, 201, "{source}");
-    let source_uuid = source["uuid"].as_str().unwrap();
-
-    let (status, credentials) = client
-        .get(&format!(
-            "/reconciliation/sources/{source_uuid}/file-upload-credentials"
-        ))
-        .await;
-    assert_eq!(status, 200, "{credentials}");
+    let (source_uuid, credentials) = upload_source(&client, &c, &notifications).await;
+    let source_uuid = source_uuid.as_str();
     let prefix = credentials["inputs"]["key"].as_str().unwrap().to_owned();
     assert_eq!(prefix, format!("sources/{source_uuid}"));
     assert_eq!(credentials["inputs"]["X-Amz-Algorithm"], "AWS4-HMAC-SHA256");

@@ -31,12 +31,14 @@ pub fn return_location(url: &str, key: &str, uuid: &str, status: &str) -> String
 }
 
 /// Why a payment in `status` cannot be cancelled: only a pending one can, and a succeeded
-/// one is refunded instead.
-pub fn not_cancellable(status: PaymentStatus) -> String {
-    let hint = if status == PaymentStatus::Succeeded {
-        "; refund it instead"
-    } else {
-        ""
+/// one is refunded instead, through Coffer unless it was read from a bank file.
+pub fn not_cancellable(status: PaymentStatus, from_bank_file: bool) -> String {
+    let hint = match (status, from_bank_file) {
+        (PaymentStatus::Succeeded, false) => "; refund it instead",
+        (PaymentStatus::Succeeded, true) => {
+            "; it was read from a bank file, so pay it back by bank transfer"
+        }
+        _ => "",
     };
     format!("Only a pending payment can be cancelled; this one is {status}{hint}")
 }
@@ -111,7 +113,8 @@ mod tests {
 
     #[test]
     fn a_succeeded_payment_is_refunded_instead() {
-        assert!(not_cancellable(PaymentStatus::Succeeded).ends_with("refund it instead"));
-        assert!(!not_cancellable(PaymentStatus::Failed).contains("refund"));
+        assert!(not_cancellable(PaymentStatus::Succeeded, false).ends_with("refund it instead"));
+        assert!(not_cancellable(PaymentStatus::Succeeded, true).ends_with("by bank transfer"));
+        assert!(!not_cancellable(PaymentStatus::Failed, false).contains("refund"));
     }
 }

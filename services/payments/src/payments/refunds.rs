@@ -7,6 +7,7 @@ use coffer_http::openapi::RouteTable;
 use coffer_http::{ApiError, OptionalJson, RequestTrace};
 use coffer_model::ids::parse_uuid;
 use coffer_model::money::Money;
+use coffer_model::validation::FieldError;
 
 use super::commands::{self, Asker};
 use crate::PaymentsState;
@@ -44,18 +45,42 @@ pub(crate) async fn create(
         .to_string();
     // No body at all refunds the residual; a body that was sent must say so itself, so a
     // request whose amount was lost on the way is refused rather than refunding everything.
+    // The same holds for a property that is not `amount` (a misspelt `amont`): refused,
+    // each named, beside what is wrong with the amount.
     let body = body.0;
     let hash = idempotency::request_hash(&req, &body);
+    let mut wrong: Vec<FieldError> = body
+        .as_object()
+        .into_iter()
+        .flat_map(|object| object.keys())
+        .filter(|name| name.as_str() != "amount")
+        .map(|name| {
+            FieldError::not_valid(
+                name.as_str(),
+                format!("unknown field `{name}`, expected `amount`"),
+            )
+        })
+        .collect();
     let requested = match body.get("amount") {
         None => None,
         Some(serde_json::Value::Null) => {
-            return Err(ApiError::invalid(
+            wrong.push(FieldError::not_valid(
                 "amount",
                 "must be an amount; leave it out to refund the residual",
             ));
+            None
         }
-        Some(value) => Some(Money::from_json("amount", value).map_err(ApiError::validation)?),
+        Some(value) => match Money::from_json("amount", value) {
+            Ok(money) => Some(money),
+            Err(errors) => {
+                wrong.extend(errors);
+                None
+            }
+        },
     };
+    if !wrong.is_empty() {
+        return Err(ApiError::validation(wrong));
+    }
     let asker = Asker {
         client_id: caller.client_id().to_owned(),
         key,

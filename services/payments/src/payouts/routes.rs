@@ -15,11 +15,14 @@ pub(crate) fn routes(t: &mut RouteTable) {
     t.get("/payouts", list).get("/payouts/{payout_uuid}", get);
 }
 
+/// A parameter it does not know (a misspelt `acount_uuid`) is 400 naming it, rather than a
+/// filter silently left out (serde's `flatten` would let it through).
 #[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub(crate) struct ListQuery {
     account_uuid: Option<String>,
-    #[serde(flatten)]
-    paging: PagingQuery,
+    from: Option<String>,
+    size: Option<String>,
 }
 
 /// Payouts of an account, or of all the caller's accounts, newest first, in their list
@@ -37,7 +40,12 @@ pub(crate) async fn list(
 ) -> Result<HttpResponse, ApiError> {
     let query = query.into_inner();
     let mut errors = Vec::new();
-    let paging = query.paging.resolve(LIMITS).map_err(|e| errors.extend(e));
+    let paging = PagingQuery {
+        from: query.from,
+        size: query.size,
+    }
+    .resolve(LIMITS)
+    .map_err(|e| errors.extend(e));
     let account = query
         .account_uuid
         .as_deref()

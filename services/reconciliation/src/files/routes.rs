@@ -107,10 +107,21 @@ async fn read_files(
     headers: &actix_web::http::header::HeaderMap,
     payload: web::Payload,
 ) -> Result<Vec<(String, Vec<u8>)>, ApiError> {
+    // actix-multipart's errors show as their variant names (`ContentTypeIncompatible`):
+    // the client is told in words of its own what to send instead.
     let unreadable = |e: actix_multipart::MultipartError| {
-        ApiError::bad_request(format!(
-            "The request body is not readable multipart/form-data: {e}"
-        ))
+        use actix_multipart::MultipartError as E;
+        ApiError::bad_request(match e {
+            E::ContentTypeMissing
+            | E::ContentTypeParse
+            | E::ContentTypeIncompatible
+            | E::BoundaryMissing => {
+                "The request body must be sent as multipart/form-data with a boundary"
+            }
+            _ => {
+                "The request body is not readable multipart/form-data: it ends early or a part is malformed"
+            }
+        })
     };
     let mut parts = Multipart::new(headers, payload);
     let mut files = Vec::new();
@@ -139,8 +150,11 @@ async fn read_files(
                 ));
             }
             // Shown in the report only; a header carries at most 8 KiB of it anyway.
+            // Without control characters: a NUL (`filename*=UTF-8''a%00`) is no text
+            // PostgreSQL keeps.
             let shown = file_name
-                .map(|n| n.chars().take(255).collect())
+                .map(|n| n.chars().filter(|c| !c.is_control()).take(255).collect())
+                .filter(|n: &String| !n.is_empty())
                 .unwrap_or_else(|| format!("file-{}", files.len() + 1));
             files.push((shown, bytes));
         }

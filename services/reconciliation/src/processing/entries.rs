@@ -32,7 +32,15 @@ pub fn amount(entry: &Entry, tx: &Transaction) -> Result<(ReportAmount, i64), St
         (None, _) => return Err("a transaction of a batch without its own amount".into()),
     };
     let shown = ReportAmount::of(amount);
+    // Payments takes no amount above its currency's largest (coffer-model's Money): an
+    // announcement of one would be dead-lettered there, while the report said it was made.
+    let most = coffer_model::currency::Currency::parse(&amount.currency)
+        .map_or(i64::MAX, |c| c.max_minor_units());
     match shown.value {
+        Some(v) if v > most => Err(format!(
+            "{} {} is more than a payment can hold (at most {most} minor units)",
+            amount.value, amount.currency
+        )),
         Some(v) if v > 0 => Ok((shown, v)),
         Some(_) => Err("an amount of zero".into()),
         None => Err(format!(

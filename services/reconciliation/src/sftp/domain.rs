@@ -32,12 +32,17 @@ pub fn is_due(polled: Option<i64>, poll_seconds: i32, now: i64) -> bool {
 
 /// Whether a directory entry is a bank file to read: a regular file (not a directory such
 /// as `processed/`, nor a link or a device), and not hidden (a client that uploads under a
-/// dot-name and renames when done is never read half-written).
+/// dot-name and renames when done is never read half-written). A name with a NUL, which a
+/// hostile server could list, is no text the database keeps and is left alone.
 pub fn is_bank_file(name: &str, mode: Option<u32>) -> bool {
     const TYPE: u32 = 0o170_000;
     const REGULAR: u32 = 0o100_000;
     let regular = mode.is_some_and(|m| m & TYPE == REGULAR);
-    regular && !name.starts_with('.') && !name.contains('/') && !name.is_empty()
+    regular
+        && !name.starts_with('.')
+        && !name.contains('/')
+        && !name.contains('\0')
+        && !name.is_empty()
 }
 
 /// The place a file is recorded under: its source and name.
@@ -161,6 +166,7 @@ mod tests {
         assert!(!is_bank_file("socket", Some(0o140_755)));
         assert!(!is_bank_file(".camt054.xml.part", Some(0o100_644)));
         assert!(!is_bank_file("unknown.xml", None));
+        assert!(!is_bank_file("camt\u{0}.xml", Some(0o100_644)));
     }
 
     #[test]

@@ -221,13 +221,17 @@ impl SftpRequest {
         };
         let directory = match self.directory.as_deref().map(str::trim) {
             None | Some("") => Some("/".to_owned()),
-            Some(d) if d.len() <= 1024 && !d.split('/').any(|part| part == "..") => {
+            Some(d)
+                if d.len() <= 1024
+                    && !d.split('/').any(|part| part == "..")
+                    && !d.chars().any(char::is_control) =>
+            {
                 Some(d.to_owned())
             }
             Some(_) => {
                 v.push(FieldError::not_valid(
                     "sftp.directory",
-                    "must be a path of at most 1024 characters without ..",
+                    "must be a path of at most 1024 characters without .. or control characters",
                 ));
                 None
             }

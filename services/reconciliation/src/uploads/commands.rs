@@ -56,10 +56,12 @@ pub async fn credentials(
     .map_err(ApiError::internal)
 }
 
-/// The source uuid and file name of a key `sources/<uuid>/<name>`.
+/// The source uuid and file name of a key `sources/<uuid>/<name>`: the name is the key's
+/// last segment, also under folders below the prefix (`sources/<uuid>/2026/11/a.xml`).
 fn place(key: &str) -> Option<(&str, &str)> {
     let rest = key.strip_prefix(ROOT)?;
-    let (source, name) = rest.split_once('/')?;
+    let (source, path) = rest.split_once('/')?;
+    let name = path.rsplit('/').next().unwrap_or(path);
     (uuid::Uuid::parse_str(source).is_ok() && !name.is_empty()).then_some((source, name))
 }
 
@@ -69,7 +71,15 @@ pub async fn receive_new(state: &ReconciliationState) -> Result<usize, anyhow::E
     let Some(store) = state.objects.as_ref() else {
         return Ok(0);
     };
-    let listed = store.list(ROOT).await?;
+    // A key with a NUL (S3 takes one) is no text PostgreSQL keeps, nor a file's name.
+    let (listed, unkeepable): (Vec<_>, Vec<_>) = store
+        .list(ROOT)
+        .await?
+        .into_iter()
+        .partition(|o| !o.key.contains('\0'));
+    for object in unkeepable {
+        tracing::warn!(key = ?object.key, "an uploaded file's key holds a NUL; it is left alone");
+    }
     let mut new = 0;
     let mut blueprint_of: HashMap<String, Option<String>> = HashMap::new();
     for chunk in listed.chunks(500) {
@@ -121,7 +131,7 @@ pub async fn receive_new(state: &ReconciliationState) -> Result<usize, anyhow::E
                 blueprint_uuid,
                 object_key: object.key.clone(),
                 object_version: object.last_modified.clone(),
-                name: name.chars().take(255).collect(),
+                name: name.chars().filter(|c| !c.is_control()).take(255).collect(),
                 size: i64::try_from(object.size).unwrap_or(i64::MAX),
                 status: files::WAITING.to_owned(),
                 report_uuid: None,
@@ -222,4 +232,25 @@ async fn postpone(
         .await
         .map_err(ApiError::from)?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::place;
+
+    #[test]
+    fn a_file_is_named_by_the_last_segment_of_its_key() {
+        let source = "9a10fe49-7931-48dd-b709-41c45e4adb6a";
+        assert_eq!(
+            place(&format!("sources/{source}/camt.xml")),
+            Some((source, "camt.xml"))
+        );
+        assert_eq!(
+            place(&format!("sources/{source}/2026/11/camt.xml")),
+            Some((source, "camt.xml"))
+        );
+        assert_eq!(place(&format!("sources/{source}/folder/")), None);
+        assert_eq!(place("sources/not-a-uuid/camt.xml"), None);
+        assert_eq!(place("elsewhere/camt.xml"), None);
+    }
 }

@@ -77,8 +77,28 @@ pub enum PlaceError {
     /// directory cannot hold both, where S3 could.
     #[error("the key clashes with another object's path in this store")]
     Clash,
+    /// A segment of the key is longer than a file name may be on disk; S3 would take it.
+    #[error(
+        "a segment of the key is longer than {MAX_SEGMENT_BYTES} bytes, which this store cannot keep"
+    )]
+    SegmentTooLong,
     #[error(transparent)]
     Io(#[from] std::io::Error),
+}
+
+/// The longest file name common file systems keep (ext4, XFS, APFS, NTFS: 255).
+pub const MAX_SEGMENT_BYTES: usize = 255;
+
+/// Whether the disk can keep a file under `key`: each of its segments a file name short
+/// enough (a key S3 takes can have longer ones).
+pub fn keepable(key: &str) -> Result<(), PlaceError> {
+    if key
+        .split('/')
+        .any(|segment| segment.len() > MAX_SEGMENT_BYTES)
+    {
+        return Err(PlaceError::SegmentTooLong);
+    }
+    Ok(())
 }
 
 /// A file being received, written aside and renamed into place only once complete.
@@ -118,6 +138,7 @@ impl Receiving {
     }
 
     async fn place(&self, base: &Path, key: &str) -> Result<(), PlaceError> {
+        keepable(key)?;
         self.file.sync_all().await?;
         let target = base.join(key);
         if tokio::fs::metadata(&target).await.is_ok_and(|m| m.is_dir()) {

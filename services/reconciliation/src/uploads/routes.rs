@@ -113,6 +113,14 @@ pub(crate) async fn upload(
                 ) => {}
                 Err(r) => return refusal(&r),
             }
+            // A key the disk cannot keep is refused before the file is received.
+            if let Some((_, key)) = fields
+                .iter()
+                .find(|(name, _)| name.eq_ignore_ascii_case("key"))
+                && let Err(e) = super::local::keepable(key)
+            {
+                return placing_refused(e);
+            }
             let mut file = match Receiving::start(root).await {
                 Ok(f) => f,
                 Err(e) => {
@@ -185,12 +193,19 @@ pub(crate) async fn upload(
         }
     };
     match file.finish(&base, &accepted.key).await {
-        Ok(()) => {}
-        Err(e @ PlaceError::Clash) => return refused(400, "InvalidArgument", &e.to_string()),
-        Err(PlaceError::Io(e)) => {
+        Ok(()) => HttpResponse::NoContent().finish(),
+        Err(e) => placing_refused(e),
+    }
+}
+
+/// The answer to a file that could not be placed under its key.
+fn placing_refused(e: PlaceError) -> HttpResponse {
+    match e {
+        PlaceError::Clash => refused(400, "InvalidArgument", &e.to_string()),
+        PlaceError::SegmentTooLong => refused(400, "KeyTooLongError", &e.to_string()),
+        PlaceError::Io(e) => {
             tracing::error!(error = %e, "placing an upload failed");
-            return refused(500, "InternalError", "the upload could not be stored");
+            refused(500, "InternalError", "the upload could not be stored")
         }
     }
-    HttpResponse::NoContent().finish()
 }

@@ -10,7 +10,7 @@ use serde_json::{Map, Value};
 
 use super::{Parts, require_owner};
 use crate::payments::domain::{merged_parameters, not_cancellable};
-use crate::payments::record::{Payment, PaymentStatus};
+use crate::payments::record::{BANK_FILE, Payment, PaymentStatus};
 use crate::payments::store;
 
 /// The payment, locked for this transaction, once the caller may touch it.
@@ -50,6 +50,7 @@ pub(crate) async fn cancel(
                 {
                     return Err(Failure::Api(ApiError::bad_request(not_cancellable(
                         payment.status,
+                        payment.payment_provider == BANK_FILE,
                     ))));
                 }
                 let cancelled = store::find(tx, &uuid)?.ok_or(DieselError::NotFound)?;

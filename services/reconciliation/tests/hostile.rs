@@ -1,0 +1,58 @@
+//! Text a hostile client slips in: a NUL character, which PostgreSQL's text cannot hold,
+//! in a name or in a file's name. Each is a 400 naming it (or kept out of the report), the
+//! same on both databases, never a 500.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod common;
+
+use coffer_model::clock::Clock;
+use common::*;
+use serde_json::{Value, json};
+
+coffer_testkit::backend_tests! {
+    async fn a_nul_character_is_refused_by_name_and_never_reaches_the_database(backend) {
+        let w = reconciliation_world(backend, None).await;
+        let (org, account, token) = w.merchant().await;
+        let good = json!({"name": "Notifications", "organisation_uuid": org,
+            "account_uuid": account, "message_type": "camt.054",
+            "processing": "create_direct_debit_payments"});
+        let blueprint = create_when_known(&w, "/reconciliation/blueprints", &token, &good).await;
+        let blueprint = blueprint["uuid"].as_str().unwrap();
+
+        let mut bad = good.clone();
+        bad["name"] = json!("Notifications\u{0}");
+        let (status, refused, _) = w.post("/reconciliation/blueprints", &token, &bad, None).await;
+        assert_eq!(status, 400, "{refused}");
+        assert_eq!(refused["errors"][0]["property"], "name", "{refused}");
+
+        let (status, refused, _) = w.post("/reconciliation/sources", &token, &json!({
+            "name": "Uploads\u{7}", "organisation_uuid": org, "account_uuid": account,
+            "type": "sftp", "blueprint_uuid": blueprint,
+            "sftp": {"host": "files.example.org", "username": "u\u{0}", "password": "secret",
+                "directory": "/out\u{0}", "host_key": "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl"}}), None).await;
+        assert_eq!(status, 400, "{refused}");
+        let named: Vec<&str> = refused["errors"].as_array().unwrap().iter()
+            .map(|e| e["property"].as_str().unwrap()).collect();
+        assert_eq!(named, ["name", "sftp.username", "sftp.directory"], "{refused}");
+
+        // A file name with a NUL (RFC 5987's filename*): read, its name shown without it.
+        let day = w.app.clock.now().date().to_string();
+        let file = collected(&format!("NUL-{account}"), "E2E-NUL", "5.00", &day);
+        let mut body = b"--XX\r\nContent-Disposition: form-data; name=\"filename\"; filename*=UTF-8''camt%00.xml\r\n\r\n".to_vec();
+        body.extend_from_slice(&file);
+        body.extend_from_slice(b"\r\n--XX--\r\n");
+        let res = w.app.http
+            .post(w.app.url(&format!("/reconciliation/blueprints/{blueprint}/execute")))
+            .bearer_auth(&token)
+            .header("Content-Type", "multipart/form-data; boundary=XX")
+            .body(body)
+            .send()
+            .await
+            .unwrap();
+        let status = res.status().as_u16();
+        let report: Value = res.json().await.unwrap();
+        assert_eq!(status, 201, "{report}");
+        assert_eq!(report["status"], "processed", "{report}");
+        assert!(!report["file_name"].as_str().unwrap().contains('\u{0}'), "{report}");
+    }
+}

@@ -16,6 +16,27 @@ pub struct CommonConfig {
     pub auth: AuthSettings,
     pub kafka: KafkaSettings,
     pub events: EventSettings,
+    pub serve: ServeSettings,
+}
+
+/// What `serve` does about migrations.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(default)]
+pub struct ServeSettings {
+    /// Apply pending migrations before serving. Where a separate step migrates (the
+    /// migration Jobs of k8s/), false: `serve` then only waits for that step.
+    pub migrate: bool,
+    /// How long `serve` waits for another step's migrations before it gives up.
+    pub migrations_wait_seconds: u64,
+}
+
+impl Default for ServeSettings {
+    fn default() -> Self {
+        Self {
+            migrate: true,
+            migrations_wait_seconds: 600,
+        }
+    }
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -58,6 +79,12 @@ impl Validate for CommonConfig {
             return Err(ConfigError::invalid(
                 "events.batch_size",
                 "must be between 1 and 10000",
+            ));
+        }
+        if !(1..=86_400).contains(&self.serve.migrations_wait_seconds) {
+            return Err(ConfigError::invalid(
+                "serve.migrations_wait_seconds",
+                "must be between 1 and 86400",
             ));
         }
         Ok(())

@@ -3,6 +3,7 @@
 //! HTTP server. A service's `main.rs` only says how to build its modules.
 
 mod config;
+mod migrations;
 
 use std::future::Future;
 use std::net::TcpListener;
@@ -22,7 +23,7 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 
 pub use coffer_http::config::{ConfigError, Validate as ValidateConfig};
-pub use config::{CommonConfig, EventSettings};
+pub use config::{CommonConfig, EventSettings, ServeSettings};
 
 #[derive(Parser)]
 struct Cli {
@@ -32,7 +33,7 @@ struct Cli {
 
 #[derive(Subcommand, Clone, Copy, PartialEq, Eq)]
 enum Command {
-    /// Apply migrations, then serve.
+    /// Apply migrations (or, with `serve.migrate = false`, wait for them), then serve.
     Serve,
     /// Apply migrations and exit.
     Migrate,
@@ -158,12 +159,17 @@ where
 {
     let store =
         Store::connect(&common.database_url, &PoolOptions::default()).context("database_url")?;
-    let migrating = store.clone();
-    let applied = tokio::task::spawn_blocking(move || migrating.migrate(&migrations))
-        .await
-        .context("migration task")?
-        .with_context(|| format!("cannot migrate the {} database", migrations.service))?;
-    tracing::info!(applied, "{name} database migrated");
+    if command == Command::Serve && !common.serve.migrate {
+        let wait = std::time::Duration::from_secs(common.serve.migrations_wait_seconds);
+        migrations::wait_for(&store, migrations, wait).await?;
+    } else {
+        let migrating = store.clone();
+        let applied = tokio::task::spawn_blocking(move || migrating.migrate(&migrations))
+            .await
+            .context("migration task")?
+            .with_context(|| format!("cannot migrate the {} database", migrations.service))?;
+        tracing::info!(applied, "{name} database migrated");
+    }
     if command == Command::Migrate {
         return Ok(());
     }

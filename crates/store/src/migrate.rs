@@ -40,6 +40,19 @@ pub(crate) fn run(conn: &mut Conn, set: &Migrations) -> Result<usize, StoreError
     applied.map_err(|e| StoreError::Migration(e.to_string()))
 }
 
+/// How many of `set`'s migrations (its included sets' too) are not applied yet.
+pub(crate) fn pending(conn: &mut Conn, set: &Migrations) -> Result<usize, StoreError> {
+    let pending = match conn {
+        Conn::Pg(c) => with_includes(set, &mut |s| {
+            c.pending_migrations((s.postgres)()).map(|v| v.len())
+        }),
+        Conn::Sqlite(c) => with_includes(set, &mut |s| {
+            c.pending_migrations((s.sqlite)()).map(|v| v.len())
+        }),
+    };
+    pending.map_err(|e| StoreError::Migration(e.to_string()))
+}
+
 type MigrationResult = diesel::migration::Result<usize>;
 
 /// Runs `set`'s included sets depth first, then `set` itself; counts what was applied.

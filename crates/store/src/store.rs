@@ -194,6 +194,12 @@ impl Store {
         crate::migrate::run(&mut conn, migrations)
     }
 
+    /// How many migrations are not applied yet.
+    pub fn pending_migrations(&self, migrations: &Migrations) -> Result<usize, StoreError> {
+        let mut conn = self.get()?;
+        crate::migrate::pending(&mut conn, migrations)
+    }
+
     /// A round trip to the database, for readiness checks. On SQLite a read always
     /// succeeds beside a writer, so readiness there asks for the write lock itself and
     /// gives up after a second: a service whose writes would wait out their timeout is

@@ -182,3 +182,84 @@ fn serve_refuses_to_start_without_an_sso_issuer_and_checks_its_form() {
         assert!(stderr.contains("sso.issuer"), "{bad}: {stderr}");
     }
 }
+
+/// The settings `serve` needs besides a database, with migrations left to another step
+/// (the migration Jobs of k8s/).
+fn serve_without_migrating<'a>(
+    db: &'a str,
+    listen: &'a str,
+    wait: &'a str,
+) -> Vec<(&'a str, &'a str)> {
+    vec![
+        ("COFFER_DATABASE_URL", db),
+        ("COFFER_KAFKA__BROKERS", "127.0.0.1:9"),
+        ("COFFER_SSO__ISSUER", "http://127.0.0.1"),
+        (
+            "COFFER_SECRETS__KEYS",
+            "a:AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=",
+        ),
+        ("COFFER_HTTP__LISTEN", listen),
+        ("COFFER_SERVE__MIGRATE", "false"),
+        ("COFFER_SERVE__MIGRATIONS_WAIT_SECONDS", wait),
+    ]
+}
+
+#[test]
+fn serve_that_does_not_migrate_waits_for_the_migrations_and_gives_up_saying_why() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = format!("sqlite://{}/identity.db", dir.path().display());
+    // Nothing has migrated: serve applies nothing, waits its bound, and names the way out.
+    let (code, stderr) = run_command("serve", &serve_without_migrating(&db, "127.0.0.1:0", "3"));
+    assert_eq!(code, 1, "{stderr}");
+    assert!(
+        stderr.contains("migrations pending") && stderr.contains("migrate"),
+        "{stderr}"
+    );
+    let (code, stderr) = run_command("serve", &serve_without_migrating(&db, "127.0.0.1:0", "0"));
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("serve.migrations_wait_seconds"), "{stderr}");
+
+    // Once `migrate` has run, the same serve opens its port (on a real broker: serve
+    // creates its topics before it listens).
+    let (code, stderr) = run(&[("COFFER_DATABASE_URL", db.as_str())]);
+    assert_eq!(code, 0, "{stderr}");
+    let Some(brokers) = coffer_testkit::kafka_brokers() else {
+        return;
+    };
+    let prefix = format!("t{}", &uuid::Uuid::new_v4().simple().to_string()[..12]);
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let listen = format!("127.0.0.1:{port}");
+    let mut cmd = Command::new(BIN);
+    cmd.arg("serve")
+        .env_clear()
+        .env("PATH", std::env::var("PATH").unwrap_or_default())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null());
+    for (k, v) in serve_without_migrating(&db, &listen, "30") {
+        cmd.env(k, v);
+    }
+    cmd.env("COFFER_KAFKA__BROKERS", &brokers)
+        .env("COFFER_EVENTS__PREFIX", &prefix);
+    let mut child = cmd.spawn().unwrap();
+    let mut live = false;
+    for _ in 0..600 {
+        if let Ok(mut stream) = std::net::TcpStream::connect(&listen) {
+            use std::io::{Read, Write};
+            stream
+                .write_all(b"GET /health/live HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+                .unwrap();
+            let mut answer = String::new();
+            let _ = stream.read_to_string(&mut answer);
+            live = answer.starts_with("HTTP/1.1 200");
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    assert!(live, "serve opens its port once the schema is migrated");
+}

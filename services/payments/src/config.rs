@@ -67,11 +67,21 @@ impl PaymentsSection {
 
 impl Validate for PaymentsConfig {
     fn validate(&self) -> Result<(), ConfigError> {
+        // Both are what `serve` needs (validate_to_serve); given, they must be well formed
+        // for `migrate` too.
         let url = &self.payments.public_base_url;
-        if !(url.starts_with("http://") || url.starts_with("https://")) {
+        let well_formed = url.starts_with("http://") || url.starts_with("https://");
+        if !url.is_empty() && !well_formed {
             return Err(ConfigError::invalid(
                 "payments.public_base_url",
-                "is required: an http(s) URL",
+                "must be an http(s) URL",
+            ));
+        }
+        let key = &self.payments.fingerprint_key;
+        if !key.is_empty() && key.len() < 32 {
+            return Err(ConfigError::invalid(
+                "payments.fingerprint_key",
+                "must be at least 32 characters",
             ));
         }
         let p = &self.payments;
@@ -111,20 +121,28 @@ impl Validate for PaymentsConfig {
                 "must be 60 to 86400 seconds",
             ));
         }
-        if self.payments.fingerprint_key.len() < 32 {
-            return Err(ConfigError::invalid(
-                "payments.fingerprint_key",
-                "is required: at least 32 characters",
-            ));
-        }
         self.secrets.keyring()?;
         Ok(())
     }
 
-    /// Payments keeps no sealed value yet, but provider credentials and webhook secrets
-    /// will be; requiring the master key now means no deployment learns of it on the day
-    /// the first one is stored.
+    /// Redirects and card fingerprints are made while serving only: `migrate` (a migration
+    /// Job) needs neither, and so is never handed the fingerprint key. Payments keeps no
+    /// sealed value yet, but provider credentials and webhook secrets will be; requiring
+    /// the master key now means no deployment learns of it on the day the first one is
+    /// stored.
     fn validate_to_serve(&self) -> Result<(), ConfigError> {
+        if self.payments.public_base_url.is_empty() {
+            return Err(ConfigError::invalid(
+                "payments.public_base_url",
+                "is required to serve: an http(s) URL",
+            ));
+        }
+        if self.payments.fingerprint_key.is_empty() {
+            return Err(ConfigError::invalid(
+                "payments.fingerprint_key",
+                "is required to serve: at least 32 characters",
+            ));
+        }
         self.secrets.require()?;
         Ok(())
     }

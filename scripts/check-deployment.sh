@@ -4,6 +4,8 @@
 # runs it; it needs kubectl (for `kubectl kustomize`) and Python 3. The checkers live in a
 # venv of their own with pinned versions (checkov's dependencies would pin others than the
 # API checkers' of scripts/checkers.sh), installed from PyPI on a machine's first run.
+# `--binaries DIR` (deploy/build.sh's layout, as scripts/check-images.sh passes it) also
+# starts each service binary with the settings every rendering gives it.
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -26,4 +28,4 @@ pinned_venv "$VENV" \
 # fields refused. checkov: Kubernetes security and reliability policies. helm-python-sdk:
 # Helm 4's own Go SDK as a native library, which lints and renders the chart as `helm`
 # would. hadolint: the Dockerfile linter.
-exec "${VENV}/bin/python" scripts/check_deployment.py --bin "${VENV}/bin"
+exec "${VENV}/bin/python" scripts/check_deployment.py --bin "${VENV}/bin" "$@"

@@ -2,7 +2,8 @@
 # Runs the image build steps (deploy/build.sh) for every Coffer binary with the dev profile,
 # on the target directory the test build filled, and checks what each image would hold: a
 # binary that starts, and that needs no shared library beyond those of the run image
-# (distroless cc: glibc, libgcc_s, OpenSSL). `make test` runs it after the tests.
+# (distroless cc: glibc, libgcc_s, OpenSSL), and that each accepts the settings the deployment
+# files give it. `make test` runs it after the tests.
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -32,4 +33,8 @@ done
 if [[ $failed -ne 0 ]]; then
     exit 1
 fi
+# The deployment files again, now with these binaries: each must accept the settings every
+# rendering gives its Deployment and migration Job (a refused one exits 2 at once, which no
+# schema or linter sees).
+scripts/check-deployment.sh --binaries "$out"
 echo "check-images: ${#BINARIES[@]} binaries build with deploy/build.sh and need only the run image's libraries" >&2

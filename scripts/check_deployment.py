@@ -12,8 +12,13 @@ runs it with its pinned checkers):
 5. the Ingress of every rendering routes exactly the prefixes of deploy/gateway/routes.conf,
    each to the service the gateway sends it to;
 6. every service's port, probe paths and metrics path agree across the gateway, the
-   renderings and the code that serves them, each service has its migration Job,
-   autoscaler and disruption budget, and every container is hardened alike.
+   renderings and the code that serves them, each service has its migration Job (on the
+   Deployment's image), autoscaler and disruption budget (which its fewest replicas exceed),
+   the startup probe outlasts the migration wait, every container is hardened alike, every
+   COFFER_* variable is one docs/configuration.md documents, and every rendering reads the
+   same Secrets by the same names and keys;
+7. with --binaries, each service binary accepts the settings every rendering gives its
+   Deployment and its migration Job (scripts/check-images.sh passes the binaries it built).
 
 Every problem found is printed; the exit status is 1 when there was any.
 """
@@ -21,12 +26,14 @@ Every problem found is printed; the exit status is 1 when there was any.
 from __future__ import annotations
 
 import argparse
+import base64
 import json
 import pathlib
 import re
 import subprocess
 import sys
 import tempfile
+import time
 
 import yaml
 
@@ -126,6 +133,9 @@ def refused_values() -> None:
         "a replica count that is no number": {"services": {"payments": {"replicas": "two"}}},
         "an unknown top-level setting": {"replicaCount": 3},
         "an image tag that is no string": {"image": {"tag": 5}},
+        "a literal secret where a reference to a Secret belongs": {
+            "services": {"payments": {"fingerprintKey": "a-literal-fingerprint-key-of-32-chars"}}
+        },
     }
     for label, values in cases.items():
         try:
@@ -183,14 +193,21 @@ def checkov(bin_dir: pathlib.Path, label: str, path: pathlib.Path) -> None:
 # --- 5. Routes ------------------------------------------------------------------------------
 
 
+# Prefix -> the Ingress pathType that matches as the gateway does: `(/|$)` is a prefix that
+# covers whole path segments (Prefix), a bare `$` one exact path (Exact).
+GATEWAY_PATH_TYPES: dict[str, str] = {}
+
+
 def gateway_routes() -> dict[str, str]:
     """Prefix -> upstream (coffer_payments) of deploy/gateway/routes.conf."""
     routes = {}
-    pattern = re.compile(r"^\s*~\^(/\S*?)(?:\(/\|\$\)|\$)\s+(coffer_\w+);")
+    pattern = re.compile(r"^\s*~\^(/\S*?)(\(/\|\$\)|\$)\s+(coffer_\w+);")
     for line in (ROOT / "deploy/gateway/routes.conf").read_text().splitlines():
         m = pattern.match(line)
         if m:
-            routes[m.group(1).replace("\\", "")] = m.group(2)
+            path = m.group(1).replace("\\", "")
+            routes[path] = m.group(3)
+            GATEWAY_PATH_TYPES[path] = "Exact" if m.group(2) == "$" else "Prefix"
     return routes
 
 
@@ -221,6 +238,11 @@ def compare_routes(label: str, objects: list[dict], gateway: dict[str, str]) -> 
             if p.get("pathType") not in ("Prefix", "Exact"):
                 problem(label, f"the Ingress path {path} is {p.get('pathType')}, not Prefix or Exact")
             routed[path] = names.get(service, f"(no Service {service})")
+            # An Exact /payments would send /payments/{uuid} nowhere; a Prefix /openapi.json
+            # would route paths the gateway answers 404 for.
+            wanted = GATEWAY_PATH_TYPES.get(path)
+            if wanted and p.get("pathType") != wanted:
+                problem(label, f"the Ingress path {path} is {p.get('pathType')}; the gateway matches it as {wanted}")
     for prefix, upstream in sorted(gateway.items()):
         if prefix not in routed:
             problem(label, f"the gateway routes {prefix} to {upstream}; the Ingress does not route it")
@@ -270,8 +292,8 @@ def by_component(objects: list[dict], kind: str) -> dict[str, list[dict]]:
     return out
 
 
-def listen_port(objects: list[dict], container: dict) -> int | None:
-    """The port COFFER_HTTP__LISTEN names, from the env or the ConfigMaps the container reads."""
+def settings(objects: list[dict], container: dict) -> dict[str, str]:
+    """The plain (non-secret) variables a container gets, from its ConfigMaps and env."""
     values = {}
     maps = {o["metadata"]["name"]: o.get("data", {}) for o in objects if o["kind"] == "ConfigMap"}
     for source in container.get("envFrom", []):
@@ -280,8 +302,51 @@ def listen_port(objects: list[dict], container: dict) -> int | None:
     for env in container.get("env", []):
         if "value" in env:
             values[env["name"]] = env["value"]
-    listen = values.get("COFFER_HTTP__LISTEN")
+    return values
+
+
+def secret_refs(container: dict) -> dict[str, tuple]:
+    """Variable -> (Secret, key, optional) of every secretKeyRef a container reads."""
+    refs = {}
+    for env in container.get("env", []):
+        ref = env.get("valueFrom", {}).get("secretKeyRef")
+        if ref:
+            refs[env["name"]] = (ref["name"], ref["key"], bool(ref.get("optional")))
+    return refs
+
+
+def listen_port(objects: list[dict], container: dict) -> int | None:
+    """The port COFFER_HTTP__LISTEN names, from the env or the ConfigMaps the container reads."""
+    listen = settings(objects, container).get("COFFER_HTTP__LISTEN")
     return int(listen.rsplit(":", 1)[1]) if listen else None
+
+
+def documented_variables() -> tuple[set[str], tuple[str, ...]]:
+    """The COFFER_* variables docs/configuration.md documents, and the prefixes it documents
+    a family under (COFFER_KAFKA__EXTRA__<NAME>). A cell's `…__KEY` shorthand repeats the
+    section of the full name before it."""
+    names, prefixes = set(), []
+    for line in (ROOT / "docs/configuration.md").read_text().splitlines():
+        if not line.startswith("|"):
+            continue
+        for cell in line.split("|"):
+            section = None
+            for token in re.findall(r"`((?:COFFER_|…__)[A-Za-z0-9_<>]+)`", cell):
+                if token.startswith("…__") and section:
+                    token = section + token[1:]
+                if "<" in token:
+                    prefixes.append(token.split("<", 1)[0])
+                    continue
+                names.add(token)
+                section = token.rsplit("__", 1)[0]
+    return names, tuple(prefixes)
+
+
+def documented(label: str, where: str, names: set[str] | list[str], known: tuple[set[str], tuple[str, ...]]) -> None:
+    # Figment ignores a variable no setting reads, so a misspelt one is lost without a word.
+    for name in sorted(names):
+        if name.startswith("COFFER_") and name not in known[0] and not name.startswith(known[1]):
+            problem(label, f"{where}: {name} is no setting docs/configuration.md documents")
 
 
 def hardened(label: str, name: str, pod: dict) -> None:
@@ -307,9 +372,13 @@ def compare_services(label: str, objects: list[dict], paths: dict[str, str]) -> 
     """Checks each service's objects; answers its (port, live, ready, metrics) as deployed."""
     deployments = by_component(objects, "Deployment")
     services = by_component(objects, "Service")
-    autoscalers = {o["spec"]["scaleTargetRef"]["name"] for o in objects if o["kind"] == "HorizontalPodAutoscaler"}
+    autoscalers = {o["spec"]["scaleTargetRef"]["name"]: o for o in objects if o["kind"] == "HorizontalPodAutoscaler"}
     budgets = [o for o in objects if o["kind"] == "PodDisruptionBudget"]
     jobs = by_component(objects, "Job")
+    known = documented_variables()
+    for o in objects:
+        if o["kind"] == "ConfigMap":
+            documented(label, f"ConfigMap {o['metadata']['name']}", set(o.get("data", {})), known)
     seen = {}
     for name in SERVICES:
         found = deployments.get(name, [])
@@ -340,20 +409,119 @@ def compare_services(label: str, objects: list[dict], paths: dict[str, str]) -> 
         svc = services.get(name, [])
         if len(svc) != 1 or not any(p.get("targetPort") in ("http", port) for p in svc[0]["spec"]["ports"]):
             problem(label, f"{name}: no Service sends to the http port")
-        if dname not in autoscalers:
+        documented(label, dname, [e["name"] for e in container.get("env", [])], known)
+        # `serve` waits this long for the migration Job before it exits saying so; a startup
+        # probe that gives up first restarts a pod that was only waiting, with no message.
+        wait = settings(objects, container).get("COFFER_SERVE__MIGRATIONS_WAIT_SECONDS", "600")
+        startup = container.get("startupProbe", {})
+        allowed = startup.get("periodSeconds", 10) * startup.get("failureThreshold", 3)
+        if not startup:
+            problem(label, f"{dname}: no startup probe, so liveness may restart a pod waiting for migrations")
+        elif allowed <= int(wait):
+            problem(label, f"{dname}: the startup probe allows {allowed} s, serve waits {wait} s for migrations")
+        scaler = autoscalers.get(dname)
+        if scaler is None:
             problem(label, f"{dname}: no HorizontalPodAutoscaler")
         selector = deployment["spec"]["selector"]["matchLabels"]
-        if not any(b["spec"].get("selector", {}).get("matchLabels") == selector for b in budgets) and label_needs_budget(label):
+        selecting = [b for b in budgets if b["spec"].get("selector", {}).get("matchLabels") == selector]
+        if not selecting and label_needs_budget(label):
             problem(label, f"{dname}: no PodDisruptionBudget selects its pods")
+        fewest = scaler["spec"].get("minReplicas", 1) if scaler else deployment["spec"].get("replicas", 1)
+        for b in selecting:
+            floor = b["spec"].get("minAvailable")
+            if isinstance(floor, int) and fewest <= floor:
+                problem(label, f"{dname}: {fewest} replicas at the fewest and a budget of minAvailable {floor} block node drains")
         migrations = [
             j for j in jobs.get(name, []) if "migrate" in j["spec"]["template"]["spec"]["containers"][0].get("args", [])
         ]
         if len(migrations) != 1:
             problem(label, f"{name}: expected one Job that runs migrate, found {len(migrations)}")
         else:
-            hardened(label, migrations[0]["metadata"]["name"], migrations[0]["spec"]["template"])
+            job = migrations[0]
+            hardened(label, job["metadata"]["name"], job["spec"]["template"])
+            job_container = job["spec"]["template"]["spec"]["containers"][0]
+            documented(label, job["metadata"]["name"], [e["name"] for e in job_container.get("env", [])], known)
+            # A Job on another image migrates for code other than the pods wait for.
+            if job_container.get("image") != container.get("image"):
+                problem(label, f"{job['metadata']['name']} runs {job_container.get('image')}, {dname} {container.get('image')}")
+            SECRETS.setdefault(label, {})[f"{name} migrate"] = secret_refs(job_container)
+            WORKLOADS.setdefault(label, []).append((name, "migrate", job_container, objects))
+        SECRETS.setdefault(label, {})[f"{name} serve"] = secret_refs(container)
+        WORKLOADS.setdefault(label, []).append((name, "serve", container, objects))
         seen[name] = (port, live, ready, metrics)
     return seen
+
+
+# Rendering -> "payments serve" -> the Secrets it reads; rendering -> (service, command,
+# container, objects) for the settings check of --binaries.
+SECRETS: dict[str, dict[str, dict[str, tuple]]] = {}
+WORKLOADS: dict[str, list[tuple]] = {}
+
+
+def compare_secrets() -> None:
+    """The Secret table of docs/deployment.md holds for kustomize and the chart alike: every
+    rendering reads the same Secrets, by the same names and keys, into the same variables."""
+    reference = None
+    for label, reads in SECRETS.items():
+        if reference is None:
+            reference = (label, reads)
+            continue
+        for workload in sorted(set(reads) | set(reference[1])):
+            mine, theirs = reads.get(workload, {}), reference[1].get(workload, {})
+            for variable in sorted(set(mine) | set(theirs)):
+                # The broker's own credentials are the operator's Secrets, named by them.
+                if variable.startswith("COFFER_KAFKA__EXTRA__"):
+                    continue
+                if mine.get(variable) != theirs.get(variable):
+                    problem(
+                        label,
+                        f"{workload}: {variable} from {mine.get(variable)}, "
+                        f"in {reference[0]} from {theirs.get(variable)}",
+                    )
+
+
+def placeholder(variable: str) -> str:
+    """A value of the right form for a Secret's variable, which a rendering only names."""
+    if variable == "COFFER_DATABASE_URL":
+        # Nothing listens on the discard port: the settings are checked before a connection.
+        return "postgres://coffer@127.0.0.1:9/coffer"
+    if variable == "COFFER_SECRETS__KEYS":
+        return "k1:" + base64.b64encode(bytes(32)).decode()
+    if variable == "COFFER_PAYMENTS__FINGERPRINT_KEY":
+        return "x" * 32
+    return "placeholder"
+
+
+def accepted_settings(binaries: pathlib.Path) -> None:
+    """Each binary started with what a rendering gives its container: a bad or missing
+    setting ends it at once with exit code 2 (docs/configuration.md); anything else, such as
+    waiting for a database that is not there, means the settings passed."""
+    for label, workloads in WORKLOADS.items():
+        running = []
+        for service, command, container, objects in workloads:
+            binary = binaries / f"coffer-{service}" / "app"
+            if not binary.is_file():
+                problem(label, f"--binaries: no {binary}")
+                continue
+            env = {"PATH": "/usr/bin:/bin", **settings(objects, container)}
+            for variable, (_, _, optional) in secret_refs(container).items():
+                if not optional:
+                    env[variable] = placeholder(variable)
+            process = subprocess.Popen(
+                [str(binary), command], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
+            )
+            running.append((f"coffer-{service} {command}", process))
+        # Settings are checked before anything else, so a few seconds are ample for all.
+        deadline = time.monotonic() + 5
+        for what, process in running:
+            try:
+                _, err = process.communicate(timeout=max(0.1, deadline - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.communicate()
+                continue
+            if process.returncode == 2:
+                problem(label, f"{what} refuses its settings: {err.strip().splitlines()[-1] if err.strip() else ''}")
 
 
 def label_needs_budget(label: str) -> bool:
@@ -373,6 +541,12 @@ def no_literal_secrets(label: str, objects: list[dict]) -> None:
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--bin", required=True, type=pathlib.Path, help="the checkers' venv bin directory")
+    parser.add_argument(
+        "--binaries",
+        type=pathlib.Path,
+        help="a directory with coffer-<service>/app for each service (deploy/build.sh's layout): "
+        "check that each accepts the settings every rendering gives it",
+    )
     args = parser.parse_args()
 
     lint_dockerfile(args.bin)
@@ -415,6 +589,12 @@ def main() -> int:
             deployed[label] = compare_services(label, objects, paths)
             if label != "k8s/overlays/dev":
                 no_literal_secrets(label, objects)
+    compare_secrets()
+    if args.binaries:
+        step(f"the settings of every rendering, against the binaries in {args.binaries}")
+        accepted_settings(args.binaries)
+    else:
+        step("the settings against the binaries: skipped (no --binaries; scripts/check-images.sh passes them)")
     reference = None
     for label, seen in deployed.items():
         if reference is None:

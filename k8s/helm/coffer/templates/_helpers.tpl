@@ -246,4 +246,16 @@ onboarding identity itself, so a release without identity must be told where it 
 {{- fail "services.onboarding needs services.onboarding.identityUrl: this release runs no identity it could default to" }}
 {{- end }}
 {{- end }}
+{{- /* A budget that the fewest replicas cannot exceed makes every node drain wait for a
+pod the autoscaler may never add (docs/deployment.md, "Scaling"). A percentage is left to
+the operator. */}}
+{{- range $name := splitList " " (include "coffer.serviceNames" $) }}
+{{- $svc := index $.Values.services $name }}
+{{- if and $svc.enabled $svc.podDisruptionBudget.enabled (kindIs "float64" $svc.podDisruptionBudget.minAvailable) }}
+{{- $fewest := ternary $svc.autoscaling.minReplicas $svc.replicas $svc.autoscaling.enabled | int }}
+{{- if le $fewest (int $svc.podDisruptionBudget.minAvailable) }}
+{{- fail (printf "services.%s: %d replicas at the fewest with a PodDisruptionBudget of minAvailable %d would block every node drain; raise %s or set podDisruptionBudget.enabled: false" $name $fewest (int $svc.podDisruptionBudget.minAvailable) (ternary "autoscaling.minReplicas" "replicas" $svc.autoscaling.enabled)) }}
+{{- end }}
+{{- end }}
+{{- end }}
 {{- end }}

@@ -280,6 +280,7 @@ impl Consumer {
         reason: &str,
     ) -> Result<(), BusError> {
         tracing::error!(reason, key = %delivery.message.key, "event dead-lettered");
+        crate::metrics::count_dead_letter(&self.settings.name);
         self.bus
             .dead_letter(&self.settings.name, &delivery.message, reason)
             .await?;

@@ -12,6 +12,7 @@ pub mod consumer;
 mod envelope;
 pub mod kafka_bus;
 pub mod local_bus;
+pub mod metrics;
 mod migrations;
 pub mod outbox;
 pub mod readiness;

@@ -141,6 +141,17 @@ pub fn append_traced(
     db_run!(db: { diesel::insert_into(o::outbox).values(&rows).execute(db).map(drop) })
 }
 
+/// How many events wait to be published, and when the oldest of them was committed (ms).
+pub fn pending_summary(db: &mut Db<'_>) -> QueryResult<(i64, Option<i64>)> {
+    use diesel::dsl::{count_star, min};
+    db_run!(db: {
+        o::outbox
+            .filter(o::published_ms.is_null())
+            .select((count_star(), min(o::created_ms)))
+            .get_result(db)
+    })
+}
+
 /// Events not yet published, for operators and tests.
 pub fn pending_count(db: &mut Db<'_>) -> QueryResult<i64> {
     db_run!(db: { o::outbox.filter(o::published_ms.is_null()).count().get_result(db) })

@@ -88,7 +88,8 @@ impl EventWiring {
         )));
     }
 
-    /// Starts the relay and every consumer, each resubscribing after a bus failure.
+    /// Starts the relay and every consumer, each resubscribing after a bus failure, and
+    /// the outbox's count for `/metrics` (metrics.rs).
     pub fn spawn(&self) -> Vec<JoinHandle<()>> {
         tracing::debug!(
             service = self.service,
@@ -103,6 +104,11 @@ impl EventWiring {
                     .iter()
                     .map(|c| tokio::spawn(Arc::clone(c).run_forever())),
             )
+            .chain([tokio::spawn(crate::metrics::sample_forever(
+                self.service,
+                self.store.clone(),
+                Arc::clone(&self.clock),
+            ))])
             .collect()
     }
 

@@ -299,9 +299,15 @@ coffer_testkit::backend_tests! {
         let outbox = outbox();
         let object = Uuid::new_v4();
         let poison = outbox.event(&PROBED, object, None, None, serde_json::json!({ "poison": true }));
+        let dead_before = coffer_events::metrics::dead_lettered("probe");
         commit(&w.store, vec![event(&outbox, object, 1), poison, event(&outbox, object, 3)]).await;
+        // Committed and not yet relayed: what /metrics reports as waiting.
+        let (waiting, oldest) = w.store.query(coffer_events::outbox::pending_summary).await.unwrap();
+        assert_eq!(waiting, 3);
+        assert!(oldest.is_some_and(|ms| ms > 0), "{oldest:?}");
         let bus: Arc<dyn Bus> = w.bus.clone();
         relay(&w.store, Arc::clone(&bus), &outbox).run_once().await.unwrap();
+        assert_eq!(w.store.query(coffer_events::outbox::pending_summary).await.unwrap(), (0, None));
         // Something that is not an event at all is set aside too.
         w.bus.publish(&[Message { topic: PROBED.topic("coffer"), key: "x".into(), payload: b"not json".to_vec(), headers: vec![] }]).await.unwrap();
         commit(&w.store, vec![event(&outbox, object, 5)]).await;
@@ -318,6 +324,9 @@ coffer_testkit::backend_tests! {
         assert_eq!(dead[0].1, object.to_string());
         assert!(dead[0].2.contains("poison"));
         assert!(dead[1].2.contains("unreadable"));
+        // Counted for /metrics. At least: under `cargo test` the other backend's run of
+        // this test, in the same process, counts under the same consumer name.
+        assert!(coffer_events::metrics::dead_lettered("probe") - dead_before >= 2);
     }
 
     async fn events_the_handler_does_not_want_pass_without_a_trace(backend) {

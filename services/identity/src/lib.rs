@@ -123,6 +123,10 @@ impl Module for Identity {
         Box::pin(self.events.ready())
     }
 
+    fn register_metrics(&self, registry: &prometheus::Registry) {
+        coffer_events::metrics::register(registry);
+    }
+
     fn spawn_workers(&self) -> Vec<tokio::task::JoinHandle<()>> {
         workers::spawn(&self.state, &self.events)
     }

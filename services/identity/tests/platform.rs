@@ -35,6 +35,15 @@ coffer_testkit::backend_tests! {
             })
             .unwrap_or_else(|| panic!("no counter for the route in:\n{text}"));
         assert!(line.ends_with(" 3"), "{line}");
+        // The outbox's figures, counted by the service's event wiring.
+        for metric in ["coffer_outbox_pending_events", "coffer_outbox_oldest_pending_seconds"] {
+            let line = text
+                .lines()
+                .find(|l| l.starts_with(metric) && l.contains("service=\"identity\""))
+                .unwrap_or_else(|| panic!("no {metric} in:\n{text}"));
+            let value = line.rsplit(' ').next().unwrap();
+            assert!(value.parse::<u64>().is_ok(), "{line}");
+        }
         assert!(text.contains("coffer_http_request_duration_seconds_bucket{method=\"GET\",route=\"/organisations/{organisation_uuid}\""));
         assert!(text.contains("route=\"/oauth2/token\""));
     }

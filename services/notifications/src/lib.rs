@@ -137,6 +137,7 @@ impl Module for Notifications {
 
     fn register_metrics(&self, registry: &prometheus::Registry) {
         self.state.metrics.register(registry);
+        coffer_events::metrics::register(registry);
     }
 
     fn spawn_workers(&self) -> Vec<tokio::task::JoinHandle<()>> {

@@ -101,6 +101,10 @@ impl Module for Onboarding {
         Box::pin(self.events.ready())
     }
 
+    fn register_metrics(&self, registry: &prometheus::Registry) {
+        coffer_events::metrics::register(registry);
+    }
+
     fn spawn_workers(&self) -> Vec<tokio::task::JoinHandle<()>> {
         workers::spawn(&self.events)
     }

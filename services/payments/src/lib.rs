@@ -137,6 +137,10 @@ impl Module for Payments {
         Box::pin(self.events.ready())
     }
 
+    fn register_metrics(&self, registry: &prometheus::Registry) {
+        coffer_events::metrics::register(registry);
+    }
+
     fn spawn_workers(&self) -> Vec<tokio::task::JoinHandle<()>> {
         workers::spawn(&self.state, &self.events)
     }

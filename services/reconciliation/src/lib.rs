@@ -119,6 +119,10 @@ impl Module for Reconciliation {
         Box::pin(self.events.ready())
     }
 
+    fn register_metrics(&self, registry: &prometheus::Registry) {
+        coffer_events::metrics::register(registry);
+    }
+
     fn spawn_workers(&self) -> Vec<tokio::task::JoinHandle<()>> {
         workers::spawn(&self.state, &self.events)
     }

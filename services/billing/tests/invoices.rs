@@ -15,6 +15,20 @@ fn subscription(account: &str, source: &str, supporter: &str, status: &str) -> V
         "status": status, "custom_parameters": {"campaign": "winter", "channel": "web"}})
 }
 
+/// The invoices path of a new pending subscription paid from `source`.
+async fn invoices_of_new_subscription(w: &World, token: &str, account: &str, source: &str, supporter: &str) -> String {
+    let (status, s, _) = w.post("/subscriptions", token, &subscription(account, source, supporter, "pending"), None).await;
+    assert_eq!(status, 201, "{s}");
+    format!("/subscriptions/{}/invoices", s["uuid"].as_str().unwrap())
+}
+
+/// The path of a new manual invoice under `invoices`.
+async fn new_invoice(w: &World, token: &str, invoices: &str) -> String {
+    let (status, invoice, _) = w.post(invoices, token, &json!({}), None).await;
+    assert_eq!(status, 201, "{invoice}");
+    format!("{invoices}/{}", invoice["uuid"].as_str().unwrap())
+}
+
 /// Polls `path` until `done` holds, for up to ten seconds.
 async fn until(w: &World, path: &str, token: &str, done: impl Fn(&Value) -> bool) -> Value {
     for _ in 0..400 {
@@ -125,10 +139,8 @@ coffer_testkit::backend_tests! {
         let w = billing_world(backend).await;
         let (org, account, token) = billing_merchant(&w).await;
         let (source, supporter) = donor(&w, &token, org, &account, "4242424242424242").await;
-        let (_, s, _) = w.post("/subscriptions", &token, &subscription(&account, &source, &supporter, "pending"), None).await;
-        let invoices = format!("/subscriptions/{}/invoices", s["uuid"].as_str().unwrap());
-        let (_, invoice, _) = w.post(&invoices, &token, &json!({}), None).await;
-        let path = format!("{invoices}/{}", invoice["uuid"].as_str().unwrap());
+        let invoices = invoices_of_new_subscription(&w, &token, &account, &source, &supporter).await;
+        let path = new_invoice(&w, &token, &invoices).await;
 
         // The provider charges and never answers: payments records nothing more, and the
         // event that asked for the charge is not handled again.
@@ -148,6 +160,100 @@ coffer_testkit::backend_tests! {
         let (_, found, _) = w.post("/search/payments", &token, &json!({"query": {"$exists": "uuid"}, "size": 0,
             "aggs": {"attempts": {"type": "term", "field": "subscription_uuid"}}}), None).await;
         assert_eq!(found["aggregations"]["attempts"][0]["doc_count"], 1, "one payment for the attempt: {found}");
+    }
+
+    async fn an_invoice_is_not_closed_while_its_charge_attempt_may_still_charge(backend) {
+        let w = billing_world(backend).await;
+        let (org, account, token) = billing_merchant(&w).await;
+        let (source, supporter) = donor(&w, &token, org, &account, "4242424242424242").await;
+        let invoices = invoices_of_new_subscription(&w, &token, &account, &source, &supporter).await;
+        let path = new_invoice(&w, &token, &invoices).await;
+
+        // The provider takes the money and its answer never comes: the attempt stays
+        // pending, and so it may still charge. Neither closing is accepted meanwhile.
+        w.faults.set(Some(Fault::HangAfterCall));
+        let (status, attempt, _) = w.post(&format!("{path}/charge-attempts"), &token, &json!({}), None).await;
+        assert_eq!(status, 201, "{attempt}");
+        for closing in ["cancelled", "paid"] {
+            let (status, err, _) = w.post(&format!("{path}/close"), &token, &json!({"status": closing}), None).await;
+            assert_eq!(status, 400, "closed as {closing} while the attempt is pending: {err}");
+            assert_eq!(err["error"]["message"][0]["property"], "status", "{err}");
+            assert!(err["error"]["message"][0]["message"].as_str().unwrap().contains("pending"), "{err}");
+        }
+        tokio::time::sleep(CONNECTOR_TIMEOUT + Duration::from_secs(1)).await;
+        let (status, err, _) = w.post(&format!("{path}/close"), &token, &json!({"status": "cancelled"}), None).await;
+        assert_eq!(status, 400, "the provider's answer is still unknown: {err}");
+        let (_, open) = w.get(&path, &token).await;
+        assert_eq!(open["status"], "open", "{open}");
+        assert_eq!(open["charge_attempts"][0]["status"], "pending", "{open}");
+
+        // Asked later, the provider says it charged: the invoice is paid, never cancelled
+        // beside a payment, and it stays paid.
+        w.faults.set(None);
+        w.app.clock.advance(time::Duration::seconds(SETTLE_AFTER.as_secs() as i64 + 1));
+        let paid = until(&w, &path, &token, |i| i["status"] == "paid").await;
+        assert_eq!(paid["status_reason"], "paid");
+        assert_eq!(paid["charge_attempts"][0]["status"], "succeeded");
+        let (status, err, _) = w.post(&format!("{path}/close"), &token, &json!({"status": "cancelled"}), None).await;
+        assert_eq!(status, 400, "{err}");
+        assert!(err["error"]["message"][0]["message"].as_str().unwrap().contains("paid already"), "{err}");
+
+        // An attempt that failed takes nothing: its invoice closes.
+        let (failing, _) = donor(&w, &token, org, &account, "4000000000000341").await;
+        let invoices = invoices_of_new_subscription(&w, &token, &account, &failing, &supporter).await;
+        let path = new_invoice(&w, &token, &invoices).await;
+        assert_eq!(w.post(&format!("{path}/charge-attempts"), &token, &json!({}), None).await.0, 201);
+        until(&w, &path, &token, |i| i["charge_attempts"][0]["status"] == "failed").await;
+        let (status, closed, _) = w.post(&format!("{path}/close"), &token, &json!({"status": "cancelled"}), None).await;
+        assert_eq!(status, 200, "{closed}");
+        assert_eq!(closed["status"], "cancelled");
+    }
+
+    async fn no_race_of_close_and_charge_attempts_takes_money_for_a_closed_invoice(backend) {
+        let w = billing_world(backend).await;
+        let (org, account, token) = billing_merchant(&w).await;
+        let (source, supporter) = donor(&w, &token, org, &account, "4242424242424242").await;
+        let invoices = invoices_of_new_subscription(&w, &token, &account, &source, &supporter).await;
+        // Each invoice gets a charge attempt and a close at the same moment, many times
+        // over; whichever wins, a closed invoice has no succeeded attempt.
+        let mut paths = Vec::new();
+        for _ in 0..12 {
+            paths.push(new_invoice(&w, &token, &invoices).await);
+        }
+        let races: Vec<_> = paths
+            .iter()
+            .enumerate()
+            .map(|(n, path)| {
+                let (http, token) = (w.app.http.clone(), token.clone());
+                let charge = w.app.url(&format!("{path}/charge-attempts"));
+                let close = w.app.url(&format!("{path}/close"));
+                let closing = if n % 2 == 0 { "cancelled" } else { "paid" };
+                tokio::spawn(async move {
+                    let attempt = http.post(charge).bearer_auth(&token).json(&json!({})).send();
+                    let close = http.post(close).bearer_auth(&token).json(&json!({"status": closing})).send();
+                    let (a, c) = tokio::join!(attempt, close);
+                    (a.unwrap().status().as_u16(), c.unwrap().status().as_u16())
+                })
+            })
+            .collect();
+        for race in races {
+            let (attempt, close) = race.await.unwrap();
+            assert!(matches!((attempt, close), (201, 400) | (409, 200)), "attempt {attempt}, close {close}");
+        }
+        for path in &paths {
+            let settled = until(&w, path, &token, |i| {
+                i["charge_attempts"].as_array().unwrap().iter().all(|a| a["status"] != "pending")
+            })
+            .await;
+            let attempts = settled["charge_attempts"].as_array().unwrap();
+            if settled["status_reason"] == "manual" {
+                assert!(attempts.is_empty(), "closed by hand, yet charged: {settled}");
+            } else {
+                assert_eq!(settled["status"], "paid", "{settled}");
+                assert_eq!(attempts.len(), 1, "{settled}");
+                assert_eq!(attempts[0]["status"], "succeeded", "{settled}");
+            }
+        }
     }
 
     async fn the_scheduler_invoices_each_month_and_dunning_cancels_after_three_failed_invoices(backend) {

@@ -62,8 +62,8 @@ pub(crate) async fn create(
     params(("subscription_uuid" = uuid::Uuid, Path, description = "The subscription"), ("invoice_uuid" = uuid::Uuid, Path, description = "The invoice")),
     request_body(content = crate::invoices::domain::manual::CloseBody),
     responses((status = 200, description = "The invoice", body = crate::invoices::domain::record::InvoiceView),
-        (status = 404, description = "No such subscription or invoice"),
-        (status = 409, description = "The invoice is closed already")))]
+        (status = 400, description = "The status is not paid or cancelled, the invoice is not open, or a charge attempt of it is pending"),
+        (status = 404, description = "No such subscription or invoice")))]
 pub(crate) async fn close(
     state: web::Data<BillingState>,
     caller: Caller,

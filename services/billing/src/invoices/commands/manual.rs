@@ -6,7 +6,6 @@ use coffer_auth::Caller;
 use coffer_events::TraceContext;
 use coffer_http::ApiError;
 use coffer_model::over_maximum;
-use coffer_model::validation::FieldError;
 use serde_json::Value;
 
 use super::{load, open, rendered, start_attempt};
@@ -59,7 +58,9 @@ pub(crate) async fn create(
     Ok(response)
 }
 
-/// Closes an open invoice as paid or cancelled: no charge, and no more retries.
+/// Closes an open invoice as paid or cancelled: no charge, and no more retries. Decided on
+/// the invoice locked in the changing transaction, as Create Charge Attempt decides, so
+/// that an attempt started meanwhile is seen: the close is refused while one is pending.
 pub(crate) async fn close(
     state: &BillingState,
     caller: &Caller,
@@ -67,38 +68,24 @@ pub(crate) async fn close(
     body: &Value,
     trace: TraceContext,
 ) -> Result<Value, Failure> {
-    let asked = body.get("status").and_then(Value::as_str);
-    let status = match asked.and_then(InvoiceStatus::parse) {
-        Some(closed @ (InvoiceStatus::Paid | InvoiceStatus::Cancelled)) => closed,
-        _ => {
-            return Err(Failure::Api(ApiError::validation(vec![
-                FieldError::invalid_choice("status", "must be paid or cancelled"),
-            ])));
-        }
-    };
-    let (_, mut invoice) = load(state, caller, path).await?;
-    if invoice.status != InvoiceStatus::Open {
-        return Err(Failure::Api(ApiError::validation(vec![
-            FieldError::not_valid(
-                "status",
-                format!("the invoice is {} already", invoice.status),
-            ),
-        ])));
-    }
-    invoice.status = status;
-    invoice.status_reason = "manual".into();
-    invoice.next_attempt_date = None;
+    let status = manual::closing_status(body).map_err(|e| ApiError::validation(vec![e]))?;
+    let (_, invoice) = load(state, caller, path).await?;
     let now = state.clock.unix();
     let outbox = state.outbox.clone();
     let body = state
         .store
         .run(move |db| {
             db.write_tx(|tx| {
-                if !store::save_invoice(tx, &invoice, InvoiceStatus::Open, now)? {
+                let current = store::find_invoice_locked(tx, &invoice.uuid)?
+                    .ok_or_else(|| ApiError::not_found("Invoice"))?;
+                let attempts = store::attempts_of(tx, &current.uuid)?;
+                let closed = manual::close(current, &attempts, status)
+                    .map_err(|e| ApiError::validation(vec![e]))?;
+                if !store::save_invoice(tx, &closed, InvoiceStatus::Open, now)? {
                     return Err(changed_meanwhile("invoice"));
                 }
-                let body = rendered(tx, &invoice)?;
-                events::closed(tx, &outbox, &invoice, body.clone(), Some(&trace))?;
+                let body = closed.render(&attempts);
+                events::closed(tx, &outbox, &closed, body.clone(), Some(&trace))?;
                 Ok::<_, Failure>(body)
             })
         })

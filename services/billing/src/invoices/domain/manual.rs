@@ -4,6 +4,9 @@
 use coffer_model::validation::FieldError;
 use serde_json::{Map, Value};
 
+use super::record::{ChargeAttempt, Invoice};
+use super::status::{AttemptStatus, InvoiceStatus};
+
 /// What a manual invoice may set over the subscription's terms.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct ManualInvoice {
@@ -59,6 +62,50 @@ pub fn read(body: &Value) -> Result<ManualInvoice, Vec<FieldError>> {
     } else {
         Err(errors)
     }
+}
+
+/// How Close Invoice's body asks the invoice to end: paid or cancelled.
+pub fn closing_status(body: &Value) -> Result<InvoiceStatus, FieldError> {
+    match body
+        .get("status")
+        .and_then(Value::as_str)
+        .and_then(InvoiceStatus::parse)
+    {
+        Some(closed @ (InvoiceStatus::Paid | InvoiceStatus::Cancelled)) => Ok(closed),
+        _ => Err(FieldError::invalid_choice(
+            "status",
+            "must be paid or cancelled",
+        )),
+    }
+}
+
+/// Closes `invoice` by hand as `status`, judged on the invoice and its attempts as they are
+/// now. Closing means no charge (SPEC.md), so an invoice with a pending attempt is not
+/// closed: that attempt may still take the money, and once taken it could not be undone
+/// by the close. The client closes it once the attempt has ended (failed), or finds it
+/// paid.
+pub fn close(
+    mut invoice: Invoice,
+    attempts: &[ChargeAttempt],
+    status: InvoiceStatus,
+) -> Result<Invoice, FieldError> {
+    if invoice.status != InvoiceStatus::Open {
+        return Err(FieldError::not_valid(
+            "status",
+            format!("the invoice is {} already", invoice.status),
+        ));
+    }
+    if attempts.iter().any(|a| a.status == AttemptStatus::Pending) {
+        return Err(FieldError::not_valid(
+            "status",
+            "a charge attempt of the invoice is pending and may still take the payment; \
+             close the invoice once the attempt has ended",
+        ));
+    }
+    invoice.status = status;
+    invoice.status_reason = "manual".into();
+    invoice.next_attempt_date = None;
+    Ok(invoice)
 }
 
 /// The body of Create Invoice, as the API description shows it (`read` checks it).

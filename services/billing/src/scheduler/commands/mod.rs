@@ -79,9 +79,14 @@ fn retry_due(db: &mut Db<'_>, pass: &Pass<'_>) -> QueryResult<usize> {
     in_batches(db, |tx| {
         let due = store::claim(tx, &RETRIES, now, clock)?;
         for uuid in &due {
-            let Some(mut invoice) = invoices::find_invoice(tx, uuid)? else {
+            // Locked and judged as it is now: an invoice closed by hand since it was
+            // selected takes no attempt (closing means no charge).
+            let Some(mut invoice) = invoices::find_invoice_locked(tx, uuid)? else {
                 continue;
             };
+            if invoice.status != InvoiceStatus::Open {
+                continue;
+            }
             let Some(s) = subscriptions::find(tx, &invoice.subscription_uuid)? else {
                 continue;
             };

@@ -19,6 +19,7 @@ mod query_error;
 mod request_id;
 mod server;
 pub mod telemetry;
+mod tunnels;
 
 pub use basic_auth::basic_credentials;
 pub use body::{Form, Json, JsonOrForm, OptionalJson};

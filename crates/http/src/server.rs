@@ -9,7 +9,9 @@ use coffer_error::ApiError;
 
 use crate::body::BodyLimit;
 use crate::client_address::TrustedProxies;
-use crate::{Metrics, Module, error_shape, head_limits, health, metrics, query_error, request_id};
+use crate::{
+    Metrics, Module, error_shape, head_limits, health, metrics, query_error, request_id, tunnels,
+};
 
 /// Everything one HTTP server shares between its workers.
 #[derive(Clone)]
@@ -65,9 +67,11 @@ pub fn build_app(
         .wrap(from_fn(error_shape::middleware))
         .wrap(from_fn(metrics::middleware))
         .wrap(from_fn(request_id::middleware))
-        // Outermost, so that error bodies written by the middleware above are compressed
-        // too; only for a client that sends `Accept-Encoding` naming gzip.
+        // Around the middleware above, so that error bodies they write are compressed too;
+        // only for a client that sends `Accept-Encoding` naming gzip.
         .wrap(actix_web::middleware::Compress::default())
+        // A CONNECT's answer cannot be compressed and still framed (tunnels.rs).
+        .wrap(from_fn(tunnels::middleware))
 }
 
 /// Starts serving on an already bound listener, so tests can bind port 0 first.

@@ -233,3 +233,148 @@ async fn heads_past_the_gateways_limits_are_431_in_shape() {
         );
     }
 }
+
+/// A response read off a socket as a client's HTTP/1.1 parser reads it: the head, then
+/// exactly the body its framing declares.
+struct Framed {
+    status: u16,
+    headers: Vec<(String, String)>,
+    body: Vec<u8>,
+    /// Bytes the server sent past the declared body: none, in a well-formed response.
+    stray: Vec<u8>,
+}
+
+impl Framed {
+    fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(n, _)| n.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    }
+}
+
+/// Sends `request` as bytes and reads what comes back until the server closes or stays
+/// quiet, then frames it by its Content-Length or chunked encoding, strictly: a response
+/// whose body does not match its framing panics with the bytes received.
+async fn raw_exchange(app: &TestApp, request: &str) -> Framed {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let address = app.base_url.trim_start_matches("http://");
+    let mut socket = tokio::net::TcpStream::connect(address).await.unwrap();
+    socket.write_all(request.as_bytes()).await.unwrap();
+    let mut received = Vec::new();
+    let mut buf = [0u8; 8192];
+    loop {
+        let read =
+            tokio::time::timeout(std::time::Duration::from_secs(2), socket.read(&mut buf)).await;
+        match read {
+            Ok(Ok(0)) | Err(_) => break,
+            Ok(Ok(n)) => received.extend_from_slice(&buf[..n]),
+            Ok(Err(e)) => panic!("reading the response: {e}"),
+        }
+    }
+    let shown = String::from_utf8_lossy(&received).into_owned();
+    let mut headers = [httparse::EMPTY_HEADER; 64];
+    let mut response = httparse::Response::new(&mut headers);
+    let head_len = match response.parse(&received) {
+        Ok(httparse::Status::Complete(n)) => n,
+        other => panic!("not an HTTP/1.1 response head ({other:?}): {shown:?}"),
+    };
+    assert_eq!(response.version, Some(1), "{shown:?}");
+    let status = response.code.unwrap();
+    let headers: Vec<(String, String)> = response
+        .headers
+        .iter()
+        .map(|h| {
+            let value = String::from_utf8(h.value.to_vec()).unwrap();
+            (h.name.to_ascii_lowercase(), value)
+        })
+        .collect();
+    let named = |name: &str| headers.iter().find(|(n, _)| n == name).map(|(_, v)| v);
+    let rest = &received[head_len..];
+    let (body, stray) = match (named("transfer-encoding"), named("content-length")) {
+        (Some(te), None) if te.eq_ignore_ascii_case("chunked") => {
+            dechunk(rest).unwrap_or_else(|| panic!("declared chunked, not chunked: {shown:?}"))
+        }
+        (None, Some(length)) => {
+            let length: usize = length.parse().unwrap();
+            assert!(
+                rest.len() >= length,
+                "a body shorter than declared: {shown:?}"
+            );
+            (rest[..length].to_vec(), rest[length..].to_vec())
+        }
+        framing => panic!("no single framing ({framing:?}): {shown:?}"),
+    };
+    Framed {
+        status,
+        headers,
+        body,
+        stray,
+    }
+}
+
+/// A chunked body's content and what follows its last chunk; None when it is not chunked.
+fn dechunk(mut rest: &[u8]) -> Option<(Vec<u8>, Vec<u8>)> {
+    let mut body = Vec::new();
+    loop {
+        let line_end = rest.windows(2).position(|w| w == b"\r\n")?;
+        let size_text = std::str::from_utf8(&rest[..line_end]).ok()?;
+        let size = usize::from_str_radix(size_text.split(';').next()?.trim(), 16).ok()?;
+        rest = &rest[line_end + 2..];
+        if size == 0 {
+            return rest.strip_prefix(b"\r\n").map(|r| (body, r.to_vec()));
+        }
+        if rest.len() < size + 2 || &rest[size..size + 2] != b"\r\n" {
+            return None;
+        }
+        body.extend_from_slice(&rest[..size]);
+        rest = &rest[size + 2..];
+    }
+}
+
+/// CONNECT asks for a tunnel, and HTTP/1.1 servers treat what follows it on the connection
+/// as the tunnel's bytes; actix then writes a streamed (compressed) body unframed under a
+/// `transfer-encoding: chunked` header, which no client can read. Coffer tunnels nothing, so
+/// a CONNECT is answered as any method a path does not take, framed, whatever the client
+/// accepts.
+#[tokio::test]
+async fn connect_is_answered_in_shape_and_framed_even_when_gzip_is_accepted() {
+    let app = spawn().await;
+    let cases = [
+        ("/a", 405, "method_not_allowed"),
+        ("/nowhere", 404, "not_found"),
+        ("example.com:443", 404, "not_found"),
+    ];
+    for (target, status, code) in cases {
+        let request = format!(
+            "CONNECT {target} HTTP/1.1\r\nHost: example.com:443\r\n\
+             Accept-Encoding: gzip, deflate, br, zstd\r\nX-Request-Id: req-1\r\n\r\n"
+        );
+        let answer = raw_exchange(&app, &request).await;
+        let body: Value = serde_json::from_slice(&answer.body)
+            .unwrap_or_else(|e| panic!("{target}: {e}: {:?} {:?}", answer.headers, answer.body));
+        assert_eq!(answer.status, status, "{target}: {body}");
+        assert_eq!(answer.header("content-type"), Some("application/json"));
+        assert_eq!(answer.header("x-request-id"), Some("req-1"));
+        assert!(answer.stray.is_empty(), "{target}: {:?}", answer.stray);
+        // What the client sent after its CONNECT was the tunnel's: the connection ends,
+        // and the client knows to open another.
+        assert_eq!(answer.header("connection"), Some("close"), "{target}");
+        let code_at = if status == 405 {
+            &body["error"]["code"]
+        } else {
+            &body["code"]
+        };
+        assert_eq!(code_at, code, "{target}: {body}");
+    }
+
+    // Other methods keep their compression.
+    let answer = raw_exchange(
+        &app,
+        "GET /boom HTTP/1.1\r\nHost: x\r\nAccept-Encoding: gzip\r\nConnection: close\r\n\r\n",
+    )
+    .await;
+    assert_eq!(answer.status, 500);
+    assert_eq!(answer.header("content-encoding"), Some("gzip"));
+    assert!(answer.stray.is_empty());
+}

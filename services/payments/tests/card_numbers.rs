@@ -42,14 +42,25 @@ fn contains(haystack: &[u8], needle: &str) -> bool {
         .any(|w| w == needle.as_bytes())
 }
 
+/// The process's log, captured at its most verbose from the first test that asks (each
+/// test runs in a process of its own under nextest, but not under `cargo test`).
+fn captured_log() -> Captured {
+    static LOG: std::sync::OnceLock<Captured> = std::sync::OnceLock::new();
+    LOG.get_or_init(|| {
+        let log = Captured::default();
+        let writer = log.clone();
+        tracing_subscriber::fmt()
+            .with_max_level(tracing::Level::TRACE)
+            .with_writer(move || writer.clone())
+            .init();
+        log
+    })
+    .clone()
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn no_card_number_cvv_or_iban_is_stored_or_logged() {
-    let log = Captured::default();
-    let writer = log.clone();
-    tracing_subscriber::fmt()
-        .with_max_level(tracing::Level::TRACE)
-        .with_writer(move || writer.clone())
-        .init();
+    let log = captured_log();
 
     let w = world(Backend::Sqlite).await;
     let (_, account, token) = merchant(&w).await;
@@ -138,4 +149,148 @@ async fn no_card_number_cvv_or_iban_is_stored_or_logged() {
             )
         );
     }
+}
+
+/// The digest a plain SHA-256 of the request would give (method, path, body): what an
+/// Idempotency-Key's row would hold if it kept the card's digits recoverable.
+fn plain_request_digest(path: &str, body: &serde_json::Value) -> String {
+    let mut input = format!("POST {path}\n").into_bytes();
+    input.extend(serde_json::to_vec(body).unwrap());
+    aws_lc_rs::digest::digest(&aws_lc_rs::digest::SHA256, &input)
+        .as_ref()
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn card_data_sent_in_any_shape_is_never_answered_stored_or_logged() {
+    let log = captured_log();
+    let w = world(Backend::Sqlite).await;
+    let (_, account, token) = merchant(&w).await;
+    const PAN: &str = "4111111111111111";
+    const CVV: &str = "8462";
+    let pan: u64 = PAN.parse().unwrap();
+    let cvv: u64 = CVV.parse().unwrap();
+    // Every shape a card number or CVV might come in but the right one, in every field
+    // of a card, and in place of the card itself.
+    let mut infos = Vec::new();
+    for (field, digits, number) in [("number", PAN, pan), ("cvv", CVV, cvv)] {
+        for shape in [
+            json!(number),
+            json!(number as f64),
+            json!(format!("{number}.0").parse::<f64>().unwrap()),
+            json!([digits]),
+            json!([number]),
+            json!({"value": digits}),
+            json!({"value": number}),
+            json!(true),
+        ] {
+            let mut info = json!({"number": "4242424242424242", "expiry_month": 12, "expiry_year": 2030, "cvv": "123"});
+            info[field] = shape;
+            infos.push((format!("payment_information.{field}"), info));
+        }
+    }
+    for field in ["expiry_month", "expiry_year", "cardholder", "brand"] {
+        for shape in [json!(PAN), json!(pan), json!(pan as f64), json!([PAN])] {
+            let mut info = json!({"number": "4242424242424242", "expiry_month": 12, "expiry_year": 2030, "cvv": "123"});
+            info[field] = shape.clone();
+            if field == "cardholder" || field == "brand" {
+                if shape.is_string() {
+                    continue; // a name is free text: the donor's to fill in
+                }
+            }
+            infos.push((format!("payment_information.{field}"), info));
+        }
+    }
+    for whole in [json!(PAN), json!(pan), json!([PAN]), json!(pan as f64)] {
+        infos.push(("payment_information".to_owned(), whole));
+    }
+    let mut answers = String::new();
+    let mut digests = Vec::new();
+    for (i, (property, info)) in infos.iter().enumerate() {
+        for path in ["/payments", "/payment-sources"] {
+            let body = json!({"account_uuid": account, "payment_method": "card",
+                "amount": {"value": "500", "currency": "CHF"}, "payment_information": info});
+            let key = format!("shape-{i}-{path}");
+            let (status, err, _) = w.post(path, &token, &body, Some(&key)).await;
+            assert_eq!(status, 400, "{path} {info}: {err}");
+            let named: Vec<&str> = err["errors"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter_map(|e| e["property"].as_str())
+                .collect();
+            assert!(
+                named.contains(&property.as_str()),
+                "{path} {info} names {named:?}"
+            );
+            answers.push_str(&err.to_string());
+        }
+    }
+    // Good cards under a key: the key's row keeps a digest of the request that a plain
+    // hash of the body (and so the card's digits) cannot be matched against.
+    for path in ["/payments", "/payment-sources"] {
+        let body = json!({"account_uuid": account, "payment_method": "card",
+            "amount": {"value": "500", "currency": "CHF"},
+            "payment_information": {"number": PAN, "expiry_month": 12, "expiry_year": 2030, "cvv": CVV}});
+        let (status, made, _) = w
+            .post(path, &token, &body, Some(&format!("good-{path}")))
+            .await;
+        assert_eq!(status, 201, "{made}");
+        answers.push_str(&made.to_string());
+        digests.push(plain_request_digest(path, &body));
+    }
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+
+    let spellings = [
+        PAN.to_owned(),
+        "4.111111111111111".to_owned(),
+        format!("\"{CVV}\""),
+        format!("{CVV}.0"),
+        format!(": {CVV}"),
+    ];
+    for form in &spellings {
+        assert!(
+            !answers.contains(form.as_str()),
+            "an answer holds {form}: {answers}"
+        );
+    }
+    let logged = log.0.lock().unwrap().clone();
+    assert!(
+        contains(&logged, "/payment-sources"),
+        "requests were logged"
+    );
+    for form in spellings
+        .iter()
+        .map(String::as_str)
+        .chain(digests.iter().map(String::as_str))
+    {
+        assert!(!contains(&logged, form), "{form} in the log");
+    }
+    let files = w.app.database_files();
+    assert!(
+        files.len() >= 3,
+        "payments, identity and bus databases: {files:?}"
+    );
+    for file in &files {
+        let bytes = std::fs::read(file).unwrap();
+        for form in spellings
+            .iter()
+            .map(String::as_str)
+            .chain(digests.iter().map(String::as_str))
+        {
+            assert!(
+                !contains(&bytes, form),
+                "{form} found in {}",
+                file.display()
+            );
+        }
+    }
+    assert!(
+        files
+            .iter()
+            .any(|f| contains(&std::fs::read(f).unwrap(), "\"last4\":\"1111\"")),
+        "the masked card is stored, so the search read the stored data"
+    );
 }

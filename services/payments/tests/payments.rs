@@ -432,6 +432,17 @@ mod direct_debit {
             assert!(e2e.starts_with("CF") && e2e.len() <= 35, "{e2e}");
             assert!(debit["mandate_reference"].as_str().unwrap().starts_with("CFM-"));
 
+            // The debit's uuid travels through banks in its EndToEndId; the donor's page of
+            // the test provider neither shows nor settles it.
+            let page = w.app.url(&format!("/test-psp/3ds/{}", debit["uuid"].as_str().unwrap()));
+            assert_eq!(w.app.http.get(&page).send().await.unwrap().status(), 404);
+            for button in ["approve", "decline"] {
+                let res = w.app.http.post(format!("{page}/{button}")).send().await.unwrap();
+                assert_eq!(res.status(), 404, "{button}");
+            }
+            let (_, still) = w.get(&format!("/payments/{}", debit["uuid"].as_str().unwrap()), &token).await;
+            assert_eq!(still["status"], "pending", "{still}");
+
             let path = format!("/test-psp/sepa/{}/settle", debit["uuid"].as_str().unwrap());
             let (status, settled, _) = w.post(&path, &token, &json!({}), None).await;
             assert_eq!(status, 200, "{settled}");

@@ -73,6 +73,41 @@ coffer_testkit::backend_tests! {
         assert_eq!(w.get(&format!("/payment-sources/{}", uuid::Uuid::new_v4()), &token).await.0, 404);
     }
 
+    async fn a_charge_of_a_source_under_one_idempotency_key_charges_once(backend) {
+        let w = world(backend).await;
+        let (_, account, token) = merchant(&w).await;
+        let (_, active, _) = w.post("/payment-sources", &token, &source(&account, "4242424242424242"), None).await;
+        let path = format!("/payment-sources/{}/charges", active["uuid"].as_str().unwrap());
+        let platform = w.app.platform_token();
+        let charge = json!({"amount": {"value": "2500", "currency": "CHF"}});
+        // Twenty retries racing under one key: one payment, one call to the provider.
+        let tries: Vec<_> = (0..20)
+            .map(|_| {
+                let (http, url, token, body) = (w.app.http.clone(), w.app.url(&path), platform.clone(), charge.clone());
+                tokio::spawn(async move {
+                    let res = http.post(url).bearer_auth(token).header("Idempotency-Key", "charge-1").json(&body).send().await.unwrap();
+                    (res.status().as_u16(), res.json::<serde_json::Value>().await.unwrap())
+                })
+            })
+            .collect();
+        let mut payments = std::collections::BTreeSet::new();
+        for t in tries {
+            let (status, paid) = t.await.unwrap();
+            assert_eq!(status, 201, "{paid}");
+            payments.insert(paid["uuid"].as_str().unwrap().to_owned());
+        }
+        assert_eq!(payments.len(), 1, "{payments:?}");
+        let (status, again, headers) = w.post(&path, &platform, &charge, Some("charge-1")).await;
+        assert_eq!(status, 201);
+        assert_eq!(headers["idempotent-replayed"], "true");
+        assert_eq!(again["status"], "succeeded");
+        assert!(payments.contains(again["uuid"].as_str().unwrap()));
+        let book = w.provider_book("charge").await;
+        assert_eq!(book.len(), 1, "one charge at the provider: {book:?}");
+        let other = json!({"amount": {"value": "2600", "currency": "CHF"}});
+        assert_eq!(w.post(&path, &platform, &other, Some("charge-1")).await.0, 409, "another body");
+    }
+
     async fn a_source_that_needs_the_donor_waits_for_the_approval_page(backend) {
         let w = world(backend).await;
         let (_, account, token) = merchant(&w).await;
@@ -148,6 +183,14 @@ coffer_testkit::backend_tests! {
             assert_eq!(collection["mandate_reference"], reference.as_str());
         }
         assert_ne!(first["end_to_end_id"], second["end_to_end_id"], "each collection has its own EndToEndId");
+        // Nobody decides a collection on the donor's page: it asked no donor.
+        for path in [format!("/test-psp/3ds/{}", first["uuid"].as_str().unwrap()), format!("/test-psp/3ds/{}/approve", first["uuid"].as_str().unwrap())] {
+            let method = if path.ends_with("/approve") { reqwest::Method::POST } else { reqwest::Method::GET };
+            let res = w.app.http.request(method, w.app.url(&path)).send().await.unwrap();
+            assert_eq!(res.status(), 404, "{path}");
+        }
+        let (_, still) = w.get(&format!("/payments/{}", first["uuid"].as_str().unwrap()), &token).await;
+        assert_eq!(still["status"], "pending", "{still}");
 
         let mut bad = body.clone();
         bad["payment_information"]["iban"] = json!("CH00 0000 0000 0000 0000 0");

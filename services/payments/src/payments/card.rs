@@ -5,9 +5,10 @@
 use aws_lc_rs::hmac;
 use coffer_model::validation::{FieldError, Violations};
 use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
 
 /// `payment_information` for cards, as sent.
-#[derive(Clone, Default, Deserialize, utoipa::ToSchema)]
+#[derive(Clone, Default, utoipa::ToSchema)]
 pub struct CardInput {
     pub number: Option<String>,
     pub expiry_month: Option<i64>,
@@ -86,6 +87,53 @@ fn brand_of(number: &str) -> &'static str {
 }
 
 impl CardInput {
+    /// Reads `payment_information` (an object) as a card; each property of the wrong type
+    /// is named as `payment_information.<field>`. No message repeats what was sent: a
+    /// parser's own would quote it (`invalid type: integer 4111111111111111`), and a card
+    /// number or CVV sent in the wrong shape is a card number or CVV still.
+    pub fn read(info: &Map<String, Value>) -> Result<Self, Vec<FieldError>> {
+        let mut errors = Vec::new();
+        let mut text = |field: &str, shape: &str| match info.get(field) {
+            None | Some(Value::Null) => None,
+            Some(Value::String(s)) => Some(s.clone()),
+            Some(_) => {
+                errors.push(FieldError::not_valid(
+                    format!("payment_information.{field}"),
+                    shape,
+                ));
+                None
+            }
+        };
+        let number = text("number", "must be a string of the card's digits");
+        let cvv = text("cvv", "must be a string of 3 or 4 digits");
+        let cardholder = text("cardholder", "must be a string");
+        let brand = text("brand", "must be a string");
+        let mut whole = |field: &str, shape: &str| match info.get(field) {
+            None | Some(Value::Null) => None,
+            Some(Value::Number(n)) if n.is_i64() => n.as_i64(),
+            Some(_) => {
+                errors.push(FieldError::not_valid(
+                    format!("payment_information.{field}"),
+                    shape,
+                ));
+                None
+            }
+        };
+        let card = CardInput {
+            number,
+            expiry_month: whole("expiry_month", "must be a whole number from 1 to 12"),
+            expiry_year: whole("expiry_year", "must be a whole number, the four-digit year"),
+            cvv,
+            cardholder,
+            brand,
+        };
+        if errors.is_empty() {
+            Ok(card)
+        } else {
+            Err(errors)
+        }
+    }
+
     /// Checks the card against `today` (year, month); each offending property is named as
     /// `payment_information.<field>`.
     pub fn validate(self, today: (i32, u32)) -> Result<Card, Vec<FieldError>> {
@@ -147,6 +195,31 @@ impl CardInput {
     }
 }
 
+/// A request body as its Idempotency-Key keeps it (digested with the request): a card's
+/// number and CVV, whatever their type, stand as their keyed digests, since a plain digest
+/// of a body holding a card number can be reversed by trying the few numbers left once the
+/// rest of the body is known. The same body gives the same digest, so replays still match.
+pub fn keyed_for_idempotency(body: &Value, fingerprint_key: &[u8]) -> Value {
+    let mut body = body.clone();
+    if let Some(info) = body
+        .get_mut("payment_information")
+        .and_then(Value::as_object_mut)
+    {
+        let key = hmac::Key::new(hmac::HMAC_SHA256, fingerprint_key);
+        for field in ["number", "cvv"] {
+            if let Some(value) = info.get_mut(field) {
+                let tag = hmac::sign(&key, value.to_string().as_bytes());
+                *value = Value::String(hex(tag.as_ref()));
+            }
+        }
+    }
+    body
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
 impl Card {
     pub fn last4(&self) -> &str {
         self.number
@@ -163,7 +236,7 @@ impl Card {
             expiry_month: self.expiry_month,
             expiry_year: self.expiry_year,
             cardholder: self.cardholder.clone(),
-            fingerprint: tag.as_ref().iter().map(|b| format!("{b:02x}")).collect(),
+            fingerprint: hex(tag.as_ref()),
         }
     }
 }

@@ -23,6 +23,14 @@ impl Decision {
     }
 }
 
+/// Whether a payment or source waits for its donor's decision at a provider's page: pending
+/// with a redirect to follow. A pending one without it waits for its bank (a direct debit)
+/// or its provider (a charge of a stored source, billing's attempts), and no page may decide
+/// it: only the donor it redirected may.
+pub fn awaits_donor(pending: bool, action: Option<&Value>) -> bool {
+    pending && action.is_some_and(|a| a["type"] == "redirect")
+}
+
 /// Where a donor is sent back to once they have decided: the merchant's `url`, told the
 /// `status` of the payment or source `uuid` (named by `key`).
 pub fn return_location(url: &str, key: &str, uuid: &str, status: &str) -> String {

@@ -1,6 +1,5 @@
 //! The payment initialisation request (SPEC.md), checked for what needs no database.
 
-use coffer_http::body::parse_value_at;
 use coffer_model::ids::parse_uuid;
 use coffer_model::locale::Locale;
 use coffer_model::money::Money;
@@ -176,10 +175,7 @@ impl PaymentRequest {
         // Read as a card whatever the method, since the method is known only once the
         // profile is; its faults count only if the payment turns out to be by card.
         let card = match &self.payment_information {
-            Some(info) if info.is_object() => Some(parse_value_at::<CardInput>(
-                "payment_information",
-                info.clone(),
-            )),
+            Some(serde_json::Value::Object(info)) => Some(CardInput::read(info)),
             Some(_) => {
                 v.push(FieldError::not_valid(
                     "payment_information",

@@ -10,6 +10,7 @@ use super::commands::{self, Asker};
 use super::intent;
 use super::request::PaymentRequest;
 use crate::PaymentsState;
+use crate::payments::card::keyed_for_idempotency;
 
 pub(crate) fn routes(t: &mut RouteTable) {
     t.post("/payments", create)
@@ -31,7 +32,10 @@ pub(crate) async fn create(
     trace: RequestTrace,
     body: Json<serde_json::Value>,
 ) -> Result<HttpResponse, ApiError> {
-    let hash = idempotency::request_hash(&req, &body.0);
+    let hash = idempotency::request_hash(
+        &req,
+        &keyed_for_idempotency(&body.0, &state.fingerprint_key),
+    );
     let request: PaymentRequest = parse_value(body.0)?;
     let checked = request.check().map_err(ApiError::validation)?;
     let intent = intent::prepare(&state, &caller, checked).await?;

@@ -12,9 +12,7 @@ use coffer_model::ids::parse_uuid;
 
 use super::commands::test_psp::{self, Next, Subject};
 use super::domain::Decision;
-use super::record::PaymentStatus;
 use crate::PaymentsState;
-use crate::sources::domain::SourceStatus;
 
 pub(crate) fn routes(t: &mut RouteTable) {
     // The donor's side of the test provider: a page a browser opens, not the API.
@@ -42,10 +40,10 @@ fn escape(s: &str) -> String {
 
 /// The page of a payment or source: Approve and Decline while it waits, its status after.
 fn render(subject: &Subject) -> HttpResponse {
-    let (uuid, pending, status, heading, what, noun) = match subject {
+    let pending = subject.awaits_donor();
+    let (uuid, status, heading, what, noun) = match subject {
         Subject::Payment(p) => (
             &p.uuid,
-            p.status == PaymentStatus::Pending,
             p.status.as_str(),
             "Confirm your payment",
             format!(
@@ -58,7 +56,6 @@ fn render(subject: &Subject) -> HttpResponse {
         ),
         Subject::Source(s) => (
             &s.uuid,
-            s.status == SourceStatus::Pending,
             s.status.as_str(),
             "Allow later donations",
             format!("Keep your {} for later donations", s.payment_method),

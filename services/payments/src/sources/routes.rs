@@ -10,6 +10,7 @@ use serde_json::json;
 use super::commands::{self, Keeping};
 use crate::PaymentsState;
 use crate::connectors::Instrument;
+use crate::payments::card::keyed_for_idempotency;
 use crate::payments::commands::Asker;
 use crate::payments::intent::{
     account_and_profile, card_instrument, mandate_reference, sepa_information, supporter_of,
@@ -42,7 +43,10 @@ pub(crate) async fn create(
     trace: RequestTrace,
     body: Json<serde_json::Value>,
 ) -> Result<HttpResponse, ApiError> {
-    let hash = idempotency::request_hash(&req, &body.0);
+    let hash = idempotency::request_hash(
+        &req,
+        &keyed_for_idempotency(&body.0, &state.fingerprint_key),
+    );
     let request: PaymentRequest = parse_value(body.0)?;
     let checked = request.check().map_err(ApiError::validation)?;
     let (organisation, profile) = account_and_profile(&state, &caller, &checked).await?;
@@ -142,14 +146,17 @@ pub(crate) async fn replace_parameters(
 // service token; a merchant's own token cannot.
 /// Charges a stored source again (billing's service token only: `amount`, `charge_attempt_uuid`).
 #[utoipa::path(post, path = "/payment-sources/{payment_source_uuid}/charges", operation_id = "chargePaymentSource", tag = "Payment sources",
-    params(("payment_source_uuid" = uuid::Uuid, Path, description = "The payment source")),
+    params(("payment_source_uuid" = uuid::Uuid, Path, description = "The payment source"),
+        ("Idempotency-Key" = Option<String>, Header, pattern = "^[!-~]{1,255}$", description = "The same key and body within 24 h answer as the first request did; the same key with another body is 409")),
     request_body(content = crate::sources::domain::ChargeBody),
     responses((status = 201, description = "The payment", body = crate::payments::record::Payment),
         (status = 404, description = "No such payment source"),
-        (status = 409, description = "The source cannot be charged (pending, failed or revoked)")))]
+        (status = 409, description = "The source cannot be charged (pending, failed or revoked), or the Idempotency-Key was used with another body")))]
 pub(crate) async fn charge(
     state: web::Data<PaymentsState>,
     caller: Caller,
+    req: HttpRequest,
+    key: IdempotencyKey,
     path: web::Path<String>,
     trace: RequestTrace,
     body: Json<serde_json::Value>,
@@ -158,6 +165,6 @@ pub(crate) async fn charge(
         return Err(ApiError::forbidden());
     }
     let uuid = source_uuid(&path)?;
-    let payment = commands::charge(&state, &caller, uuid, &body.0, &trace.0).await?;
-    Ok(HttpResponse::Created().json(payment))
+    let hash = idempotency::request_hash(&req, &body.0);
+    commands::charge(&state, &caller, key, hash, (uuid, &body.0), &trace.0).await
 }

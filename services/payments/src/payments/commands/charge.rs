@@ -177,20 +177,38 @@ pub(crate) async fn settle(state: &Parts, uuid: &str, before: i64) -> Result<(),
     Ok(())
 }
 
-/// POST /payment-sources/{uuid}/charges: records `payment` (calling), charges the source by
-/// its provider reference under the payment's key, and records what the provider said.
+/// POST /payment-sources/{uuid}/charges: records `payment` (calling) under the asker's
+/// Idempotency-Key, charges the source by its provider reference under the payment's key,
+/// and records what the provider said. A retry under the same key is answered with that
+/// payment (as it stands while its call is under way), never a second charge.
 pub(crate) async fn charge_again(
     state: &Parts,
+    asker: Asker,
+    hash: String,
     payment: Payment,
     reference: &str,
     trace: &TraceContext,
-) -> Result<Value, ApiError> {
+) -> Result<HttpResponse, ApiError> {
     let recorded = payment.clone();
-    state
-        .store
-        .write(move |tx| store::insert(tx, &recorded).map_err(Failure::from))
-        .await
-        .map_err(ApiError::from)?;
+    let reservation = asker
+        .reserve(
+            state,
+            hash,
+            move |tx| {
+                store::insert(tx, &recorded)
+                    .map(|()| recorded.clone())
+                    .map_err(Failure::from)
+            },
+            |p: &Payment| serde_json::json!({ "payment_uuid": p.uuid }),
+        )
+        .await?;
+    let in_progress = |uuid: String| async move {
+        Ok::<_, ApiError>(HttpResponse::Created().json(current(state, uuid).await?))
+    };
+    let payment = match reserved(reservation, "payment_uuid", in_progress).await? {
+        Reserved::Fresh(payment) => payment,
+        Reserved::Answered(response) => return Ok(response),
+    };
     let answer = within(
         state,
         state
@@ -204,15 +222,15 @@ pub(crate) async fn charge_again(
                 outcome,
                 stored: None,
             };
-            if let Some(body) = record(state, &payment.uuid, charged, None, trace).await? {
-                return Ok(body);
+            if let Some(body) = record(state, &payment.uuid, charged, Some(&asker), trace).await? {
+                return Ok(HttpResponse::Created().json(body));
             }
         }
         Err(e) => {
             tracing::warn!(payment = %payment.uuid, error = %e, "the provider's answer is unknown; the payment stays pending until it is settled")
         }
     }
-    current(state, payment.uuid).await
+    Ok(HttpResponse::Created().json(current(state, payment.uuid).await?))
 }
 
 /// Sends payments recorded `reserved` (billing's charge attempts): takes those among

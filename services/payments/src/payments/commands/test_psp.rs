@@ -10,7 +10,7 @@ use diesel::result::Error as DieselError;
 
 use super::{Parts, require_owner};
 use crate::connectors::test_psp::PROVIDER;
-use crate::payments::domain::{Decision, return_location};
+use crate::payments::domain::{Decision, awaits_donor, return_location};
 use crate::payments::events::announce;
 use crate::payments::record::{Payment, PaymentStatus};
 use crate::payments::store;
@@ -24,8 +24,42 @@ pub(crate) enum Subject {
     Source(Box<Source>),
 }
 
-/// The test provider's payment or source `uuid`.
+impl Subject {
+    fn pending(&self) -> bool {
+        match self {
+            Subject::Payment(p) => p.status == PaymentStatus::Pending,
+            Subject::Source(s) => s.status == SourceStatus::Pending,
+        }
+    }
+
+    fn action(&self) -> Option<&serde_json::Value> {
+        match self {
+            Subject::Payment(p) => p.action.as_ref(),
+            Subject::Source(s) => s.action.as_ref(),
+        }
+    }
+
+    /// Whether the page shows Approve and Decline: the donor was sent there to decide.
+    pub(crate) fn awaits_donor(&self) -> bool {
+        awaits_donor(self.pending(), self.action())
+    }
+}
+
+/// The test provider's payment or source `uuid`, as its page knows it: one that waits for
+/// its donor there, or one that has ended. A payment pending for another reason (a direct
+/// debit the bank has yet to collect, billing's charge of a stored source) is not the page's
+/// to show or decide: its uuid travels through banks and webhooks, and nobody but the
+/// donor asked may settle a payment here.
 pub(crate) async fn subject(state: &Parts, uuid: String) -> Result<Subject, ApiError> {
+    let found = any_subject(state, uuid).await?;
+    if found.pending() && !found.awaits_donor() {
+        return Err(ApiError::not_found("Payment"));
+    }
+    Ok(found)
+}
+
+/// The test provider's payment or source `uuid`, whatever it waits for.
+async fn any_subject(state: &Parts, uuid: String) -> Result<Subject, ApiError> {
     let found = state
         .store
         .query(move |db| {

@@ -3,5 +3,6 @@
 //! read once, and its report and events are written in one transaction.
 
 pub mod commands;
+pub mod domain;
 pub mod routes;
 pub mod store;

@@ -8,6 +8,7 @@ use futures_util::StreamExt;
 use std::sync::Arc;
 
 use super::commands::{self, Arrived};
+use super::domain::shown_name;
 use crate::ReconciliationState;
 use crate::blueprints::commands as blueprints;
 use crate::lists::uuid_in_path;
@@ -149,12 +150,11 @@ async fn read_files(
                     format!("at most {EXECUTE_MAX_FILES} files a call"),
                 ));
             }
-            // Shown in the report only; a header carries at most 8 KiB of it anyway.
-            // Without control characters: a NUL (`filename*=UTF-8''a%00`) is no text
-            // PostgreSQL keeps.
+            // Shown in the report only; a header carries at most 8 KiB of it anyway. A
+            // NUL (`filename*=UTF-8''a%00`) can be sent, and is not shown.
             let shown = file_name
-                .map(|n| n.chars().filter(|c| !c.is_control()).take(255).collect())
-                .filter(|n: &String| !n.is_empty())
+                .map(|n| shown_name(&n))
+                .filter(|n| !n.is_empty())
                 .unwrap_or_else(|| format!("file-{}", files.len() + 1));
             files.push((shown, bytes));
         }

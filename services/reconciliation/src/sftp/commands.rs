@@ -16,6 +16,7 @@ use super::domain::{self, Listed, Step};
 use crate::ReconciliationState;
 use crate::blueprints::store::{self as blueprints, Blueprint};
 use crate::files::commands::{Arrived, read};
+use crate::files::domain::shown_name;
 use crate::files::store::{self as files, Row as FileRow};
 use crate::sources::commands::secret_context;
 use crate::sources::domain::{DEFAULT_POLL_SECONDS, SourceKind};
@@ -342,7 +343,7 @@ async fn record(
         blueprint_uuid: source.blueprint_uuid.clone(),
         object_key: place,
         object_version: version,
-        name: file.name.chars().take(255).collect(),
+        name: shown_name(&file.name),
         size: i64::try_from(file.size).unwrap_or(i64::MAX),
         status: files::WAITING.to_owned(),
         report_uuid: None,

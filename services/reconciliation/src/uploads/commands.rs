@@ -12,6 +12,7 @@ use super::object_store::ObjectStore;
 use crate::ReconciliationState;
 use crate::blueprints::store as blueprints;
 use crate::files::commands::{Arrived, read};
+use crate::files::domain::shown_name;
 use crate::files::store::{self as files, Row};
 use crate::sources::commands as sources;
 use crate::sources::domain::{SourceKind, upload_prefix};
@@ -131,7 +132,7 @@ pub async fn receive_new(state: &ReconciliationState) -> Result<usize, anyhow::E
                 blueprint_uuid,
                 object_key: object.key.clone(),
                 object_version: object.last_modified.clone(),
-                name: name.chars().filter(|c| !c.is_control()).take(255).collect(),
+                name: shown_name(name),
                 size: i64::try_from(object.size).unwrap_or(i64::MAX),
                 status: files::WAITING.to_owned(),
                 report_uuid: None,

@@ -5,8 +5,9 @@
 //! anything is read; a restart between two polls reads nothing twice; a file recorded
 //! before a crash is read once by the next poll; a file still growing is read only once a
 //! poll finds it as the one before did; the waiting row of a file gone from the server is
-//! forgotten, that of a file read never; a private address is refused unless allowed. Each
-//! test has its own directory under the server's root.
+//! forgotten, that of a file read never; a private address is refused unless allowed; a
+//! name listed with control characters is reported without them. Each test has its own
+//! directory under the server's root.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 #[path = "../common/mod.rs"]
@@ -325,6 +326,29 @@ coffer_testkit::backend_tests! {
         assert!(polled["sftp"].get("password").is_none());
         assert_eq!(reports(&w.app, &token, &account).await.len(), 1);
         // Left behind only when the test failed, to look at.
+        std::fs::remove_dir_all(&here).unwrap();
+    }
+
+    async fn a_file_name_listed_with_control_characters_is_reported_without_them(backend) {
+        let Start { s, w, org, account, token, debit, blueprint, here, directory, .. } = start(backend).await;
+        let file = collected(&format!("CTRL-{directory}"), debit["end_to_end_id"].as_str().unwrap(), "42.00", &today(&w));
+        // A server may list any name but one with a slash or a NUL: an escape sequence, a
+        // bell, a tab and a line break are names too, and no name a report should show.
+        let listed = "notice\u{1b}[31m\u{7}\t\r\nday.xml";
+        drop_file(&here, listed, &file, None);
+
+        let source = sftp_source(&w, &token, (org, &account, &blueprint),
+            (&s.host, &directory, &s.host_key), json!({"password": s.password})).await;
+        second_poll(&w, &token, &source).await;
+        let found = until(&w, &format!("/reconciliation/reports?account_uuid={account}"), &token,
+            |r| r.as_array().is_some_and(|a| !a.is_empty())).await;
+        let report = &found[0];
+        assert_eq!(report["status"], "processed", "{report}");
+        assert_eq!(report["file_name"], "notice[31mday.xml", "{report}");
+        let (_, again) = w.get(&format!("/reconciliation/reports/{}", report["uuid"].as_str().unwrap()), &token).await;
+        assert_eq!(again["file_name"], "notice[31mday.xml", "{again}");
+        // On the server the file keeps its name: it is moved under it.
+        until_exists(&here.join("processed").join(listed)).await;
         std::fs::remove_dir_all(&here).unwrap();
     }
 

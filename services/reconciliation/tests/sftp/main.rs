@@ -277,6 +277,34 @@ async fn second_poll(w: &World, token: &str, source: &str) -> Value {
     next_poll(w, token, source).await
 }
 
+/// A source signing in with the password to `directory`: answers its uuid and, once the
+/// source's second poll has read what lies there, the account's first report.
+async fn first_report(
+    w: &World,
+    token: &str,
+    (org, account, blueprint): (uuid::Uuid, &str, &str),
+    directory: &str,
+) -> (String, Value) {
+    let s = server();
+    let source = sftp_source(
+        w,
+        token,
+        (org, account, blueprint),
+        (&s.host, directory, &s.host_key),
+        json!({"password": s.password}),
+    )
+    .await;
+    second_poll(w, token, &source).await;
+    let found = until(
+        w,
+        &format!("/reconciliation/reports?account_uuid={account}"),
+        token,
+        |r| r.as_array().is_some_and(|a| !a.is_empty()),
+    )
+    .await;
+    (source, found[0].clone())
+}
+
 /// The file of row `uuid` was read, and it alone: its row is done and names the account's
 /// only report; answers that report.
 async fn the_one_read(w: &World, token: &str, account: &str, uuid: String) -> Value {
@@ -295,19 +323,14 @@ async fn the_one_read(w: &World, token: &str, account: &str, uuid: String) -> Va
 
 coffer_testkit::backend_tests! {
     async fn a_file_dropped_on_the_server_is_read_once_and_settles_its_direct_debit(backend) {
-        let Start { s, w, org, account, token, debit, blueprint, here, directory, .. } = start(backend).await;
+        let Start { w, org, account, token, debit, blueprint, here, directory, .. } = start(backend).await;
         let file = collected(&format!("SFTP-{directory}"), debit["end_to_end_id"].as_str().unwrap(), "42.00", &today(&w));
         drop_file(&here, "notice.xml", &file, None);
         // Neither hidden files nor directories are bank files.
         drop_file(&here, ".notes", b"not a bank file", None);
         std::fs::create_dir_all(here.join("archive")).unwrap();
 
-        let source = sftp_source(&w, &token, (org, &account, &blueprint),
-            (&s.host, &directory, &s.host_key), json!({"password": s.password})).await;
-        second_poll(&w, &token, &source).await;
-        let found = until(&w, &format!("/reconciliation/reports?account_uuid={account}"), &token,
-            |r| r.as_array().is_some_and(|a| !a.is_empty())).await;
-        let report = &found[0];
+        let (source, report) = first_report(&w, &token, (org, &account, &blueprint), &directory).await;
         assert_eq!(report["status"], "processed", "{report}");
         assert_eq!(report["source_uuid"], source.as_str());
         assert_eq!(report["file_name"], "notice.xml");
@@ -330,20 +353,16 @@ coffer_testkit::backend_tests! {
     }
 
     async fn a_file_name_listed_with_control_characters_is_reported_without_them(backend) {
-        let Start { s, w, org, account, token, debit, blueprint, here, directory, .. } = start(backend).await;
+        let Start { w, org, account, token, debit, blueprint, here, directory, .. } = start(backend).await;
         let file = collected(&format!("CTRL-{directory}"), debit["end_to_end_id"].as_str().unwrap(), "42.00", &today(&w));
         // A server may list any name but one with a slash or a NUL: an escape sequence, a
         // bell, a tab and a line break are names too, and no name a report should show.
         let listed = "notice\u{1b}[31m\u{7}\t\r\nday.xml";
         drop_file(&here, listed, &file, None);
 
-        let source = sftp_source(&w, &token, (org, &account, &blueprint),
-            (&s.host, &directory, &s.host_key), json!({"password": s.password})).await;
-        second_poll(&w, &token, &source).await;
-        let found = until(&w, &format!("/reconciliation/reports?account_uuid={account}"), &token,
-            |r| r.as_array().is_some_and(|a| !a.is_empty())).await;
-        let report = &found[0];
+        let (source, report) = first_report(&w, &token, (org, &account, &blueprint), &directory).await;
         assert_eq!(report["status"], "processed", "{report}");
+        assert_eq!(report["source_uuid"], source.as_str());
         assert_eq!(report["file_name"], "notice[31mday.xml", "{report}");
         let (_, again) = w.get(&format!("/reconciliation/reports/{}", report["uuid"].as_str().unwrap()), &token).await;
         assert_eq!(again["file_name"], "notice[31mday.xml", "{again}");

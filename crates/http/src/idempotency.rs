@@ -11,6 +11,7 @@ use actix_web::{FromRequest, HttpRequest, HttpResponse};
 use aws_lc_rs::digest::{SHA256, digest};
 use coffer_error::ApiError;
 use coffer_model::clock::Clock;
+use coffer_secrets::{Secrets, is_sealed};
 use coffer_store::idempotency::{self, StoredResponse};
 use coffer_store::{Db, Store, StoreError};
 use diesel::result::{DatabaseErrorKind, Error as DieselError};
@@ -57,7 +58,122 @@ pub fn request_hash(req: &HttpRequest, body: &serde_json::Value) -> String {
 /// An effect's outcome: status and JSON body.
 pub type Outcome = (StatusCode, serde_json::Value);
 
-fn replay(stored: &StoredResponse, hash: &str) -> Result<HttpResponse, ApiError> {
+/// One create under an optional Idempotency-Key, as the route reads it: who asks (keys are
+/// each client's own), the key, and what makes a repeat "the same request". The command
+/// runs its transaction through [`Once::run`] or [`Once::run_sealed`].
+pub struct Once {
+    pub client: String,
+    pub key: IdempotencyKey,
+    /// The request's method, path and body, digested: a key reused for another request is
+    /// refused.
+    pub hash: String,
+}
+
+impl Once {
+    pub fn of(
+        caller: &coffer_auth::Caller,
+        key: IdempotencyKey,
+        req: &HttpRequest,
+        body: &serde_json::Value,
+    ) -> Self {
+        Once {
+            client: caller.client_id().to_owned(),
+            key,
+            hash: request_hash(req, body),
+        }
+    }
+
+    /// [`run`] under this request's key.
+    pub async fn run<F, E>(
+        self,
+        store: &Store,
+        clock: &dyn Clock,
+        effect: F,
+    ) -> Result<HttpResponse, ApiError>
+    where
+        F: FnMut(&mut Db<'_>) -> Result<Outcome, E> + Send + 'static,
+        E: From<DieselError> + Into<ApiError> + Send + 'static,
+    {
+        run(store, clock, &self.client, self.key, self.hash, effect).await
+    }
+
+    /// [`run_sealed`] under this request's key.
+    pub async fn run_sealed<F, E>(
+        self,
+        store: &Store,
+        clock: &dyn Clock,
+        secrets: &Secrets,
+        effect: F,
+    ) -> Result<HttpResponse, ApiError>
+    where
+        F: FnMut(&mut Db<'_>) -> Result<Outcome, E> + Send + 'static,
+        E: From<DieselError> + Into<ApiError> + Send + 'static,
+    {
+        run_sealed(
+            store,
+            clock,
+            secrets,
+            &self.client,
+            self.key,
+            self.hash,
+            effect,
+        )
+        .await
+    }
+}
+
+/// How a key's first response is kept: as it is, or sealed under the service's master keys
+/// when it carries a secret the service keeps sealed elsewhere (a webhook's signing key and
+/// password, an onboarding process's token), so that the idempotency table is no way round
+/// the sealing of the object's own row.
+#[derive(Clone)]
+enum Keeping {
+    Plain,
+    /// Cheap to clone: the keys are shared.
+    Sealed(Secrets),
+}
+
+impl Keeping {
+    /// The stored form of `body`; the context binds it to the client and key it answers.
+    fn store(
+        &self,
+        client_id: &str,
+        key: &str,
+        body: &serde_json::Value,
+    ) -> Result<String, ApiError> {
+        match self {
+            Keeping::Plain => Ok(body.to_string()),
+            Keeping::Sealed(secrets) => secrets
+                .seal(&context(client_id, key), body.to_string().as_bytes())
+                .map_err(ApiError::internal),
+        }
+    }
+
+    /// `stored` read back; a sealed response is opened, a plain one (stored before this
+    /// operation sealed its responses) read as it is.
+    fn read(&self, stored: &StoredResponse) -> Result<serde_json::Value, ApiError> {
+        match self {
+            Keeping::Sealed(secrets) if is_sealed(&stored.response) => {
+                let context = context(&stored.client_id, &stored.idempotency_key);
+                let opened = secrets
+                    .open(&context, &stored.response)
+                    .map_err(ApiError::internal)?;
+                serde_json::from_slice(&opened).map_err(ApiError::internal)
+            }
+            _ => serde_json::from_str(&stored.response).map_err(ApiError::internal),
+        }
+    }
+}
+
+fn context(client_id: &str, key: &str) -> String {
+    format!("idempotency.response:{client_id}:{key}")
+}
+
+fn replay(
+    stored: &StoredResponse,
+    hash: &str,
+    keeping: &Keeping,
+) -> Result<HttpResponse, ApiError> {
     if stored.request_hash != hash {
         return Err(ApiError::conflict(
             "This Idempotency-Key was used with a different request",
@@ -65,8 +181,7 @@ fn replay(stored: &StoredResponse, hash: &str) -> Result<HttpResponse, ApiError>
     }
     let status =
         StatusCode::from_u16(u16::try_from(stored.status).unwrap_or(500)).unwrap_or(StatusCode::OK);
-    let body: serde_json::Value =
-        serde_json::from_str(&stored.response).map_err(ApiError::internal)?;
+    let body = keeping.read(stored)?;
     Ok(HttpResponse::build(status)
         .insert_header(("Idempotent-Replayed", "true"))
         .json(body))
@@ -78,6 +193,41 @@ fn replay(stored: &StoredResponse, hash: &str) -> Result<HttpResponse, ApiError>
 pub async fn run<F, E>(
     store: &Store,
     clock: &dyn Clock,
+    client_id: &str,
+    key: IdempotencyKey,
+    hash: String,
+    effect: F,
+) -> Result<HttpResponse, ApiError>
+where
+    F: FnMut(&mut Db<'_>) -> Result<Outcome, E> + Send + 'static,
+    E: From<DieselError> + Into<ApiError> + Send + 'static,
+{
+    run_keeping(store, clock, Keeping::Plain, client_id, key, hash, effect).await
+}
+
+/// [`run`] for an operation whose response carries a secret the service keeps sealed: the
+/// stored response is sealed under `secrets` too.
+pub async fn run_sealed<F, E>(
+    store: &Store,
+    clock: &dyn Clock,
+    secrets: &Secrets,
+    client_id: &str,
+    key: IdempotencyKey,
+    hash: String,
+    effect: F,
+) -> Result<HttpResponse, ApiError>
+where
+    F: FnMut(&mut Db<'_>) -> Result<Outcome, E> + Send + 'static,
+    E: From<DieselError> + Into<ApiError> + Send + 'static,
+{
+    let keeping = Keeping::Sealed(secrets.clone());
+    run_keeping(store, clock, keeping, client_id, key, hash, effect).await
+}
+
+async fn run_keeping<F, E>(
+    store: &Store,
+    clock: &dyn Clock,
+    keeping: Keeping,
     client_id: &str,
     key: IdempotencyKey,
     hash: String,
@@ -101,18 +251,22 @@ where
         .query(move |db| idempotency::find(db, &client, &k, since))
         .await?
     {
-        return replay(&stored, &hash);
+        return replay(&stored, &hash, &keeping);
     }
     let (client, k, h) = (client_id.to_owned(), key.clone(), hash.clone());
+    let sealing = keeping.clone();
     let result = store
         .write(move |tx| {
             let (status, body) = effect(tx).map_err(Failure::Effect)?;
+            let response = sealing
+                .store(&client, &k, &body)
+                .map_err(Failure::Sealing)?;
             let row = StoredResponse {
                 client_id: client.clone(),
                 idempotency_key: k.clone(),
                 request_hash: h.clone(),
                 status: i32::from(status.as_u16()),
-                response: body.to_string(),
+                response,
                 created_ms: now,
             };
             idempotency::save(tx, &row, since).map_err(Failure::Store)?;
@@ -128,7 +282,7 @@ where
                 .query(move |db| idempotency::find(db, &client, &key, since))
                 .await?
             {
-                Some(stored) => replay(&stored, &hash),
+                Some(stored) => replay(&stored, &hash, &keeping),
                 None => Err(ApiError::conflict(
                     "A request with this Idempotency-Key is in progress",
                 )),
@@ -220,7 +374,7 @@ pub async fn earlier<T>(
         return Ok(None);
     };
     if stored.request_hash != hash || stored.status != idempotency::IN_PROGRESS {
-        return replay(&stored, hash).map(|r| Some(Reservation::Replay(r)));
+        return replay(&stored, hash, &Keeping::Plain).map(|r| Some(Reservation::Replay(r)));
     }
     let marker = serde_json::from_str(&stored.response).map_err(ApiError::internal)?;
     Ok(Some(Reservation::InProgress(marker)))
@@ -284,6 +438,7 @@ enum Failure<E> {
     Effect(E),
     Store(DieselError),
     Pool(StoreError),
+    Sealing(ApiError),
 }
 
 impl<E> From<DieselError> for Failure<E> {
@@ -304,6 +459,7 @@ impl<E: Into<ApiError>> Failure<E> {
             Failure::Effect(e) => e.into(),
             Failure::Store(e) => ApiError::from(StoreError::from(e)),
             Failure::Pool(e) => ApiError::from(e),
+            Failure::Sealing(e) => e,
         }
     }
 }

@@ -12,6 +12,24 @@ fn body(org: impl std::fmt::Display, url: &str) -> Value {
         "username": "coffer", "password": "basic-auth-secret"})
 }
 
+/// POST `path` under an Idempotency-Key: (status, body).
+async fn keyed(w: &World, path: &str, token: &str, key: &str, body: &Value) -> (u16, Value) {
+    let res = w.app.http.post(w.app.url(path)).bearer_auth(token).header("Idempotency-Key", key).json(body).send().await.unwrap();
+    (res.status().as_u16(), res.json().await.unwrap_or(Value::Null))
+}
+
+/// Thirty creates racing under one key, each answered 201, then one more that must be a
+/// replay: (the replay's body, every racing answer's body).
+async fn racing(w: &World, path: &str, token: &str, key: &str, body: &Value) -> (Value, Vec<Value>) {
+    let answers = futures_util::future::join_all((0..30).map(|_| keyed(w, path, token, key, body))).await;
+    assert!(answers.iter().all(|(status, _)| *status == 201), "{answers:?}");
+    let res = w.app.http.post(w.app.url(path)).bearer_auth(token).header("Idempotency-Key", key).json(body).send().await.unwrap();
+    assert_eq!(res.status(), 201);
+    assert_eq!(res.headers()["idempotent-replayed"], "true");
+    let replayed: Value = res.json().await.unwrap();
+    (replayed, answers.into_iter().map(|(_, b)| b).collect())
+}
+
 coffer_testkit::backend_tests! {
     async fn creates_at_once_with_prevent_duplicates_make_one_endpoint(backend) {
         let w = notifications_world(backend).await;
@@ -24,6 +42,40 @@ coffer_testkit::backend_tests! {
         assert!(answers.iter().all(|(status, b)| (*status == 200 || *status == 201) && b["uuid"] == answers[0].1["uuid"]), "{answers:?}");
         let (_, listed) = call(&w, "GET", &format!("/webhooks?organisation_uuid={org}"), &token, None).await;
         assert_eq!(listed.as_array().unwrap().len(), 1, "{listed}");
+    }
+
+    async fn thirty_creates_under_one_idempotency_key_make_one_endpoint_and_one_subscription(backend) {
+        let w = notifications_world(backend).await;
+        let (org, _, token) = notifications_merchant(&w).await;
+        let hook = body(org, "https://crm.example.org/once");
+        let (made, answers) = racing(&w, "/webhooks", &token, "hook-1", &hook).await;
+        assert!(answers.iter().all(|a| a == &made), "every answer is the first's: {answers:?}");
+        let hmac_key = made["hmac_key"].as_str().unwrap().to_owned();
+        let (_, listed) = call(&w, "GET", &format!("/webhooks?organisation_uuid={org}"), &token, None).await;
+        assert_eq!(listed.as_array().unwrap().len(), 1, "{listed}");
+        let (status, err) = keyed(&w, "/webhooks", &token, "hook-1", &body(org, "https://crm.example.org/other")).await;
+        assert_eq!(status, 409, "the same key with another body: {err}");
+
+        let subscribe = json!({"action_configuration_uuid": made["uuid"], "action_type": "webhook",
+            "event_name": "coffer.event.payment_gateway.payment.succeeded"});
+        let (subscribed, answers) = racing(&w, "/event-subscriptions", &token, "sub-1", &subscribe).await;
+        assert!(answers.iter().all(|a| a["uuid"] == subscribed["uuid"]), "{answers:?}");
+        let (_, listed) = call(&w, "GET", &format!("/event-subscriptions?organisation_uuid={org}"), &token, None).await;
+        assert_eq!(listed.as_array().unwrap().len(), 1, "{listed}");
+
+        // The replayed endpoint shows its signing key, which its row keeps sealed: so does
+        // the key's stored answer. (The endpoint's uuid is found, so the scan reads the
+        // tables; on PostgreSQL there are no files to read.)
+        let files = w.app.database_files();
+        let uuid = made["uuid"].as_str().unwrap();
+        let contains = |bytes: &[u8], needle: &str| bytes.windows(needle.len()).any(|w| w == needle.as_bytes());
+        assert!(backend != Backend::Sqlite || files.iter().any(|f| contains(&std::fs::read(f).unwrap(), uuid)), "{files:?}");
+        for file in files {
+            let bytes = std::fs::read(&file).unwrap();
+            for secret in [hmac_key.as_str(), "basic-auth-secret"] {
+                assert!(!contains(&bytes, secret), "{secret} in {}", file.display());
+            }
+        }
     }
 
     async fn an_endpoint_is_made_shown_changed_and_removed(backend) {

@@ -10,6 +10,7 @@ pub const MIGRATIONS: Migrations = Migrations {
     service: "reconciliation",
     includes: &[
         coffer_events::MIGRATIONS,
+        coffer_store::idempotency::MIGRATIONS,
         coffer_directory::MIGRATIONS,
         coffer_partners::MIGRATIONS,
     ],

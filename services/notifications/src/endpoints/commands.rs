@@ -1,11 +1,14 @@
 //! What makes, changes, shows or removes a webhook endpoint: one use case per function.
 
+use actix_web::HttpResponse;
+use actix_web::http::StatusCode;
 use coffer_auth::Caller;
+use coffer_http::idempotency::Once;
 use coffer_http::{ApiError, Failure};
 use coffer_model::ids::parse_uuid;
 use coffer_model::validation::FieldError;
 use coffer_store::Db;
-use serde_json::Value;
+use serde_json::{Value, json};
 use uuid::Uuid;
 
 use super::domain::{Endpoint, Fields, key, request};
@@ -124,13 +127,15 @@ pub(crate) async fn list(
 }
 
 /// Makes an endpoint; with `prevent_duplicates`, an organisation's existing endpoint for
-/// the same URL is answered instead (`false` says nothing was made).
+/// the same URL is answered instead (200 rather than 201). Under an Idempotency-Key the
+/// first answer is replayed; it is kept sealed, as it shows the signing key and password.
 pub(crate) async fn create(
     state: &NotificationsState,
     caller: &Caller,
+    once: Once,
     body: &Value,
     prevent_duplicates: bool,
-) -> Result<(Endpoint, bool), Failure> {
+) -> Result<HttpResponse, Failure> {
     let f = fields(body)?;
     let mut missing = Vec::new();
     if f.organisation_uuid.is_none() {
@@ -170,32 +175,29 @@ pub(crate) async fn create(
     check_reachable(state, &endpoint)?;
     let secrets = state.secrets.clone();
     let partner = caller.partner().map(|p| p.to_string());
-    state
-        .store
-        .run(move |db| {
-            db.write_tx(|tx| {
-                if prevent_duplicates {
-                    store::lock_url(tx, &endpoint.organisation_uuid, &endpoint.endpoint)?;
-                }
-                if prevent_duplicates
-                    && let Some(existing) = store::find_by_url(
-                        tx,
-                        &secrets,
-                        &endpoint.organisation_uuid,
-                        &endpoint.endpoint,
-                    )?
-                {
-                    return Ok((existing, false));
-                }
-                check_account(tx, &endpoint)?;
-                store::insert(tx, &secrets, &endpoint)?;
-                if let Some(partner) = &partner {
-                    store::set_partner(tx, &endpoint.uuid, partner)?;
-                }
-                Ok::<_, Failure>((endpoint.clone(), true))
-            })
-        })
-        .await
+    let effect = move |tx: &mut Db<'_>| {
+        if prevent_duplicates {
+            store::lock_url(tx, &endpoint.organisation_uuid, &endpoint.endpoint)?;
+            if let Some(existing) = store::find_by_url(
+                tx,
+                &secrets,
+                &endpoint.organisation_uuid,
+                &endpoint.endpoint,
+            )? {
+                return Ok::<_, Failure>((StatusCode::OK, json!(existing.view())));
+            }
+        }
+        check_account(tx, &endpoint)?;
+        store::insert(tx, &secrets, &endpoint)?;
+        if let Some(partner) = &partner {
+            store::set_partner(tx, &endpoint.uuid, partner)?;
+        }
+        Ok((StatusCode::CREATED, json!(endpoint.view())))
+    };
+    let (store, clock) = (&state.store, state.clock.as_ref());
+    Ok(once
+        .run_sealed(store, clock, &state.secrets, effect)
+        .await?)
 }
 
 /// An endpoint the caller may see.

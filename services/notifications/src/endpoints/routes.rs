@@ -1,7 +1,8 @@
 //! Webhook endpoints over HTTP: read the request, call one command, render.
 
-use actix_web::{HttpResponse, web};
+use actix_web::{HttpRequest, HttpResponse, web};
 use coffer_auth::Caller;
+use coffer_http::idempotency::{IdempotencyKey, Once};
 use coffer_http::{ApiError, Json};
 use serde::Deserialize;
 use serde_json::Value;
@@ -46,14 +47,18 @@ pub(crate) struct CreateQuery {
 /// Registers an endpoint; `prevent_duplicates=true` answers the organisation's endpoint
 /// for the same URL, when there is one, instead of making a second (200).
 #[utoipa::path(post, path = "/webhooks", operation_id = "createWebhookEndpoint", tag = "Webhooks",
-    params(("prevent_duplicates" = Option<bool>, Query, description = "Answer an existing endpoint of the same URL (200) instead of making another")),
+    params(("prevent_duplicates" = Option<bool>, Query, description = "Answer an existing endpoint of the same URL (200) instead of making another"),
+        ("Idempotency-Key" = Option<String>, Header, pattern = "^[!-~]{1,255}$", description = "The same key and body within 24 h answer as the first request did; the same key with another body is 409")),
     request_body(content = super::domain::request::EndpointBody),
     responses((status = 201, description = "The endpoint, with its signing key", body = EndpointView),
         (status = 200, description = "With prevent_duplicates: the existing endpoint of the same URL", body = EndpointView),
-        (status = 404, description = "No such account")))]
+        (status = 404, description = "No such account"),
+        (status = 409, description = "The Idempotency-Key was used with another body, or its first request is still in progress")))]
 pub(crate) async fn create(
     state: web::Data<NotificationsState>,
     caller: Caller,
+    req: HttpRequest,
+    key: IdempotencyKey,
     query: web::Query<CreateQuery>,
     body: Json<Value>,
 ) -> Result<HttpResponse, ApiError> {
@@ -67,12 +72,8 @@ pub(crate) async fn create(
             ));
         }
     };
-    let (endpoint, made) = commands::create(&state, &caller, &body.0, prevent).await?;
-    Ok(if made {
-        HttpResponse::Created().json(endpoint.view())
-    } else {
-        HttpResponse::Ok().json(endpoint.view())
-    })
+    let once = Once::of(&caller, key, &req, &body.0);
+    Ok(commands::create(&state, &caller, once, &body.0, prevent).await?)
 }
 
 /// One webhook endpoint, with its signing key.

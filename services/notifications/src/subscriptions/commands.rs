@@ -1,10 +1,13 @@
 //! What makes, changes, shows or removes an event subscription: one use case per function.
 
+use actix_web::HttpResponse;
+use actix_web::http::StatusCode;
 use coffer_auth::Caller;
+use coffer_http::idempotency::Once;
 use coffer_http::{ApiError, Failure};
 use coffer_model::ids::parse_uuid;
 use coffer_store::Db;
-use serde_json::Value;
+use serde_json::{Value, json};
 use uuid::Uuid;
 
 use super::domain::{Fields, Subscription, request};
@@ -112,8 +115,9 @@ pub(crate) async fn list(
 pub(crate) async fn create(
     state: &NotificationsState,
     caller: &Caller,
+    once: Once,
     body: &Value,
-) -> Result<Subscription, Failure> {
+) -> Result<HttpResponse, Failure> {
     let f = request::read(body).map_err(ApiError::validation)?;
     request::require_whole(&f).map_err(ApiError::validation)?;
     let endpoint = f.action_configuration_uuid.clone().unwrap_or_default();
@@ -141,18 +145,12 @@ pub(crate) async fn create(
         created: state.clock.unix(),
     };
     apply(&mut x, f, false)?;
-    let saved = x.clone();
-    state
-        .store
-        .run(move |db| {
-            db.write_tx(|tx| {
-                check_references(tx, &saved)?;
-                store::insert(tx, &saved)?;
-                Ok::<_, Failure>(())
-            })
-        })
-        .await?;
-    Ok(x)
+    let effect = move |tx: &mut Db<'_>| {
+        check_references(tx, &x)?;
+        store::insert(tx, &x)?;
+        Ok::<_, Failure>((StatusCode::CREATED, json!(x.view())))
+    };
+    Ok(once.run(&state.store, state.clock.as_ref(), effect).await?)
 }
 
 /// A subscription the caller may see.

@@ -1,7 +1,8 @@
 //! Event subscriptions over HTTP: read the request, call one command, render.
 
-use actix_web::{HttpResponse, web};
+use actix_web::{HttpRequest, HttpResponse, web};
 use coffer_auth::Caller;
+use coffer_http::idempotency::{IdempotencyKey, Once};
 use coffer_http::{ApiError, Json};
 use serde::Deserialize;
 use serde_json::Value;
@@ -40,16 +41,20 @@ pub(crate) async fn list(
 
 /// Subscribes a webhook endpoint to an event.
 #[utoipa::path(post, path = "/event-subscriptions", operation_id = "createEventSubscription", tag = "Webhooks",
+    params(("Idempotency-Key" = Option<String>, Header, pattern = "^[!-~]{1,255}$", description = "The same key and body within 24 h answer as the first request did; the same key with another body is 409")),
     request_body(content = super::domain::request::EventSubscriptionBody),
     responses((status = 201, description = "The subscription", body = EventSubscriptionView),
-        (status = 404, description = "No such webhook endpoint or account")))]
+        (status = 404, description = "No such webhook endpoint or account"),
+        (status = 409, description = "The Idempotency-Key was used with another body, or its first request is still in progress")))]
 pub(crate) async fn create(
     state: web::Data<NotificationsState>,
     caller: Caller,
+    req: HttpRequest,
+    key: IdempotencyKey,
     body: Json<Value>,
 ) -> Result<HttpResponse, ApiError> {
-    let x = commands::create(&state, &caller, &body.0).await?;
-    Ok(HttpResponse::Created().json(x.view()))
+    let once = Once::of(&caller, key, &req, &body.0);
+    Ok(commands::create(&state, &caller, once, &body.0).await?)
 }
 
 /// One event subscription.

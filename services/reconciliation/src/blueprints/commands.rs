@@ -1,8 +1,12 @@
 //! Blueprints' use cases.
 
+use actix_web::HttpResponse;
+use actix_web::http::StatusCode;
 use coffer_auth::Caller;
+use coffer_http::idempotency::Once;
 use coffer_http::{ApiError, Failure};
 use coffer_model::paging::Paging;
+use coffer_store::Db;
 
 use super::domain::BlueprintInput;
 use super::store::{self, Blueprint};
@@ -13,8 +17,9 @@ use crate::tenancy::{find_visible, require_account};
 pub async fn create(
     state: &ReconciliationState,
     caller: &Caller,
+    once: Once,
     input: BlueprintInput,
-) -> Result<Blueprint, ApiError> {
+) -> Result<HttpResponse, ApiError> {
     require_account(
         &state.store,
         caller,
@@ -35,13 +40,12 @@ pub async fn create(
         created: now,
         updated: now,
     };
-    let row = blueprint.clone();
-    state
-        .store
-        .write(move |tx| store::insert(tx, &row).map_err(Failure::from))
-        .await
-        .map_err(ApiError::from)?;
-    Ok(blueprint)
+    let body = serde_json::to_value(&blueprint).map_err(ApiError::internal)?;
+    let effect = move |tx: &mut Db<'_>| {
+        store::insert(tx, &blueprint).map_err(Failure::from)?;
+        Ok::<_, Failure>((StatusCode::CREATED, body.clone()))
+    };
+    once.run(&state.store, state.clock.as_ref(), effect).await
 }
 
 /// The blueprint, once the caller may see its account.

@@ -1,5 +1,6 @@
-use actix_web::{HttpResponse, web};
+use actix_web::{HttpRequest, HttpResponse, web};
 use coffer_auth::Caller;
+use coffer_http::idempotency::{IdempotencyKey, Once};
 use coffer_http::openapi::RouteTable;
 use coffer_http::{ApiError, Json};
 
@@ -17,17 +18,21 @@ pub(crate) fn routes(t: &mut RouteTable) {
 
 /// Says what a bank file must hold and how it is processed.
 #[utoipa::path(post, path = "/reconciliation/blueprints", operation_id = "createReconciliationBlueprint", tag = "Reconciliation",
+    params(("Idempotency-Key" = Option<String>, Header, pattern = "^[!-~]{1,255}$", description = "The same key and body within 24 h answer as the first request did; the same key with another body is 409")),
     request_body(content = BlueprintRequest, example = json!({"name": "Daily statements", "organisation_uuid": "5a0e9d0c-6f0b-4f0c-9c55-0b9f1d8e3a21", "account_uuid": "0b7c4b1e-2f7d-4a51-9d0e-0d3c1f0e6a11", "message_type": "camt.053", "processing": "match_settlement_payouts", "ibans": ["CH9300762011623852957"]})),
     responses((status = 201, description = "The blueprint", body = super::store::Blueprint),
-        (status = 404, description = "No such account in the organisation")))]
+        (status = 404, description = "No such account in the organisation"),
+        (status = 409, description = "The Idempotency-Key was used with another body, or its first request is still in progress")))]
 pub(crate) async fn create(
     state: web::Data<ReconciliationState>,
     caller: Caller,
+    req: HttpRequest,
+    key: IdempotencyKey,
     body: Json<serde_json::Value>,
 ) -> Result<HttpResponse, ApiError> {
+    let once = Once::of(&caller, key, &req, &body.0);
     let input = read_checked(body.0, BlueprintRequest::check)?;
-    let blueprint = commands::create(&state, &caller, input).await?;
-    Ok(HttpResponse::Created().json(blueprint))
+    commands::create(&state, &caller, once, input).await
 }
 
 /// The blueprints of the caller's accounts, newest first.

@@ -1,8 +1,12 @@
 //! Sources' use cases.
 
+use actix_web::HttpResponse;
+use actix_web::http::StatusCode;
 use coffer_auth::Caller;
+use coffer_http::idempotency::Once;
 use coffer_http::{ApiError, Failure};
 use coffer_model::paging::Paging;
+use coffer_store::Db;
 
 use super::domain::SourceInput;
 use super::store::{self, Row, Source};
@@ -20,8 +24,9 @@ pub fn secret_context(source: &str) -> String {
 pub async fn create(
     state: &ReconciliationState,
     caller: &Caller,
+    once: Once,
     input: SourceInput,
-) -> Result<Source, ApiError> {
+) -> Result<HttpResponse, ApiError> {
     require_account(
         &state.store,
         caller,
@@ -76,13 +81,13 @@ pub async fn create(
         created: now,
         updated: now,
     };
-    let source = row.clone().into_source().map_err(ApiError::internal)?;
-    state
-        .store
-        .write(move |tx| store::insert(tx, &row).map_err(Failure::from))
-        .await
-        .map_err(ApiError::from)?;
-    Ok(source)
+    let source = serde_json::to_value(row.clone().into_source().map_err(ApiError::internal)?)
+        .map_err(ApiError::internal)?;
+    let effect = move |tx: &mut Db<'_>| {
+        store::insert(tx, &row).map_err(Failure::from)?;
+        Ok::<_, Failure>((StatusCode::CREATED, source.clone()))
+    };
+    once.run(&state.store, state.clock.as_ref(), effect).await
 }
 
 /// The source, once the caller may see its account.

@@ -123,7 +123,7 @@ pub async fn start_all(
     )?;
     // The captcha of `coffer dev` is the test one (`onboarding.captcha = test`): dev.rs
     // says so when it starts.
-    let onboarding = coffer_onboarding::Onboarding::new(
+    let onboarding = coffer_onboarding::Onboarding::start(
         open(data_dir, coffer_onboarding::MIGRATIONS).await?,
         Arc::clone(&clock),
         Arc::clone(&bus),
@@ -131,8 +131,11 @@ pub async fn start_all(
             identity.internal(),
         )),
         Arc::new(coffer_onboarding::captcha::TestCaptcha),
+        secrets.clone(),
         coffer_onboarding::OnboardingSettings::default(),
-    );
+    )
+    .await
+    .context("onboarding could not seal its processes' tokens")?;
     let reconciliation = coffer_reconciliation::Reconciliation::new(
         open(data_dir, coffer_reconciliation::MIGRATIONS).await?,
         Arc::clone(&clock),

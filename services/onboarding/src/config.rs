@@ -1,4 +1,5 @@
 use coffer_http::config::{ConfigError, Validate};
+use coffer_secrets::SecretsSettings;
 use serde::{Deserialize, Serialize};
 
 /// `coffer-onboarding`'s own settings, beside the common ones of every service binary
@@ -6,6 +7,8 @@ use serde::{Deserialize, Serialize};
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 #[serde(default)]
 pub struct OnboardingConfig {
+    /// The master keys processes' tokens are sealed with (docs/decisions/secrets.md).
+    pub secrets: SecretsSettings,
     pub onboarding: OnboardingSection,
 }
 
@@ -63,11 +66,14 @@ impl Validate for OnboardingConfig {
                 "must be recaptcha or test",
             ));
         }
+        self.secrets.keyring()?;
         Ok(())
     }
 
-    /// Serving needs identity to call and, with reCAPTCHA, its secret.
+    /// Serving needs identity to call, the master keys tokens are sealed with and, with
+    /// reCAPTCHA, its secret.
     fn validate_to_serve(&self) -> Result<(), ConfigError> {
+        self.secrets.require()?;
         let o = &self.onboarding;
         for (name, value) in [
             ("onboarding.identity_url", &o.identity_url),

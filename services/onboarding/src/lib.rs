@@ -28,6 +28,7 @@ use actix_web::web;
 use coffer_events::{Bus, EventWiring};
 use coffer_http::{Module, ReadyFuture};
 use coffer_model::clock::Clock;
+use coffer_secrets::Secrets;
 use coffer_store::Store;
 
 pub use error::OnboardingError;
@@ -44,15 +45,19 @@ pub struct Onboarding {
 }
 
 impl Onboarding {
-    /// The store must be migrated with [`MIGRATIONS`].
-    pub fn new(
+    /// The store must be migrated with [`MIGRATIONS`]. Processes' tokens are sealed with
+    /// `secrets`; the start seals those stored before they were, or under a master key
+    /// that is no longer current.
+    pub async fn start(
         store: Store,
         clock: Arc<dyn Clock>,
         bus: Arc<dyn Bus>,
         identity: Arc<dyn identity::IdentityPort>,
         captcha: Arc<dyn captcha::CaptchaVerifier>,
+        secrets: Secrets,
         settings: OnboardingSettings,
-    ) -> Self {
+    ) -> Result<Self, OnboardingError> {
+        processes::commands::seal_tokens(&store, &secrets).await?;
         let mut events = EventWiring::new(
             "onboarding",
             &store,
@@ -69,12 +74,13 @@ impl Onboarding {
             outbox: events.outbox().clone(),
             identity,
             captcha,
+            secrets,
             process_ttl_secs: settings.process_ttl_secs,
         };
-        Self {
+        Ok(Self {
             state: web::Data::new(state),
             events,
-        }
+        })
     }
 
     /// Operators' configurations go straight to this store (`coffer admin`).

@@ -18,6 +18,7 @@ fn main() -> std::process::ExitCode {
         |s: Started<OnboardingConfig>| async move {
             s.ensure_topics(&["onboarding", "identity"]).await?;
             let verifier = s.verifier(None)?;
+            let secrets = s.config.secrets.require()?;
             let o = &s.config.onboarding;
             let captcha: Arc<dyn CaptchaVerifier> = if o.captcha == "test" {
                 tracing::warn!("onboarding.captcha = test: the captcha token test-ok passes");
@@ -39,14 +40,16 @@ fn main() -> std::process::ExitCode {
                 process_ttl_secs: o.process_ttl_secs,
                 email_checks_per_minute: o.email_checks_per_minute,
             };
-            let onboarding = Onboarding::new(
+            let onboarding = Onboarding::start(
                 s.store.clone(),
                 Arc::clone(&s.clock),
                 s.bus.clone(),
                 identity,
                 captcha,
+                secrets,
                 settings,
-            );
+            )
+            .await?;
             Ok(Built {
                 modules: vec![Arc::new(onboarding) as Arc<dyn Module>],
                 verifier,

@@ -5,6 +5,7 @@ use std::sync::Arc;
 
 use coffer_events::{Outbox, RelaySettings};
 use coffer_model::clock::Clock;
+use coffer_secrets::Secrets;
 use coffer_store::Store;
 use quick_cache::sync::{Cache, EntryAction, EntryResult};
 
@@ -38,6 +39,8 @@ pub(crate) struct OnboardingState {
     pub outbox: Outbox,
     pub identity: Arc<dyn IdentityPort>,
     pub captcha: Arc<dyn CaptchaVerifier>,
+    /// The master keys processes' tokens are sealed with (processes/store.rs).
+    pub secrets: Secrets,
     pub process_ttl_secs: i64,
     pub email_checks: RateLimit,
 }

@@ -42,23 +42,24 @@ fn request(configuration: &str) -> Value {
 
 coffer_testkit::backend_tests! {
     async fn an_expired_process_shows_it_and_cannot_be_executed_or_connected(backend) {
-        let mut store = None;
-        let app = TestApp::spawn(backend, &[MIGRATIONS], |h| {
-            let onboarding = Onboarding::new(
+        let app = TestApp::spawn(backend, &[MIGRATIONS], |h| async move {
+            let onboarding = Onboarding::start(
                 h.store.clone(),
                 h.clock_arc(),
                 h.bus.clone(),
                 Arc::new(Untouched),
                 Arc::new(TestCaptcha),
+                coffer_secrets::Secrets::ephemeral().unwrap(),
                 OnboardingSettings::default(),
-            );
-            store = Some(onboarding.store().clone());
-            async move { vec![Arc::new(onboarding) as Arc<dyn Module>] }
+            )
+            .await
+            .unwrap();
+            vec![Arc::new(onboarding) as Arc<dyn Module>]
         })
         .await;
         let partner = Uuid::new_v4();
         let configuration = coffer_onboarding::configurations::commands::create(
-            store.as_ref().unwrap(),
+            &app.store,
             0,
             ConfigurationInput {
                 partner_uuid: partner,

@@ -56,28 +56,29 @@ coffer_testkit::backend_tests! {
         let tenant = admin.create_client(ClientAccess::Organisations(vec![])).await.unwrap();
         let base = identity.url("");
 
-        let mut store = None;
         let http_identity = Arc::new(HttpIdentity::new(
             base.clone(),
             platform.client_id.clone(),
             platform.client_secret.clone(),
         ));
-        let onboarding = TestApp::spawn(backend, &[MIGRATIONS], |h| {
-            let o = Onboarding::new(
+        let onboarding = TestApp::spawn(backend, &[MIGRATIONS], |h| async move {
+            let o = Onboarding::start(
                 h.store.clone(),
                 h.clock_arc(),
                 h.bus.clone(),
                 http_identity,
                 Arc::new(TestCaptcha),
+                coffer_secrets::Secrets::ephemeral().unwrap(),
                 OnboardingSettings::default(),
-            );
-            store = Some(o.store().clone());
-            async move { vec![Arc::new(o) as Arc<dyn Module>] }
+            )
+            .await
+            .unwrap();
+            vec![Arc::new(o) as Arc<dyn Module>]
         })
         .await;
         let partner = Uuid::new_v4();
         let configuration = coffer_onboarding::configurations::commands::create(
-            store.as_ref().unwrap(),
+            &onboarding.store,
             0,
             ConfigurationInput { partner_uuid: partner, account_labels: vec!["Donations".into()], default_locale: Some("fr".into()) },
         )

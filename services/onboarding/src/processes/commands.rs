@@ -5,6 +5,8 @@
 //! Executing calls identity, so it never runs inside a transaction: it keeps the uuids it
 //! will make first, then asks identity (safe to ask again: same uuids, same answer), then
 //! completes the process with its integration and events in one transaction.
+//!
+//! The start seals the tokens of rows written before tokens were sealed ([`seal_tokens`]).
 
 use std::net::IpAddr;
 
@@ -14,12 +16,14 @@ use coffer_events::catalogue::{
     ONBOARDING_PROCESS_COMPLETED, ONBOARDING_PROCESS_CREATED, PARTNER_INTEGRATION_CREATED,
 };
 use coffer_http::ApiError;
+use coffer_secrets::Secrets;
+use coffer_store::Store;
 use serde_json::{Value, json};
 use uuid::Uuid;
 
 use super::domain::{self, Planned, ProcessStatus, check_create, new_token, token_digest};
 use super::events;
-use super::store::{self as processes, ProcessRow};
+use super::store::{self as processes, ProcessRow, Reseal};
 use super::views::{Form, ProcessRecord};
 use crate::configurations::commands as configurations;
 use crate::error::OnboardingError;
@@ -61,12 +65,12 @@ pub(crate) async fn create(
         updated: now,
     };
     let stored = row.clone();
-    let outbox = state.outbox.clone();
+    let (outbox, secrets) = (state.outbox.clone(), state.secrets.clone());
     state
         .store
         .query(move |c| {
             c.write_tx(|tx| {
-                processes::insert(tx, &stored)?;
+                processes::insert(tx, &secrets, &stored)?;
                 append(
                     tx,
                     &[events::of(
@@ -90,9 +94,10 @@ pub(crate) async fn by_uuid(
     caller: &Caller,
     uuid: String,
 ) -> Result<ProcessRecord, OnboardingError> {
+    let secrets = state.secrets.clone();
     let row = state
         .store
-        .query(move |c| processes::find(c, &uuid))
+        .query(move |c| processes::find(c, &secrets, &uuid))
         .await?
         .filter(|row| {
             caller.is_platform()
@@ -108,10 +113,10 @@ async fn find_by_token(
     state: &OnboardingState,
     token: &str,
 ) -> Result<ProcessRow, OnboardingError> {
-    let digest = token_digest(token);
+    let (digest, secrets) = (token_digest(token), state.secrets.clone());
     state
         .store
-        .query(move |c| processes::by_token(c, &digest))
+        .query(move |c| processes::by_token(c, &secrets, &digest))
         .await?
         .ok_or(OnboardingError::NotFound("onboarding process"))
 }
@@ -226,7 +231,7 @@ async fn complete(
         created: now,
         updated: now,
     };
-    let outbox = state.outbox.clone();
+    let (outbox, secrets) = (state.outbox.clone(), state.secrets.clone());
     let results = results.to_string();
     let uuid = row.uuid.clone();
     let done = state
@@ -247,7 +252,7 @@ async fn complete(
                 if !processes::complete(tx, &uuid, &results, &integration_uuid, now)? {
                     return Ok(None);
                 }
-                let Some(done) = processes::find(tx, &uuid)? else {
+                let Some(done) = processes::find(tx, &secrets, &uuid)? else {
                     return Ok(None);
                 };
                 let mut announced = Vec::new();
@@ -275,6 +280,51 @@ async fn complete(
         OnboardingError::Conflict("this onboarding process is completed already".into())
     })?;
     Ok(ProcessRecord::of(&done, Form::ByToken, now))
+}
+
+/// Seals every token stored in clear (a row from before tokens were sealed) or under a
+/// master key that is no longer current, a batch at a time; the start runs it. A token no
+/// configured key opens stops the start and names its process: it could not be shown to
+/// the partner either, and a key left out of `secrets.keys` is the likely cause.
+pub(crate) async fn seal_tokens(
+    store: &Store,
+    secrets: &Secrets,
+) -> Result<usize, OnboardingError> {
+    const BATCH: i64 = 500;
+    let (mut after, mut sealed) = (String::new(), 0);
+    loop {
+        let (kid, from) = (secrets.current_kid().to_owned(), after.clone());
+        let found = store
+            .query(move |c| processes::unsealed(c, &kid, &from, BATCH))
+            .await?;
+        let Some((last, _)) = found.last() else {
+            break;
+        };
+        after = last.clone();
+        let plan = found
+            .into_iter()
+            .map(|(uuid, was)| {
+                let now = processes::open_token(secrets, &uuid, &was)
+                    .and_then(|token| processes::seal_token(secrets, &uuid, &token))
+                    .map_err(|e| {
+                        OnboardingError::Internal(format!(
+                            "the token of onboarding process {uuid} cannot be sealed again \
+                             ({e}); is the master key that sealed it in secrets.keys?"
+                        ))
+                    })?;
+                Ok(Reseal { uuid, was, now })
+            })
+            .collect::<Result<Vec<_>, OnboardingError>>()?;
+        sealed += store.query(move |c| processes::reseal(c, &plan)).await?;
+    }
+    if sealed > 0 {
+        tracing::info!(
+            sealed,
+            master_key = secrets.current_kid(),
+            "onboarding process tokens sealed under the current master key"
+        );
+    }
+    Ok(sealed)
 }
 
 /// Whether a user has `email`, behind a captcha and a throttle per source network.

@@ -1,5 +1,14 @@
+//! Processes in the database. A process's token is sealed here with the service's master
+//! keys, bound to its process, so the column gives nothing away and a sealed value copied
+//! to another row does not open; `token_sha256` finds a process by its token without
+//! opening anything. Rows written before tokens were sealed hold the token in clear: they
+//! read as they are, and the start seals them ([`unsealed`], [`reseal`]).
+
+use coffer_secrets::Secrets;
 use coffer_store::{Db, db_run};
+use diesel::connection::SimpleConnection;
 use diesel::prelude::*;
+use diesel::result::Error as DieselError;
 
 use crate::schema::onboarding_processes::dsl as p;
 
@@ -9,6 +18,8 @@ pub struct ProcessRow {
     pub uuid: String,
     pub configuration_uuid: String,
     pub partner_uuid: String,
+    /// In clear: the functions here seal it on the way to the column and open it on the
+    /// way back, and nothing else reads the column.
     pub token: String,
     pub token_sha256: String,
     pub external_id: String,
@@ -25,18 +36,121 @@ pub struct ProcessRow {
     pub updated: i64,
 }
 
-pub fn insert(conn: &mut Db<'_>, row: &ProcessRow) -> QueryResult<()> {
-    db_run!(conn: { diesel::insert_into(p::onboarding_processes).values(row).execute(conn).map(drop) })
+fn context(uuid: &str) -> String {
+    format!("onboarding_processes/{uuid}/token")
 }
 
-pub fn find(conn: &mut Db<'_>, uuid: &str) -> QueryResult<Option<ProcessRow>> {
-    db_run!(conn: { p::onboarding_processes.find(uuid).select(ProcessRow::as_select()).first(conn).optional() })
+pub fn seal_token(secrets: &Secrets, uuid: &str, token: &str) -> QueryResult<String> {
+    secrets
+        .seal(&context(uuid), token.as_bytes())
+        .map_err(|e| DieselError::SerializationError(Box::new(e)))
 }
 
-pub fn by_token(conn: &mut Db<'_>, digest: &str) -> QueryResult<Option<ProcessRow>> {
-    db_run!(conn: {
-        p::onboarding_processes.filter(p::token_sha256.eq(digest)).select(ProcessRow::as_select()).first(conn).optional()
+/// The token a column holds: opened when sealed, as it is when written before sealing (a
+/// token is base64url, so it never looks sealed).
+pub fn open_token(secrets: &Secrets, uuid: &str, stored: &str) -> QueryResult<String> {
+    if !coffer_secrets::is_sealed(stored) {
+        return Ok(stored.to_owned());
+    }
+    let bytes = secrets
+        .open(&context(uuid), stored)
+        .map_err(|e| DieselError::DeserializationError(Box::new(e)))?;
+    String::from_utf8(bytes.to_vec()).map_err(|e| DieselError::DeserializationError(Box::new(e)))
+}
+
+fn opened(secrets: &Secrets, row: Option<ProcessRow>) -> QueryResult<Option<ProcessRow>> {
+    row.map(|mut row| {
+        row.token = open_token(secrets, &row.uuid, &row.token)?;
+        Ok(row)
     })
+    .transpose()
+}
+
+pub fn insert(conn: &mut Db<'_>, secrets: &Secrets, row: &ProcessRow) -> QueryResult<()> {
+    let stored = ProcessRow {
+        token: seal_token(secrets, &row.uuid, &row.token)?,
+        ..row.clone()
+    };
+    db_run!(conn: { diesel::insert_into(p::onboarding_processes).values(&stored).execute(conn).map(drop) })
+}
+
+pub fn find(conn: &mut Db<'_>, secrets: &Secrets, uuid: &str) -> QueryResult<Option<ProcessRow>> {
+    let row = db_run!(conn: {
+        p::onboarding_processes.find(uuid).select(ProcessRow::as_select()).first(conn).optional()
+    })?;
+    opened(secrets, row)
+}
+
+pub fn by_token(
+    conn: &mut Db<'_>,
+    secrets: &Secrets,
+    digest: &str,
+) -> QueryResult<Option<ProcessRow>> {
+    let row = db_run!(conn: {
+        p::onboarding_processes.filter(p::token_sha256.eq(digest)).select(ProcessRow::as_select()).first(conn).optional()
+    })?;
+    opened(secrets, row)
+}
+
+/// Up to `limit` processes after `after` (by uuid) whose token is not sealed under master
+/// key `kid`, with the token as stored: those from before sealing, and those sealed under
+/// a key since replaced. Key ids may hold `_`, which `LIKE` would take for any character.
+pub fn unsealed(
+    conn: &mut Db<'_>,
+    kid: &str,
+    after: &str,
+    limit: i64,
+) -> QueryResult<Vec<(String, String)>> {
+    let sealed_under = format!("v1.{}.%", kid.replace('_', "\\_"));
+    db_run!(conn: {
+        p::onboarding_processes
+            .filter(p::uuid.gt(after))
+            .filter(p::token.not_like(&sealed_under).escape('\\'))
+            .order(p::uuid)
+            .limit(limit)
+            .select((p::uuid, p::token))
+            .load(conn)
+    })
+}
+
+/// A stored token to replace, if it still holds `was`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Reseal {
+    pub uuid: String,
+    pub was: String,
+    pub now: String,
+}
+
+/// Replaces stored tokens in one transaction; a row another replica changed first is left
+/// alone. Returns how many rows changed.
+///
+/// On SQLite a token in clear must not linger in the file once sealed: secure_delete zeroes
+/// the space the old value held, and a truncating checkpoint empties the write-ahead log of
+/// earlier page images (as identity does for its signing keys). PostgreSQL keeps the old
+/// row version until VACUUM (docs/decisions/secrets.md).
+pub fn reseal(conn: &mut Db<'_>, changes: &[Reseal]) -> QueryResult<usize> {
+    if let Db::Sqlite(c) = conn {
+        c.batch_execute("PRAGMA secure_delete = ON")?;
+    }
+    let changed = conn.write_tx(|tx| -> QueryResult<usize> {
+        let mut changed = 0;
+        for change in changes {
+            changed += db_run!(tx: {
+                diesel::update(
+                    p::onboarding_processes
+                        .find(&change.uuid)
+                        .filter(p::token.eq(&change.was)),
+                )
+                .set(p::token.eq(&change.now))
+                .execute(tx)
+            })?;
+        }
+        Ok(changed)
+    })?;
+    if let Db::Sqlite(c) = conn {
+        c.batch_execute("PRAGMA wal_checkpoint(TRUNCATE)")?;
+    }
+    Ok(changed)
 }
 
 /// Keeps the plan of a pending process, unless one is kept already; the plan kept.

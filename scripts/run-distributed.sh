@@ -49,8 +49,9 @@ if [[ ! -s "$state/fingerprint.key" ]]; then
     python3 -c 'import secrets; print(secrets.token_hex(32))' >"$state/fingerprint.key"
 fi
 fingerprint_key="$(cat "$state/fingerprint.key")"
-# The master key that seals what identity, payments, notifications and reconciliation store
-# (docs/decisions/secrets.md); one per state directory, readable by its owner only.
+# The master key that seals what identity, payments, notifications, onboarding and
+# reconciliation store (docs/decisions/secrets.md); one per state directory, readable by its
+# owner only.
 if [[ ! -s "$state/master.keys" ]]; then
     (umask 077 && python3 -c 'import base64, secrets; print("k1:" + base64.b64encode(secrets.token_bytes(32)).decode())' >"$state/master.keys")
 fi

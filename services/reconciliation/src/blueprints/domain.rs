@@ -48,8 +48,11 @@ impl Processing {
 }
 
 /// A create request as it arrives; every property is checked by [`BlueprintRequest::check`].
+/// Properties it does not name are ignored.
+// As API.md's conventions say. A refund refuses them, since a misspelt amount would refund
+// the whole payment; here a misspelt optional property (`iban`) leaves its default, which
+// the answer shows.
 #[derive(Debug, Clone, Deserialize, utoipa::ToSchema)]
-#[serde(deny_unknown_fields)]
 pub struct BlueprintRequest {
     pub name: Option<String>,
     pub organisation_uuid: Option<String>,

@@ -27,9 +27,10 @@ pub const DEFAULT_POLL_SECONDS: i32 = 300;
 /// Private keys and passwords above this size are not credentials.
 pub const MAX_SECRET_CHARS: usize = 16_384;
 
-/// A create request as it arrives.
+/// A create request as it arrives. Properties it does not name, here and in `sftp`, are
+/// ignored.
+// As API.md's conventions say, and as a blueprint's are.
 #[derive(Debug, Clone, Deserialize, utoipa::ToSchema)]
-#[serde(deny_unknown_fields)]
 pub struct SourceRequest {
     pub name: Option<String>,
     pub organisation_uuid: Option<String>,
@@ -44,7 +45,6 @@ pub struct SourceRequest {
 }
 
 #[derive(Debug, Clone, Deserialize, utoipa::ToSchema)]
-#[serde(deny_unknown_fields)]
 pub struct SftpRequest {
     pub host: Option<String>,
     /// 22 when absent.

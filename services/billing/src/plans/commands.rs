@@ -13,7 +13,7 @@ use serde_json::Value;
 use super::domain::{self, GLOBAL_UUID, Plan};
 use super::store;
 use crate::error::Failure;
-use crate::idempotent::Once;
+use crate::idempotent::{self, Once};
 use crate::replica::account_organisation;
 use crate::state::BillingState;
 
@@ -115,7 +115,7 @@ pub(crate) async fn create(
         ..domain::global()
     };
     domain::apply(&mut plan, changes);
-    once.run(state, move |tx| {
+    idempotent::run(once, state, move |tx| {
         save(tx, &plan, now, true)?;
         let body = serde_json::to_value(&plan).map_err(internal)?;
         Ok((StatusCode::CREATED, body))

@@ -14,7 +14,7 @@ use uuid::Uuid;
 use super::domain::{self, ClockStatus, TestClock};
 use super::store;
 use crate::error::Failure;
-use crate::idempotent::Once;
+use crate::idempotent::{self, Once};
 use crate::invoices::store as invoices;
 use crate::schedule::due_instant;
 use crate::scheduler::{self, commands::upcoming};
@@ -54,7 +54,7 @@ pub(crate) async fn create(
         status: ClockStatus::Ready,
         created: state.clock.unix(),
     };
-    once.run(state, move |tx| {
+    idempotent::run(once, state, move |tx| {
         store::insert(tx, &clock)?;
         let body = serde_json::to_value(&clock).map_err(internal)?;
         Ok((StatusCode::CREATED, body))

@@ -10,7 +10,7 @@ use serde_json::Value;
 
 use super::{load, open, rendered, start_attempt};
 use crate::error::{Failure, changed_meanwhile};
-use crate::idempotent::Once;
+use crate::idempotent::{self, Once};
 use crate::invoices::domain::{InvoiceStatus, charging, manual};
 use crate::invoices::{events, store};
 use crate::state::BillingState;
@@ -48,12 +48,11 @@ pub(crate) async fn create(
         invoice.service_parameters = service;
     }
     let outbox = state.outbox.clone();
-    let response = once
-        .run(state, move |tx| {
-            open(tx, &outbox, &invoice, Some(&trace))?;
-            Ok((StatusCode::CREATED, rendered(tx, &invoice)?))
-        })
-        .await?;
+    let response = idempotent::run(once, state, move |tx| {
+        open(tx, &outbox, &invoice, Some(&trace))?;
+        Ok((StatusCode::CREATED, rendered(tx, &invoice)?))
+    })
+    .await?;
     state.outbox.committed();
     Ok(response)
 }
@@ -112,34 +111,33 @@ pub(crate) async fn charge(
     }
     let now = state.clock.unix();
     let outbox = state.outbox.clone();
-    let response = once
-        .run(state, move |tx| {
-            // Judged on the invoice as it is now, locked: one paid meanwhile (its attempt
-            // succeeded while this request waited) takes no other.
-            let invoice = store::find_invoice_locked(tx, &invoice.uuid)?
-                .ok_or_else(|| ApiError::not_found("Invoice"))?;
-            if invoice.status != InvoiceStatus::Open {
-                return Err(Failure::Api(ApiError::conflict(format!(
-                    "The invoice is {}",
-                    invoice.status
-                ))));
-            }
-            let subscription = subscriptions::rendered(tx, &s)?;
-            let attempt = start_attempt(
-                tx,
-                &outbox,
-                subscription.clone(),
-                &invoice,
-                now,
-                Some(&trace),
-            )?
-            .ok_or_else(|| ApiError::conflict("The invoice has a pending charge attempt"))?;
-            Ok((
-                StatusCode::CREATED,
-                attempt.render(&invoice, Some(subscription)),
-            ))
-        })
-        .await?;
+    let response = idempotent::run(once, state, move |tx| {
+        // Judged on the invoice as it is now, locked: one paid meanwhile (its attempt
+        // succeeded while this request waited) takes no other.
+        let invoice = store::find_invoice_locked(tx, &invoice.uuid)?
+            .ok_or_else(|| ApiError::not_found("Invoice"))?;
+        if invoice.status != InvoiceStatus::Open {
+            return Err(Failure::Api(ApiError::conflict(format!(
+                "The invoice is {}",
+                invoice.status
+            ))));
+        }
+        let subscription = subscriptions::rendered(tx, &s)?;
+        let attempt = start_attempt(
+            tx,
+            &outbox,
+            subscription.clone(),
+            &invoice,
+            now,
+            Some(&trace),
+        )?
+        .ok_or_else(|| ApiError::conflict("The invoice has a pending charge attempt"))?;
+        Ok((
+            StatusCode::CREATED,
+            attempt.render(&invoice, Some(subscription)),
+        ))
+    })
+    .await?;
     state.outbox.committed();
     Ok(response)
 }

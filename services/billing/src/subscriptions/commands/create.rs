@@ -11,7 +11,7 @@ use serde_json::{Value, json};
 use super::commit;
 use super::references::{apply_references, await_references};
 use crate::error::Failure;
-use crate::idempotent::Once;
+use crate::idempotent::{self, Once};
 use crate::plans::domain::GLOBAL_UUID;
 use crate::replica::account_organisation;
 use crate::schedule::local_date;
@@ -108,26 +108,25 @@ pub(crate) async fn create(
         == Some(SubscriptionStatus::Active);
     let shared = st.outbox.clone();
     let (clock, outbox) = (st.clock.clone(), shared.clone());
-    let response = once
-        .run(st, move |tx| {
-            let mut s = draft.clone();
-            apply_references(tx, &mut s, &fields, true)?;
-            apply_terms(&mut s, fields.clone());
-            if activate {
-                state::activate(&mut s, today, now)?;
-            }
-            let body = commit(
-                tx,
-                &outbox,
-                clock.unix(),
-                &s,
-                None,
-                &SUBSCRIPTION_CREATED,
-                &trace,
-            )?;
-            Ok((StatusCode::CREATED, body))
-        })
-        .await?;
+    let response = idempotent::run(once, st, move |tx| {
+        let mut s = draft.clone();
+        apply_references(tx, &mut s, &fields, true)?;
+        apply_terms(&mut s, fields.clone());
+        if activate {
+            state::activate(&mut s, today, now)?;
+        }
+        let body = commit(
+            tx,
+            &outbox,
+            clock.unix(),
+            &s,
+            None,
+            &SUBSCRIPTION_CREATED,
+            &trace,
+        )?;
+        Ok((StatusCode::CREATED, body))
+    })
+    .await?;
     shared.committed();
     Ok(response)
 }

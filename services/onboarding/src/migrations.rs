@@ -8,7 +8,11 @@ const SQLITE: EmbeddedMigrations = embed_migrations!("../../migrations/onboardin
 
 pub const MIGRATIONS: Migrations = Migrations {
     service: "onboarding",
-    includes: &[coffer_events::MIGRATIONS, coffer_directory::MIGRATIONS],
+    includes: &[
+        coffer_events::MIGRATIONS,
+        coffer_store::idempotency::MIGRATIONS,
+        coffer_directory::MIGRATIONS,
+    ],
     postgres: || POSTGRES,
     sqlite: || SQLITE,
 };

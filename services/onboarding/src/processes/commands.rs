@@ -1,6 +1,7 @@
-//! Process use cases. Creating one (the partner), reading it (by uuid for the partner, by
-//! token for the person it was made for), executing it (a new organisation in identity),
-//! connecting it (the person's existing organisation), and the e-mail check.
+//! Process use cases. Creating one (the partner, once per Idempotency-Key), reading it (by
+//! uuid for the partner, by token for the person it was made for), executing it (a new
+//! organisation in identity), connecting it (the person's existing organisation), and the
+//! e-mail check.
 //!
 //! Executing calls identity, so it never runs inside a transaction: it keeps the uuids it
 //! will make first, then asks identity (safe to ask again: same uuids, same answer), then
@@ -10,14 +11,17 @@
 
 use std::net::IpAddr;
 
+use actix_web::HttpResponse;
+use actix_web::http::StatusCode;
 use coffer_auth::Caller;
 use coffer_events::append;
 use coffer_events::catalogue::{
     ONBOARDING_PROCESS_COMPLETED, ONBOARDING_PROCESS_CREATED, PARTNER_INTEGRATION_CREATED,
 };
-use coffer_http::ApiError;
+use coffer_http::idempotency::Once;
+use coffer_http::{ApiError, Failure};
 use coffer_secrets::Secrets;
-use coffer_store::Store;
+use coffer_store::{Db, Store};
 use serde_json::{Value, json};
 use uuid::Uuid;
 
@@ -31,15 +35,19 @@ use crate::integrations::events as integration_events;
 use crate::integrations::store::{self as integrations, IntegrationRow};
 use crate::state::OnboardingState;
 
+/// Starts a process, once per Idempotency-Key: a repeat answers the first process.
+///
+/// The stored answer shows the token, so it is stored sealed under the master keys that
+/// seal the process's own row (`run_sealed`): kept as it is, the idempotency table would
+/// hold for a day, in clear, what the process's row keeps sealed.
 pub(crate) async fn create(
     state: &OnboardingState,
     caller: &Caller,
+    once: Once,
     body: Value,
-) -> Result<ProcessRecord, OnboardingError> {
+) -> Result<HttpResponse, ApiError> {
     let Some(partner) = caller.partner() else {
-        return Err(OnboardingError::Forbidden(
-            "only a partner's client starts processes",
-        ));
+        return Err(OnboardingError::Forbidden("only a partner's client starts processes").into());
     };
     let request = check_create(&body).map_err(OnboardingError::Invalid)?;
     let configuration = configurations::find(&state.store, &request.configuration_uuid.to_string())
@@ -64,28 +72,21 @@ pub(crate) async fn create(
         created: now,
         updated: now,
     };
-    let stored = row.clone();
+    let answer = serde_json::to_value(ProcessRecord::of(&row, Form::Partner, now))
+        .map_err(ApiError::internal)?;
     let (outbox, secrets) = (state.outbox.clone(), state.secrets.clone());
-    state
-        .store
-        .query(move |c| {
-            c.write_tx(|tx| {
-                processes::insert(tx, &secrets, &stored)?;
-                append(
-                    tx,
-                    &[events::of(
-                        &outbox,
-                        &ONBOARDING_PROCESS_CREATED,
-                        &stored,
-                        now,
-                    )],
-                    None,
-                )
-            })
-        })
+    let effect = move |tx: &mut Db<'_>| {
+        processes::insert(tx, &secrets, &row)?;
+        let created = events::of(&outbox, &ONBOARDING_PROCESS_CREATED, &row, now);
+        append(tx, &[created], None)?;
+        Ok::<_, Failure>((StatusCode::CREATED, answer.clone()))
+    };
+    let (store, clock) = (&state.store, state.clock.as_ref());
+    let response = once
+        .run_sealed(store, clock, &state.secrets, effect)
         .await?;
     state.outbox.committed();
-    Ok(ProcessRecord::of(&row, Form::Partner, now))
+    Ok(response)
 }
 
 /// The partner's own process.

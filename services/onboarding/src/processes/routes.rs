@@ -3,6 +3,7 @@
 
 use actix_web::{HttpRequest, HttpResponse, web};
 use coffer_auth::Caller;
+use coffer_http::idempotency::{IdempotencyKey, Once};
 use coffer_http::{ApiError, ClientAddress, Json, OptionalJson};
 use coffer_model::ids::parse_uuid;
 use serde::Deserialize;
@@ -25,6 +26,7 @@ fn token(raw: &str) -> Result<&str, ApiError> {
 /// Starts an onboarding process for an organisation the partner brings.
 #[utoipa::path(post, path = "/partner-onboarding-processes", operation_id = "createPartnerOnboardingProcess",
     tag = "Partner onboarding",
+    params(("Idempotency-Key" = Option<String>, Header, pattern = "^[!-~]{1,255}$", description = "The same key and body within 24 h answer as the first request did; the same key with another body is 409")),
     request_body(content = Object, description = "SPEC.md's create request",
         example = json!({"external_id": "crm-42", "onboarding_configuration_uuid": "6f1c0e8e-2d6b-4c55-9a39-2b8f1e1f0a77",
             "user": {"email": "ann@example.org", "first_name": "Ann", "last_name": "Example", "locale": "de"},
@@ -36,14 +38,17 @@ fn token(raw: &str) -> Result<&str, ApiError> {
         (status = 400, description = "A fault in the request, every one named"),
         (status = 401, description = "No valid token"),
         (status = 403, description = "Not a partner's client"),
-        (status = 404, description = "No such configuration of this partner")))]
+        (status = 404, description = "No such configuration of this partner"),
+        (status = 409, description = "The Idempotency-Key was used with another body, or its first request is still in progress")))]
 pub(crate) async fn create(
     state: web::Data<OnboardingState>,
     caller: Caller,
+    req: HttpRequest,
+    key: IdempotencyKey,
     body: Json<Value>,
 ) -> Result<HttpResponse, ApiError> {
-    let record = commands::create(&state, &caller, body.0).await?;
-    Ok(HttpResponse::Created().json(record))
+    let once = Once::of(&caller, key, &req, &body.0);
+    commands::create(&state, &caller, once, body.0).await
 }
 
 /// The partner's process, by its uuid.

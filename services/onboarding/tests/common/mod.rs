@@ -102,9 +102,12 @@ impl Partner {
         }
     }
 
-    /// The partner's token for `app` (a restarted app signs with another key).
+    /// The token of the partner's client for `app` (a restarted app signs with another
+    /// key).
     pub fn token(&self, app: &TestApp) -> String {
         let mut claims = app.claims_for(&[]);
+        claims.client_id = format!("partner-{}", self.uuid);
+        claims.sub = claims.client_id.clone();
         claims.partner = Some(self.uuid);
         app.sign(&claims)
     }

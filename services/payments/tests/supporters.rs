@@ -1,4 +1,5 @@
-//! Supporters through HTTP: create, get, update, list, tenancy and idempotency.
+//! Supporters through HTTP: create, get, update, list, tenancy and idempotency, and the
+//! parts of a birth date wherever a supporter is written from a request.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod common;
@@ -32,7 +33,7 @@ fn full(organisation: uuid::Uuid) -> Value {
         "phone": "+41 44 000 00 00",
         "birth_day": "10",
         "birth_month": "12",
-        "birth_year": "1815",
+        "birth_year": "1915",
         "locale": "de_CH",
         "custom_parameters": {"campaign": "winter", "rank": 3},
         "service_parameters": {"crm": {"id": 7}}
@@ -195,5 +196,112 @@ coffer_testkit::backend_tests! {
             "aggs": {"cities": {"type": "term", "field": "city"}}}), None).await;
         assert_eq!(cities["summary"]["hits"], 3, "another organisation's supporter never counts");
         assert_eq!(cities["aggregations"]["cities"], json!([{"key": "Zurich", "doc_count": 2}, {"key": "Bern", "doc_count": 1}]));
+    }
+
+    async fn birth_date_parts_are_days_months_and_years_wherever_a_supporter_is_written(backend) {
+        let w = world(backend).await;
+        let (org, account, token) = merchant(&w).await;
+        let named = |err: &Value| -> Vec<String> {
+            err["error"]["message"].as_array().unwrap().iter()
+                .map(|i| i["property"].as_str().unwrap().to_owned()).collect()
+        };
+        // `7` and `07` are the same day, kept as written; the bounds themselves are parts.
+        for (day, month, year) in [("7", "07", "1990"), ("01", "1", "1900"), ("31", "12", "2026")] {
+            let (status, made, _) = w.post("/supporters", &token, &json!({"organisation_uuid": org,
+                "birth_day": day, "birth_month": month, "birth_year": year}), None).await;
+            assert_eq!(status, 201, "{made}");
+            assert_eq!((&made["birth_day"], &made["birth_month"], &made["birth_year"]), (&json!(day), &json!(month), &json!(year)));
+        }
+        // Every offending part named, in shape A.
+        let (status, err, _) = w.post("/supporters", &token, &json!({"organisation_uuid": org,
+            "birth_day": "32", "birth_month": "13", "birth_year": "nineteen"}), None).await;
+        assert_eq!(status, 400, "{err}");
+        assert_eq!(err["error"]["http_code"], 400);
+        assert_eq!(named(&err), ["birth_day", "birth_month", "birth_year"], "{err}");
+        assert_eq!(err["error"]["message"][0]["code"], "error.validation.not_valid");
+        // The clock stands at 2026-01-01: 2027 is still to come.
+        let refused = [
+            ("birth_day", json!("0")), ("birth_day", json!("007")), ("birth_day", json!(" 7")),
+            ("birth_day", json!("+7")), ("birth_day", json!("7.0")), ("birth_day", json!("\u{0667}")),
+            ("birth_day", json!(7)), ("birth_month", json!("00")), ("birth_month", json!("-1")),
+            ("birth_year", json!("2027")), ("birth_year", json!("1899")), ("birth_year", json!("90")),
+            ("birth_year", json!("01990")), ("birth_year", json!(1990)),
+        ];
+        for (property, value) in &refused {
+            let mut body = json!({"organisation_uuid": org});
+            body[*property] = value.clone();
+            let (status, err, _) = w.post("/supporters", &token, &body, None).await;
+            assert_eq!(status, 400, "{property}: {value}: {err}");
+            assert_eq!(named(&err), [*property], "{property}: {value}: {err}");
+        }
+
+        // Updated: a part sent is checked, one left out is kept, one sent as null cleared.
+        let (_, ada, _) = w.post("/supporters", &token, &json!({"organisation_uuid": org,
+            "birth_day": "10", "birth_month": "12", "birth_year": "1915"}), None).await;
+        let path = format!("/supporters/{}", ada["uuid"].as_str().unwrap());
+        let (status, err) = w.patch(&path, &token, &json!({"birth_day": "31", "birth_month": "13"})).await;
+        assert_eq!(status, 400, "{err}");
+        assert_eq!(named(&err), ["birth_month"], "{err}");
+        let (status, updated) = w.patch(&path, &token, &json!({"birth_month": "2", "birth_year": null})).await;
+        assert_eq!(status, 200, "{updated}");
+        assert_eq!((&updated["birth_day"], &updated["birth_month"]), (&json!("10"), &json!("2")));
+        assert!(updated.get("birth_year").is_none(), "{updated}");
+
+        // Created with a payment: the same parts, named under `supporter`.
+        let mut payment = json!({"account_uuid": account, "payment_method": "sepa_dd",
+            "amount": {"value": "4200", "currency": "EUR"},
+            "payment_information": {"iban": "DE89 3704 0044 0532 0130 00", "account_holder": "Ada Lovelace"},
+            "create_supporter": true,
+            "supporter": {"first_name": "Ada", "birth_day": "32", "birth_month": "07", "birth_year": "3000"}});
+        let (status, err, _) = w.post("/payments", &token, &payment, None).await;
+        assert_eq!(status, 400, "{err}");
+        let properties: Vec<&str> = err["errors"].as_array().unwrap().iter()
+            .map(|i| i["property"].as_str().unwrap()).collect();
+        assert_eq!(properties, ["supporter.birth_day", "supporter.birth_year"], "{err}");
+        payment["supporter"]["birth_day"] = json!("7");
+        payment["supporter"]["birth_year"] = json!("1985");
+        let (status, paid, _) = w.post("/payments", &token, &payment, None).await;
+        assert_eq!(status, 201, "{paid}");
+        let (_, donor) = w.get(&format!("/supporters/{}", paid["supporter_uuid"].as_str().unwrap()), &token).await;
+        assert_eq!((&donor["birth_day"], &donor["birth_month"], &donor["birth_year"]), (&json!("7"), &json!("07"), &json!("1985")));
+
+        // A row stored before these parts were checked reads back as it is: got, listed and
+        // searched; an update that leaves its parts out, or sends them back unchanged, keeps
+        // them, and only a new value is checked.
+        use coffer_payments::supporters::{domain::Supporter, store};
+        let old = Supporter {
+            uuid: uuid::Uuid::new_v4().to_string(),
+            organisation_uuid: org.to_string(),
+            created: coffer_testkit::START_UNIX,
+            last_name: Some("Before".into()),
+            birth_day: Some("32".into()),
+            birth_month: Some("13".into()),
+            birth_year: Some("nineteen".into()),
+            service_parameters: json!({}),
+            ..Supporter::default()
+        };
+        let row = old.clone();
+        w.payments.write(move |tx| store::insert(tx, &row).map_err(coffer_store::StoreError::from)).await.unwrap();
+        let path = format!("/supporters/{}", old.uuid);
+        let (status, got) = w.get(&path, &token).await;
+        assert_eq!(status, 200, "{got}");
+        assert_eq!((&got["birth_day"], &got["birth_month"], &got["birth_year"]), (&json!("32"), &json!("13"), &json!("nineteen")));
+        let (status, list) = w.get(&format!("/supporters?organisation_uuid={org}&sort_by=birth_year"), &token).await;
+        assert_eq!(status, 200, "{list}");
+        assert!(list.as_array().unwrap().contains(&got), "{list}");
+        let (status, updated) = w.patch(&path, &token, &json!({"city": "Basel", "birth_day": "32"})).await;
+        assert_eq!(status, 200, "{updated}");
+        assert_eq!((&updated["birth_day"], &updated["birth_month"], &updated["birth_year"]), (&json!("32"), &json!("13"), &json!("nineteen")));
+        let (status, err) = w.patch(&path, &token, &json!({"birth_day": "33", "birth_year": "nineteen"})).await;
+        assert_eq!(status, 400, "{err}");
+        assert_eq!(named(&err), ["birth_day"], "{err}");
+
+        // Searched by those parts, as written.
+        for (field, value, hits) in [("birth_year", "nineteen", 1), ("birth_month", "07", 2), ("birth_day", "7", 2)] {
+            let (status, found, _) = w.post("/search/supporters", &token,
+                &json!({"query": {"$term": {field: value}}}), None).await;
+            assert_eq!(status, 200, "{found}");
+            assert_eq!(found["summary"]["hits"], hits, "{field} {value}: {found}");
+        }
     }
 }

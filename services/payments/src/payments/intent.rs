@@ -85,7 +85,10 @@ pub(crate) fn supporter_of(
         service_parameters: json!({}),
         ..Supporter::default()
     };
-    supporter.apply(input).map_err(|errors| {
+    let this_year = time::OffsetDateTime::from_unix_timestamp(now)
+        .map_err(ApiError::internal)?
+        .year();
+    supporter.apply(input, this_year).map_err(|errors| {
         ApiError::validation(
             errors
                 .into_iter()

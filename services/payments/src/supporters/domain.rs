@@ -82,13 +82,14 @@ macro_rules! define_input {
         }
 
         impl Supporter {
-            /// Applies `input` over this supporter after checking it; every offending
-            /// property is reported.
-            pub fn apply(&mut self, input: SupporterInput) -> Result<(), Vec<FieldError>> {
+            /// Applies `input` over this supporter after checking it, in `this_year` (a birth
+            /// year cannot be later); every offending property is reported.
+            pub fn apply(&mut self, input: SupporterInput, this_year: i32) -> Result<(), Vec<FieldError>> {
                 let mut v = Violations::default();
                 if let Some(Some(email)) = &input.email {
                     v.check(Email::parse_field("email", email));
                 }
+                check_birth_date(&mut v, self, &input, this_year);
                 let custom = match input.custom_parameters {
                     Some(Some(value)) => v.check_all(flat_parameters(&value)),
                     Some(None) => Some(BTreeMap::new()),
@@ -117,6 +118,61 @@ macro_rules! define_input {
     };
 }
 personal_fields!(define_input);
+
+/// The earliest birth year a supporter may be given (docs/payments.md, "Supporters"): an
+/// earlier one is a typing mistake, not a donor.
+pub const EARLIEST_BIRTH_YEAR: i32 = 1900;
+
+/// The parts of a birth date `input` sends (SPEC.md: strings), each checked alone, since a
+/// supporter may give some without the others (a birthday without its year). A part sent
+/// as `stored` has it is not checked again: a supporter stored before these checks reads
+/// back as it was, and can be sent back whole.
+fn check_birth_date(
+    v: &mut Violations,
+    stored: &Supporter,
+    input: &SupporterInput,
+    this_year: i32,
+) {
+    let parts = [
+        (
+            "birth_day",
+            &input.birth_day,
+            &stored.birth_day,
+            1..=2,
+            1..=31,
+            "must be a day of the month, 1 to 31 (`7` or `07`)".to_owned(),
+        ),
+        (
+            "birth_month",
+            &input.birth_month,
+            &stored.birth_month,
+            1..=2,
+            1..=12,
+            "must be a month, 1 to 12 (`7` or `07`)".to_owned(),
+        ),
+        (
+            "birth_year",
+            &input.birth_year,
+            &stored.birth_year,
+            4..=4,
+            EARLIEST_BIRTH_YEAR..=this_year,
+            format!("must be a year of four digits, {EARLIEST_BIRTH_YEAR} to {this_year}"),
+        ),
+    ];
+    for (property, sent, stored, digits, values, message) in parts {
+        // An empty text clears the part, as it does any personal field.
+        let Some(Some(raw)) = sent else { continue };
+        if raw.is_empty() || stored.as_deref() == Some(raw.as_str()) {
+            continue;
+        }
+        let holds = digits.contains(&raw.len())
+            && raw.bytes().all(|b| b.is_ascii_digit())
+            && raw.parse::<i32>().is_ok_and(|n| values.contains(&n));
+        if !holds {
+            v.push(FieldError::not_valid(property, message));
+        }
+    }
+}
 
 /// A custom parameter's value as a request may send it. Only its schema is used.
 pub struct FlatValue;
@@ -192,9 +248,10 @@ mod tests {
             last_name: Some("L".into()),
             ..Default::default()
         };
-        s.apply(input(
-            serde_json::json!({"last_name": null, "city": "Bern"}),
-        ))
+        s.apply(
+            input(serde_json::json!({"last_name": null, "city": "Bern"})),
+            2026,
+        )
         .unwrap();
         assert_eq!(s.first_name.as_deref(), Some("Ada"));
         assert_eq!(s.last_name, None);
@@ -205,11 +262,59 @@ mod tests {
     fn bad_email_and_nested_parameters_are_named() {
         let mut s = Supporter::default();
         let errors = s
-            .apply(input(serde_json::json!({"email": "nope", "custom_parameters": {"a": {"b": 1}, "c": "ok"}})))
+            .apply(input(serde_json::json!({"email": "nope", "custom_parameters": {"a": {"b": 1}, "c": "ok"}})), 2026)
             .unwrap_err();
         let props: Vec<_> = errors.iter().map(|e| e.property.as_str()).collect();
         assert_eq!(props, ["email", "custom_parameters.a"]);
         assert_eq!(s, Supporter::default(), "nothing applied on error");
+    }
+
+    #[test]
+    fn birth_date_parts_are_a_day_a_month_and_a_year_gone_by() {
+        let refused = |json: serde_json::Value| {
+            let errors = Supporter::default().apply(input(json), 2026).unwrap_err();
+            errors.into_iter().map(|e| e.property).collect::<Vec<_>>()
+        };
+        let mut s = Supporter::default();
+        let fine = serde_json::json!({"birth_day": "7", "birth_month": "07", "birth_year": "2026"});
+        s.apply(input(fine), 2026).unwrap();
+        assert_eq!(s.birth_day.as_deref(), Some("7"), "kept as written");
+        assert_eq!(s.birth_month.as_deref(), Some("07"));
+        for (day, month, year) in [
+            ("32", "13", "2027"),
+            ("0", "0", "1899"),
+            ("007", " 1", "99"),
+        ] {
+            let json =
+                serde_json::json!({"birth_day": day, "birth_month": month, "birth_year": year});
+            assert_eq!(
+                refused(json),
+                ["birth_day", "birth_month", "birth_year"],
+                "{day} {month} {year}"
+            );
+        }
+        assert_eq!(
+            refused(serde_json::json!({"birth_day": "\u{0667}", "birth_year": "+199"})),
+            ["birth_day", "birth_year"]
+        );
+        // Stored before the checks: sent back as it is, it is not checked again.
+        let mut old = Supporter {
+            birth_day: Some("32".into()),
+            ..Supporter::default()
+        };
+        old.apply(
+            input(serde_json::json!({"birth_day": "32", "city": "Bern"})),
+            2026,
+        )
+        .unwrap();
+        assert_eq!(old.birth_day.as_deref(), Some("32"));
+        let errors = old
+            .apply(input(serde_json::json!({"birth_day": "33"})), 2026)
+            .unwrap_err();
+        assert_eq!(errors[0].property, "birth_day");
+        old.apply(input(serde_json::json!({"birth_day": ""})), 2026)
+            .unwrap();
+        assert_eq!(old.birth_day, None, "an empty text clears");
     }
 
     #[test]

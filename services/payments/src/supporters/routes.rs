@@ -92,7 +92,10 @@ pub(crate) async fn create(
         service_parameters: serde_json::json!({}),
         ..Supporter::default()
     };
-    supporter.apply(input).map_err(ApiError::validation)?;
+    let this_year = state.clock.now().year();
+    supporter
+        .apply(input, this_year)
+        .map_err(ApiError::validation)?;
 
     let asker = Asker {
         client_id: caller.client_id().to_owned(),
@@ -151,7 +154,10 @@ pub(crate) async fn update(
         )]));
     }
     let mut supporter = load(&state, &caller, &path).await?;
-    supporter.apply(input).map_err(ApiError::validation)?;
+    let this_year = state.clock.now().year();
+    supporter
+        .apply(input, this_year)
+        .map_err(ApiError::validation)?;
     let body = commands::update(&state, trace.0, supporter).await?;
     Ok(HttpResponse::Ok().json(body))
 }

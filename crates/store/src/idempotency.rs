@@ -109,3 +109,25 @@ pub fn release(db: &mut Db<'_>, client_id: &str, key: &str) -> QueryResult<()> {
         .map(drop)
     })
 }
+
+/// Gives back a key held [`IN_PROGRESS`] since before `before_ms`: its request stopped
+/// without finishing (a crash), for effects that are safe to run again. True when one was.
+pub fn release_stale(
+    db: &mut Db<'_>,
+    client_id: &str,
+    key: &str,
+    before_ms: i64,
+) -> QueryResult<bool> {
+    let n = db_run!(db: {
+        diesel::delete(
+            k::idempotency_keys.filter(
+                k::client_id.eq(client_id)
+                    .and(k::idempotency_key.eq(key))
+                    .and(k::status.eq(IN_PROGRESS))
+                    .and(k::created_ms.lt(before_ms)),
+            ),
+        )
+        .execute(db)
+    })?;
+    Ok(n == 1)
+}

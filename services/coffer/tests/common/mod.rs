@@ -1,6 +1,8 @@
 //! Driving the `coffer` binary: start `coffer dev`, wait for it, call it as a client would.
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+pub mod fixtures;
+
 use std::path::Path;
 use std::process::{Child, Command, Output, Stdio};
 use std::time::Duration;

@@ -3,11 +3,12 @@ use actix_web::http::header::{HeaderName, HeaderValue};
 use actix_web::{HttpRequest, HttpResponse, web};
 use coffer_auth::Caller;
 use coffer_http::ApiError;
+use coffer_http::idempotency::{self, IdempotencyKey};
 use coffer_http::openapi::RouteTable;
 use futures_util::StreamExt;
-use std::sync::Arc;
+use serde_json::json;
 
-use super::commands::{self, Arrived};
+use super::commands::{self, Execution};
 use super::domain::shown_name;
 use crate::ReconciliationState;
 use crate::blueprints::commands as blueprints;
@@ -33,23 +34,26 @@ pub(crate) fn routes(t: &mut RouteTable) {
 /// this operation takes at most 10 MB. One file answers its report, several an array of
 /// reports in their order.
 #[utoipa::path(post, path = "/reconciliation/blueprints/{blueprint_uuid}/execute", operation_id = "executeReconciliationBlueprint", tag = "Reconciliation",
-    params(("blueprint_uuid" = uuid::Uuid, Path, description = "The blueprint")),
+    params(("blueprint_uuid" = uuid::Uuid, Path, description = "The blueprint"),
+        ("Idempotency-Key" = Option<String>, Header, pattern = "^[!-~]{1,255}$", description = "The same key and files within 24 h answer as the first request did; the same key with other files is 409")),
     request_body(content_type = "multipart/form-data", content = Object, description = "Field `filename`, one or more files (10 MB in all at most)",
         example = json!({"filename": ["<the bytes of camt053.xml>"]})),
     responses((status = 201, description = "The report (an array of reports for several files)", body = crate::reports::record::Report,
             headers(("Deprecation" = String, description = "The operation is deprecated (RFC 9745)"))),
         (status = 404, description = "No such blueprint"),
+        (status = 409, description = "The Idempotency-Key was used with other files, or its first request is still reading them"),
         (status = 413, description = "The files are larger than 10 MB")))]
 #[allow(deprecated)]
 pub(crate) async fn execute(
     state: web::Data<ReconciliationState>,
     caller: Result<Caller, ApiError>,
+    key: Result<IdempotencyKey, ApiError>,
     req: HttpRequest,
     payload: web::Payload,
 ) -> HttpResponse {
-    // Every answer says the operation is deprecated, refusals too: the caller is extracted
-    // here rather than before the handler, so a 401 carries the header as well.
-    let mut response = match answer(&state, caller, &req, payload).await {
+    // Every answer says the operation is deprecated, refusals too: the caller and key are
+    // extracted here rather than before the handler, so a 401 carries the header as well.
+    let mut response = match answer(&state, (caller, key), &req, payload).await {
         Ok(response) => response,
         Err(e) => actix_web::ResponseError::error_response(&e),
     };
@@ -62,11 +66,12 @@ pub(crate) async fn execute(
 
 async fn answer(
     state: &ReconciliationState,
-    caller: Result<Caller, ApiError>,
+    (caller, key): (Result<Caller, ApiError>, Result<IdempotencyKey, ApiError>),
     req: &HttpRequest,
     payload: web::Payload,
 ) -> Result<HttpResponse, ApiError> {
     let caller = caller?;
+    let key = key?;
     let path = req.match_info().get("blueprint_uuid").unwrap_or_default();
     let uuid = uuid_in_path("blueprint_uuid", path)?;
     let blueprint = blueprints::get(state, &caller, uuid).await?;
@@ -79,21 +84,19 @@ async fn answer(
         return Err(too_large());
     }
     let files = read_files(req.headers(), payload).await?;
-    let mut reports = Vec::with_capacity(files.len());
-    for (name, bytes) in files {
-        let arrived = Arrived {
-            name,
-            bytes: Arc::new(bytes),
-            source_uuid: None,
-            file_uuid: None,
-        };
-        reports.push(commands::read(state, blueprint.clone(), arrived).await?);
-    }
-    let mut response = HttpResponse::Created();
-    Ok(match reports.len() {
-        1 => response.json(&reports[0]),
-        _ => response.json(&reports),
-    })
+    // The same request again is the same files under the same names: their digests stand
+    // for them.
+    let sent: Vec<_> = files
+        .iter()
+        .map(|(name, bytes)| json!({"name": name, "sha256": coffer_secrets::sha256_hex(bytes)}))
+        .collect();
+    let execution = Execution {
+        client_id: caller.client_id().to_owned(),
+        key,
+        hash: idempotency::request_hash(req, &json!(sent)),
+        files,
+    };
+    commands::execute(state, blueprint, execution).await
 }
 
 fn too_large() -> ApiError {

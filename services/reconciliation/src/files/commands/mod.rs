@@ -14,6 +14,10 @@ use coffer_store::Db;
 use diesel::result::Error as DieselError;
 use serde_json::{Value, json};
 
+mod execute;
+
+pub use execute::{Execution, execute};
+
 use super::store as files;
 use crate::ReconciliationState;
 use crate::blueprints::domain::Processing;

@@ -16,8 +16,21 @@ fn subscription(account: &str, source: &str, supporter: &str, status: &str) -> V
 }
 
 /// The invoices path of a new pending subscription paid from `source`.
-async fn invoices_of_new_subscription(w: &World, token: &str, account: &str, source: &str, supporter: &str) -> String {
-    let (status, s, _) = w.post("/subscriptions", token, &subscription(account, source, supporter, "pending"), None).await;
+async fn invoices_of_new_subscription(
+    w: &World,
+    token: &str,
+    account: &str,
+    source: &str,
+    supporter: &str,
+) -> String {
+    let (status, s, _) = w
+        .post(
+            "/subscriptions",
+            token,
+            &subscription(account, source, supporter, "pending"),
+            None,
+        )
+        .await;
     assert_eq!(status, 201, "{s}");
     format!("/subscriptions/{}/invoices", s["uuid"].as_str().unwrap())
 }

@@ -23,7 +23,10 @@ const WITHOUT_KEY: [(&str, &str); 4] = [
         "completed once by its token",
     ),
     // Between Coffer's own services: identity answers the same uuids the same way.
-    ("/internal/onboardings", "idempotent by the uuids it is given"),
+    (
+        "/internal/onboardings",
+        "idempotent by the uuids it is given",
+    ),
     ("/internal/user-credentials", "makes nothing"),
 ];
 
@@ -95,7 +98,10 @@ async fn every_create_makes_one_object_per_idempotency_key() {
             .into_iter()
             .flatten()
             .any(|p| p["in"] == "header" && p["name"] == "Idempotency-Key");
-        assert!(takes_key, "POST {template} does not describe Idempotency-Key");
+        assert!(
+            takes_key,
+            "POST {template} does not describe Idempotency-Key"
+        );
         let caller = match template.as_str() {
             "/partner-onboarding-processes" => &f.partner,
             "/payment-sources/{payment_source_uuid}/charges" => &platform,
@@ -105,7 +111,10 @@ async fn every_create_makes_one_object_per_idempotency_key() {
         for (name, id) in &f.kinds {
             path = path.replace(&format!("{{{name}}}"), id);
         }
-        assert!(!path.contains('{'), "POST {template}: add a fixture for {path}");
+        assert!(
+            !path.contains('{'),
+            "POST {template}: add a fixture for {path}"
+        );
         let example = body_of(op, &described, &f.kinds).unwrap_or_else(|| json!({}));
         let body = made_from_example(template, example);
         let key = format!("once-{}", tried.len());
@@ -122,17 +131,13 @@ async fn every_create_makes_one_object_per_idempotency_key() {
         }
         // A request that comes while the first one is still under way (its provider
         // call, say) is told so (409) and makes nothing; every other answer is the first's.
-        let in_progress = |s: &u16, b: &Value| {
-            *s == 409 && b.to_string().contains("is in progress")
-        };
+        let in_progress =
+            |s: &u16, b: &Value| *s == 409 && b.to_string().contains("is in progress");
         let (status, first, _) = answers
             .iter()
             .find(|(s, b, _)| !in_progress(s, b))
             .unwrap_or_else(|| panic!("POST {path}: every answer was 409"));
-        assert!(
-            (200..300).contains(status),
-            "POST {path}: {status} {first}"
-        );
+        assert!((200..300).contains(status), "POST {path}: {status} {first}");
         let uuid_of = |b: &Value| b["uuid"].clone();
         for (s, b, _) in answers.iter().filter(|(s, b, _)| !in_progress(s, b)) {
             assert_eq!(
@@ -141,7 +146,10 @@ async fn every_create_makes_one_object_per_idempotency_key() {
                 "POST {path}: every racing answer names the first object"
             );
         }
-        assert!(!uuid_of(first).is_null(), "POST {path} names what it made: {first}");
+        assert!(
+            !uuid_of(first).is_null(),
+            "POST {path} names what it made: {first}"
+        );
         let (again, replayed, was_replayed) = create(caller, &path, template, &body, &key).await;
         assert_eq!(again, *status, "POST {path}: {replayed}");
         assert!(was_replayed, "POST {path}: a later request is a replay");
@@ -149,5 +157,9 @@ async fn every_create_makes_one_object_per_idempotency_key() {
         tried.push(template.clone());
         eprintln!("POST {template}: one object for thirty racing requests");
     }
-    assert!(tried.len() >= 15, "only {} creates tried: {tried:?}", tried.len());
+    assert!(
+        tried.len() >= 15,
+        "only {} creates tried: {tried:?}",
+        tried.len()
+    );
 }

@@ -14,16 +14,47 @@ fn body(org: impl std::fmt::Display, url: &str) -> Value {
 
 /// POST `path` under an Idempotency-Key: (status, body).
 async fn keyed(w: &World, path: &str, token: &str, key: &str, body: &Value) -> (u16, Value) {
-    let res = w.app.http.post(w.app.url(path)).bearer_auth(token).header("Idempotency-Key", key).json(body).send().await.unwrap();
-    (res.status().as_u16(), res.json().await.unwrap_or(Value::Null))
+    let res = w
+        .app
+        .http
+        .post(w.app.url(path))
+        .bearer_auth(token)
+        .header("Idempotency-Key", key)
+        .json(body)
+        .send()
+        .await
+        .unwrap();
+    (
+        res.status().as_u16(),
+        res.json().await.unwrap_or(Value::Null),
+    )
 }
 
 /// Thirty creates racing under one key, each answered 201, then one more that must be a
 /// replay: (the replay's body, every racing answer's body).
-async fn racing(w: &World, path: &str, token: &str, key: &str, body: &Value) -> (Value, Vec<Value>) {
-    let answers = futures_util::future::join_all((0..30).map(|_| keyed(w, path, token, key, body))).await;
-    assert!(answers.iter().all(|(status, _)| *status == 201), "{answers:?}");
-    let res = w.app.http.post(w.app.url(path)).bearer_auth(token).header("Idempotency-Key", key).json(body).send().await.unwrap();
+async fn racing(
+    w: &World,
+    path: &str,
+    token: &str,
+    key: &str,
+    body: &Value,
+) -> (Value, Vec<Value>) {
+    let answers =
+        futures_util::future::join_all((0..30).map(|_| keyed(w, path, token, key, body))).await;
+    assert!(
+        answers.iter().all(|(status, _)| *status == 201),
+        "{answers:?}"
+    );
+    let res = w
+        .app
+        .http
+        .post(w.app.url(path))
+        .bearer_auth(token)
+        .header("Idempotency-Key", key)
+        .json(body)
+        .send()
+        .await
+        .unwrap();
     assert_eq!(res.status(), 201);
     assert_eq!(res.headers()["idempotent-replayed"], "true");
     let replayed: Value = res.json().await.unwrap();

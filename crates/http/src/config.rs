@@ -182,7 +182,25 @@ impl Default for LogSettings {
 }
 
 impl LogSettings {
+    /// A tracing filter, with one rule beyond tracing's own: a directive without `=` must
+    /// be a level. tracing takes any other bare word for a target to log everything of, so
+    /// a mistyped level (`wran`) would quietly log nothing else.
     pub fn validate(&self) -> Result<(), ConfigError> {
+        let directives = self.level.split(',').map(str::trim);
+        for directive in directives.filter(|d| !d.is_empty() && !d.contains('=')) {
+            if directive
+                .parse::<tracing_subscriber::filter::LevelFilter>()
+                .is_err()
+            {
+                return Err(ConfigError::invalid(
+                    "log.level",
+                    format!(
+                        "{directive:?} is not a level (trace, debug, info, warn, error or off) \
+                         nor a target=level directive"
+                    ),
+                ));
+            }
+        }
         tracing_subscriber::EnvFilter::try_new(&self.level)
             .map(|_| ())
             .map_err(|e| ConfigError::invalid("log.level", e.to_string()))
@@ -279,5 +297,25 @@ mod tests {
         let message = http(bad).unwrap_err().to_string();
         assert!(message.contains("http.trusted_proxies"), "{message}");
         assert!(message.contains("\"gw\""), "{message}");
+    }
+
+    #[test]
+    fn a_log_level_must_be_a_level_or_name_its_target() {
+        let level = |level: &str| LogSettings {
+            level: level.into(),
+            format: LogFormat::Text,
+        };
+        for good in [
+            "warn",
+            "info,coffer_identity=debug",
+            " OFF ",
+            "warn,coffer_billing::scheduler=debug",
+        ] {
+            assert!(level(good).validate().is_ok(), "{good}");
+        }
+        for bad in ["loud", "wran", "info,coffer_identity", "info,x=loud"] {
+            let message = level(bad).validate().unwrap_err().to_string();
+            assert!(message.contains("log.level"), "{message}");
+        }
     }
 }

@@ -171,7 +171,8 @@ pub async fn run(args: AdminArgs) -> anyhow::Result<()> {
             admin.set_billing_data(account, input).await?
         }
         AdminCommand::Demo { base_url } => {
-            serde_json::to_value(crate::demo::ensure(&admin, &args.data_dir, &base_url).await?)?
+            let demo = crate::demo::ensure(&admin, &args.data_dir, &base_url).await?;
+            serde_json::to_value(demo.credentials())?
         }
         AdminCommand::Keys(KeysCommand::Rotate) => {
             let secrets = master_keys::load(&args.data_dir)?.context(

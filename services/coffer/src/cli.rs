@@ -69,6 +69,10 @@ pub struct DevArgs {
     /// Log format: json (for log shippers) or text.
     #[arg(long, default_value = "text")]
     pub log_format: String,
+    /// What is logged: a tracing filter such as `warn` or `info,coffer_payments=debug`;
+    /// `RUST_LOG`, when set, wins.
+    #[arg(long, default_value = "info", env = "COFFER_LOG__LEVEL")]
+    pub log_level: String,
     /// Subnets (comma-separated CIDRs) webhook deliveries may reach beyond public
     /// addresses, such as 127.0.0.0/8 for a receiver on this machine.
     #[arg(long, default_value = "", env = "COFFER_NOTIFICATIONS__ALLOW_SUBNETS")]

@@ -10,14 +10,29 @@ use uuid::Uuid;
 
 use crate::credentials::{self, Credentials};
 
+/// The demo client, as [`ensure`] found it: made by this call, so its secret has been shown
+/// nowhere yet, or kept from an earlier start.
+pub enum Demo {
+    Made(Credentials),
+    Kept(Credentials),
+}
+
+impl Demo {
+    pub fn credentials(&self) -> &Credentials {
+        match self {
+            Demo::Made(c) | Demo::Kept(c) => c,
+        }
+    }
+}
+
 /// Seeds the demo organisation on first start; later starts keep the data and the client.
-pub async fn ensure(admin: &Admin, data_dir: &Path, base_url: &str) -> anyhow::Result<Credentials> {
+pub async fn ensure(admin: &Admin, data_dir: &Path, base_url: &str) -> anyhow::Result<Demo> {
     if let Some(mut existing) = credentials::read(data_dir)? {
         if existing.base_url != base_url {
             existing.base_url = base_url.to_owned();
             credentials::write(data_dir, &existing)?;
         }
-        return Ok(existing);
+        return Ok(Demo::Kept(existing));
     }
     let organisation = match admin.first_organisation().await? {
         Some(uuid) => uuid.parse::<Uuid>()?,
@@ -34,7 +49,7 @@ pub async fn ensure(admin: &Admin, data_dir: &Path, base_url: &str) -> anyhow::R
         account_uuids: admin.account_uuids(&organisation.to_string()).await?,
     };
     credentials::write(data_dir, &credentials)?;
-    Ok(credentials)
+    Ok(Demo::Made(credentials))
 }
 
 fn address(kind: &str, line1: &str, postal_code: &str, city: &str) -> AddressInput {

@@ -6,24 +6,18 @@ use std::sync::Arc;
 
 use anyhow::Context;
 use coffer_auth::{KeySource, SharedKeys, Verifier};
-use coffer_http::config::{LogFormat, LogSettings};
+use coffer_http::config::{ConfigError, LogFormat, LogSettings};
 use coffer_http::{AppContext, Metrics};
 use coffer_model::clock::{Clock, SystemClock};
 
 use crate::cli::DevArgs;
-use crate::credentials::{self, Credentials};
-use crate::{data_dir, demo, master_keys, services};
+use crate::credentials;
+use crate::demo::{self, Demo};
+use crate::{data_dir, master_keys, services};
 
 pub async fn run(args: DevArgs) -> anyhow::Result<()> {
-    let format = match args.log_format.as_str() {
-        "json" => LogFormat::Json,
-        "text" => LogFormat::Text,
-        other => anyhow::bail!("--log-format must be json or text, not {other:?}"),
-    };
-    coffer_http::telemetry::init(&LogSettings {
-        level: "info".into(),
-        format,
-    });
+    let log = log_settings(&args)?;
+    coffer_http::telemetry::init(&log);
     let listen: SocketAddr = args.listen.parse().with_context(|| {
         format!(
             "--listen {:?} is not an address such as 127.0.0.1:8080",
@@ -48,8 +42,8 @@ pub async fn run(args: DevArgs) -> anyhow::Result<()> {
     )
     .await?;
     let (modules, admin) = (standalone.modules, standalone.identity_admin);
-    let credentials = demo::ensure(&admin, &data_dir, &base_url).await?;
-    announce(&credentials, &data_dir);
+    let demo = demo::ensure(&admin, &data_dir, &base_url).await?;
+    announce(&demo, log.format, &data_dir);
 
     let workers: Vec<_> = modules.iter().flat_map(|m| m.spawn_workers()).collect();
     let ctx = AppContext {
@@ -96,16 +90,65 @@ fn notifications_settings(
     })
 }
 
-fn announce(c: &Credentials, data_dir: &Path) {
+/// `--log-format` and `--log-level` (or `COFFER_LOG__LEVEL`), checked as the service
+/// binaries check `log.*`.
+fn log_settings(args: &DevArgs) -> anyhow::Result<LogSettings> {
+    let format = match args.log_format.as_str() {
+        "json" => LogFormat::Json,
+        "text" => LogFormat::Text,
+        other => anyhow::bail!("--log-format must be json or text, not {other:?}"),
+    };
+    let log = LogSettings {
+        level: args.log_level.clone(),
+        format,
+    };
+    log.validate().map_err(|e| match e {
+        ConfigError::Invalid { message, .. } => anyhow::anyhow!(
+            "--log-level (COFFER_LOG__LEVEL, the services' log.level) is invalid: {message}"
+        ),
+        other => other.into(),
+    })?;
+    Ok(log)
+}
+
+/// Where to start. The client secret is printed once, on the start that made the client:
+/// a terminal's scrollback or a captured log should not hold it on every start, and the
+/// file has it. JSON output is for log shippers, which keep what they read: it names the
+/// file and shows nothing of the credentials.
+fn announce(demo: &Demo, format: LogFormat, data_dir: &Path) {
+    let c = demo.credentials();
+    let file = credentials::path(data_dir);
+    let captcha = coffer_onboarding::captcha::TEST_TOKEN;
+    if format == LogFormat::Json {
+        tracing::info!(
+            base_url = %c.base_url,
+            credentials = %file.display(),
+            "Coffer is serving; the demo client's id and secret are in the credentials file"
+        );
+        tracing::warn!(
+            captcha,
+            "partner onboarding runs with onboarding.captcha = test: the captcha token passes; \
+             never use this in production"
+        );
+        return;
+    }
     println!("Coffer is serving at {}", c.base_url);
     println!("  client_id:         {}", c.client_id);
-    println!("  client_secret:     {}", c.client_secret);
+    let secret = match demo {
+        Demo::Made(_) => c.client_secret.clone(),
+        Demo::Kept(_) => format!("in {}", file.display()),
+    };
+    println!("  client_secret:     {secret}");
     println!("  organisation_uuid: {}", c.organisation_uuid);
     println!("  account_uuids:     {}", c.account_uuids.join(", "));
-    println!("  (also in {})", credentials::path(data_dir).display());
+    if let Demo::Made(_) = demo {
+        println!(
+            "  (the secret is shown this once; all of it is kept in {})",
+            file.display()
+        );
+    }
     println!(
         "Partner onboarding runs with onboarding.captcha = test: the captcha token \
-         `{}` passes. Never use this in production.",
-        coffer_onboarding::captcha::TEST_TOKEN
+         `{captcha}` passes. Never use this in production."
     );
 }

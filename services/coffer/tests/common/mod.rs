@@ -82,6 +82,65 @@ pub fn run_to_exit(data_dir: &Path, env: &[(&str, &str)]) -> Output {
     panic!("coffer dev kept running");
 }
 
+/// `coffer dev` with `args` (`--log-format json`, say) and `env`, as a terminal-less
+/// supervisor would run it: its output read from pipes, all of it kept.
+pub struct Captured {
+    pub server: Server,
+    stdout: std::thread::JoinHandle<Vec<u8>>,
+    stderr: std::thread::JoinHandle<Vec<u8>>,
+}
+
+/// Output, stdout and stderr.
+pub struct Written {
+    pub stdout: String,
+    pub stderr: String,
+}
+
+impl Written {
+    pub fn lines(&self) -> impl Iterator<Item = &str> {
+        self.stdout.lines().chain(self.stderr.lines())
+    }
+}
+
+/// Starts a [`Captured`] `coffer dev`; the log settings are only those of `env`.
+pub fn start_captured(data_dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Captured {
+    let mut child = dev(data_dir)
+        .args(args)
+        .env_remove("RUST_LOG")
+        .env_remove("COFFER_LOG__LEVEL")
+        .envs(env.iter().copied())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("coffer dev starts");
+    let read = |mut pipe: Box<dyn std::io::Read + Send>| {
+        std::thread::spawn(move || {
+            let mut out = Vec::new();
+            let _ = pipe.read_to_end(&mut out);
+            out
+        })
+    };
+    let stdout = read(Box::new(child.stdout.take().unwrap()));
+    let stderr = read(Box::new(child.stderr.take().unwrap()));
+    Captured {
+        server: Server(child),
+        stdout,
+        stderr,
+    }
+}
+
+impl Captured {
+    /// Stops the server; what it wrote until then.
+    pub fn stop(self) -> Written {
+        drop(self.server);
+        let text = |bytes: Vec<u8>| String::from_utf8_lossy(&bytes).into_owned();
+        Written {
+            stdout: text(self.stdout.join().unwrap()),
+            stderr: text(self.stderr.join().unwrap()),
+        }
+    }
+}
+
 /// Waits (bounded) until the server answers on the address it wrote to credentials.json.
 pub async fn credentials(data_dir: &Path, server: &mut Server) -> Value {
     let http = reqwest::Client::new();

@@ -155,9 +155,16 @@ impl Keeping {
         match self {
             Keeping::Sealed(secrets) if is_sealed(&stored.response) => {
                 let context = context(&stored.client_id, &stored.idempotency_key);
-                let opened = secrets
-                    .open(&context, &stored.response)
-                    .map_err(ApiError::internal)?;
+                // Sealed under a master key retired since (rotations keep the old key a
+                // while, not necessarily the 24 hours a key lives): the first answer is
+                // gone, and the client is told to ask again under a new key.
+                let opened = secrets.open(&context, &stored.response).map_err(|e| {
+                    tracing::warn!(error = %e, "a stored Idempotency-Key answer no longer opens");
+                    ApiError::conflict(
+                        "The first answer under this Idempotency-Key can no longer be read; \
+                         send the request under a new key",
+                    )
+                })?;
                 serde_json::from_slice(&opened).map_err(ApiError::internal)
             }
             _ => serde_json::from_str(&stored.response).map_err(ApiError::internal),
@@ -576,5 +583,38 @@ impl<E: Into<ApiError>> Failure<E> {
             Failure::Pool(e) => ApiError::from(e),
             Failure::Sealing(e) => e,
         }
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    fn stored(response: String) -> StoredResponse {
+        StoredResponse {
+            client_id: "client".into(),
+            idempotency_key: "key".into(),
+            request_hash: "hash".into(),
+            status: 201,
+            response,
+            created_ms: 0,
+        }
+    }
+
+    #[test]
+    fn a_sealed_answer_opens_for_its_key_only_and_a_retired_key_is_a_conflict() {
+        let body = serde_json::json!({"uuid": "u", "hmac_key": "whsec_secret"});
+        let keeping = Keeping::Sealed(Secrets::ephemeral().unwrap());
+        let sealed = keeping.store("client", "key", &body).unwrap();
+        assert!(!sealed.contains("whsec_secret"));
+        assert_eq!(keeping.read(&stored(sealed.clone())).unwrap(), body);
+        // Under other keys (a rotation that dropped the old one), it does not open: the
+        // client is told to use a new key, not given a 500.
+        let retired = Keeping::Sealed(Secrets::ephemeral().unwrap());
+        let refused = retired.read(&stored(sealed)).unwrap_err();
+        assert_eq!(refused.status().as_u16(), 409);
+        // An answer stored before its operation sealed them still reads.
+        assert_eq!(keeping.read(&stored(body.to_string())).unwrap(), body);
     }
 }

@@ -90,11 +90,78 @@ fn property_of(path: &serde_path_to_error::Path, message: &str) -> String {
 }
 
 fn field_error(property: String, message: String) -> FieldError {
+    let property = masked_digits(&property);
     if message.starts_with("missing field") {
         FieldError::not_null(&property)
     } else {
-        FieldError::not_valid(&property, message)
+        FieldError::not_valid(&property, in_own_words(&message))
     }
+}
+
+/// serde's own messages quote what they refused (``invalid type: integer `4111111111111111`,
+/// expected a string``, ``unknown variant `…` ``): a client's data sent in the wrong place
+/// (a card number, a password) is not said back to it, or to whatever logs the answer.
+/// What kind of value it was stays; the value goes. Coffer's own messages pass as written.
+fn in_own_words(message: &str) -> String {
+    for prefix in ["invalid type: ", "invalid value: "] {
+        if let Some(rest) = message.strip_prefix(prefix) {
+            let (unexpected, expected) = rest.split_once(", expected ").unwrap_or((rest, ""));
+            // `integer `5``, `floating point `1.5``, `string "x"`: the kind, then the value.
+            let kind = [" `", " \""]
+                .iter()
+                .filter_map(|quote| unexpected.find(quote))
+                .min()
+                .map_or(unexpected, |at| &unexpected[..at]);
+            return if expected.is_empty() {
+                format!("{prefix}{kind}")
+            } else {
+                format!("{prefix}{kind}, expected {expected}")
+            };
+        }
+    }
+    for prefix in ["unknown variant `", "unknown field `"] {
+        if let Some(rest) = message.strip_prefix(prefix)
+            && let Some((_, after)) = rest.split_once('`')
+        {
+            return format!("{}{after}", prefix.trim_end_matches([' ', '`']));
+        }
+    }
+    message.to_owned()
+}
+
+/// `text` with every run of twelve or more digits (spaces or dashes between them allowed,
+/// as a card number is written) replaced: a property named by a client's object key.
+fn masked_digits(text: &str) -> String {
+    let chars: Vec<char> = text.chars().collect();
+    let mut out = String::with_capacity(text.len());
+    let mut i = 0;
+    while i < chars.len() {
+        if !chars[i].is_ascii_digit() {
+            out.push(chars[i]);
+            i += 1;
+            continue;
+        }
+        let (mut end, mut digits) = (i, 0);
+        let mut j = i;
+        while j < chars.len() {
+            if chars[j].is_ascii_digit() {
+                digits += 1;
+                end = j + 1;
+            } else if !(matches!(chars[j], ' ' | '-')
+                && chars.get(j + 1).is_some_and(char::is_ascii_digit))
+            {
+                break;
+            }
+            j += 1;
+        }
+        if digits >= 12 {
+            out.push_str("[digits]");
+        } else {
+            out.extend(&chars[i..end]);
+        }
+        i = end;
+    }
+    out
 }
 
 /// The most properties one answer names; a body with more faults than this is rewritten
@@ -326,6 +393,47 @@ mod tests {
     struct Outer {
         name: String,
         inner: Inner,
+    }
+
+    #[test]
+    fn refused_values_are_not_said_back() {
+        #[derive(Debug, serde::Deserialize)]
+        #[allow(dead_code)]
+        struct Card {
+            number: Option<String>,
+            month: Option<u8>,
+            kind: Option<Kind>,
+        }
+        #[derive(Debug, serde::Deserialize)]
+        #[serde(rename_all = "snake_case")]
+        enum Kind {
+            Visa,
+        }
+        let body = br#"{"number": 4111111111111111, "month": 41111111111111110, "kind": "4111111111111111"}"#;
+        let e = parse_json::<Card>(body).unwrap_err();
+        let said = serde_json::to_string(&e.items()).unwrap();
+        assert!(!said.contains("41111111111111"), "{said}");
+        let mut messages: Vec<&str> = e.items().iter().map(|i| i.message.as_str()).collect();
+        messages.sort_unstable();
+        assert_eq!(
+            messages,
+            [
+                "invalid type: integer, expected a string",
+                "invalid value: integer, expected u8",
+                "unknown variant, expected `visa`",
+            ]
+        );
+        let e = parse_json::<Card>(br#"{"number": 4.111111111111111e15}"#).unwrap_err();
+        assert_eq!(
+            e.items()[0].message,
+            "invalid type: floating point, expected a string"
+        );
+    }
+
+    #[test]
+    fn long_digit_runs_in_a_property_are_masked() {
+        assert_eq!(masked_digits("a.4111 1111-1111 1111.b"), "a.[digits].b");
+        assert_eq!(masked_digits("items.12.count"), "items.12.count");
     }
 
     #[test]

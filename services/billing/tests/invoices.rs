@@ -222,6 +222,63 @@ coffer_testkit::backend_tests! {
         assert_eq!(closed["status"], "cancelled");
     }
 
+    async fn a_cancelled_subscription_takes_no_further_invoices_or_charge_attempts(backend) {
+        let w = billing_world(backend).await;
+        let (org, account, token) = billing_merchant(&w).await;
+        // Monthly from today, paid by a card that is stored but whose charges fail: its
+        // first invoice stays open, with a retry in two days.
+        let (source, supporter) = donor(&w, &token, org, &account, "4000000000000341").await;
+        let (_, s, _) = w.post("/subscriptions", &token, &subscription(&account, &source, &supporter, "active"), None).await;
+        let path = format!("/subscriptions/{}", s["uuid"].as_str().unwrap());
+        let invoices = format!("{path}/invoices");
+        let first = until(&w, &invoices, &token, |l| l[0]["failed_payment_attempts"] == 1).await[0].clone();
+        assert_eq!(first["status"], "open", "{first}");
+        let first = format!("{invoices}/{}", first["uuid"].as_str().unwrap());
+        let (status, cancelled, _) = w.post(&format!("{path}/cancel"), &token, &json!({}), None).await;
+        assert_eq!(status, 200, "{cancelled}");
+
+        // SPEC.md: no further invoices or charge attempts, by hand or by dunning.
+        let (status, err, _) = w.post(&invoices, &token, &json!({}), None).await;
+        assert_eq!(status, 409, "{err}");
+        assert!(err.to_string().contains("cancelled"), "{err}");
+        let (status, err, _) = w.post(&format!("{first}/charge-attempts"), &token, &json!({}), None).await;
+        assert_eq!(status, 409, "{err}");
+        w.app.clock.set_unix(coffer_testkit::START_UNIX + 10 * 86_400);
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        let token = w.token(org).await;
+        let (_, still) = w.get(&first, &token).await;
+        assert_eq!(still["charge_attempts"].as_array().unwrap().len(), 1, "no retry: {still}");
+        assert_eq!(still["status"], "open", "the charity closes it: {still}");
+        assert_eq!(still["next_attempt_date"], Value::Null, "{still}");
+        let (status, closed, _) = w.post(&format!("{first}/close"), &token, &json!({"status": "cancelled"}), None).await;
+        assert_eq!(status, 200, "{closed}");
+        assert_eq!(w.get(&invoices, &token).await.1.as_array().unwrap().len(), 1);
+
+        // A close without a status names it as missing.
+        let (status, err, _) = w.post(&format!("{first}/close"), &token, &json!({}), None).await;
+        assert_eq!(status, 400, "{err}");
+        assert_eq!(err["error"]["message"][0]["property"], "status", "{err}");
+        assert_eq!(err["error"]["message"][0]["code"], "error.validation.not_null", "{err}");
+    }
+
+    async fn a_retried_charge_attempt_is_answered_as_it_was_once_its_invoice_is_paid(backend) {
+        let w = billing_world(backend).await;
+        let (org, account, token) = billing_merchant(&w).await;
+        let (source, supporter) = donor(&w, &token, org, &account, "4242424242424242").await;
+        let invoices = invoices_of_new_subscription(&w, &token, &account, &source, &supporter).await;
+        let path = new_invoice(&w, &token, &invoices).await;
+        let attempts = format!("{path}/charge-attempts");
+        let (status, attempt, _) = w.post(&attempts, &token, &json!({}), Some("attempt-once")).await;
+        assert_eq!(status, 201, "{attempt}");
+        until(&w, &path, &token, |i| i["status"] == "paid").await;
+        // The answer was lost; the client sends the same request again.
+        let (status, again, headers) = w.post(&attempts, &token, &json!({}), Some("attempt-once")).await;
+        assert_eq!(status, 201, "{again}");
+        assert_eq!(headers["idempotent-replayed"], "true");
+        assert_eq!(again, attempt);
+        assert_eq!(w.post(&attempts, &token, &json!({}), Some("attempt-twice")).await.0, 409, "paid: no other attempt");
+    }
+
     async fn no_race_of_close_and_charge_attempts_takes_money_for_a_closed_invoice(backend) {
         let w = billing_world(backend).await;
         let (org, account, token) = billing_merchant(&w).await;

@@ -226,6 +226,46 @@ async fn card_data_sent_in_any_shape_is_never_answered_stored_or_logged() {
             answers.push_str(&err.to_string());
         }
     }
+    // A card number beside the card: in another field of the request, or in the supporter.
+    let good = json!({"number": "4242424242424242", "expiry_month": 12, "expiry_year": 2030, "cvv": "123"});
+    for (extra, property) in [
+        (json!({"locale": pan}), "locale"),
+        (json!({"return_url": pan}), "return_url"),
+        (
+            json!({"supporter": {"first_name": pan}}),
+            "supporter.first_name",
+        ),
+        (json!({"supporter": {"uuid": pan}}), "supporter.uuid"),
+        (
+            json!({"supporter": {"email_permission": pan}}),
+            "supporter.email_permission",
+        ),
+    ] {
+        let mut body = json!({"account_uuid": account, "payment_method": "card",
+            "amount": {"value": "500", "currency": "CHF"}, "payment_information": good});
+        body.as_object_mut()
+            .unwrap()
+            .extend(extra.as_object().unwrap().clone());
+        let (status, err, _) = w.post("/payments", &token, &body, None).await;
+        assert_eq!(status, 400, "{body}: {err}");
+        let named: Vec<&str> = err["errors"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|e| e["property"].as_str())
+            .collect();
+        assert_eq!(named, [property], "{err}");
+        answers.push_str(&err.to_string());
+    }
+    // A card put in the supporter is no property of a supporter: dropped, not kept.
+    let body = json!({"account_uuid": account, "payment_method": "card",
+        "amount": {"value": "500", "currency": "CHF"}, "payment_information": good,
+        "supporter": {"first_name": "Ada", "card": {"number": PAN, "cvv": CVV}}});
+    let (status, paid, _) = w.post("/payments", &token, &body, None).await;
+    assert_eq!(status, 201, "{paid}");
+    assert_eq!(paid["supporter"], json!({"first_name": "Ada"}), "{paid}");
+    answers.push_str(&paid.to_string());
+
     // Good cards under a key: the key's row keeps a digest of the request that a plain
     // hash of the body (and so the card's digits) cannot be matched against.
     for path in ["/payments", "/payment-sources"] {

@@ -133,6 +133,16 @@ coffer_testkit::backend_tests! {
         assert_eq!(status, 400);
         assert!(again["message"].as_str().unwrap().contains("cancelled"), "{again}");
 
+        // A payment that was to keep its card keeps nothing once cancelled.
+        let mut keeping = card_payment(&account, "4000000000003220");
+        keeping["create_payment_source"] = json!(true);
+        let (_, pending, _) = w.post("/payments", &token, &keeping, None).await;
+        let (status, _, _) = w.post(&format!("/payments/{}/cancel", pending["uuid"].as_str().unwrap()), &token, &json!({}), None).await;
+        assert_eq!(status, 200);
+        let source = format!("/payment-sources/{}", pending["created_payment_source_uuid"].as_str().unwrap());
+        let (_, kept) = w.get(&source, &token).await;
+        assert_eq!((kept["status"].as_str(), kept["status_reason"].as_str()), (Some("failed"), Some("payment_cancelled")), "{kept}");
+
         let (_, paid, _) = w.post("/payments", &token, &card_payment(&account, "4242424242424242"), None).await;
         let (status, err, _) = w.post(&format!("/payments/{}/cancel", paid["uuid"].as_str().unwrap()), &token, &json!({}), None).await;
         assert_eq!(status, 400);
@@ -442,12 +452,18 @@ mod direct_debit {
             }
             let (_, still) = w.get(&format!("/payments/{}", debit["uuid"].as_str().unwrap()), &token).await;
             assert_eq!(still["status"], "pending", "{still}");
+            // Nor is it cancelled: the bank has it, and would collect it all the same.
+            let cancel = format!("/payments/{}/cancel", debit["uuid"].as_str().unwrap());
+            let (status, err, _) = w.post(&cancel, &token, &json!({}), None).await;
+            assert_eq!(status, 400, "{err}");
+            assert!(err["message"].as_str().unwrap().contains("bank"), "{err}");
 
             let path = format!("/test-psp/sepa/{}/settle", debit["uuid"].as_str().unwrap());
             let (status, settled, _) = w.post(&path, &token, &json!({}), None).await;
             assert_eq!(status, 200, "{settled}");
             assert_eq!(settled["status"], "succeeded");
             assert_eq!(w.post(&path, &token, &json!({}), None).await.0, 409, "settles once");
+            assert_eq!(w.app.http.get(&page).send().await.unwrap().status(), 404, "settled, still not the page's");
 
             let (_, second, _) = w.post("/payments", &token, &body, None).await;
             assert_ne!(second["end_to_end_id"], debit["end_to_end_id"]);

@@ -46,6 +46,10 @@ coffer_testkit::backend_tests! {
         assert_eq!(paid["subscription_uuid"], "5f0c4a52-8c2f-4d36-9a86-1b6ad2f8c7b1");
         assert_eq!(paid["payment_information"]["last4"], "4242");
         assert_eq!(w.get(&format!("/payments/{}", paid["uuid"].as_str().unwrap()), &token).await.0, 200);
+        // Nobody was asked for it: the donor's page does not know it.
+        let page = w.app.url(&format!("/test-psp/3ds/{}", paid["uuid"].as_str().unwrap()));
+        assert_eq!(w.app.http.get(&page).send().await.unwrap().status(), 404);
+        assert_eq!(w.app.http.post(format!("{page}/approve")).send().await.unwrap().status(), 404);
 
         // Each badly typed field of a charge is named, and nothing is charged.
         let bad = json!({"amount": {"value": "0", "currency": "CHF"}, "subscription_uuid": 7, "custom_parameters": "campaign"});

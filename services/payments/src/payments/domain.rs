@@ -3,7 +3,7 @@
 use coffer_model::text_enum;
 use serde_json::{Map, Value};
 
-use super::record::PaymentStatus;
+use super::record::{BANK_FILE, ChargeState, Payment, PaymentStatus};
 
 text_enum! {
     /// A donor's answer on the test provider's page.
@@ -36,6 +36,33 @@ pub fn awaits_donor(pending: bool, action: Option<&Value>) -> bool {
 pub fn return_location(url: &str, key: &str, uuid: &str, status: &str) -> String {
     let sep = if url.contains('?') { '&' } else { '?' };
     format!("{url}{sep}{key}={uuid}&status={status}")
+}
+
+/// Why `payment` cannot be cancelled now, if it cannot (SPEC.md: cancelling is limited by
+/// status, provider and method): only a pending one can, and not while its provider is
+/// being asked (the answer would undo the cancel), nor a direct debit, which is with the
+/// bank from the moment it is made: the bank collects or returns it, and a cancel would
+/// not stop the money (a collected one is refunded instead).
+pub fn cancel_refusal(payment: &Payment) -> Option<String> {
+    if payment.status != PaymentStatus::Pending {
+        return Some(not_cancellable(
+            payment.status,
+            payment.payment_provider == BANK_FILE,
+        ));
+    }
+    if payment.charge_state != ChargeState::Done {
+        return Some(
+            "The payment's provider is being asked about it; cancel it once it has answered".into(),
+        );
+    }
+    if payment.payment_method == "sepa_dd" {
+        return Some(
+            "A direct debit is with the bank once it is made: the bank collects or returns it, \
+             and one collected is refunded rather than cancelled"
+                .into(),
+        );
+    }
+    None
 }
 
 /// Why a payment in `status` cannot be cancelled: only a pending one can, and a succeeded

@@ -6,6 +6,7 @@ use coffer_auth::Caller;
 use coffer_http::ApiError;
 use coffer_http::body::parse_value_at;
 use coffer_model::iban::Iban;
+use coffer_model::ids::parse_uuid;
 use coffer_model::money::Money;
 use coffer_model::validation::FieldError;
 use serde_json::json;
@@ -56,28 +57,70 @@ fn choose_profile(profiles: Vec<Profile>, checked: &Checked) -> Result<Profile, 
     Ok(profile)
 }
 
-/// The supporter snapshot kept on the payment, and the supporter to create with it.
+/// The supporter a payment request carries (SPEC.md's PaymentSupporter), read whether or
+/// not it is to be created: each field is checked as a supporter's is, every fault named
+/// `supporter.<field>`, and the payment keeps its known properties only. What else the
+/// request sends there is dropped (API.md: unknown properties are ignored), so nothing put
+/// there by mistake, a card number say, is kept or shown.
+pub(crate) struct RequestSupporter {
+    /// What the payment keeps and shows.
+    pub snapshot: Option<serde_json::Value>,
+    /// An existing supporter it names by uuid, which must be the organisation's.
+    pub named: Option<String>,
+    /// The supporter to create with it (`create_supporter`).
+    pub created: Option<Supporter>,
+}
+
 pub(crate) fn supporter_of(
     checked: &Checked,
     organisation: &str,
     now: i64,
-) -> Result<Option<Supporter>, ApiError> {
-    if !checked.create_supporter {
-        return Ok(None);
-    }
-    let Some(raw) = &checked.supporter else {
-        return Err(ApiError::validation(vec![FieldError::not_null(
-            "supporter",
-        )]));
+) -> Result<RequestSupporter, ApiError> {
+    let Some(raw) = checked.supporter.as_ref().and_then(|s| s.as_object()) else {
+        if checked.create_supporter {
+            return Err(ApiError::validation(vec![FieldError::not_null(
+                "supporter",
+            )]));
+        }
+        return Ok(RequestSupporter {
+            snapshot: None,
+            named: None,
+            created: None,
+        });
+    };
+    let mut errors = Vec::new();
+    // Fields of the payment's supporter that a supporter record does not have.
+    let named = match raw.get("uuid") {
+        None | Some(serde_json::Value::Null) => None,
+        Some(serde_json::Value::String(text)) => parse_uuid("supporter.uuid", text)
+            .map_err(|e| errors.push(e))
+            .ok()
+            .map(|u| u.to_string()),
+        Some(_) => {
+            errors.push(FieldError::not_valid("supporter.uuid", "must be a UUID"));
+            None
+        }
+    };
+    let permission = match raw.get("email_permission") {
+        None | Some(serde_json::Value::Null) => None,
+        Some(serde_json::Value::Bool(given)) => Some(*given),
+        Some(_) => {
+            errors.push(FieldError::not_valid(
+                "supporter.email_permission",
+                "must be true or false",
+            ));
+            None
+        }
     };
     let mut fields = raw.clone();
-    if let Some(object) = fields.as_object_mut() {
-        // Fields of the payment's supporter that a supporter record does not have.
-        object.remove("uuid");
-        object.remove("email_permission");
+    for kept_apart in [
+        "uuid",
+        "email_permission",
+        "organisation_uuid",
+        "service_parameters",
+    ] {
+        fields.remove(kept_apart);
     }
-    let input: SupporterInput =
-        parse_value_at("supporter", fields).map_err(ApiError::validation)?;
     let mut supporter = Supporter {
         uuid: uuid::Uuid::new_v4().to_string(),
         organisation_uuid: organisation.to_owned(),
@@ -88,18 +131,42 @@ pub(crate) fn supporter_of(
     let this_year = time::OffsetDateTime::from_unix_timestamp(now)
         .map_err(ApiError::internal)?
         .year();
-    supporter.apply(input, this_year).map_err(|errors| {
-        ApiError::validation(
-            errors
-                .into_iter()
-                .map(|mut e| {
+    match parse_value_at::<SupporterInput>("supporter", fields.into()) {
+        Ok(input) => {
+            if let Err(faults) = supporter.apply(input, this_year) {
+                errors.extend(faults.into_iter().map(|mut e| {
                     e.property = format!("supporter.{}", e.property);
                     e
-                })
-                .collect(),
-        )
-    })?;
-    Ok(Some(supporter))
+                }));
+            }
+        }
+        Err(faults) => errors.extend(faults),
+    }
+    if !errors.is_empty() {
+        return Err(ApiError::validation(errors));
+    }
+    let mut snapshot = serde_json::to_value(&supporter).map_err(ApiError::internal)?;
+    if let Some(shown) = snapshot.as_object_mut() {
+        for record_only in ["uuid", "organisation_uuid", "created", "service_parameters"] {
+            shown.remove(record_only);
+        }
+        if !raw.contains_key("custom_parameters") {
+            shown.remove("custom_parameters");
+        }
+        if let Some(uuid) = &named {
+            shown.insert("uuid".into(), json!(uuid));
+        }
+        if let Some(permission) = permission {
+            shown.insert("email_permission".into(), json!(permission));
+        }
+    }
+    let created = checked.create_supporter.then_some(supporter);
+    Ok(RequestSupporter {
+        snapshot: Some(snapshot),
+        // A supporter created with the payment is the one it names.
+        named: named.filter(|_| created.is_none()),
+        created,
+    })
 }
 
 /// `payment_information` of a direct debit: the IBAN (checked) and its holder. What is
@@ -230,7 +297,11 @@ pub(crate) async fn prepare(
             ));
         }
     };
-    let supporter = supporter_of(&checked, &organisation, now.unix_timestamp())?;
+    let RequestSupporter {
+        snapshot,
+        named: named_supporter,
+        created: supporter,
+    } = supporter_of(&checked, &organisation, now.unix_timestamp())?;
     let payment_id = uuid::Uuid::new_v4();
     let payment_uuid = payment_id.to_string();
     // The EndToEndId travels with the collection through the banks and comes back in
@@ -241,17 +312,6 @@ pub(crate) async fn prepare(
     let source_uuid = checked
         .create_payment_source
         .then(|| uuid::Uuid::new_v4().to_string());
-    // A supporter named by uuid must be one of the organisation's.
-    let named_supporter = if checked.create_supporter {
-        None
-    } else {
-        checked
-            .supporter
-            .as_ref()
-            .and_then(|s| s.get("uuid"))
-            .and_then(|u| u.as_str())
-            .map(str::to_owned)
-    };
     let payment = Payment {
         uuid: payment_uuid,
         created: now.unix_timestamp(),
@@ -274,7 +334,7 @@ pub(crate) async fn prepare(
         value_date: None,
         return_reason: None,
         supporter_uuid: supporter.as_ref().map(|s| s.uuid.clone()),
-        supporter: checked.supporter.clone(),
+        supporter: snapshot,
         payment_information: masked,
         created_payment_source_uuid: source_uuid.clone(),
         subscription_uuid: None,

@@ -53,7 +53,7 @@ pub(crate) async fn create(
     let now = state.clock.now();
     let uuid = uuid::Uuid::new_v4().to_string();
     let (instrument, masked) = instrument_of(&state, &checked, &profile, now, &uuid)?;
-    let supporter = supporter_of(&checked, &organisation, now.unix_timestamp())?;
+    let supporter = supporter_of(&checked, &organisation, now.unix_timestamp())?.created;
     let asker = Asker {
         client_id: caller.client_id().to_owned(),
         key,

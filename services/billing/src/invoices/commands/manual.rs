@@ -15,6 +15,7 @@ use crate::invoices::domain::{InvoiceStatus, charging, manual};
 use crate::invoices::{events, store};
 use crate::state::BillingState;
 use crate::subscriptions::commands::load as load_subscription;
+use crate::subscriptions::domain::SubscriptionStatus;
 use crate::subscriptions::store as subscriptions;
 
 /// An invoice made by hand: the subscription's amount unless another is given, its custom
@@ -49,6 +50,13 @@ pub(crate) async fn create(
     }
     let outbox = state.outbox.clone();
     let response = idempotent::run(once, state, move |tx| {
+        // Judged on the subscription as it is now, locked: one cancelled meanwhile takes
+        // no further invoice.
+        let s = subscriptions::find_locked(tx, &invoice.subscription_uuid)?
+            .ok_or_else(|| ApiError::not_found("Subscription"))?;
+        if !s.status.takes_invoices() {
+            return Err(over(s.status, "invoices"));
+        }
         open(tx, &outbox, &invoice, Some(&trace))?;
         Ok((StatusCode::CREATED, rendered(tx, &invoice)?))
     })
@@ -102,18 +110,15 @@ pub(crate) async fn charge(
     path: (&str, &str),
     trace: TraceContext,
 ) -> Result<HttpResponse, Failure> {
-    let (s, invoice) = load(state, caller, path).await?;
-    if invoice.status != InvoiceStatus::Open {
-        return Err(Failure::Api(ApiError::conflict(format!(
-            "The invoice is {}",
-            invoice.status
-        ))));
-    }
+    // Every state is judged inside the key's transaction, so a retry of an attempt made
+    // before (whose invoice is paid by now) is answered as it was, not refused.
+    let (_, invoice) = load(state, caller, path).await?;
     let now = state.clock.unix();
     let outbox = state.outbox.clone();
     let response = idempotent::run(once, state, move |tx| {
-        // Judged on the invoice as it is now, locked: one paid meanwhile (its attempt
-        // succeeded while this request waited) takes no other.
+        // Judged on the invoice and its subscription as they are now, locked (in the order
+        // a payment's result takes them): one paid meanwhile (its attempt succeeded while
+        // this request waited) takes no other, nor does a cancelled subscription's.
         let invoice = store::find_invoice_locked(tx, &invoice.uuid)?
             .ok_or_else(|| ApiError::not_found("Invoice"))?;
         if invoice.status != InvoiceStatus::Open {
@@ -121,6 +126,11 @@ pub(crate) async fn charge(
                 "The invoice is {}",
                 invoice.status
             ))));
+        }
+        let s = subscriptions::find_locked(tx, &invoice.subscription_uuid)?
+            .ok_or_else(|| ApiError::not_found("Subscription"))?;
+        if !s.status.takes_charge_attempts() {
+            return Err(over(s.status, "charge attempts"));
         }
         let subscription = subscriptions::rendered(tx, &s)?;
         let attempt = start_attempt(
@@ -140,4 +150,11 @@ pub(crate) async fn charge(
     .await?;
     state.outbox.committed();
     Ok(response)
+}
+
+/// 409 for a subscription that takes no more `what`.
+fn over(status: SubscriptionStatus, what: &str) -> Failure {
+    Failure::Api(ApiError::conflict(format!(
+        "The subscription is {status}: it takes no further {what}"
+    )))
 }

@@ -66,11 +66,11 @@ pub fn read(body: &Value) -> Result<ManualInvoice, Vec<FieldError>> {
 
 /// How Close Invoice's body asks the invoice to end: paid or cancelled.
 pub fn closing_status(body: &Value) -> Result<InvoiceStatus, FieldError> {
-    match body
-        .get("status")
-        .and_then(Value::as_str)
-        .and_then(InvoiceStatus::parse)
-    {
+    let asked = match body.get("status") {
+        None | Some(Value::Null) => return Err(FieldError::not_null("status")),
+        Some(v) => v.as_str().and_then(InvoiceStatus::parse),
+    };
+    match asked {
         Some(closed @ (InvoiceStatus::Paid | InvoiceStatus::Cancelled)) => Ok(closed),
         _ => Err(FieldError::invalid_choice(
             "status",

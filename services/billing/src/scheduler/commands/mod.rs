@@ -87,11 +87,15 @@ fn retry_due(db: &mut Db<'_>, pass: &Pass<'_>) -> QueryResult<usize> {
             if invoice.status != InvoiceStatus::Open {
                 continue;
             }
-            let Some(s) = subscriptions::find(tx, &invoice.subscription_uuid)? else {
+            let Some(s) = subscriptions::find_locked(tx, &invoice.subscription_uuid)? else {
                 continue;
             };
-            let body = subscriptions::rendered(tx, &s)?;
-            start_attempt(tx, outbox, body, &invoice, now, None)?;
+            // A cancelled subscription's open invoices are tried no more; they stay open
+            // for the charity to close.
+            if s.status.takes_charge_attempts() {
+                let body = subscriptions::rendered(tx, &s)?;
+                start_attempt(tx, outbox, body, &invoice, now, None)?;
+            }
             invoice.next_attempt_date = None;
             invoices::save_invoice(tx, &invoice, InvoiceStatus::Open, now)?;
         }

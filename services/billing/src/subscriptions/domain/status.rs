@@ -22,6 +22,18 @@ impl SubscriptionStatus {
     pub fn is_over(self) -> bool {
         matches!(self, Self::Cancelled | Self::Ended)
     }
+
+    /// Takes new invoices, by hand too: not once it is over.
+    pub fn takes_invoices(self) -> bool {
+        !self.is_over()
+    }
+
+    /// Its invoices may be charged, by hand or by dunning: not once it is cancelled (SPEC.md:
+    /// no further charge attempts). An ended one's open invoices are still collected: they
+    /// fell due while it ran.
+    pub fn takes_charge_attempts(self) -> bool {
+        self != Self::Cancelled
+    }
 }
 
 #[cfg(test)]

@@ -9,9 +9,11 @@ use diesel::result::Error as DieselError;
 use serde_json::{Map, Value};
 
 use super::{Parts, require_owner};
-use crate::payments::domain::{merged_parameters, not_cancellable};
-use crate::payments::record::{BANK_FILE, Payment, PaymentStatus};
+use crate::payments::domain::{cancel_refusal, merged_parameters};
+use crate::payments::record::{Payment, PaymentStatus};
 use crate::payments::store;
+use crate::sources::commands as source_commands;
+use crate::sources::domain::SourceStatus;
 
 /// The payment, locked for this transaction, once the caller may touch it.
 fn load(tx: &mut Db<'_>, caller: &Caller, uuid: &str) -> Result<Payment, Failure> {
@@ -21,7 +23,8 @@ fn load(tx: &mut Db<'_>, caller: &Caller, uuid: &str) -> Result<Payment, Failure
     Ok(payment)
 }
 
-/// Cancels a payment still waiting on the donor or the bank, announcing it.
+/// Cancels a payment still waiting on its donor, announcing it (and failing the source it
+/// was to keep).
 pub(crate) async fn cancel(
     state: &Parts,
     caller: Caller,
@@ -36,22 +39,28 @@ pub(crate) async fn cancel(
         .run(move |db| {
             db.write_tx(|tx| {
                 let payment = load(tx, &caller, &uuid)?;
-                // The move is conditional: a completion racing it, or a provider's call
-                // under way, leaves it undone.
-                if payment.status != PaymentStatus::Pending
-                    || !store::transition(
-                        tx,
-                        &uuid,
-                        PaymentStatus::Pending,
-                        PaymentStatus::Cancelled,
-                        reason.as_deref(),
-                        now,
-                    )?
-                {
-                    return Err(Failure::Api(ApiError::bad_request(not_cancellable(
-                        payment.status,
-                        payment.payment_provider == BANK_FILE,
-                    ))));
+                if let Some(why) = cancel_refusal(&payment) {
+                    return Err(Failure::Api(ApiError::bad_request(why)));
+                }
+                // The move is conditional still: a completion racing it, or a provider's
+                // call begun meanwhile, leaves it undone.
+                if !store::transition(
+                    tx,
+                    &uuid,
+                    PaymentStatus::Pending,
+                    PaymentStatus::Cancelled,
+                    reason.as_deref(),
+                    now,
+                )? {
+                    return Err(Failure::Api(ApiError::bad_request(
+                        "The payment changed meanwhile; read it again",
+                    )));
+                }
+                // The source the payment was to keep is kept only if the payment succeeds.
+                if let Some(source) = &payment.created_payment_source_uuid {
+                    let failed = SourceStatus::decided(false);
+                    let reason = Some("payment_cancelled");
+                    source_commands::decide_in(tx, &st, source, failed, reason, now, &trace)?;
                 }
                 let cancelled = store::find(tx, &uuid)?.ok_or(DieselError::NotFound)?;
                 let body = serde_json::to_value(&cancelled).map_err(internal)?;

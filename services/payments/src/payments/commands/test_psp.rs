@@ -43,16 +43,30 @@ impl Subject {
     pub(crate) fn awaits_donor(&self) -> bool {
         awaits_donor(self.pending(), self.action())
     }
+
+    /// Whether a donor could have been sent to the page for it: not for a direct debit
+    /// (the bank decides it), nor for a charge of a stored source (nobody is asked).
+    fn could_await_donor(&self) -> bool {
+        match self {
+            Subject::Payment(p) => {
+                p.payment_method != "sepa_dd"
+                    && p.payment_source_uuid.is_none()
+                    && p.charge_attempt_uuid.is_none()
+            }
+            Subject::Source(s) => s.payment_method != "sepa_dd",
+        }
+    }
 }
 
 /// The test provider's payment or source `uuid`, as its page knows it: one that waits for
-/// its donor there, or one that has ended. A payment pending for another reason (a direct
-/// debit the bank has yet to collect, billing's charge of a stored source) is not the page's
-/// to show or decide: its uuid travels through banks and webhooks, and nobody but the
-/// donor asked may settle a payment here.
+/// its donor there, or one that has ended and could have. A direct debit and a charge of a
+/// stored source (billing's attempts) are never the page's to show or decide: their uuids
+/// travel through banks and webhooks, and nobody but the donor asked may decide a payment
+/// here, or learn how one ended.
 pub(crate) async fn subject(state: &Parts, uuid: String) -> Result<Subject, ApiError> {
     let found = any_subject(state, uuid).await?;
-    if found.pending() && !found.awaits_donor() {
+    let ended = !found.pending() && found.could_await_donor();
+    if !(found.awaits_donor() || ended) {
         return Err(ApiError::not_found("Payment"));
     }
     Ok(found)

@@ -77,6 +77,37 @@ async fn a_notification_settles_records_and_returns_direct_debits() {
     );
     assert_eq!(recorded["mandate_reference"], "EXT-MANDATE-7");
 
+    // The returned collection is collected after all, in a later file: the money arrived,
+    // so it is recorded as a payment of its own; the returned one stays as it was.
+    let late = notification(
+        "NTF-LATE",
+        IBAN,
+        &[Debit(&second_e2e, &second_mandate, "15.00", None)],
+    );
+    let r: Value = client.report(&notifications, "late.xml", late).await;
+    assert_eq!(r["status"], "processed", "{r}");
+    let late_uuid = r["entries"]["created"][0]["debit_uuid"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert_ne!(late_uuid, pending[1]["uuid"].as_str().unwrap());
+    let collected = client
+        .until(&format!("/payments/{late_uuid}"), |p| {
+            p["status"] == "succeeded"
+        })
+        .await;
+    assert_eq!(
+        collected["amount"],
+        json!({"value": "1500", "currency": "EUR"})
+    );
+    let (_, still) = client
+        .get(&format!(
+            "/payments/{}",
+            pending[1]["uuid"].as_str().unwrap()
+        ))
+        .await;
+    assert_eq!(still["status"], "failed", "{still}");
+
     // The same bytes again: a duplicate, and payments sees nothing new.
     let dup: Value = client.report(&notifications, "again.xml", file).await;
     assert_eq!(dup["status"], "duplicate");

@@ -38,7 +38,8 @@ fn named(tx: &mut Db<'_>, reported: &Reported) -> Result<Option<Payment>, Diesel
 }
 
 /// The bank collected it: the pending payment succeeds on the value date; one payments
-/// never started (collected by another system, say) is recorded as succeeded.
+/// never started (collected by another system, say), or had given up, is recorded as
+/// succeeded.
 pub(crate) fn received(
     tx: &mut Db<'_>,
     state: &PaymentsState,
@@ -58,22 +59,39 @@ pub(crate) fn received(
             announce(tx, state, &done, None, &trace)?;
         }
         // Settled before (by a test settle, or an earlier file): only the date is new.
-        Some(payment) => {
-            if payment.value_date.is_none() && payment.status == PaymentStatus::Succeeded {
+        Some(payment) if payment.status == PaymentStatus::Succeeded => {
+            if payment.value_date.is_none() {
                 settlements::set_value_date(tx, &payment.uuid, &reported.value_date)?;
             }
         }
-        None => {
-            if store::find(tx, &reported.debit_uuid)?.is_some() {
-                return Ok(());
-            }
-            let payment = recorded(reported, now);
-            store::insert(tx, &payment)?;
-            settlements::set_value_date(tx, &payment.uuid, &reported.value_date)?;
-            let done = store::find(tx, &payment.uuid)?.ok_or(DieselError::NotFound)?;
-            announce(tx, state, &done, None, &trace)?;
+        // Collected although Coffer had given it up (returned by the bank before, or
+        // cancelled by an earlier version): the money arrived, so it is recorded as a
+        // payment of its own, as one Coffer never started, rather than lost.
+        Some(payment) => {
+            tracing::warn!(payment = %payment.uuid, status = %payment.status, debit = %reported.debit_uuid, "the bank collected a direct debit Coffer had given up; it is recorded as a payment of its own");
+            record_unstarted(tx, state, reported, now, &trace)?;
         }
+        None => record_unstarted(tx, state, reported, now, &trace)?,
     }
+    Ok(())
+}
+
+/// Records a collection no pending payment stands for, once (by the debit's uuid).
+fn record_unstarted(
+    tx: &mut Db<'_>,
+    state: &PaymentsState,
+    reported: &Reported,
+    now: i64,
+    trace: &TraceContext,
+) -> Result<(), Failure> {
+    if store::find(tx, &reported.debit_uuid)?.is_some() {
+        return Ok(());
+    }
+    let payment = recorded(reported, now);
+    store::insert(tx, &payment)?;
+    settlements::set_value_date(tx, &payment.uuid, &reported.value_date)?;
+    let done = store::find(tx, &payment.uuid)?.ok_or(DieselError::NotFound)?;
+    announce(tx, state, &done, None, trace)?;
     Ok(())
 }
 

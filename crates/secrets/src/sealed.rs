@@ -21,12 +21,14 @@ pub(crate) struct Parts<'a> {
     pub sealed: Vec<u8>,
 }
 
+/// What every value in the sealed form begins with, so that a store can tell sealed values
+/// from others without reading them.
+pub const SEALED_PREFIX: &str = "v1.";
+
 /// Whether `value` is in a sealed form (rather than a plaintext row written before
 /// sealing existed); says nothing about whether it opens.
 pub fn is_sealed(value: &str) -> bool {
-    value
-        .strip_prefix(VERSION)
-        .is_some_and(|rest| rest.starts_with('.'))
+    value.starts_with(SEALED_PREFIX)
 }
 
 pub(crate) fn parse(value: &str) -> Option<Parts<'_>> {
@@ -47,11 +49,16 @@ pub(crate) fn parse(value: &str) -> Option<Parts<'_>> {
     })
 }
 
+/// What every value sealed under `kid` begins with.
+pub(crate) fn prefix(kid: &str) -> String {
+    format!("{VERSION}.{kid}.")
+}
+
 pub(crate) fn format(kid: &str, nonce: &[u8; NONCE_LEN], sealed: &[u8]) -> String {
     let mut body = Vec::with_capacity(NONCE_LEN + sealed.len());
     body.extend_from_slice(nonce);
     body.extend_from_slice(sealed);
-    format!("{VERSION}.{kid}.{}", URL_SAFE_NO_PAD.encode(body))
+    format!("{}{}", prefix(kid), URL_SAFE_NO_PAD.encode(body))
 }
 
 /// What the tag authenticates besides the ciphertext: the version and key id (so neither
@@ -69,6 +76,12 @@ mod tests {
     #[test]
     fn tag_length_is_the_algorithm_s() {
         assert_eq!(aws_lc_rs::aead::AES_256_GCM.tag_len(), TAG_LEN);
+    }
+
+    #[test]
+    fn the_sealed_prefix_is_the_version_s() {
+        assert_eq!(SEALED_PREFIX, format!("{VERSION}."));
+        assert_eq!(prefix("k1"), format!("{SEALED_PREFIX}k1."));
     }
 
     #[test]

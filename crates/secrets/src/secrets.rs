@@ -45,6 +45,15 @@ pub enum OpenError {
     Rejected { kid: String },
 }
 
+/// Why a value could not be sealed again under the current key.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ResealError {
+    #[error(transparent)]
+    Open(#[from] OpenError),
+    #[error(transparent)]
+    Seal(#[from] SealError),
+}
+
 struct Keys {
     current: String,
     keys: BTreeMap<String, MasterKey>,
@@ -170,6 +179,24 @@ impl Secrets {
     /// is no longer current.
     pub fn needs_sealing(&self, value: &str) -> bool {
         sealed::parse(value).is_none_or(|parts| parts.kid != self.current_kid())
+    }
+
+    /// What every value sealed under the current key begins with, so that a store can find
+    /// those to seal again without opening any.
+    pub fn current_prefix(&self) -> String {
+        sealed::prefix(self.current_kid())
+    }
+
+    /// `value` opened and sealed again under the current key, in the same `context`; None
+    /// when the current key sealed it already. A value that is not sealed is refused
+    /// (`Format`) rather than sealed as it is: where sealed values are expected, one in
+    /// another form is damage to report, not a secret to keep.
+    pub fn reseal(&self, context: &str, value: &str) -> Result<Option<String>, ResealError> {
+        if sealed::parse(value).is_some_and(|parts| parts.kid == self.current_kid()) {
+            return Ok(None);
+        }
+        let opened = self.open(context, value)?;
+        Ok(Some(self.seal(context, &opened)?))
     }
 }
 
@@ -297,6 +324,41 @@ mod tests {
             b"secret"
         );
         assert!(retired.open(CONTEXT, &old).is_err());
+    }
+
+    #[test]
+    fn reseal_answers_only_what_another_key_sealed() {
+        let before = ring(&[("k1", 1)], "k1");
+        let old = before.seal(CONTEXT, b"secret").unwrap();
+        assert_eq!(before.reseal(CONTEXT, &old), Ok(None));
+        assert!(old.starts_with(&before.current_prefix()));
+
+        let after = ring(&[("k1", 1), ("k2", 2)], "k2");
+        assert!(!old.starts_with(&after.current_prefix()));
+        let resealed = after.reseal(CONTEXT, &old).unwrap().unwrap();
+        assert!(resealed.starts_with(&after.current_prefix()), "{resealed}");
+        assert_eq!(after.reseal(CONTEXT, &resealed), Ok(None));
+        let retired = ring(&[("k2", 2)], "k2");
+        assert_eq!(
+            retired.open(CONTEXT, &resealed).unwrap().as_slice(),
+            b"secret"
+        );
+
+        // Nothing is made of a value no key opens, one in another context, or plaintext.
+        assert_eq!(
+            retired.reseal(CONTEXT, &old),
+            Err(ResealError::Open(OpenError::UnknownKey {
+                kid: "k1".into()
+            }))
+        );
+        assert_eq!(
+            after.reseal("elsewhere", &old),
+            Err(ResealError::Open(OpenError::Rejected { kid: "k1".into() }))
+        );
+        assert_eq!(
+            after.reseal(CONTEXT, "secret"),
+            Err(ResealError::Open(OpenError::Format))
+        );
     }
 
     #[test]

@@ -131,3 +131,60 @@ pub fn release_stale(
     })?;
     Ok(n == 1)
 }
+
+/// Up to `limit` stored answers after `client` and `key` (both empty at first), in
+/// that order, whose response `sealed` matches and `current` does not (both `LIKE`
+/// patterns escaped with `\`): those sealed under a master key other than the current
+/// one. (client, key, response) each.
+pub fn sealed_not_under(
+    db: &mut Db<'_>,
+    sealed: &str,
+    current: &str,
+    (client, key): (&str, &str),
+    limit: i64,
+) -> QueryResult<Vec<(String, String, String)>> {
+    db_run!(db: {
+        k::idempotency_keys
+            .filter(k::client_id.gt(client).or(k::client_id.eq(client).and(k::idempotency_key.gt(key))))
+            .filter(k::response.like(sealed).escape('\\'))
+            .filter(k::response.not_like(current).escape('\\'))
+            .order((k::client_id, k::idempotency_key))
+            .limit(limit)
+            .select((k::client_id, k::idempotency_key, k::response))
+            .load(db)
+    })
+}
+
+/// Writes `now` over the stored response of `key` if it is still `was`; the rows changed.
+pub fn replace_response(
+    db: &mut Db<'_>,
+    (client_id, key): (&str, &str),
+    was: &str,
+    now: &str,
+) -> QueryResult<usize> {
+    db_run!(db: {
+        diesel::update(
+            k::idempotency_keys.filter(
+                k::client_id.eq(client_id).and(k::idempotency_key.eq(key)).and(k::response.eq(was)),
+            ),
+        )
+        .set(k::response.eq(now))
+        .execute(db)
+    })
+}
+
+/// Deletes the stored response of `key` if it is still `was`; the rows deleted.
+pub fn delete_response(
+    db: &mut Db<'_>,
+    (client_id, key): (&str, &str),
+    was: &str,
+) -> QueryResult<usize> {
+    db_run!(db: {
+        diesel::delete(
+            k::idempotency_keys.filter(
+                k::client_id.eq(client_id).and(k::idempotency_key.eq(key)).and(k::response.eq(was)),
+            ),
+        )
+        .execute(db)
+    })
+}

@@ -11,6 +11,7 @@ mod error;
 mod group_commit;
 pub mod idempotency;
 mod migrate;
+pub mod resealing;
 mod sqlite;
 mod sqlite_file;
 mod store;

@@ -159,6 +159,28 @@ impl TestApp {
         Self::serve(backend, store, bus, clock, dbs, options, build).await
     }
 
+    /// [`TestApp::restart`] for a service whose start may fail (one that refuses what it
+    /// finds stored): served without modules then, with why.
+    pub async fn restart_trying<F, Fut, E>(self, start: F) -> (TestApp, Result<(), E>)
+    where
+        F: FnOnce(Harness) -> Fut,
+        Fut: std::future::Future<Output = Result<Vec<Arc<dyn Module>>, E>>,
+    {
+        let mut started = Ok(());
+        let app = self
+            .restart(|h| {
+                let started = &mut started;
+                async move {
+                    start(h).await.unwrap_or_else(|e| {
+                        *started = Err(e);
+                        Vec::new()
+                    })
+                }
+            })
+            .await;
+        (app, started)
+    }
+
     async fn serve<F, Fut>(
         backend: Backend,
         store: Store,

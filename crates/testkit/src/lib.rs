@@ -8,9 +8,11 @@ pub mod contract;
 mod db;
 pub mod probe;
 pub mod receiver;
+mod stored;
 
 pub use app::{Harness, ISSUER, START_UNIX, ServerOptions, TestApp};
 pub use db::{Backend, TestDb, kafka_brokers, postgres_url};
+pub use stored::{execute, master_keys, texts};
 
 /// Declares each test once and runs it on both backends, as `<name>::sqlite` and
 /// `<name>::postgres`.

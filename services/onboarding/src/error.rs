@@ -3,6 +3,7 @@
 use coffer_http::ApiError;
 use coffer_model::validation::FieldError;
 use coffer_store::StoreError;
+use coffer_store::resealing::PassError;
 
 #[derive(Debug, thiserror::Error)]
 pub enum OnboardingError {
@@ -21,6 +22,16 @@ pub enum OnboardingError {
     Store(#[from] StoreError),
     #[error("{0}")]
     Internal(String),
+}
+
+/// The start-up pass that seals stored values again: a value no key opens is named.
+impl From<PassError> for OnboardingError {
+    fn from(e: PassError) -> Self {
+        match e {
+            PassError::Store(e) => OnboardingError::Store(e),
+            unopened => OnboardingError::Internal(unopened.to_string()),
+        }
+    }
 }
 
 impl From<OnboardingError> for ApiError {

@@ -45,9 +45,9 @@ pub struct Onboarding {
 }
 
 impl Onboarding {
-    /// The store must be migrated with [`MIGRATIONS`]. Processes' tokens are sealed with
-    /// `secrets`; the start seals those stored before they were, or under a master key
-    /// that is no longer current.
+    /// The store must be migrated with [`MIGRATIONS`]. Processes' tokens (and the answers
+    /// that show them) are sealed with `secrets`; the start seals those stored before they
+    /// were, or under a master key that is no longer current.
     pub async fn start(
         store: Store,
         clock: Arc<dyn Clock>,
@@ -57,7 +57,7 @@ impl Onboarding {
         secrets: Secrets,
         settings: OnboardingSettings,
     ) -> Result<Self, OnboardingError> {
-        processes::commands::seal_tokens(&store, &secrets).await?;
+        processes::commands::seal_at_start(&store, &secrets).await?;
         let mut events = EventWiring::new(
             "onboarding",
             &store,

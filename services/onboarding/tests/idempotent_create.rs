@@ -1,7 +1,8 @@
 //! `POST /partner-onboarding-processes` under an Idempotency-Key (API.md, Conventions):
 //! thirty racing requests with one key and body make one process and all answer it, a
 //! later one is a replay that still shows the token, another body under the key is 409,
-//! and the stored answer keeps the token no more in clear than the process's row does.
+//! and the stored answer keeps the token no more in clear than the process's row does; a
+//! master-key rotation seals it again at start, and one no configured key opens is dropped.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod common;
@@ -68,5 +69,33 @@ coffer_testkit::backend_tests! {
         assert_eq!(stored.len(), 2);
         assert!(stored.iter().all(|s| s.starts_with("v1.m1.")), "{stored:?}");
         assert_eq!(stored_in_clear(&app, process_token).await, Vec::<String>::new());
+    }
+    async fn a_stored_answer_is_sealed_again_after_a_rotation_and_one_no_key_opens_is_dropped(backend) {
+        let app = spawn(backend, master_keys(&[("m1", 1)], "m1")).await;
+        let partner = Partner::new(&app).await;
+        let body = request(&partner.configuration, "ann@example.org");
+        let res = create(&app, &partner.token(&app), &body, Some(KEY)).await;
+        assert_eq!(res.status(), 201);
+        let first: Value = res.json().await.unwrap();
+        let stored = texts(&app, "SELECT response AS text FROM idempotency_keys".into()).await;
+        assert!(stored.len() == 1 && stored[0].starts_with("v1.m1."), "{stored:?}");
+
+        // m2 seals from the next start while m1 still opens; then m1 goes, and the replay
+        // still answers the first process with its token.
+        let app = restart(app, master_keys(&[("m1", 1), ("m2", 2)], "m2")).await;
+        let stored = texts(&app, "SELECT response AS text FROM idempotency_keys".into()).await;
+        assert!(stored.len() == 1 && stored[0].starts_with("v1.m2."), "{stored:?}");
+        let app = restart(app, master_keys(&[("m2", 2)], "m2")).await;
+        let res = create(&app, &partner.token(&app), &body, Some(KEY)).await;
+        assert_eq!(res.status(), 201);
+        assert_eq!(res.headers()["idempotent-replayed"], "true");
+        assert_eq!(res.json::<Value>().await.unwrap(), first);
+
+        // An answer no configured key opens does not stop the start: it is dropped.
+        let lost = master_keys(&[("m9", 9)], "m9").seal("elsewhere", b"{}").unwrap();
+        assert_eq!(execute(&app, format!("UPDATE idempotency_keys SET response = '{lost}'")).await, 1);
+        let app = restart(app, master_keys(&[("m2", 2)], "m2")).await;
+        let stored = texts(&app, "SELECT response AS text FROM idempotency_keys".into()).await;
+        assert_eq!(stored, Vec::<String>::new());
     }
 }

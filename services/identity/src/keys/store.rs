@@ -1,5 +1,5 @@
+use coffer_store::resealing::scrubbed;
 use coffer_store::{Db, WriteTx, db_run};
-use diesel::connection::SimpleConnection;
 use diesel::prelude::*;
 
 use crate::schema::signing_keys::dsl as k;
@@ -43,33 +43,23 @@ pub struct Reseal {
 }
 
 /// Replaces key values in one transaction; a row another replica changed first is left
-/// alone. Returns how many rows changed.
-///
-/// On SQLite the replaced values must not linger in the file: secure_delete zeroes the
-/// space they held, and a truncating checkpoint empties the write-ahead log that still
-/// holds earlier page images. (PostgreSQL keeps the old row version until VACUUM; see
-/// docs/decisions/secrets.md.)
+/// alone. Returns how many rows changed. The replaced values are scrubbed from SQLite's
+/// file ([`coffer_store::resealing::scrubbed`]); PostgreSQL keeps the old row version until
+/// VACUUM (docs/decisions/secrets.md).
 pub fn reseal(conn: &mut Db<'_>, changes: &[Reseal]) -> QueryResult<usize> {
-    if let Db::Sqlite(c) = conn {
-        c.batch_execute("PRAGMA secure_delete = ON")?;
-    }
-    let changed: usize = db_run!(conn: {
-        conn.write_tx(|conn| -> QueryResult<usize> {
-            let mut changed = 0;
-            for change in changes {
-                changed += diesel::update(
+    scrubbed(conn, |conn| {
+        let mut changed = 0;
+        for change in changes {
+            changed += db_run!(conn: {
+                diesel::update(
                     k::signing_keys
                         .filter(k::kid.eq(&change.kid))
                         .filter(k::private_key_pkcs8.eq(&change.was)),
                 )
                 .set(k::private_key_pkcs8.eq(&change.now))
-                .execute(conn)?;
-            }
-            Ok(changed)
-        })
-    })?;
-    if let Db::Sqlite(c) = conn {
-        c.batch_execute("PRAGMA wal_checkpoint(TRUNCATE)")?;
-    }
-    Ok(changed)
+                .execute(conn)
+            })?;
+        }
+        Ok(changed)
+    })
 }

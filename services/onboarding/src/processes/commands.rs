@@ -7,7 +7,8 @@
 //! will make first, then asks identity (safe to ask again: same uuids, same answer), then
 //! completes the process with its integration and events in one transaction.
 //!
-//! The start seals the tokens of rows written before tokens were sealed ([`seal_tokens`]).
+//! The start seals the tokens of rows written before tokens were sealed, and seals again
+//! what a master key no longer current sealed ([`seal_at_start`]).
 
 use std::net::IpAddr;
 
@@ -21,13 +22,13 @@ use coffer_events::catalogue::{
 use coffer_http::idempotency::Once;
 use coffer_http::{ApiError, Failure};
 use coffer_secrets::Secrets;
-use coffer_store::{Db, Store};
+use coffer_store::{Db, Store, resealing};
 use serde_json::{Value, json};
 use uuid::Uuid;
 
 use super::domain::{self, Planned, ProcessStatus, check_create, new_token, token_digest};
 use super::events;
-use super::store::{self as processes, ProcessRow, Reseal};
+use super::store::{self as processes, ProcessRow};
 use super::views::{Form, ProcessRecord};
 use crate::configurations::commands as configurations;
 use crate::error::OnboardingError;
@@ -283,49 +284,15 @@ async fn complete(
     Ok(ProcessRecord::of(&done, Form::ByToken, now))
 }
 
-/// Seals every token stored in clear (a row from before tokens were sealed) or under a
-/// master key that is no longer current, a batch at a time; the start runs it. A token no
-/// configured key opens stops the start and names its process: it could not be shown to
-/// the partner either, and a key left out of `secrets.keys` is the likely cause.
-pub(crate) async fn seal_tokens(
-    store: &Store,
-    secrets: &Secrets,
-) -> Result<usize, OnboardingError> {
-    const BATCH: i64 = 500;
-    let (mut after, mut sealed) = (String::new(), 0);
-    loop {
-        let (kid, from) = (secrets.current_kid().to_owned(), after.clone());
-        let found = store
-            .query(move |c| processes::unsealed(c, &kid, &from, BATCH))
-            .await?;
-        let Some((last, _)) = found.last() else {
-            break;
-        };
-        after = last.clone();
-        let plan = found
-            .into_iter()
-            .map(|(uuid, was)| {
-                let now = processes::open_token(secrets, &uuid, &was)
-                    .and_then(|token| processes::seal_token(secrets, &uuid, &token))
-                    .map_err(|e| {
-                        OnboardingError::Internal(format!(
-                            "the token of onboarding process {uuid} cannot be sealed again \
-                             ({e}); is the master key that sealed it in secrets.keys?"
-                        ))
-                    })?;
-                Ok(Reseal { uuid, was, now })
-            })
-            .collect::<Result<Vec<_>, OnboardingError>>()?;
-        sealed += store.query(move |c| processes::reseal(c, &plan)).await?;
-    }
-    if sealed > 0 {
-        tracing::info!(
-            sealed,
-            master_key = secrets.current_kid(),
-            "onboarding process tokens sealed under the current master key"
-        );
-    }
-    Ok(sealed)
+/// Seals again, at start, what onboarding keeps sealed: every process's token stored in
+/// clear (a row from before tokens were sealed) or under a master key that is no longer
+/// current, and the answers stored sealed under Idempotency-Keys. A token no configured key
+/// opens stops the start and names its process: it could not be shown to the partner
+/// either, and a key left out of `secrets.keys` is the likely cause.
+pub(crate) async fn seal_at_start(store: &Store, secrets: &Secrets) -> Result<(), OnboardingError> {
+    resealing::reseal::<processes::Tokens>(store, secrets).await?;
+    coffer_http::idempotency::reseal_answers(store, secrets).await?;
+    Ok(())
 }
 
 /// Whether a user has `email`, behind a captcha and a throttle per source network.

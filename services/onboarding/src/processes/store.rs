@@ -2,11 +2,11 @@
 //! keys, bound to its process, so the column gives nothing away and a sealed value copied
 //! to another row does not open; `token_sha256` finds a process by its token without
 //! opening anything. Rows written before tokens were sealed hold the token in clear: they
-//! read as they are, and the start seals them ([`unsealed`], [`reseal`]).
+//! read as they are, and the start seals them ([`Tokens`]).
 
 use coffer_secrets::Secrets;
+use coffer_store::resealing::{self, Batch, Fate, Found, SealedTable, Unopened};
 use coffer_store::{Db, db_run};
-use diesel::connection::SimpleConnection;
 use diesel::prelude::*;
 use diesel::result::Error as DieselError;
 
@@ -92,65 +92,50 @@ pub fn by_token(
     opened(secrets, row)
 }
 
-/// Up to `limit` processes after `after` (by uuid) whose token is not sealed under master
-/// key `kid`, with the token as stored: those from before sealing, and those sealed under
-/// a key since replaced. Key ids may hold `_`, which `LIKE` would take for any character.
-pub fn unsealed(
-    conn: &mut Db<'_>,
-    kid: &str,
-    after: &str,
-    limit: i64,
-) -> QueryResult<Vec<(String, String)>> {
-    let sealed_under = format!("v1.{}.%", kid.replace('_', "\\_"));
-    db_run!(conn: {
-        p::onboarding_processes
-            .filter(p::uuid.gt(after))
-            .filter(p::token.not_like(&sealed_under).escape('\\'))
-            .order(p::uuid)
-            .limit(limit)
-            .select((p::uuid, p::token))
-            .load(conn)
-    })
-}
+/// Processes' tokens, as the start-up pass goes through them ([`coffer_store::resealing`]):
+/// a token in clear (a row from before sealing) is sealed, one sealed under a master key
+/// that is no longer current is sealed again.
+pub struct Tokens;
 
-/// A stored token to replace, if it still holds `was`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Reseal {
-    pub uuid: String,
-    pub was: String,
-    pub now: String,
-}
+impl SealedTable for Tokens {
+    const TABLE: &'static str = "onboarding_processes";
+    type Key = String;
+    type Values = String;
 
-/// Replaces stored tokens in one transaction; a row another replica changed first is left
-/// alone. Returns how many rows changed.
-///
-/// On SQLite a token in clear must not linger in the file once sealed: secure_delete zeroes
-/// the space the old value held, and a truncating checkpoint empties the write-ahead log of
-/// earlier page images (as identity does for its signing keys). PostgreSQL keeps the old
-/// row version until VACUUM (docs/decisions/secrets.md).
-pub fn reseal(conn: &mut Db<'_>, changes: &[Reseal]) -> QueryResult<usize> {
-    if let Db::Sqlite(c) = conn {
-        c.batch_execute("PRAGMA secure_delete = ON")?;
+    fn stale(conn: &mut Db<'_>, batch: &Batch<'_, String>) -> QueryResult<Found<Self>> {
+        db_run!(conn: {
+            p::onboarding_processes
+                .filter(p::uuid.gt(batch.after))
+                .filter(p::token.not_like(batch.current).escape('\\'))
+                .order(p::uuid)
+                .limit(batch.limit)
+                .select((p::uuid, p::token))
+                .load(conn)
+        })
     }
-    let changed = conn.write_tx(|tx| -> QueryResult<usize> {
-        let mut changed = 0;
-        for change in changes {
-            changed += db_run!(tx: {
-                diesel::update(
-                    p::onboarding_processes
-                        .find(&change.uuid)
-                        .filter(p::token.eq(&change.was)),
-                )
-                .set(p::token.eq(&change.now))
-                .execute(tx)
-            })?;
+
+    /// A token in clear is sealed, not replaced: the partner has it already and has sent it
+    /// to its person (docs/decisions/secrets.md).
+    fn plan(secrets: &Secrets, uuid: &String, was: &String) -> Result<Fate<String>, Unopened> {
+        if coffer_secrets::is_sealed(was) {
+            return resealing::column(secrets, "token", &context(uuid), was).map(Fate::of);
         }
-        Ok(changed)
-    })?;
-    if let Db::Sqlite(c) = conn {
-        c.batch_execute("PRAGMA wal_checkpoint(TRUNCATE)")?;
+        let sealed = secrets
+            .seal(&context(uuid), was.as_bytes())
+            .map_err(|e| Unopened {
+                column: "token",
+                source: e.into(),
+            })?;
+        Ok(Fate::Replace(sealed))
     }
-    Ok(changed)
+
+    fn replace(conn: &mut Db<'_>, uuid: &String, was: &String, now: &String) -> QueryResult<usize> {
+        db_run!(conn: {
+            diesel::update(p::onboarding_processes.find(uuid).filter(p::token.eq(was)))
+                .set(p::token.eq(now))
+                .execute(conn)
+        })
+    }
 }
 
 /// Keeps the plan of a pending process, unless one is kept already; the plan kept.

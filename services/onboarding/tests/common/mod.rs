@@ -10,7 +10,9 @@ use coffer_onboarding::captcha::TestCaptcha;
 use coffer_onboarding::configurations::ConfigurationInput;
 use coffer_onboarding::identity::{Answer, IdentityPort, KnownUser, Onboarded};
 use coffer_onboarding::{MIGRATIONS, Onboarding, OnboardingError, OnboardingSettings};
-use coffer_secrets::{MasterKey, Secrets};
+use coffer_secrets::Secrets;
+#[allow(unused_imports)]
+pub use coffer_testkit::master_keys;
 use coffer_testkit::{Backend, Harness, TestApp};
 use serde_json::{Value, json};
 use uuid::Uuid;
@@ -37,15 +39,6 @@ impl IdentityPort for Agreeable {
     fn email_exists(&self, _: String) -> Answer<'_, bool> {
         Box::pin(async { Ok(false) })
     }
-}
-
-/// Master keys `kid` of 32 bytes `byte` each, `current` sealing.
-pub fn master_keys(keys: &[(&str, u8)], current: &str) -> Secrets {
-    let keys = keys
-        .iter()
-        .map(|(kid, byte)| MasterKey::new(kid, &[*byte; 32]).unwrap())
-        .collect();
-    Secrets::new(keys, Some(current)).unwrap()
 }
 
 pub async fn start(h: &Harness, secrets: Secrets) -> Result<Onboarding, OnboardingError> {
@@ -143,26 +136,12 @@ pub async fn create(
 
 /// Runs `sql` (the same text on both backends) against the app's database.
 pub async fn execute(app: &TestApp, sql: String) -> usize {
-    app.store
-        .query(move |db| coffer_store::db_run!(db: { diesel::RunQueryDsl::execute(diesel::sql_query(sql), db) }))
-        .await
-        .unwrap()
-}
-
-#[derive(diesel::QueryableByName)]
-struct Text {
-    #[diesel(sql_type = diesel::sql_types::Text)]
-    text: String,
+    coffer_testkit::execute(&app.store, sql).await
 }
 
 /// The first column, as text, of every row `sql` selects; the column must be named `text`.
 pub async fn texts(app: &TestApp, sql: String) -> Vec<String> {
-    let rows: Vec<Text> = app
-        .store
-        .query(move |db| coffer_store::db_run!(db: { diesel::RunQueryDsl::load(diesel::sql_query(sql), db) }))
-        .await
-        .unwrap();
-    rows.into_iter().map(|r| r.text).collect()
+    coffer_testkit::texts(&app.store, sql).await
 }
 
 /// Where `needle` is stored in clear: the SQLite files behind the app (write-ahead logs and

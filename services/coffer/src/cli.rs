@@ -328,7 +328,8 @@ pub enum KeysCommand {
 #[derive(Debug, Subcommand)]
 pub enum SecretsCommand {
     /// Standalone: add a master key to <data-dir>/master-keys.json and make it current;
-    /// the next `coffer dev` start seals every stored secret under it. Prints its id.
+    /// the next `coffer dev` start seals every stored secret of every service under it,
+    /// after which the old key may be deleted from the file. Prints its id.
     Rotate,
     /// Print a new master key (`kid:base64key`) to add to `secrets.keys` of a distributed
     /// install; nothing is stored (docs/deployment.md, rotating the master key).

@@ -114,13 +114,15 @@ pub async fn start_all(
     );
     // SFTP sources may reach what webhook deliveries may (`--webhook-allow-subnets`).
     let sftp_addresses = notifications.addresses.clone();
-    let notifications = coffer_notifications::Notifications::new(
+    let notifications = coffer_notifications::Notifications::start(
         open(data_dir, coffer_notifications::MIGRATIONS).await?,
         Arc::clone(&clock),
         Arc::clone(&bus),
         secrets.clone(),
         notifications,
-    )?;
+    )
+    .await
+    .context("notifications could not start")?;
     // The captcha of `coffer dev` is the test one (`onboarding.captcha = test`): dev.rs
     // says so when it starts.
     let onboarding = coffer_onboarding::Onboarding::start(
@@ -135,8 +137,8 @@ pub async fn start_all(
         coffer_onboarding::OnboardingSettings::default(),
     )
     .await
-    .context("onboarding could not seal its processes' tokens")?;
-    let reconciliation = coffer_reconciliation::Reconciliation::new(
+    .context("onboarding could not seal its stored secrets again")?;
+    let reconciliation = coffer_reconciliation::Reconciliation::start(
         open(data_dir, coffer_reconciliation::MIGRATIONS).await?,
         Arc::clone(&clock),
         Arc::clone(&bus),
@@ -146,7 +148,9 @@ pub async fn start_all(
             sftp_addresses,
             ..coffer_reconciliation::ReconciliationSettings::default()
         },
-    );
+    )
+    .await
+    .context("reconciliation could not seal its SFTP secrets again")?;
     Ok(Standalone {
         modules: vec![
             Arc::new(identity),

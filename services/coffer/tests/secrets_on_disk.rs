@@ -1,5 +1,6 @@
 //! What `coffer dev` leaves on disk: a data directory only its owner can read, secrets in
-//! it sealed under the master keys, and a master-key rotation that keeps every token.
+//! it sealed under the master keys, and a master-key rotation that keeps every token and
+//! every stored secret once the old key is gone.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod common;
@@ -9,6 +10,7 @@ use std::path::{Path, PathBuf};
 
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
+use common::fixtures::Client;
 use common::*;
 use serde_json::Value;
 
@@ -236,4 +238,182 @@ async fn admin_rotates_the_master_key_of_the_data_dir() {
     assert!(printed.starts_with(&format!("{}:", entry["kid"].as_str().unwrap())));
     let stored = std::fs::read_to_string(data.join("master-keys.json")).unwrap();
     assert!(!stored.contains(printed));
+}
+
+/// Sends `body` to `path` under Idempotency-Key `key`: (status, body, replayed).
+async fn keyed(caller: &Client, path: &str, key: &str, body: &Value) -> (u16, Value, bool) {
+    let res = caller
+        .http
+        .post(format!("{}{path}", caller.base))
+        .bearer_auth(&caller.token)
+        .header("Idempotency-Key", key)
+        .json(body)
+        .send()
+        .await
+        .unwrap();
+    let status = res.status().as_u16();
+    let replayed = res.headers().contains_key("idempotent-replayed");
+    (status, res.json().await.unwrap(), replayed)
+}
+
+/// `made`, a client `coffer admin` made, calling where `beside` calls.
+async fn as_client(beside: &Client, made: &Value) -> Client {
+    let (id, secret) = (&made["client_id"], &made["client_secret"]);
+    Client {
+        token: token(&beside.base, id.as_str().unwrap(), secret.as_str().unwrap()).await,
+        ..beside.clone()
+    }
+}
+
+/// Files of the data directory that hold a value sealed under master key `kid`.
+fn sealed_under(dir: &Path, kid: &str) -> Vec<String> {
+    let marker = format!("v1.{kid}.");
+    everything_in(dir)
+        .into_iter()
+        .filter(|p| p.is_file())
+        .filter(|p| {
+            let bytes = std::fs::read(p).unwrap();
+            bytes.windows(marker.len()).any(|w| w == marker.as_bytes())
+        })
+        .map(|p| p.display().to_string())
+        .collect()
+}
+
+#[tokio::test]
+async fn every_stored_secret_outlives_the_master_key_it_was_sealed_under() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let (k1, k2) = (format!("k1:{}", key(1)), format!("k2:{}", key(2)));
+    let both = format!("{k1},{k2}");
+
+    // Under k1: a webhook with a password, an SFTP source (its server need not exist), and
+    // a partner's onboarding process, the webhook and the process made under keys.
+    let mut server = start_with(&data, &[("COFFER_SECRETS__KEYS", &k1)]);
+    let c = credentials(&data, &mut server).await;
+    let a = Client::demo(&c).await;
+    let org = c["organisation_uuid"].as_str().unwrap();
+    let account = c["account_uuids"][0].as_str().unwrap();
+    let hook_body = serde_json::json!({"organisation_uuid": org,
+        "endpoint": "https://hooks.example.org/coffer", "username": "hooks",
+        "password": "hook-password"});
+    let (status, hook, _) = keyed(&a, "/webhooks", "hook-1", &hook_body).await;
+    assert_eq!(status, 201, "{hook}");
+    let blueprint = a
+        .made(
+            "/reconciliation/blueprints",
+            serde_json::json!({"name": "Bank", "organisation_uuid": org,
+                "account_uuid": account, "message_type": "camt.053",
+                "processing": "match_settlement_payouts"}),
+        )
+        .await;
+    let source = a
+        .made(
+            "/reconciliation/sources",
+            serde_json::json!({"name": "Bank server", "organisation_uuid": org,
+                "account_uuid": account, "type": "sftp", "blueprint_uuid": blueprint["uuid"],
+                "sftp": {"host": "sftp.bank.example", "username": "charity",
+                    "password": "sftp-password", "directory": "/out",
+                    "host_key": "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIAABAgMEBQYHCAkKCwwNDg8QERITFBUWFxgZGhscHR4f"}}),
+        )
+        .await;
+    let partner = admin(
+        &data,
+        &[
+            "partner",
+            "create",
+            "--name",
+            "Rotating CRM",
+            "--redirect-uri",
+            "https://crm.example/cb",
+        ],
+    );
+    let configuration = admin(
+        &data,
+        &[
+            "onboarding-configuration",
+            "create",
+            "--partner",
+            partner["uuid"].as_str().unwrap(),
+            "--account-label",
+            "Donations",
+        ],
+    );
+    let p = as_client(&a, &partner).await;
+    let address = serde_json::json!({"address_line1": "Weg 1", "postal_code": "3000",
+        "city": "Bern", "country": "CH"});
+    let process_body = serde_json::json!({"external_id": "crm-7",
+        "onboarding_configuration_uuid": configuration["uuid"],
+        "user": {"email": "rotating@example.org", "first_name": "Ro", "last_name": "Tating"},
+        "organisation": {"name": "Rotating Aid", "main_address": address,
+            "billing_address": address}});
+    let (status, process, _) = keyed(
+        &p,
+        "/partner-onboarding-processes",
+        "process-1",
+        &process_body,
+    )
+    .await;
+    assert_eq!(status, 201, "{process}");
+    drop(server);
+    assert!(
+        !sealed_under(&data, "k1").is_empty(),
+        "the scan finds k1's values"
+    );
+
+    // k2 becomes current while k1 still opens; then k1 goes.
+    {
+        let env = [
+            ("COFFER_SECRETS__KEYS", both.as_str()),
+            ("COFFER_SECRETS__CURRENT", "k2"),
+        ];
+        let mut server = start_with(&data, &env);
+        credentials(&data, &mut server).await;
+    }
+    assert_eq!(sealed_under(&data, "k1"), Vec::<String>::new());
+    let mut server = start_with(&data, &[("COFFER_SECRETS__KEYS", &k2)]);
+    let c = credentials(&data, &mut server).await;
+    let a = Client::demo(&c).await;
+    let p = as_client(&a, &partner).await;
+
+    // The list shows no keys, yet opens every endpoint's; one endpoint shows its key.
+    let uuid = hook["uuid"].as_str().unwrap();
+    let listed = a.read("/webhooks").await;
+    assert!(
+        listed.as_array().unwrap().iter().any(|h| h["uuid"] == uuid),
+        "{listed}"
+    );
+    assert_eq!(
+        a.read(&format!("/webhooks/{uuid}")).await["hmac_key"],
+        hook["hmac_key"]
+    );
+    let (status, again, replayed) = keyed(&a, "/webhooks", "hook-1", &hook_body).await;
+    assert_eq!((status, replayed), (201, true), "{again}");
+    assert_eq!(again, hook);
+
+    let sftp = a
+        .read(&format!(
+            "/reconciliation/sources/{}",
+            source["uuid"].as_str().unwrap()
+        ))
+        .await;
+    assert_eq!(sftp["sftp"]["auth"], "password", "{sftp}");
+    assert_eq!(sftp["sftp"]["host"], "sftp.bank.example");
+
+    let (status, again, replayed) = keyed(
+        &p,
+        "/partner-onboarding-processes",
+        "process-1",
+        &process_body,
+    )
+    .await;
+    assert_eq!((status, replayed), (201, true), "{again}");
+    assert_eq!(again["token"], process["token"]);
+    let path = format!(
+        "/partner-onboarding-processes/{}",
+        process["uuid"].as_str().unwrap()
+    );
+    let (status, text) = p.call("GET", &path, None).await;
+    assert_eq!(status, 201, "{text}");
+    let read: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(read["token"], process["token"]);
 }

@@ -45,18 +45,26 @@ pub struct Notifications {
 
 /// Why notifications cannot start.
 #[derive(Debug, thiserror::Error)]
-#[error("the delivery client cannot be built: {0}")]
-pub struct StartError(#[from] reqwest::Error);
+pub enum StartError {
+    #[error("the delivery client cannot be built: {0}")]
+    Client(#[from] reqwest::Error),
+    #[error(transparent)]
+    Reseal(#[from] coffer_store::resealing::PassError),
+}
 
 impl Notifications {
-    /// The store must be migrated with [`MIGRATIONS`].
-    pub fn new(
+    /// The store must be migrated with [`MIGRATIONS`]. What it keeps sealed under a master
+    /// key that is no longer current (endpoints' signing keys and passwords, the answers
+    /// stored under Idempotency-Keys) is sealed again under the current one first, before
+    /// anything is served or delivered.
+    pub async fn start(
         store: Store,
         clock: Arc<dyn Clock>,
         bus: Arc<dyn Bus>,
         secrets: Secrets,
         settings: NotificationsSettings,
     ) -> Result<Self, StartError> {
+        endpoints::commands::seal_at_start(&store, &secrets).await?;
         let mut events = EventWiring::new(
             "notifications",
             &store,

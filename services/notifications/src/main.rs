@@ -35,13 +35,14 @@ fn main() -> std::process::ExitCode {
                 max_in_flight: section.max_in_flight,
                 max_in_flight_per_endpoint: section.max_in_flight_per_endpoint,
             };
-            let notifications = Notifications::new(
+            let notifications = Notifications::start(
                 s.store.clone(),
                 Arc::clone(&s.clock),
                 s.bus.clone(),
                 secrets,
                 settings,
-            )?;
+            )
+            .await?;
             Ok(Built {
                 modules: vec![Arc::new(notifications) as Arc<dyn Module>],
                 verifier,

@@ -1,9 +1,12 @@
 //! Webhook endpoints through HTTP: made, read, replaced, changed and removed by their
-//! organisation; bad fields named; secrets never shown back; other tenants refused.
+//! organisation; bad fields named; secrets never shown back; other tenants refused; their
+//! secrets, and the answers stored under Idempotency-Keys, sealed again at start after a
+//! master-key rotation.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod common;
 
+use coffer_notifications::NotificationsSettings;
 use common::*;
 use serde_json::{Value, json};
 
@@ -208,5 +211,55 @@ coffer_testkit::backend_tests! {
             assert!(!answer.to_string().contains("basic-auth-secret") && !answer.to_string().contains("whsec_"), "{answer}");
         }
         assert_eq!(call(&w, "GET", &path, &token, None).await.1, made, "unchanged");
+    }
+    async fn an_endpoint_s_secrets_and_its_stored_answer_outlive_the_master_key_that_sealed_them(backend) {
+        // A key id with `_`, which a LIKE pattern would take for any character.
+        let w = notifications_world_sealing(backend, master_keys(&[("m_1", 1)], "m_1"), NotificationsSettings::default()).await;
+        let (org, _, _) = notifications_merchant(&w).await;
+        // The test's own token: its client is the same after the restarts below.
+        let token = w.app.token_for(&[org]);
+        let hook = body(org, "https://crm.example.org/rotated");
+        let (status, made) = keyed(&w, "/webhooks", &token, "hook-1", &hook).await;
+        assert_eq!(status, 201, "{made}");
+        let path = format!("/webhooks/{}", made["uuid"].as_str().unwrap());
+        // A new signing key, so the one before is kept (sealed) too.
+        let (status, changed) = call(&w, "PATCH", &path, &token, Some(&json!({"hmac_key": "the-next-signing-key"}))).await;
+        assert_eq!(status, 200, "{changed}");
+        let columns = "SELECT hmac_key_sealed AS text FROM webhook_endpoints \
+            UNION ALL SELECT previous_hmac_key_sealed FROM webhook_endpoints \
+            UNION ALL SELECT password_sealed FROM webhook_endpoints \
+            UNION ALL SELECT response FROM idempotency_keys";
+        let sealed_under = |kid: &str, stored: &[String]| stored.len() == 4 && stored.iter().all(|s| s.starts_with(&format!("v1.{kid}.")));
+        let stored = texts(&w, columns).await;
+        assert!(sealed_under("m_1", &stored), "{stored:?}");
+
+        // m2 seals from the next start, while m_1 still opens; then m_1 goes.
+        let (w, started) = restarted(w, master_keys(&[("m_1", 1), ("m2", 2)], "m2")).await;
+        started.unwrap();
+        let stored = texts(&w, columns).await;
+        assert!(sealed_under("m2", &stored), "{stored:?}");
+        let (w, started) = restarted(w, master_keys(&[("m2", 2)], "m2")).await;
+        started.unwrap();
+        let token = w.app.token_for(&[org]);
+        assert_eq!(call(&w, "GET", &path, &token, None).await, (200, changed.clone()));
+        let (status, listed) = call(&w, "GET", "/webhooks", &token, None).await;
+        assert_eq!((status, listed.as_array().unwrap().len()), (200, 1), "{listed}");
+        let (status, replayed) = keyed(&w, "/webhooks", &token, "hook-1", &hook).await;
+        assert_eq!((status, &replayed), (201, &made));
+
+        // A stored answer no configured key opens is dropped at start, not kept to fail.
+        let lost = master_keys(&[("m9", 9)], "m9").seal("elsewhere", b"{}").unwrap();
+        let sql = format!("UPDATE idempotency_keys SET response = '{lost}'");
+        assert_eq!(coffer_testkit::execute(&w.more[0], sql).await, 1);
+        let (w, started) = restarted(w, master_keys(&[("m2", 2)], "m2")).await;
+        started.unwrap();
+        assert_eq!(texts(&w, "SELECT response AS text FROM idempotency_keys").await, Vec::<String>::new());
+
+        // A signing key no configured key opens stops the start, naming its endpoint.
+        let (_, started) = restarted(w, master_keys(&[("m9", 9)], "m9")).await;
+        let refused = started.unwrap_err().to_string();
+        for named in ["webhook_endpoints", made["uuid"].as_str().unwrap(), "m2", "secrets.keys"] {
+            assert!(refused.contains(named), "{named} in {refused}");
+        }
     }
 }

@@ -47,7 +47,20 @@ pub struct Reconciliation {
 }
 
 impl Reconciliation {
-    /// The store must be migrated with [`MIGRATIONS`].
+    /// [`Reconciliation::new`], once the SFTP secrets sealed under a master key that is no
+    /// longer current are sealed again under the current one: how a process starts.
+    pub async fn start(
+        store: Store,
+        clock: Arc<dyn Clock>,
+        bus: Arc<dyn Bus>,
+        settings: ReconciliationSettings,
+    ) -> Result<Self, coffer_store::resealing::PassError> {
+        sources::commands::seal_at_start(&store, settings.secrets.as_ref()).await?;
+        Ok(Self::new(store, clock, bus, settings))
+    }
+
+    /// The store must be migrated with [`MIGRATIONS`]. Nothing stored is sealed again:
+    /// for a store whose values the current master key sealed (tests).
     pub fn new(
         store: Store,
         clock: Arc<dyn Clock>,

@@ -41,12 +41,13 @@ fn main() -> std::process::ExitCode {
                 read_every: Duration::from_millis(s.config.reconciliation.read_every_ms),
                 sftp_addresses,
             };
-            let reconciliation = Reconciliation::new(
+            let reconciliation = Reconciliation::start(
                 s.store.clone(),
                 Arc::clone(&s.clock),
                 s.bus.clone(),
                 settings,
-            );
+            )
+            .await?;
             Ok(Built {
                 modules: vec![Arc::new(reconciliation) as Arc<dyn Module>],
                 verifier,

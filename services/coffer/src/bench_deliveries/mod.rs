@@ -278,7 +278,8 @@ async fn run_on(
         extra_roots: Some(std::fs::read(&args.cert).context("--cert")?),
         ..NotificationsSettings::default()
     };
-    let notifications = Notifications::new(store.clone(), clock, bus, secrets.clone(), settings)?;
+    let notifications =
+        Notifications::start(store.clone(), clock, bus, secrets.clone(), settings).await?;
     let workers = notifications.spawn_workers();
     let bench = Bench {
         store,

@@ -7,7 +7,9 @@ use coffer_http::idempotency::Once;
 use coffer_http::{ApiError, Failure};
 use coffer_model::ids::parse_uuid;
 use coffer_model::validation::FieldError;
-use coffer_store::Db;
+use coffer_secrets::Secrets;
+use coffer_store::resealing::{self, PassError};
+use coffer_store::{Db, Store};
 use serde_json::{Value, json};
 use uuid::Uuid;
 
@@ -15,6 +17,17 @@ use super::domain::{Endpoint, Fields, key, request};
 use super::store;
 use crate::deliveries::connect;
 use crate::state::NotificationsState;
+
+/// Seals again, at start, what notifications keeps sealed under a master key that is no
+/// longer current: endpoints' signing keys and passwords, and the answers stored under
+/// Idempotency-Keys (a create's shows the signing key). A signing key or password no
+/// configured key opens stops the start and names its endpoint: no delivery to it could be
+/// signed, and a key left out of `secrets.keys` is the likely cause.
+pub(crate) async fn seal_at_start(store: &Store, secrets: &Secrets) -> Result<(), PassError> {
+    resealing::reseal::<store::SealedColumns>(store, secrets).await?;
+    coffer_http::idempotency::reseal_answers(store, secrets).await?;
+    Ok(())
+}
 
 /// Lists are bounded: an organisation has a handful of endpoints, never thousands.
 pub const MAX_LISTED: i64 = 1_000;

@@ -5,6 +5,7 @@
 use std::hash::Hasher;
 
 use coffer_secrets::Secrets;
+use coffer_store::resealing::{self, Batch, Fate, Found, SealedTable, Unopened};
 use coffer_store::{Db, db_run};
 use diesel::prelude::*;
 use diesel::result::Error as DieselError;
@@ -125,6 +126,99 @@ pub fn find(db: &mut Db<'_>, secrets: &Secrets, uuid: &str) -> QueryResult<Optio
         w::webhook_endpoints.find(uuid).select(Row::as_select()).first(db).optional()
     })?;
     row.map(|r| r.into_endpoint(secrets)).transpose()
+}
+
+/// Endpoints' sealed columns, as the start-up pass goes through them
+/// ([`coffer_store::resealing`]): each value sealed under a master key that is no longer
+/// current is sealed again.
+pub struct SealedColumns;
+
+/// An endpoint's sealed columns, as stored.
+pub struct Stored {
+    hmac_key: String,
+    previous_hmac_key: Option<String>,
+    password: Option<String>,
+}
+
+impl SealedTable for SealedColumns {
+    const TABLE: &'static str = "webhook_endpoints";
+    type Key = String;
+    type Values = Stored;
+
+    fn stale(db: &mut Db<'_>, batch: &Batch<'_, String>) -> QueryResult<Found<Self>> {
+        let current = batch.current;
+        let rows: Vec<(String, String, Option<String>, Option<String>)> = db_run!(db: {
+            w::webhook_endpoints
+                .filter(w::uuid.gt(batch.after))
+                // A NULL column matches neither way, so it never makes its row stale.
+                .filter(
+                    w::hmac_key_sealed.not_like(current).escape('\\').nullable()
+                        .or(w::previous_hmac_key_sealed.not_like(current).escape('\\'))
+                        .or(w::password_sealed.not_like(current).escape('\\')),
+                )
+                .order(w::uuid)
+                .limit(batch.limit)
+                .select((w::uuid, w::hmac_key_sealed, w::previous_hmac_key_sealed, w::password_sealed))
+                .load(db)
+        })?;
+        Ok(rows
+            .into_iter()
+            .map(|(uuid, hmac_key, previous_hmac_key, password)| {
+                let stored = Stored {
+                    hmac_key,
+                    previous_hmac_key,
+                    password,
+                };
+                (uuid, stored)
+            })
+            .collect())
+    }
+
+    fn plan(secrets: &Secrets, uuid: &String, was: &Stored) -> Result<Fate<Stored>, Unopened> {
+        let again = |column, field, value: Option<&String>| match value {
+            Some(v) => resealing::column(secrets, column, &context(uuid, field), v),
+            None => Ok(None),
+        };
+        let hmac_key = again("hmac_key_sealed", "hmac_key", Some(&was.hmac_key))?;
+        let previous_hmac_key = again(
+            "previous_hmac_key_sealed",
+            "previous_hmac_key",
+            was.previous_hmac_key.as_ref(),
+        )?;
+        let password = again("password_sealed", "password", was.password.as_ref())?;
+        if hmac_key.is_none() && previous_hmac_key.is_none() && password.is_none() {
+            return Ok(Fate::Keep);
+        }
+        Ok(Fate::Replace(Stored {
+            hmac_key: hmac_key.unwrap_or_else(|| was.hmac_key.clone()),
+            previous_hmac_key: previous_hmac_key.or_else(|| was.previous_hmac_key.clone()),
+            password: password.or_else(|| was.password.clone()),
+        }))
+    }
+
+    /// Only if the row holds all three as they were: a change of the endpoint meanwhile (by
+    /// a replica already serving) sealed its values under its own current key.
+    fn replace(db: &mut Db<'_>, uuid: &String, was: &Stored, now: &Stored) -> QueryResult<usize> {
+        db_run!(db: {
+            let mut q = diesel::update(w::webhook_endpoints.find(uuid))
+                .set((
+                    w::hmac_key_sealed.eq(&now.hmac_key),
+                    w::previous_hmac_key_sealed.eq(&now.previous_hmac_key),
+                    w::password_sealed.eq(&now.password),
+                ))
+                .into_boxed()
+                .filter(w::hmac_key_sealed.eq(&was.hmac_key));
+            q = match &was.previous_hmac_key {
+                Some(v) => q.filter(w::previous_hmac_key_sealed.eq(v)),
+                None => q.filter(w::previous_hmac_key_sealed.is_null()),
+            };
+            q = match &was.password {
+                Some(v) => q.filter(w::password_sealed.eq(v)),
+                None => q.filter(w::password_sealed.is_null()),
+            };
+            q.execute(db)
+        })
+    }
 }
 
 /// Holds, until the transaction ends, the right to make an organisation's endpoint for

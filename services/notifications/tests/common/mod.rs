@@ -10,6 +10,9 @@ use std::time::Duration;
 
 use coffer_http::Module;
 use coffer_notifications::{Notifications, NotificationsSettings};
+use coffer_secrets::Secrets;
+#[allow(unused_imports)]
+pub use coffer_testkit::master_keys;
 use serde_json::Value;
 use uuid::Uuid;
 pub use world::*;
@@ -19,19 +22,55 @@ pub async fn notifications_world(backend: Backend) -> World {
 }
 
 pub async fn notifications_world_with(backend: Backend, settings: NotificationsSettings) -> World {
+    let secrets = Secrets::ephemeral().unwrap();
+    notifications_world_sealing(backend, secrets, settings).await
+}
+
+/// The world with notifications sealing under `secrets`.
+pub async fn notifications_world_sealing(
+    backend: Backend,
+    secrets: Secrets,
+    settings: NotificationsSettings,
+) -> World {
     world_with(backend, &[coffer_notifications::MIGRATIONS], |h, stores| {
-        vec![Arc::new(
-            Notifications::new(
-                stores[0].clone(),
-                h.clock_arc(),
-                h.bus.clone(),
-                coffer_secrets::Secrets::ephemeral().unwrap(),
-                settings,
-            )
-            .unwrap(),
-        ) as Arc<dyn Module>]
+        // The world builds its modules without awaiting; the start awaits its store.
+        let start = Notifications::start(
+            stores[0].clone(),
+            h.clock_arc(),
+            h.bus.clone(),
+            secrets,
+            settings,
+        );
+        let handle = tokio::runtime::Handle::current();
+        let notifications = tokio::task::block_in_place(|| handle.block_on(start)).unwrap();
+        vec![Arc::new(notifications) as Arc<dyn Module>]
     })
     .await
+}
+
+/// The same databases served by a new notifications process under `secrets`, as it starts
+/// (the pass that seals again included), and how its start went. Identity and payments
+/// are left out (identity's signing keys were sealed under keys of the old process, and
+/// notifications knows its organisations already): requests are signed with the app's own
+/// tokens from here (`w.app.token_for`).
+pub async fn restarted(
+    w: World,
+    secrets: Secrets,
+) -> (World, Result<(), coffer_notifications::StartError>) {
+    let store = w.more[0].clone();
+    w.restart_trying(|h| async move {
+        let settings = NotificationsSettings::default();
+        let clock = h.clock_arc();
+        let n = Notifications::start(store, clock, h.bus.clone(), secrets, settings).await?;
+        Ok(vec![Arc::new(n) as Arc<dyn Module>])
+    })
+    .await
+}
+
+/// The first column, as text, of every row `sql` selects from notifications' database; the
+/// column must be named `text`.
+pub async fn texts(w: &World, sql: &str) -> Vec<String> {
+    coffer_testkit::texts(&w.more[0], sql.to_owned()).await
 }
 
 /// Settings that let deliveries reach `receiver` on loopback and trust its certificate.

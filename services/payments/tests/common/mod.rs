@@ -99,6 +99,31 @@ pub async fn world_with(
 }
 
 impl World {
+    /// The same databases served by a new process that `start` makes (or none, with why
+    /// its start failed), as [`TestApp::restart_trying`].
+    pub async fn restart_trying<F, Fut, E>(self, start: F) -> (World, Result<(), E>)
+    where
+        F: FnOnce(coffer_testkit::Harness) -> Fut,
+        Fut: std::future::Future<Output = Result<Vec<Arc<dyn Module>>, E>>,
+    {
+        let World {
+            app,
+            admin,
+            payments,
+            more,
+            faults,
+        } = self;
+        let (app, started) = app.restart_trying(start).await;
+        let w = World {
+            app,
+            admin,
+            payments,
+            more,
+            faults,
+        };
+        (w, started)
+    }
+
     /// An organisation with an account whose payment method profiles payments already
     /// knows, and a token for it: (organisation, account, token).
     pub async fn merchant(&self) -> (Uuid, String, String) {

@@ -18,7 +18,7 @@ use crate::blueprints::store::{self as blueprints, Blueprint};
 use crate::files::commands::{Arrived, read};
 use crate::files::domain::shown_name;
 use crate::files::store::{self as files, Row as FileRow};
-use crate::sources::commands::secret_context;
+use crate::sources::domain::secret_context;
 use crate::sources::domain::{DEFAULT_POLL_SECONDS, SourceKind};
 use crate::sources::store::{self as sources, Row};
 

@@ -6,19 +6,26 @@ use coffer_auth::Caller;
 use coffer_http::idempotency::Once;
 use coffer_http::{ApiError, Failure};
 use coffer_model::paging::Paging;
-use coffer_store::Db;
+use coffer_secrets::Secrets;
+use coffer_store::resealing::{self, PassError};
+use coffer_store::{Db, Store};
 
-use super::domain::SourceInput;
+use super::domain::{SourceInput, secret_context};
 use super::store::{self, Row, Source};
 use crate::ReconciliationState;
 use crate::blueprints::store as blueprints;
 use crate::lists::visible_page;
 use crate::tenancy::{find_visible, require_account};
 
-/// The context an SFTP secret is sealed under: bound to its source, so a sealed value
-/// copied into another row does not open.
-pub fn secret_context(source: &str) -> String {
-    format!("reconciliation.sftp:{source}")
+/// Seals again, at start, the SFTP secrets sealed under a master key that is no longer
+/// current. One no configured key opens stops the start and names its source: the source
+/// could not be polled either, and a key left out of `secrets.keys` is the likely cause.
+/// Without master keys nothing is opened, so there is nothing to do.
+pub async fn seal_at_start(store: &Store, secrets: Option<&Secrets>) -> Result<(), PassError> {
+    if let Some(secrets) = secrets {
+        resealing::reseal::<store::SftpSecrets>(store, secrets).await?;
+    }
+    Ok(())
 }
 
 pub async fn create(

@@ -118,6 +118,12 @@ impl SftpSecret {
     }
 }
 
+/// The context an SFTP secret is sealed under: bound to its source, so a sealed value
+/// copied into another row does not open.
+pub fn secret_context(source: &str) -> String {
+    format!("reconciliation.sftp:{source}")
+}
+
 /// The key prefix under which a source's uploaded files land in the bucket.
 pub fn upload_prefix(source: &str) -> String {
     format!("sources/{source}")

@@ -1,12 +1,14 @@
 //! Sources' queries. An SFTP source's secret is stored sealed (coffer-secrets) and read
 //! only by the poller.
 
+use coffer_secrets::Secrets;
+use coffer_store::resealing::{self, Batch, Fate, Found, SealedTable, Unopened};
 use coffer_store::{Db, db_run};
 use diesel::prelude::*;
 use diesel::result::Error as DieselError;
 use serde::Serialize;
 
-use super::domain::{SourceKind, upload_prefix};
+use super::domain::{SourceKind, secret_context, upload_prefix};
 use crate::lists::newest_first;
 use crate::schema::sources::dsl as s;
 
@@ -151,6 +153,41 @@ pub fn list(
         q.order(newest_first(s::created, s::uuid)).offset(offset).limit(limit).load(db)
     })?;
     rows.into_iter().map(Row::into_source).collect()
+}
+
+/// SFTP sources' secrets, as the start-up pass goes through them
+/// ([`coffer_store::resealing`]): each sealed under a master key that is no longer current
+/// is sealed again.
+pub struct SftpSecrets;
+
+impl SealedTable for SftpSecrets {
+    const TABLE: &'static str = "sources";
+    type Key = String;
+    type Values = String;
+
+    fn stale(db: &mut Db<'_>, batch: &Batch<'_, String>) -> QueryResult<Found<Self>> {
+        db_run!(db: {
+            s::sources
+                .filter(s::uuid.gt(batch.after))
+                .filter(s::sftp_secret.not_like(batch.current).escape('\\'))
+                .order(s::uuid)
+                .limit(batch.limit)
+                .select((s::uuid, s::sftp_secret.assume_not_null()))
+                .load(db)
+        })
+    }
+
+    fn plan(secrets: &Secrets, uuid: &String, was: &String) -> Result<Fate<String>, Unopened> {
+        resealing::column(secrets, "sftp_secret", &secret_context(uuid), was).map(Fate::of)
+    }
+
+    fn replace(db: &mut Db<'_>, uuid: &String, was: &String, now: &String) -> QueryResult<usize> {
+        db_run!(db: {
+            diesel::update(s::sources.find(uuid).filter(s::sftp_secret.eq(was)))
+                .set(s::sftp_secret.eq(now))
+                .execute(db)
+        })
+    }
 }
 
 /// Sources of `kind`, for the workers that fetch their files.

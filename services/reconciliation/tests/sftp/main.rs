@@ -6,7 +6,8 @@
 //! before a crash is read once by the next poll; a file still growing is read only once a
 //! poll finds it as the one before did; the waiting row of a file gone from the server is
 //! forgotten, that of a file read never; a private address is refused unless allowed; a
-//! name listed with control characters is reported without them. Each test has its own
+//! name listed with control characters is reported without them; a source's password
+//! sealed again at start outlives the master key that first sealed it. Each test has its own
 //! directory under the server's root.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
@@ -24,6 +25,8 @@ use coffer_model::clock::Clock;
 use coffer_reconciliation::{Reconciliation, ReconciliationSettings};
 use coffer_secrets::Secrets;
 use coffer_store::Store;
+use coffer_store::resealing::PassError;
+use coffer_testkit::master_keys;
 use common::*;
 use serde_json::{Value, json};
 
@@ -104,24 +107,43 @@ async fn until_exists(path: &Path) {
     panic!("{} never appeared", path.display());
 }
 
+fn settings(secrets: Secrets, sftp_addresses: AddressPolicy) -> ReconciliationSettings {
+    ReconciliationSettings {
+        // Quick looks, so a due poll starts soon after the clock makes it due.
+        read_every: Duration::from_millis(200),
+        secrets: Some(secrets),
+        sftp_addresses,
+        ..ReconciliationSettings::default()
+    }
+}
+
 fn reconciliation(
     h: &coffer_testkit::Harness,
     store: &Store,
     secrets: Secrets,
     sftp_addresses: AddressPolicy,
 ) -> Arc<dyn Module> {
+    let settings = settings(secrets, sftp_addresses);
     Arc::new(Reconciliation::new(
         store.clone(),
         h.clock_arc(),
         h.bus.clone(),
-        ReconciliationSettings {
-            // Quick looks, so a due poll starts soon after the clock makes it due.
-            read_every: Duration::from_millis(200),
-            secrets: Some(secrets),
-            sftp_addresses,
-            ..ReconciliationSettings::default()
-        },
+        settings,
     ))
+}
+
+/// The same databases served by a new reconciliation process under `secrets`, as it starts
+/// (the pass that seals again included), and how its start went. Identity is left out: its
+/// signing keys were sealed with keys of the old process, and reconciliation already knows
+/// the account; the test's own token signs the requests from here.
+async fn restarted(w: World, secrets: Secrets) -> (World, Result<(), PassError>) {
+    let store = w.more[0].clone();
+    w.restart_trying(|h| async move {
+        let settings = settings(secrets, AddressPolicy::parse("127.0.0.0/8").unwrap());
+        let started = Reconciliation::start(store, h.clock_arc(), h.bus.clone(), settings).await?;
+        Ok(vec![Arc::new(started) as Arc<dyn Module>])
+    })
+    .await
 }
 
 /// The reconciliation world, its SFTP sources allowed to reach `allow` (the test server
@@ -560,6 +582,42 @@ coffer_testkit::backend_tests! {
         assert!(shown["poll_error"].as_str().unwrap().contains("not a public address"), "{shown}");
         assert!(here.join("notice.xml").exists());
         assert!(reports(&w.app, &token, &account).await.is_empty());
+        std::fs::remove_dir_all(&here).unwrap();
+    }
+    async fn a_source_signs_in_after_a_rotation_drops_the_master_key_that_sealed_its_password(backend) {
+        let s = server();
+        // A key id with `_`, which a LIKE pattern would take for any character.
+        let w = sftp_world(backend, "127.0.0.0/8", &master_keys(&[("m_1", 1)], "m_1")).await;
+        let (org, account, token, debit, blueprint) = direct_debits(&w).await;
+        let (here, directory) = own_directory(&s);
+        let a = collected(&format!("R1-{directory}"), debit["end_to_end_id"].as_str().unwrap(), "42.00", &today(&w));
+        drop_file(&here, "a.xml", &a, None);
+        let (source, _) = first_report(&w, &token, (org, &account, &blueprint), &directory).await;
+        until_exists(&here.join("processed").join("a.xml")).await;
+
+        // m2 seals from the next start while m_1 still opens; then m_1 goes, and the next
+        // file is still read: the source signs in with its password.
+        let (w, started) = restarted(w, master_keys(&[("m_1", 1), ("m2", 2)], "m2")).await;
+        started.unwrap();
+        let (w, started) = restarted(w, master_keys(&[("m2", 2)], "m2")).await;
+        started.unwrap();
+        let token = w.app.token_for(&[org]);
+        let b = collected(&format!("R2-{directory}"), "E2E-OTHER", "7.00", &today(&w));
+        drop_file(&here, "b.xml", &b, None);
+        // One poll lists b.xml, the next reads it.
+        next_poll(&w, &token, &source).await;
+        let shown = next_poll(&w, &token, &source).await;
+        assert!(shown.get("poll_error").is_none(), "{shown}");
+        until(&w, &format!("/reconciliation/reports?account_uuid={account}"), &token,
+            |r| r.as_array().is_some_and(|a| a.len() == 2)).await;
+        until_exists(&here.join("processed").join("b.xml")).await;
+
+        // A password no configured key opens stops the start, naming its source.
+        let (_, started) = restarted(w, master_keys(&[("m9", 9)], "m9")).await;
+        let refused = started.unwrap_err().to_string();
+        for named in ["sources", source.as_str(), "m2", "secrets.keys"] {
+            assert!(refused.contains(named), "{named} in {refused}");
+        }
         std::fs::remove_dir_all(&here).unwrap();
     }
 }

@@ -104,9 +104,17 @@ coffer_testkit::backend_tests! {
         let uuid = made["uuid"].as_str().unwrap();
         let contains = |bytes: &[u8], needle: &str| bytes.windows(needle.len()).any(|w| w == needle.as_bytes());
         assert!(backend != Backend::Sqlite || files.iter().any(|f| contains(&std::fs::read(f).unwrap(), uuid)), "{files:?}");
+        // Nor is the request kept as a plain digest, which a guessed password would match.
+        let mut request = b"POST /webhooks\n".to_vec();
+        request.extend(serde_json::to_vec(&hook).unwrap());
+        let plain: String = aws_lc_rs::digest::digest(&aws_lc_rs::digest::SHA256, &request)
+            .as_ref()
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect();
         for file in files {
             let bytes = std::fs::read(&file).unwrap();
-            for secret in [hmac_key.as_str(), "basic-auth-secret"] {
+            for secret in [hmac_key.as_str(), "basic-auth-secret", plain.as_str()] {
                 assert!(!contains(&bytes, secret), "{secret} in {}", file.display());
             }
         }

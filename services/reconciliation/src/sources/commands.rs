@@ -24,6 +24,8 @@ use crate::tenancy::{find_visible, require_account};
 pub async fn seal_at_start(store: &Store, secrets: Option<&Secrets>) -> Result<(), PassError> {
     if let Some(secrets) = secrets {
         resealing::reseal::<store::SftpSecrets>(store, secrets).await?;
+        // Sources made under an Idempotency-Key keep their answers sealed too.
+        coffer_http::idempotency::reseal_answers(store, secrets).await?;
     }
     Ok(())
 }
@@ -94,7 +96,15 @@ pub async fn create(
         store::insert(tx, &row).map_err(Failure::from)?;
         Ok::<_, Failure>((StatusCode::CREATED, source.clone()))
     };
-    once.run(&state.store, state.clock.as_ref(), effect).await
+    // An SFTP source's request carries its password or private key: its answer and digest
+    // are kept sealed under the key, as the source's row keeps the secret.
+    match &state.secrets {
+        Some(secrets) => {
+            once.run_sealed(&state.store, state.clock.as_ref(), secrets, effect)
+                .await
+        }
+        None => once.run(&state.store, state.clock.as_ref(), effect).await,
+    }
 }
 
 /// The source, once the caller may see its account.

@@ -15,6 +15,7 @@ use std::collections::HashMap;
 
 use actix_web::HttpResponse;
 use coffer_events::TraceContext;
+use coffer_http::idempotency::Reservation;
 use coffer_http::{ApiError, Failure};
 use coffer_store::StoreError;
 use serde_json::Value;
@@ -64,12 +65,7 @@ pub(crate) async fn initiate(
         named_supporter,
     })
     .await?;
-    // A retry while the first request is still under way, or after it stopped, is answered
-    // with the payment as it stands, never a second charge.
-    let in_progress = |uuid: String| async move {
-        Ok::<_, ApiError>(HttpResponse::Created().json(current(state, uuid).await?))
-    };
-    let payment = match reserved(reservation, "payment_uuid", in_progress).await? {
+    let payment = match payment_or_answer(state, reservation).await? {
         Reserved::Fresh(payment) => payment,
         Reserved::Answered(response) => return Ok(response),
     };
@@ -97,6 +93,19 @@ pub(crate) async fn initiate(
         }
     }
     Ok(HttpResponse::Created().json(current(state, uuid).await?))
+}
+
+/// The payment a reservation recorded, or the answer due to a request made before under
+/// its key: while that one is still under way, or after it stopped, the payment as it
+/// stands, never a second charge.
+async fn payment_or_answer(
+    state: &Parts,
+    reservation: Reservation<Payment>,
+) -> Result<Reserved<Payment>, ApiError> {
+    let in_progress = |uuid: String| async move {
+        Ok::<_, ApiError>(HttpResponse::Created().json(current(state, uuid).await?))
+    };
+    reserved(reservation, "payment_uuid", in_progress).await
 }
 
 /// Step 3: records the provider's answer for a payment whose call is under way, with the
@@ -199,13 +208,10 @@ pub(crate) async fn charge_again(
                     .map(|()| recorded.clone())
                     .map_err(Failure::from)
             },
-            |p: &Payment| serde_json::json!({ "payment_uuid": p.uuid }),
+            intents::marker,
         )
         .await?;
-    let in_progress = |uuid: String| async move {
-        Ok::<_, ApiError>(HttpResponse::Created().json(current(state, uuid).await?))
-    };
-    let payment = match reserved(reservation, "payment_uuid", in_progress).await? {
+    let payment = match payment_or_answer(state, reservation).await? {
         Reserved::Fresh(payment) => payment,
         Reserved::Answered(response) => return Ok(response),
     };

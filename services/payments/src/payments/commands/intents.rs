@@ -47,7 +47,7 @@ pub(crate) enum Intended {
 pub(crate) type Reserved = Result<Intended, ApiError>;
 
 /// What a key in progress shows a retry: the payment its first request recorded.
-fn marker(payment: &Payment) -> Value {
+pub(crate) fn marker(payment: &Payment) -> Value {
     json!({ "payment_uuid": payment.uuid })
 }
 

@@ -15,9 +15,33 @@ use crate::credentials;
 use crate::demo::{self, Demo};
 use crate::{data_dir, master_keys, services};
 
+/// A failure already written to the log: `main` prints nothing more for it.
+#[derive(Debug)]
+pub struct Logged;
+
+impl std::fmt::Display for Logged {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("coffer dev stopped; the log says why")
+    }
+}
+
+impl std::error::Error for Logged {}
+
 pub async fn run(args: DevArgs) -> anyhow::Result<()> {
     let log = log_settings(&args)?;
     coffer_http::telemetry::init(&log);
+    let result = serve(args, &log).await;
+    match result {
+        // With JSON logs every line of the output is JSON, the last one too.
+        Err(e) if log.format == LogFormat::Json => {
+            tracing::error!(error = %format!("{e:#}"), "coffer dev stopped");
+            Err(Logged.into())
+        }
+        other => other,
+    }
+}
+
+async fn serve(args: DevArgs, log: &LogSettings) -> anyhow::Result<()> {
     let listen: SocketAddr = args.listen.parse().with_context(|| {
         format!(
             "--listen {:?} is not an address such as 127.0.0.1:8080",

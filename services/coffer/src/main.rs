@@ -53,6 +53,7 @@ fn main() -> std::process::ExitCode {
     });
     match result {
         Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(e) if e.is::<dev::Logged>() => std::process::ExitCode::FAILURE,
         Err(e) => {
             // The whole cause chain: the last link usually says what to fix.
             eprintln!("coffer: {e:#}");

@@ -132,3 +132,31 @@ async fn the_log_level_comes_from_the_environment_and_a_wrong_one_is_refused() {
         );
     }
 }
+
+#[tokio::test]
+async fn a_start_that_fails_says_why_in_json_when_the_log_is_json() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    // A master key of the wrong length stops the start once the log is set up.
+    let env = [("COFFER_SECRETS__KEYS", "k2:c2hvcnQ=")];
+    let mut dev = start_captured(&data, &["--log-format", "json"], &env);
+    for _ in 0..600 {
+        if dev.server.0.try_wait().unwrap().is_some() {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    let status = dev
+        .server
+        .0
+        .try_wait()
+        .unwrap()
+        .expect("coffer dev stopped");
+    assert!(!status.success());
+    let out = dev.stop();
+    assert!(out.stderr.contains("32 bytes"), "{}", out.stderr);
+    for line in out.lines() {
+        let parsed: Result<Value, _> = serde_json::from_str(line);
+        assert!(parsed.is_ok(), "not JSON: {line}");
+    }
+}

@@ -1,6 +1,7 @@
 use std::fmt;
 
 use actix_web::{HttpResponse, ResponseError, http::StatusCode};
+use coffer_model::card_numbers::without_card_numbers;
 use coffer_model::validation::FieldError;
 
 use crate::Shape;
@@ -40,7 +41,9 @@ impl ApiError {
         Self {
             status,
             code,
-            message: message.into(),
+            // Messages may name what a client sent (an unknown property, a key of its
+            // object): a card number sent there is not said back.
+            message: without_card_numbers(&message.into()),
             items: Vec::new(),
             oauth_error: None,
             forced_shape: None,
@@ -90,7 +93,11 @@ impl ApiError {
     }
 
     /// A validation failure: one item per offending property.
-    pub fn validation(items: Vec<FieldError>) -> Self {
+    pub fn validation(mut items: Vec<FieldError>) -> Self {
+        for item in &mut items {
+            item.property = without_card_numbers(&item.property);
+            item.message = without_card_numbers(&item.message);
+        }
         let message = match items.as_slice() {
             [one] => format!("{}: {}", one.property, one.message),
             _ => "The request is not valid".to_owned(),

@@ -4,6 +4,7 @@
 //! Each type is parsed once at the edge ("parse, don't validate"), so code behind the routes
 //! never sees an invalid value.
 
+pub mod card_numbers;
 pub mod clock;
 pub mod country;
 pub mod currency;

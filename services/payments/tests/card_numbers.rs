@@ -265,6 +265,19 @@ async fn card_data_sent_in_any_shape_is_never_answered_stored_or_logged() {
     assert_eq!(status, 201, "{paid}");
     assert_eq!(paid["supporter"], json!({"first_name": "Ada"}), "{paid}");
     answers.push_str(&paid.to_string());
+    // A card number as a key the client chose: an error names where it is, not what.
+    let mut body = json!({"account_uuid": account, "payment_method": "card",
+        "amount": {"value": "500", "currency": "CHF"}, "payment_information": good});
+    body["supporter"] = json!({"custom_parameters": {PAN: {"nested": 1}}});
+    let (status, err, _) = w.post("/payments", &token, &body, None).await;
+    assert_eq!(status, 400, "{err}");
+    answers.push_str(&err.to_string());
+    let refunds = format!("/payments/{}/refunds", paid["uuid"].as_str().unwrap());
+    let (status, err, _) = w
+        .post(&refunds, &token, &json!({PAN: "everything"}), None)
+        .await;
+    assert_eq!(status, 400, "{err}");
+    answers.push_str(&err.to_string());
 
     // Good cards under a key: the key's row keeps a digest of the request that a plain
     // hash of the body (and so the card's digits) cannot be matched against.

@@ -108,6 +108,55 @@ async fn a_notification_settles_records_and_returns_direct_debits() {
         .await;
     assert_eq!(still["status"], "failed", "{still}");
 
+    // The first collection is returned after it was collected, and its notification is
+    // sent again (overlapping files): that money came and went back, nothing new is made.
+    let returned_late = notification(
+        "NTF-RETURN-1",
+        IBAN,
+        &[
+            // The entry is the batch's balance, which the helper books as a credit.
+            Debit("EXT-COLLECTION-10", "EXT-MANDATE-10", "80.00", None),
+            Debit(&first_e2e, &first_mandate, "50.00", Some("MD06")),
+        ],
+    );
+    let r: Value = client.report(&notifications, "r.xml", returned_late).await;
+    assert_eq!(r["status"], "processed", "{r}");
+    client
+        .until(
+            &format!("/payments/{}", pending[0]["uuid"].as_str().unwrap()),
+            |p| p["status"] == "failed",
+        )
+        .await;
+    let again = notification(
+        "NTF-AGAIN-1",
+        IBAN,
+        &[
+            Debit(&first_e2e, &first_mandate, "50.00", None),
+            Debit("EXT-COLLECTION-8", "EXT-MANDATE-8", "8.00", None),
+        ],
+    );
+    let r: Value = client.report(&notifications, "again1.xml", again).await;
+    let resent = r["entries"]["created"][0]["debit_uuid"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let marker = r["entries"]["created"][1]["debit_uuid"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    // Payments reads the file's debits in order: once the second is recorded, the first
+    // was read too.
+    client
+        .until(&format!("/payments/{marker}"), |p| {
+            p["status"] == "succeeded"
+        })
+        .await;
+    assert_eq!(
+        client.get(&format!("/payments/{resent}")).await.0,
+        404,
+        "counted twice"
+    );
+
     // The same bytes again: a duplicate, and payments sees nothing new.
     let dup: Value = client.report(&notifications, "again.xml", file).await;
     assert_eq!(dup["status"], "duplicate");

@@ -64,9 +64,13 @@ pub(crate) fn received(
                 settlements::set_value_date(tx, &payment.uuid, &reported.value_date)?;
             }
         }
-        // Collected although Coffer had given it up (returned by the bank before, or
-        // cancelled by an earlier version): the money arrived, so it is recorded as a
-        // payment of its own, as one Coffer never started, rather than lost.
+        // Reported again after it was collected and returned (a notification sent twice,
+        // or overlapping): that collection is known, and its money went back.
+        Some(payment) if payment.value_date.is_some() => {}
+        // Collected although Coffer had given it up without its money ever arriving
+        // (returned while pending, or cancelled by an earlier version): the money arrived
+        // now, so it is recorded as a payment of its own, as one Coffer never started,
+        // rather than lost.
         Some(payment) => {
             tracing::warn!(payment = %payment.uuid, status = %payment.status, debit = %reported.debit_uuid, "the bank collected a direct debit Coffer had given up; it is recorded as a payment of its own");
             record_unstarted(tx, state, reported, now, &trace)?;

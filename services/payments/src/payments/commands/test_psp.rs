@@ -128,8 +128,8 @@ pub(crate) async fn decide(
     let done = finish(
         state,
         payment.uuid,
-        status,
-        reason,
+        (status, reason),
+        None,
         TraceContext::new_root(),
     )
     .await?;
@@ -172,11 +172,13 @@ pub(crate) async fn settle_debit(
             "only a direct debit is settled",
         ));
     }
+    // Collected today, as a bank's notification would say: a collected debit has its day.
+    let today = state.clock.now().date().to_string();
     let done = finish(
         state,
         payment.uuid.clone(),
-        PaymentStatus::Succeeded,
-        None,
+        (PaymentStatus::Succeeded, None),
+        Some(today),
         trace,
     )
     .await?;
@@ -185,13 +187,14 @@ pub(crate) async fn settle_debit(
     })
 }
 
-/// Ends a pending payment of the test provider as `status`, with its event, and decides
-/// the source it keeps with it; `None` when it was no longer pending.
+/// Ends a pending payment of the test provider as `status` (with why, when it failed), on
+/// `value_date` when the bank collected it, with its event, and decides the source it keeps
+/// with it; `None` when it was no longer pending.
 async fn finish(
     state: &Parts,
     uuid: String,
-    status: PaymentStatus,
-    reason: Option<&'static str>,
+    (status, reason): (PaymentStatus, Option<&'static str>),
+    value_date: Option<String>,
     trace: TraceContext,
 ) -> Result<Option<Payment>, ApiError> {
     let now = state.clock.unix();
@@ -202,6 +205,9 @@ async fn finish(
             db.write_tx(|tx| {
                 if !store::complete(tx, &uuid, status, reason, now)? {
                     return Ok(None);
+                }
+                if let Some(day) = &value_date {
+                    crate::payouts::store::set_value_date(tx, &uuid, day)?;
                 }
                 let finished = store::find(tx, &uuid)?.ok_or(DieselError::NotFound)?;
                 announce(tx, &st, &finished, None, &trace)?;

@@ -77,6 +77,33 @@ coffer_testkit::backend_tests! {
         assert_eq!(w.get(&format!("/payment-sources/{}", uuid::Uuid::new_v4()), &token).await.0, 404);
     }
 
+    async fn a_source_and_a_payment_name_their_supporter_as_a_payment_does(backend) {
+        let w = world(backend).await;
+        let (org, account, token) = merchant(&w).await;
+        let (_, ada, _) = w.post("/supporters", &token, &json!({"organisation_uuid": org, "first_name": "Ada"}), None).await;
+        let mut body = source(&account, "4242424242424242");
+        body["supporter"] = json!({"uuid": ada["uuid"]});
+        let (status, kept, _) = w.post("/payment-sources", &token, &body, None).await;
+        assert_eq!(status, 201, "{kept}");
+        assert_eq!(kept["supporter_uuid"], ada["uuid"], "{kept}");
+        // One the organisation does not have is not linked, and nothing is kept.
+        let (other_org, _, other_token) = merchant(&w).await;
+        let (_, stranger, _) = w.post("/supporters", &other_token, &json!({"organisation_uuid": other_org, "first_name": "Eve"}), None).await;
+        for unknown in [stranger["uuid"].clone(), json!(uuid::Uuid::new_v4())] {
+            body["supporter"] = json!({"uuid": unknown});
+            let (status, err, _) = w.post("/payment-sources", &token, &body, None).await;
+            assert_eq!(status, 404, "{err}");
+        }
+        // A supporter created with a payment is the one its snapshot names.
+        let mut pay = source(&account, "4242424242424242");
+        pay["create_supporter"] = json!(true);
+        pay["supporter"] = json!({"uuid": stranger["uuid"], "first_name": "Ada"});
+        let (status, paid, _) = w.post("/payments", &token, &pay, None).await;
+        assert_eq!(status, 201, "{paid}");
+        assert_eq!(paid["supporter"]["uuid"], paid["supporter_uuid"], "{paid}");
+        assert_ne!(paid["supporter_uuid"], stranger["uuid"]);
+    }
+
     async fn a_charge_of_a_source_under_one_idempotency_key_charges_once(backend) {
         let w = world(backend).await;
         let (_, account, token) = merchant(&w).await;

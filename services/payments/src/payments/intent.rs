@@ -153,7 +153,13 @@ pub(crate) fn supporter_of(
         if !raw.contains_key("custom_parameters") {
             shown.remove("custom_parameters");
         }
-        if let Some(uuid) = &named {
+        // A supporter created with the payment is the one it names, whatever uuid was sent.
+        let shown_uuid = if checked.create_supporter {
+            Some(&supporter.uuid)
+        } else {
+            named.as_ref()
+        };
+        if let Some(uuid) = shown_uuid {
             shown.insert("uuid".into(), json!(uuid));
         }
         if let Some(permission) = permission {

@@ -53,7 +53,7 @@ pub(crate) async fn create(
     let now = state.clock.now();
     let uuid = uuid::Uuid::new_v4().to_string();
     let (instrument, masked) = instrument_of(&state, &checked, &profile, now, &uuid)?;
-    let supporter = supporter_of(&checked, &organisation, now.unix_timestamp())?.created;
+    let supporter = supporter_of(&checked, &organisation, now.unix_timestamp())?;
     let asker = Asker {
         client_id: caller.client_id().to_owned(),
         key,
@@ -62,7 +62,8 @@ pub(crate) async fn create(
         uuid,
         instrument,
         masked,
-        supporter,
+        supporter: supporter.created,
+        named_supporter: supporter.named,
         organisation,
         account: checked.account.to_string(),
         profile,

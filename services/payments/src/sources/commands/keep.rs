@@ -24,7 +24,10 @@ pub(crate) struct Keeping {
     pub instrument: Instrument,
     /// What of the instrument may be shown.
     pub masked: serde_json::Value,
+    /// A supporter the source creates.
     pub supporter: Option<Supporter>,
+    /// A supporter the source names, which must be the organisation's.
+    pub named_supporter: Option<String>,
     pub organisation: String,
     pub account: String,
     pub profile: Profile,
@@ -46,6 +49,7 @@ pub(crate) async fn keep(
         instrument,
         masked,
         supporter,
+        named_supporter,
         organisation,
         account,
         profile,
@@ -53,6 +57,17 @@ pub(crate) async fn keep(
         return_url,
         created,
     } = keeping;
+    // A supporter the source names is the organisation's, checked before the provider is
+    // asked to keep anything (supporters are never deleted, so it stays so).
+    if let Some(named) = named_supporter.clone() {
+        let org = organisation.clone();
+        state
+            .store
+            .query(move |db| crate::supporters::store::find(db, &named))
+            .await?
+            .filter(|s| s.organisation_uuid == org)
+            .ok_or_else(|| ApiError::not_found("Supporter"))?;
+    }
     // The key is reserved before the provider is asked, so a retried request never keeps
     // the instrument a second time.
     let source_uuid = uuid.clone();
@@ -128,7 +143,10 @@ pub(crate) async fn keep(
         status,
         status_reason: reason,
         payment_information: masked,
-        supporter_uuid: supporter.as_ref().map(|s| s.uuid.clone()),
+        supporter_uuid: supporter
+            .as_ref()
+            .map(|s| s.uuid.clone())
+            .or(named_supporter),
         custom_parameters,
         action,
         return_url,

@@ -64,4 +64,24 @@ impl Db<'_> {
             Db::Sqlite(c) => c.write_tx(|c| f(&mut Db::Sqlite(c))),
         }
     }
+
+    /// Runs `f`'s reads on one snapshot of the database, so that rows one transaction
+    /// changed together are seen together (an attempt that succeeded beside its invoice
+    /// paid, never before it): a read-only repeatable-read transaction on PostgreSQL, a
+    /// deferred one on SQLite (whose snapshot is taken at its first read).
+    pub fn snapshot<T, E, F>(&mut self, f: F) -> Result<T, E>
+    where
+        F: FnOnce(&mut Db<'_>) -> Result<T, E>,
+        E: From<DieselError>,
+    {
+        use diesel::Connection;
+        match self {
+            Db::Pg(c) => c
+                .build_transaction()
+                .read_only()
+                .repeatable_read()
+                .run(|c| f(&mut Db::Pg(c))),
+            Db::Sqlite(c) => c.transaction(|c| f(&mut Db::Sqlite(c))),
+        }
+    }
 }

@@ -57,8 +57,10 @@ pub(crate) async fn list(
     Ok(state
         .store
         .query(move |db| {
-            let invoices = store::invoices_of(db, &s.uuid)?;
-            invoices.iter().map(|i| rendered(db, i)).collect()
+            db.snapshot(|db| {
+                let invoices = store::invoices_of(db, &s.uuid)?;
+                invoices.iter().map(|i| rendered(db, i)).collect()
+            })
         })
         .await?)
 }
@@ -69,7 +71,17 @@ pub(crate) async fn show(
     path: (&str, &str),
 ) -> Result<Value, Failure> {
     let (_, invoice) = load(state, caller, path).await?;
-    Ok(state.store.query(move |db| rendered(db, &invoice)).await?)
+    // Read again beside its attempts, on one snapshot: a payment's result ends both at once.
+    let shown = state
+        .store
+        .query(move |db| {
+            db.snapshot(|db| match store::find_invoice(db, &invoice.uuid)? {
+                Some(now) => rendered(db, &now),
+                None => rendered(db, &invoice),
+            })
+        })
+        .await?;
+    Ok(shown)
 }
 
 /// Stores a new invoice and announces it, in the caller's transaction; false when its

@@ -17,6 +17,7 @@ pub mod codes {
     pub const TOO_MANY_REQUESTS: &str = "too_many_requests";
     pub const HEADERS_TOO_LARGE: &str = "request_header_fields_too_large";
     pub const PAYLOAD_TOO_LARGE: &str = "payload_too_large";
+    pub const REQUEST_TIMEOUT: &str = "request_timeout";
     pub const UNAVAILABLE: &str = "service_unavailable";
     pub const INTERNAL: &str = "internal_error";
 }
@@ -150,6 +151,11 @@ impl ApiError {
         )
     }
 
+    /// 408: the body did not arrive in time; the connection is closed after the answer.
+    pub fn request_timeout(message: impl Into<String>) -> Self {
+        Self::new(StatusCode::REQUEST_TIMEOUT, codes::REQUEST_TIMEOUT, message)
+    }
+
     pub fn unavailable(message: impl Into<String>) -> Self {
         Self::new(StatusCode::SERVICE_UNAVAILABLE, codes::UNAVAILABLE, message)
     }
@@ -172,6 +178,7 @@ impl ApiError {
             403 => Self::forbidden(),
             404 => Self::route_not_found(),
             405 => Self::method_not_allowed(),
+            408 => Self::request_timeout("The request did not arrive in time"),
             413 => Self::payload_too_large("The request body is too large"),
             400..=499 => Self::bad_request(status.canonical_reason().unwrap_or("Bad Request")),
             _ => Self::new(

@@ -99,6 +99,12 @@ pub struct HttpSettings {
     /// variable gives it. Empty: the peer of the connection is the client.
     #[serde(deserialize_with = "list_or_commas")]
     pub trusted_proxies: Vec<String>,
+    /// Seconds a request body may take beyond what it earns at 64 KiB a second
+    /// (body_deadline.rs); then it is answered 408 and its connection closed.
+    pub body_timeout_seconds: u64,
+    /// Connections one client address may hold open at once; those over it are closed as
+    /// they are accepted. Trusted proxies are not counted.
+    pub connections_per_address: usize,
 }
 
 impl Default for HttpSettings {
@@ -108,6 +114,8 @@ impl Default for HttpSettings {
             workers: 0,
             body_limit: crate::body::DEFAULT_LIMIT,
             trusted_proxies: Vec::new(),
+            body_timeout_seconds: 15,
+            connections_per_address: 128,
         }
     }
 }
@@ -139,8 +147,27 @@ impl HttpSettings {
         if self.body_limit == 0 {
             return Err(ConfigError::invalid("http.body_limit", "must be above 0"));
         }
+        if !(1..=3_600).contains(&self.body_timeout_seconds) {
+            return Err(ConfigError::invalid(
+                "http.body_timeout_seconds",
+                "must be from 1 to 3600",
+            ));
+        }
+        if !(1..=100_000).contains(&self.connections_per_address) {
+            return Err(ConfigError::invalid(
+                "http.connections_per_address",
+                "must be from 1 to 100000",
+            ));
+        }
         self.proxies()?;
         Ok(())
+    }
+
+    pub fn client_limits(&self) -> crate::ClientLimits {
+        crate::ClientLimits {
+            body_timeout: std::time::Duration::from_secs(self.body_timeout_seconds),
+            connections_per_address: self.connections_per_address,
+        }
     }
 
     pub fn proxies(&self) -> Result<TrustedProxies, ConfigError> {

@@ -5,8 +5,10 @@
 pub mod address_policy;
 mod basic_auth;
 pub mod body;
+mod body_deadline;
 pub mod client_address;
 pub mod config;
+mod connections_per_address;
 mod error_shape;
 pub mod failure;
 mod head_limits;
@@ -29,4 +31,4 @@ pub use failure::{Failure, internal, retry_contended, write_contended};
 pub use metrics::Metrics;
 pub use module::{Module, ReadyFuture};
 pub use request_id::{RequestId, RequestTrace};
-pub use server::{AppContext, build_app, serve};
+pub use server::{AppContext, ClientLimits, build_app, serve};

@@ -1,4 +1,5 @@
 use std::sync::Arc;
+use std::time::Duration;
 
 use actix_web::body::MessageBody;
 use actix_web::dev::{Server, ServiceFactory, ServiceRequest, ServiceResponse};
@@ -8,7 +9,9 @@ use coffer_auth::Verifier;
 use coffer_error::ApiError;
 
 use crate::body::BodyLimit;
+use crate::body_deadline::BodyTimeout;
 use crate::client_address::TrustedProxies;
+use crate::connections_per_address::OpenConnections;
 use crate::{
     Metrics, Module, error_shape, head_limits, health, metrics, query_error, request_id, tunnels,
 };
@@ -22,6 +25,23 @@ pub struct AppContext {
     pub body_limit: usize,
     /// Whose `X-Forwarded-For` the `ClientAddress` extractor believes.
     pub trusted_proxies: TrustedProxies,
+    pub client_limits: ClientLimits,
+}
+
+/// What one client may hold of the server: how long its body may take
+/// (body_deadline.rs) and how many connections its address may keep open
+/// (connections_per_address.rs).
+#[derive(Clone, Copy, Debug)]
+pub struct ClientLimits {
+    pub body_timeout: Duration,
+    pub connections_per_address: usize,
+}
+
+impl Default for ClientLimits {
+    fn default() -> Self {
+        let settings = crate::config::HttpSettings::default();
+        settings.client_limits()
+    }
 }
 
 async fn no_route() -> Result<HttpResponse, ApiError> {
@@ -45,6 +65,7 @@ pub fn build_app(
         .app_data(web::Data::new(ctx.metrics.clone()))
         .app_data(web::Data::new(ctx.modules.clone()))
         .app_data(BodyLimit(ctx.body_limit))
+        .app_data(BodyTimeout(ctx.client_limits.body_timeout))
         .app_data(ctx.trusted_proxies.clone())
         .app_data(
             web::QueryConfig::default().error_handler(|e, _| query_error::query_error(&e).into()),
@@ -63,6 +84,7 @@ pub fn build_app(
         app = app.configure(move |cfg| module.configure(cfg));
     }
     app.default_service(web::to(no_route))
+        .wrap(from_fn(crate::body_deadline::middleware))
         .wrap(from_fn(head_limits::middleware))
         .wrap(from_fn(error_shape::middleware))
         .wrap(from_fn(metrics::middleware))
@@ -80,7 +102,12 @@ pub fn serve(
     ctx: AppContext,
     workers: usize,
 ) -> std::io::Result<Server> {
+    let open = OpenConnections::new(
+        ctx.client_limits.connections_per_address,
+        ctx.trusted_proxies.clone(),
+    );
     Ok(HttpServer::new(move || build_app(ctx.clone()))
+        .on_connect(move |connection, data| open.on_connect(connection, data))
         .workers(workers.max(1))
         .listen(listener)?
         .run())

@@ -198,6 +198,7 @@ where
         metrics: Metrics::new()?,
         body_limit: common.http.body_limit,
         trusted_proxies: common.http.proxies()?,
+        client_limits: common.http.client_limits(),
     };
     coffer_http::serve(listener, ctx, common.http.worker_count())?.await?;
     for worker in workers {

@@ -95,6 +95,8 @@ pub struct ServerOptions {
     /// None by default, like a service without a gateway; a test of forwarded addresses
     /// trusts 127.0.0.1, where its requests come from.
     pub trusted_proxies: TrustedProxies,
+    /// The service's defaults unless a test of slow clients shortens them.
+    pub client_limits: coffer_http::ClientLimits,
 }
 
 impl TestApp {
@@ -225,6 +227,7 @@ impl TestApp {
             metrics: Metrics::new().expect("metrics registry"),
             body_limit: coffer_http::body::DEFAULT_LIMIT,
             trusted_proxies: options.trusted_proxies.clone(),
+            client_limits: options.client_limits,
         };
         let listener = TcpListener::bind("127.0.0.1:0").expect("bind a loopback port");
         let port = listener.local_addr().expect("bound address").port();

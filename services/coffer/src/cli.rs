@@ -73,6 +73,24 @@ pub struct DevArgs {
     /// `RUST_LOG`, when set, wins.
     #[arg(long, default_value = "info", env = "COFFER_LOG__LEVEL")]
     pub log_level: String,
+    /// Seconds a request body may take beyond what it earns at 64 KiB a second; then it
+    /// is answered 408 and its connection closed.
+    #[arg(
+        long,
+        default_value_t = 15,
+        env = "COFFER_HTTP__BODY_TIMEOUT_SECONDS",
+        value_parser = clap::value_parser!(u64).range(1..=3_600)
+    )]
+    pub body_timeout_seconds: u64,
+    /// Connections one client address may hold open at once; more are closed as they are
+    /// accepted.
+    #[arg(
+        long,
+        default_value_t = 128,
+        env = "COFFER_HTTP__CONNECTIONS_PER_ADDRESS",
+        value_parser = clap::value_parser!(u64).range(1..=100_000)
+    )]
+    pub connections_per_address: u64,
     /// Subnets (comma-separated CIDRs) webhook deliveries may reach beyond public
     /// addresses, such as 127.0.0.0/8 for a receiver on this machine.
     #[arg(long, default_value = "", env = "COFFER_NOTIFICATIONS__ALLOW_SUBNETS")]

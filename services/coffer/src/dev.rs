@@ -76,6 +76,11 @@ async fn serve(args: DevArgs, log: &LogSettings) -> anyhow::Result<()> {
         metrics: Metrics::new()?,
         body_limit: coffer_http::body::DEFAULT_LIMIT,
         trusted_proxies: coffer_http::TrustedProxies::none(),
+        client_limits: coffer_http::ClientLimits {
+            body_timeout: std::time::Duration::from_secs(args.body_timeout_seconds),
+            connections_per_address: usize::try_from(args.connections_per_address)
+                .unwrap_or(usize::MAX),
+        },
     };
     let threads = if args.workers == 0 {
         std::thread::available_parallelism().map_or(2, |n| n.get())

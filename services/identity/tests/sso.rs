@@ -367,6 +367,7 @@ coffer_testkit::backend_tests! {
     async fn fifty_wrong_passwords_are_throttled_and_the_user_still_signs_in_elsewhere(backend) {
         let options = ServerOptions {
             trusted_proxies: coffer_http::TrustedProxies::parse(["127.0.0.1"]).unwrap(),
+            ..Default::default()
         };
         let s = sso_with(backend, options).await;
         let q = authorize_query(&s);
@@ -395,6 +396,7 @@ coffer_testkit::backend_tests! {
     async fn wrong_passwords_sent_all_at_once_are_counted_before_they_are_checked(backend) {
         let options = ServerOptions {
             trusted_proxies: coffer_http::TrustedProxies::parse(["127.0.0.1"]).unwrap(),
+            ..Default::default()
         };
         let s = std::sync::Arc::new(sso_with(backend, options).await);
         let q = authorize_query(&s);

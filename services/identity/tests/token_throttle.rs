@@ -150,6 +150,7 @@ coffer_testkit::backend_tests! {
     async fn forwarded_for_from_a_trusted_peer_is_honoured(backend) {
         let options = ServerOptions {
             trusted_proxies: coffer_http::TrustedProxies::parse(["127.0.0.1"]).unwrap(),
+            ..Default::default()
         };
         let w = world_with(backend, options, limits(1_000, 3)).await;
         let first = Some("203.0.113.1");

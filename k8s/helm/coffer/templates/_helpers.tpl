@@ -112,6 +112,8 @@ COFFER_HTTP__LISTEN: "0.0.0.0:8080"
 # One worker per core; Rust counts the CPU limit, not the node's cores.
 COFFER_HTTP__WORKERS: "0"
 COFFER_HTTP__TRUSTED_PROXIES: {{ $root.Values.http.trustedProxies | quote }}
+COFFER_HTTP__BODY_TIMEOUT_SECONDS: {{ $root.Values.http.bodyTimeoutSeconds | int | quote }}
+COFFER_HTTP__CONNECTIONS_PER_ADDRESS: {{ $root.Values.http.connectionsPerAddress | int | quote }}
 COFFER_LOG__LEVEL: {{ $root.Values.log.level | quote }}
 COFFER_LOG__FORMAT: {{ $root.Values.log.format | quote }}
 COFFER_AUTH__ISSUER: {{ $root.Values.auth.issuer | quote }}

@@ -179,7 +179,12 @@ pub fn admin(data_dir: &Path, args: &[&str]) -> Value {
 }
 
 pub async fn token(base: &str, id: &str, secret: &str) -> String {
-    let res = reqwest::Client::new()
+    token_from(&reqwest::Client::new(), base, id, secret).await
+}
+
+/// [`token`] asked by `http` (one bound to another client address, say).
+pub async fn token_from(http: &reqwest::Client, base: &str, id: &str, secret: &str) -> String {
+    let res = http
         .post(format!("{base}/oauth2/token"))
         .form(&[
             ("grant_type", "client_credentials"),

@@ -261,6 +261,15 @@ impl std::error::Error for ApiError {}
 impl From<coffer_store::StoreError> for ApiError {
     fn from(e: coffer_store::StoreError) -> Self {
         match e {
+            coffer_store::StoreError::SearchesBusy(n) => ApiError::too_many_requests(
+                format!(
+                    "{n} searches of this organisation are running; send the next when one has finished"
+                ),
+                1,
+            ),
+            e if e.is_search_timeout() => ApiError::unavailable(
+                "The search did not finish in time; narrow its query, or ask for fewer hits or aggregations",
+            ),
             e if e.is_busy() => {
                 tracing::warn!(error = %e, "database busy");
                 ApiError::unavailable("The service is temporarily unavailable")

@@ -25,11 +25,32 @@ pub async fn search(
     let plan = Plan::check(schema, request).map_err(ApiError::validation)?;
     let visible = visible.map(<[Uuid]>::to_vec);
     store
-        .run(move |db| {
-            run(db, schema, &plan, visible.as_deref(), source(&plan), render)
-                .map_err(ApiError::from)
+        .search(&tenant(visible.as_deref()), move |db, deadline| {
+            let source = source(&plan);
+            run(
+                db,
+                schema,
+                &plan,
+                visible.as_deref(),
+                (source, render),
+                deadline,
+            )
         })
         .await
+        .map_err(ApiError::from)
+}
+
+/// Whose bound of running searches a search counts against: the organisations it may
+/// see, which are one organisation's, a partner's (its organisations) or the platform's.
+fn tenant(visible: Option<&[Uuid]>) -> String {
+    match visible {
+        None => "platform".into(),
+        Some(ids) => ids
+            .iter()
+            .map(Uuid::to_string)
+            .collect::<Vec<_>>()
+            .join(","),
+    }
 }
 
 /// Serialises a found object for [`Render`], reporting a failure as the database's.

@@ -1,6 +1,8 @@
 //! Running a checked search on either database: the total, one page of hits in order,
 //! and each aggregation, all limited to the caller's organisations.
 
+use std::time::Instant;
+
 use coffer_model::validation::FieldError;
 use coffer_store::{Db, db_run};
 use diesel::prelude::*;
@@ -19,6 +21,16 @@ use crate::sql::{Bind, Builder};
 pub enum SearchError {
     Invalid(Vec<FieldError>),
     Db(diesel::result::Error),
+    /// Past its budget (coffer_store's searches.rs).
+    TimedOut,
+    /// No connection, or the tenant's bound of searches reached.
+    Store(coffer_store::StoreError),
+}
+
+impl From<coffer_store::StoreError> for SearchError {
+    fn from(e: coffer_store::StoreError) -> Self {
+        SearchError::Store(e)
+    }
 }
 
 impl From<SearchError> for coffer_error::ApiError {
@@ -26,6 +38,8 @@ impl From<SearchError> for coffer_error::ApiError {
         match e {
             SearchError::Invalid(items) => coffer_error::ApiError::validation(items),
             SearchError::Db(e) => coffer_store::StoreError::from(e).into(),
+            SearchError::TimedOut => coffer_store::StoreError::SearchTimedOut.into(),
+            SearchError::Store(e) => e.into(),
         }
     }
 }
@@ -149,15 +163,24 @@ fn term_key(field: &Field, key: Option<String>) -> Value {
 /// How a service renders one hit as its Get operation answers it (None when it is gone).
 pub type Render = fn(&mut Db<'_>, &str) -> QueryResult<Option<Value>>;
 
+/// Stops a search whose budget has run out; checked between its steps.
+fn within(deadline: Instant) -> Result<(), SearchError> {
+    if Instant::now() > deadline {
+        return Err(SearchError::TimedOut);
+    }
+    Ok(())
+}
+
 /// Runs `plan` over the rows of `visible` organisations (all for a platform caller) and
-/// answers `{summary, hits, aggregations}`, each hit as `render` gives it.
+/// answers `{summary, hits, aggregations}`, each hit as `render` gives it, or stops once
+/// `deadline` has passed.
 pub fn run(
     db: &mut Db<'_>,
     schema: &Schema,
     plan: &Plan,
     visible: Option<&[uuid::Uuid]>,
-    source: Source<'_>,
-    render: Render,
+    (source, render): (Source<'_>, Render),
+    deadline: Instant,
 ) -> Result<Value, SearchError> {
     let table = schema.table;
     let mut b = Builder::new(db.backend());
@@ -205,7 +228,9 @@ pub fn run(
         |h| json!([typed(sort.kind, h.sorted_by.clone()), h.uuid]),
     );
     let mut hits = Vec::with_capacity(page.len());
+    within(deadline)?;
     for hit in &page {
+        within(deadline)?;
         if let Some(rendered) = render(db, &hit.uuid)? {
             hits.push(shape(
                 rendered,
@@ -217,6 +242,7 @@ pub fn run(
 
     let mut aggregations = Map::new();
     for agg in &plan.aggs {
+        within(deadline)?;
         let answer = aggregate(db, table, source, &b, &where_, &binds, agg)?;
         aggregations.insert(agg.name.clone(), answer);
     }

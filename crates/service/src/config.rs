@@ -3,6 +3,9 @@ use coffer_events::kafka_bus::KafkaSettings;
 use coffer_http::config::{
     AuthSettings, ConfigError, HttpSettings, LogSettings, Validate, validate_database_url,
 };
+use std::time::Duration;
+
+use coffer_store::{PoolOptions, SearchOptions};
 use serde::{Deserialize, Serialize};
 
 /// Settings every service binary has (docs/configuration.md). A service's own settings
@@ -11,12 +14,99 @@ use serde::{Deserialize, Serialize};
 #[serde(default)]
 pub struct CommonConfig {
     pub database_url: String,
+    pub database: DatabaseSettings,
     pub http: HttpSettings,
     pub log: LogSettings,
     pub auth: AuthSettings,
     pub kafka: KafkaSettings,
     pub events: EventSettings,
     pub serve: ServeSettings,
+}
+
+/// The service's connections to its database, and its searches' (docs/configuration.md).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(default)]
+pub struct DatabaseSettings {
+    /// Connections of the service's pool, per process.
+    pub pool_size: u32,
+    /// How long a request or worker waits for a connection before it gives up (503).
+    pub checkout_timeout_ms: u64,
+    /// Connections searches use, apart from the pool above.
+    pub search_pool_size: u32,
+    /// Searches one organisation (or partner, or the platform) may run at once.
+    pub searches_per_organisation: usize,
+    /// How long one search may take before it is stopped.
+    pub search_timeout_ms: u64,
+}
+
+impl Default for DatabaseSettings {
+    fn default() -> Self {
+        let options = PoolOptions::default();
+        Self {
+            pool_size: options.max_connections,
+            checkout_timeout_ms: millis(options.connect_timeout),
+            search_pool_size: options.searches.connections,
+            searches_per_organisation: options.searches.per_tenant,
+            search_timeout_ms: millis(options.searches.budget),
+        }
+    }
+}
+
+fn millis(d: Duration) -> u64 {
+    u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
+}
+
+impl DatabaseSettings {
+    pub fn pool_options(&self) -> PoolOptions {
+        PoolOptions {
+            max_connections: self.pool_size,
+            connect_timeout: Duration::from_millis(self.checkout_timeout_ms),
+            searches: SearchOptions {
+                connections: self.search_pool_size,
+                per_tenant: self.searches_per_organisation,
+                budget: Duration::from_millis(self.search_timeout_ms),
+            },
+        }
+    }
+
+    fn validate(&self) -> Result<(), ConfigError> {
+        let bounds: [(&str, u64, u64, u64); 5] = [
+            ("database.pool_size", self.pool_size.into(), 1, 1_000),
+            (
+                "database.checkout_timeout_ms",
+                self.checkout_timeout_ms,
+                100,
+                600_000,
+            ),
+            (
+                "database.search_pool_size",
+                self.search_pool_size.into(),
+                1,
+                1_000,
+            ),
+            (
+                "database.searches_per_organisation",
+                self.searches_per_organisation as u64,
+                1,
+                1_000,
+            ),
+            (
+                "database.search_timeout_ms",
+                self.search_timeout_ms,
+                100,
+                600_000,
+            ),
+        ];
+        for (name, value, low, high) in bounds {
+            if !(low..=high).contains(&value) {
+                return Err(ConfigError::invalid(
+                    name,
+                    format!("must be between {low} and {high}"),
+                ));
+            }
+        }
+        Ok(())
+    }
 }
 
 /// What `serve` does about migrations.
@@ -60,6 +150,7 @@ impl Default for EventSettings {
 impl Validate for CommonConfig {
     fn validate(&self) -> Result<(), ConfigError> {
         validate_database_url("database_url", &self.database_url)?;
+        self.database.validate()?;
         self.http.validate()?;
         self.log.validate()?;
         self.auth.validate()?;

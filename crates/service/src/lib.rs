@@ -18,7 +18,7 @@ use coffer_events::kafka_bus::KafkaBus;
 use coffer_http::config::Validate;
 use coffer_http::{AppContext, Metrics, Module};
 use coffer_model::clock::{Clock, SystemClock};
-use coffer_store::{Migrations, PoolOptions, Store};
+use coffer_store::{Migrations, Store};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
@@ -157,8 +157,8 @@ where
     F: FnOnce(Started<C>) -> Fut,
     Fut: Future<Output = anyhow::Result<Built>>,
 {
-    let store =
-        Store::connect(&common.database_url, &PoolOptions::default()).context("database_url")?;
+    let store = Store::connect(&common.database_url, &common.database.pool_options())
+        .context("database_url")?;
     if command == Command::Serve && !common.serve.migrate {
         let wait = std::time::Duration::from_secs(common.serve.migrations_wait_seconds);
         migrations::wait_for(&store, migrations, wait).await?;

@@ -28,6 +28,12 @@ pub enum StoreError {
     /// No connection for a group of writes (the pool's error, as text, for each of them).
     #[error("no database connection available: {0}")]
     Unavailable(String),
+    /// The tenant runs as many searches as it may (searches.rs).
+    #[error("{0} searches of this tenant are running")]
+    SearchesBusy(usize),
+    /// A search ran past its budget.
+    #[error("the search ran past its budget")]
+    SearchTimedOut,
 }
 
 impl StoreError {

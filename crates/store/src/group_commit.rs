@@ -439,6 +439,7 @@ mod tests {
         let options = PoolOptions {
             max_connections: 1,
             connect_timeout: std::time::Duration::from_millis(300),
+            ..PoolOptions::default()
         };
         let store = Store::connect(&url, &options).unwrap();
         store.write(|_db| Ok::<_, StoreError>(())).await.unwrap();

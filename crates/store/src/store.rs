@@ -6,13 +6,17 @@ use diesel::r2d2::{ConnectionManager, Pool};
 use diesel::{PgConnection, SqliteConnection};
 
 use crate::group_commit::{Durability, GroupCommit};
+use crate::searches::{SearchOptions, Searches};
 use crate::url::{self, Target};
 use crate::{Backend, Conn, Db, Migrations, StoreError};
 
 #[derive(Debug, Clone)]
 pub struct PoolOptions {
     pub max_connections: u32,
+    /// How long a caller waits for a connection before it is answered 503.
     pub connect_timeout: Duration,
+    /// Searches' own connections and bounds (searches.rs).
+    pub searches: SearchOptions,
 }
 
 impl Default for PoolOptions {
@@ -20,12 +24,13 @@ impl Default for PoolOptions {
         Self {
             max_connections: 10,
             connect_timeout: Duration::from_secs(5),
+            searches: SearchOptions::default(),
         }
     }
 }
 
 #[derive(Clone)]
-enum Pools {
+pub(crate) enum Pools {
     Pg(Pool<ConnectionManager<PgConnection>>),
     Sqlite(Pool<ConnectionManager<SqliteConnection>>),
 }
@@ -34,6 +39,8 @@ enum Pools {
 #[derive(Clone)]
 pub struct Store {
     pools: Pools,
+    /// A pool of its own for searches, and their bounds per tenant (searches.rs).
+    pub(crate) searches: Searches,
     /// Started by the first [`Store::write`], on that caller's runtime.
     group: Arc<Mutex<Option<GroupCommit>>>,
     /// [`Store::write_unflushed`]'s, likewise.
@@ -42,6 +49,36 @@ pub struct Store {
     _alive: Arc<()>,
     /// SQLite: where this process's writers of the database queue (write_tx.rs).
     writers: Option<crate::write_tx::WriteQueue>,
+}
+
+impl Pools {
+    /// A pool of `size` connections to `target`, connecting lazily.
+    pub(crate) fn of(target: &Target, size: u32, checkout: Duration) -> Self {
+        match target {
+            Target::Postgres(url) => Pools::Pg(
+                Pool::builder()
+                    .max_size(size)
+                    .min_idle(Some(0))
+                    .connection_timeout(checkout)
+                    .build_unchecked(ConnectionManager::new(url.clone())),
+            ),
+            Target::Sqlite(path) => Pools::Sqlite(
+                Pool::builder()
+                    .max_size(size)
+                    .min_idle(Some(0))
+                    .connection_timeout(checkout)
+                    .connection_customizer(Box::new(crate::sqlite::SqlitePragmas))
+                    .build_unchecked(ConnectionManager::new(path.clone())),
+            ),
+        }
+    }
+
+    pub(crate) fn get(&self) -> Result<Conn, StoreError> {
+        Ok(match self {
+            Pools::Pg(pool) => Conn::Pg(pool.get()?),
+            Pools::Sqlite(pool) => Conn::Sqlite(pool.get()?),
+        })
+    }
 }
 
 impl std::fmt::Debug for Store {
@@ -56,26 +93,19 @@ impl Store {
     /// Opens a pool for `url`. The pool connects lazily, so a service can start (and report
     /// not-ready) while its database is still coming up.
     pub fn connect(url: &str, options: &PoolOptions) -> Result<Self, StoreError> {
-        let pools = match url::parse(url)? {
-            Target::Postgres(url) => Pools::Pg(
-                Pool::builder()
-                    .max_size(options.max_connections)
-                    .min_idle(Some(0))
-                    .connection_timeout(options.connect_timeout)
-                    .build_unchecked(ConnectionManager::new(url)),
+        let target = url::parse(url)?;
+        if let Target::Sqlite(path) = &target {
+            crate::sqlite_file::prepare(path)?;
+        }
+        let pools = Pools::of(&target, options.max_connections, options.connect_timeout);
+        let searches = Searches::new(
+            Pools::of(
+                &target,
+                options.searches.connections,
+                options.connect_timeout,
             ),
-            Target::Sqlite(path) => {
-                crate::sqlite_file::prepare(&path)?;
-                Pools::Sqlite(
-                    Pool::builder()
-                        .max_size(options.max_connections)
-                        .min_idle(Some(0))
-                        .connection_timeout(options.connect_timeout)
-                        .connection_customizer(Box::new(crate::sqlite::SqlitePragmas))
-                        .build_unchecked(ConnectionManager::new(path)),
-                )
-            }
-        };
+            &options.searches,
+        );
         let alive = Arc::new(());
         if let Pools::Sqlite(pool) = &pools {
             crate::sqlite::checkpoint_forever(pool.clone(), Arc::downgrade(&alive));
@@ -83,6 +113,7 @@ impl Store {
         let writers = matches!(pools, Pools::Sqlite(_)).then(crate::write_tx::WriteQueue::default);
         Ok(Self {
             pools,
+            searches,
             group: Arc::new(Mutex::new(None)),
             unflushed: Arc::new(Mutex::new(None)),
             _alive: alive,
@@ -106,10 +137,7 @@ impl Store {
     /// Writes on SQLite made through it do not queue with the process's other writers
     /// unless the caller names the queue (`Store::run` does).
     pub fn get(&self) -> Result<Conn, StoreError> {
-        Ok(match &self.pools {
-            Pools::Pg(pool) => Conn::Pg(pool.get()?),
-            Pools::Sqlite(pool) => Conn::Sqlite(pool.get()?),
-        })
+        self.pools.get()
     }
 
     /// Runs blocking diesel work on tokio's blocking pool, never on an actix worker thread.

@@ -6,7 +6,7 @@ use coffer_auth::{Claims, Jwks, KeySource, SharedKeys, SigningKey, Verifier, sco
 use coffer_events::local_bus::{self, LocalBus};
 use coffer_http::{AppContext, Metrics, Module, TrustedProxies};
 use coffer_model::clock::{Clock, ManualClock};
-use coffer_store::{Migrations, PoolOptions, Store};
+use coffer_store::{Migrations, PoolOptions, SearchOptions, Store};
 use uuid::Uuid;
 
 use crate::{Backend, TestDb};
@@ -31,8 +31,18 @@ impl Harness {
     /// Another service's own database, fresh and migrated, on the same backend; dropped
     /// with the app.
     pub async fn database(&self, migrations: Migrations) -> Store {
+        self.database_searching(migrations, SearchOptions::default())
+            .await
+    }
+
+    /// [`Harness::database`] whose searches have `searches`' pool and bounds.
+    pub async fn database_searching(
+        &self,
+        migrations: Migrations,
+        searches: SearchOptions,
+    ) -> Store {
         let db = TestDb::create(self.backend);
-        let store = migrated(&db, &[migrations]).await;
+        let store = migrated_searching(&db, &[migrations], searches).await;
         if let Ok(mut dbs) = self.more_dbs.lock() {
             dbs.push(db);
         }
@@ -70,10 +80,19 @@ struct Databases {
 }
 
 async fn migrated(db: &TestDb, migrations: &[Migrations]) -> Store {
+    migrated_searching(db, migrations, SearchOptions::default()).await
+}
+
+async fn migrated_searching(
+    db: &TestDb,
+    migrations: &[Migrations],
+    searches: SearchOptions,
+) -> Store {
     let store = Store::connect(
         &db.url,
         &PoolOptions {
             max_connections: 4,
+            searches,
             ..PoolOptions::default()
         },
     )

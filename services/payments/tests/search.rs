@@ -273,4 +273,103 @@ coffer_testkit::backend_tests! {
             assert_eq!(err["errors"][0]["property"], property, "{body}: {err}");
         }
     }
+
+    async fn one_organisations_largest_searches_leave_another_served(backend) {
+        let w = world(backend).await;
+        let (_, account, token) = merchant(&w).await;
+        let (_, other_account, other) = w.merchant_named("Other Aid").await;
+        // 200 payments of the first organisation, 20 at a time.
+        for _ in 0..10 {
+            let made: Vec<_> = (0..20)
+                .map(|n| pay(&w, &token, &account, "twint", "", if n % 2 == 0 { "500" } else { "700" }, json!({})))
+                .collect();
+            futures_util::future::join_all(made).await;
+        }
+        pay(&w, &other, &other_account, "twint", "", "900", json!({})).await;
+        let (_, mine) = search(&w, &other, json!({"query": {"$match": {"account_uuid": other_account}}})).await;
+        let payment = format!("/payments/{}", mine["hits"][0]["uuid"].as_str().unwrap());
+
+        // The heaviest search SPEC.md allows, twelve times at once.
+        let heavy = json!({
+            "query": {"$or": [{"$match": {"account_uuid": account}}, {"$range": {"amount.value": {"gte": 1}}}]},
+            "size": 10000,
+            "sort": [{"field": "amount.value", "direction": "desc"}],
+            "aggs": {"methods": {"type": "term", "field": "payment_method"},
+                     "statuses": {"type": "term", "field": "status"},
+                     "amounts": {"type": "stats", "field": "amount.value"},
+                     "currencies": {"type": "term", "field": "amount.currency"}}
+        });
+        let attack: Vec<_> = (0..12)
+            .map(|_| {
+                let (http, url, token, body) = (w.app.http.clone(), w.app.url("/search/payments"), token.clone(), heavy.clone());
+                tokio::spawn(async move {
+                    let res = http.post(url).bearer_auth(token).json(&body).send().await.unwrap();
+                    let retry_after = res.headers().get("retry-after").cloned();
+                    (res.status().as_u16(), retry_after, res.json::<Value>().await.unwrap())
+                })
+            })
+            .collect();
+        // Side by side, the other organisation reads and searches.
+        let mut latencies = Vec::new();
+        while !attack.iter().all(tokio::task::JoinHandle::is_finished) {
+            let t = std::time::Instant::now();
+            let (status, read) = w.get(&payment, &other).await;
+            assert_eq!(status, 200, "{read}");
+            assert_eq!(read["amount"]["value"], "900");
+            let (status, found) = search(&w, &other, json!({"query": {"$match": {"account_uuid": other_account}}})).await;
+            assert_eq!(status, 200, "{found}");
+            assert_eq!(found["summary"]["hits"], 1, "{found}");
+            latencies.push(t.elapsed());
+        }
+        let (mut answered, mut refused) = (0, 0);
+        for a in attack {
+            let (status, retry_after, body) = a.await.unwrap();
+            match status {
+                200 => {
+                    answered += 1;
+                    assert_eq!(body["summary"]["hits"], 200, "only its own payments");
+                    assert_eq!(body["hits"].as_array().unwrap().len(), 200);
+                }
+                429 => {
+                    refused += 1;
+                    assert_eq!(retry_after.unwrap(), "1");
+                    assert!(body.to_string().contains("searches of this organisation are running"), "{body}");
+                }
+                other => panic!("{other}: {body}"),
+            }
+        }
+        assert!(answered >= 1 && refused >= 1, "{answered} answered, {refused} refused");
+        // Its searches done, the organisation searches again.
+        let (status, again) = search(&w, &token, heavy.clone()).await;
+        assert_eq!(status, 200, "{again}");
+        latencies.sort();
+        println!(
+            "12 searches of size 10000 at once: {answered} answered, {refused} refused (429); \
+             the other organisation's read and search, {} times: median {:?}, max {:?}",
+            latencies.len(), latencies[latencies.len() / 2], latencies.last().unwrap()
+        );
+    }
+
+    async fn a_search_past_its_budget_is_stopped_and_frees_its_place(backend) {
+        let searches = SearchOptions { budget: std::time::Duration::from_millis(1), ..SearchOptions::default() };
+        let w = world_searching(backend, searches, &[], |_, _| Vec::new()).await;
+        let (_, account, token) = merchant(&w).await;
+        for n in 0..20 {
+            pay(&w, &token, &account, "twint", "", &format!("{}", 100 + n), json!({})).await;
+        }
+        // More than the two a tenant may run at once, one after another: each is stopped
+        // past its budget, and none waits on those before it.
+        for _ in 0..3 {
+            let (status, stopped) = search(&w, &token, json!({"query": {"$match": {"account_uuid": account}}, "size": 20,
+                "aggs": {"statuses": {"type": "term", "field": "status"}}})).await;
+            assert_eq!(status, 503, "{stopped}");
+            assert!(stopped.to_string().contains("did not finish in time"), "{stopped}");
+        }
+        // Reads that are not searches do not have the budget.
+        let body = json!({"account_uuid": account, "payment_method": "twint", "amount": {"value": "300", "currency": "CHF"}});
+        let (status, made, _) = w.post("/payments", &token, &body, None).await;
+        assert_eq!(status, 201, "{made}");
+        let (status, read) = w.get(&format!("/payments/{}", made["uuid"].as_str().unwrap()), &token).await;
+        assert_eq!(status, 200, "{read}");
+    }
 }

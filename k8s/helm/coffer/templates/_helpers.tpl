@@ -114,6 +114,11 @@ COFFER_HTTP__WORKERS: "0"
 COFFER_HTTP__TRUSTED_PROXIES: {{ $root.Values.http.trustedProxies | quote }}
 COFFER_HTTP__BODY_TIMEOUT_SECONDS: {{ $root.Values.http.bodyTimeoutSeconds | int | quote }}
 COFFER_HTTP__CONNECTIONS_PER_ADDRESS: {{ $root.Values.http.connectionsPerAddress | int | quote }}
+COFFER_DATABASE__POOL_SIZE: {{ $root.Values.database.poolSize | int | quote }}
+COFFER_DATABASE__CHECKOUT_TIMEOUT_MS: {{ $root.Values.database.checkoutTimeoutMs | int | quote }}
+COFFER_DATABASE__SEARCH_POOL_SIZE: {{ $root.Values.database.searchPoolSize | int | quote }}
+COFFER_DATABASE__SEARCHES_PER_ORGANISATION: {{ $root.Values.database.searchesPerOrganisation | int | quote }}
+COFFER_DATABASE__SEARCH_TIMEOUT_MS: {{ $root.Values.database.searchTimeoutMs | int | quote }}
 COFFER_LOG__LEVEL: {{ $root.Values.log.level | quote }}
 COFFER_LOG__FORMAT: {{ $root.Values.log.format | quote }}
 COFFER_AUTH__ISSUER: {{ $root.Values.auth.issuer | quote }}

@@ -132,7 +132,8 @@ pub(crate) async fn suspend(
 /// Subscriptions by the payment search's language (`$match`, `$term`, sorting, paging, aggregations).
 #[utoipa::path(post, path = "/search/subscriptions", operation_id = "searchSubscriptions", tag = "Subscriptions",
     request_body(content = coffer_search::SearchRequest, example = json!({"query": {"$term": {"status": "active"}}, "size": 10})),
-    responses((status = 200, description = "The matching objects, a page of them, and the aggregations", body = coffer_search::Found)))]
+    responses((status = 200, description = "The matching objects, a page of them, and the aggregations", body = coffer_search::Found),
+        (status = 429, description = "The organisation runs as many searches as it may at once; see Retry-After")))]
 pub(crate) async fn search(
     state: web::Data<BillingState>,
     caller: Caller,

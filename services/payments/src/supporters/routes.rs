@@ -35,7 +35,8 @@ pub(crate) fn routes(t: &mut RouteTable) {
 /// Supporters by the payment search's language (`$match`, `$term`, sorting, paging, aggregations).
 #[utoipa::path(post, path = "/search/supporters", operation_id = "searchSupporters", tag = "Supporters",
     request_body(content = coffer_search::SearchRequest, example = json!({"query": {"$term": {"email": "ada@example.org"}}, "size": 10})),
-    responses((status = 200, description = "The matching objects, a page of them, and the aggregations", body = coffer_search::Found)))]
+    responses((status = 200, description = "The matching objects, a page of them, and the aggregations", body = coffer_search::Found),
+        (status = 429, description = "The organisation runs as many searches as it may at once; see Retry-After")))]
 pub(crate) async fn search(
     state: web::Data<PaymentsState>,
     caller: Caller,

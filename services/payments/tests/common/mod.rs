@@ -12,6 +12,7 @@ use coffer_identity::{Identity, IdentitySettings};
 #[allow(unused_imports)]
 pub use coffer_payments::connectors::faults::{Fault, Faults};
 use coffer_payments::{Payments, PaymentsSettings};
+pub use coffer_store::SearchOptions;
 use coffer_store::Store;
 pub use coffer_testkit::{Backend, TestApp};
 use serde_json::Value;
@@ -45,6 +46,16 @@ pub async fn world_with(
     migrations: &[coffer_store::Migrations],
     more: impl FnOnce(&coffer_testkit::Harness, &[Store]) -> Vec<Arc<dyn Module>>,
 ) -> World {
+    world_searching(backend, SearchOptions::default(), migrations, more).await
+}
+
+/// [`world_with`] whose payments searches have `searches`' pool and bounds.
+pub async fn world_searching(
+    backend: Backend,
+    searches: SearchOptions,
+    migrations: &[coffer_store::Migrations],
+    more: impl FnOnce(&coffer_testkit::Harness, &[Store]) -> Vec<Arc<dyn Module>>,
+) -> World {
     let mut parts = None;
     let faults = Faults::default();
     let provider_faults = faults.clone();
@@ -66,7 +77,9 @@ pub async fn world_with(
             )
             .await
             .unwrap();
-            let payments_store = h.database(coffer_payments::MIGRATIONS).await;
+            let payments_store = h
+                .database_searching(coffer_payments::MIGRATIONS, searches)
+                .await;
             let payments = Payments::new(
                 payments_store.clone(),
                 h.clock_arc(),
@@ -127,7 +140,12 @@ impl World {
     /// An organisation with an account whose payment method profiles payments already
     /// knows, and a token for it: (organisation, account, token).
     pub async fn merchant(&self) -> (Uuid, String, String) {
-        let org = self.organisation("Alpine Aid").await;
+        self.merchant_named("Alpine Aid").await
+    }
+
+    /// [`World::merchant`] by another name, for a second organisation beside the first.
+    pub async fn merchant_named(&self, name: &str) -> (Uuid, String, String) {
+        let org = self.organisation(name).await;
         let token = self.token(org).await;
         let account = self.admin.create_account(org, "Donations").await.unwrap()["uuid"]
             .as_str()

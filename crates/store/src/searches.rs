@@ -1,0 +1,143 @@
+//! Searches run apart from the rest of a service's work: on a pool of their own, a few at a
+//! time per tenant, within a time budget. A search may ask for 10,000 hits with many
+//! aggregations (SPEC.md allows it), and ten of those on the service's pool would hold
+//! every connection for as long as they take, while other tenants' reads and the service's
+//! own workers waited for one (docs/configuration.md, "Searches").
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::{Duration, Instant};
+
+use diesel::connection::SimpleConnection;
+use diesel::result::Error as DieselError;
+
+use crate::store::Pools;
+use crate::{Db, Store, StoreError};
+
+#[derive(Debug, Clone)]
+pub struct SearchOptions {
+    /// Connections of the searches' pool, beside the service's own.
+    pub connections: u32,
+    /// Searches one tenant may have running at once; one more is refused (429).
+    pub per_tenant: usize,
+    /// How long one search may take; past it, it is stopped (503).
+    pub budget: Duration,
+}
+
+impl Default for SearchOptions {
+    fn default() -> Self {
+        Self {
+            connections: 4,
+            per_tenant: 2,
+            budget: Duration::from_secs(10),
+        }
+    }
+}
+
+/// The searches' pool, and how many searches each tenant has running.
+#[derive(Clone)]
+pub(crate) struct Searches {
+    pool: Pools,
+    per_tenant: usize,
+    budget: Duration,
+    running: Arc<Mutex<HashMap<String, usize>>>,
+}
+
+/// A tenant's place among the running searches, given back when dropped.
+struct Slot {
+    tenant: String,
+    running: Arc<Mutex<HashMap<String, usize>>>,
+}
+
+impl Drop for Slot {
+    fn drop(&mut self) {
+        let mut running = self.running.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(n) = running.get_mut(&self.tenant) {
+            *n -= 1;
+            if *n == 0 {
+                running.remove(&self.tenant);
+            }
+        }
+    }
+}
+
+impl Searches {
+    pub(crate) fn new(pool: Pools, options: &SearchOptions) -> Self {
+        Self {
+            pool,
+            per_tenant: options.per_tenant.max(1),
+            budget: options.budget,
+            running: Arc::default(),
+        }
+    }
+
+    fn slot(&self, tenant: &str) -> Option<Slot> {
+        let mut running = self.running.lock().unwrap_or_else(PoisonError::into_inner);
+        let n = running.entry(tenant.to_owned()).or_insert(0);
+        if *n >= self.per_tenant {
+            return None;
+        }
+        *n += 1;
+        Some(Slot {
+            tenant: tenant.to_owned(),
+            running: Arc::clone(&self.running),
+        })
+    }
+}
+
+/// PostgreSQL's word for a statement its `statement_timeout` stopped (SQLSTATE 57014).
+fn is_statement_timeout(e: &DieselError) -> bool {
+    matches!(e, DieselError::DatabaseError(_, info)
+        if info.message().contains("statement timeout"))
+}
+
+impl Store {
+    /// Runs the search `f` for `tenant` (whatever names whose bound it counts against) on
+    /// the searches' pool, on one read-only snapshot. `f` gets the instant its budget ends
+    /// and checks it between its steps; on PostgreSQL a statement running past the budget
+    /// is stopped by the server too. A tenant already running its bound of searches is
+    /// refused at once ([`StoreError::SearchesBusy`]); one past its budget ends with
+    /// [`StoreError::SearchTimedOut`].
+    pub async fn search<T, E, F>(&self, tenant: &str, f: F) -> Result<T, E>
+    where
+        F: FnOnce(&mut Db<'_>, Instant) -> Result<T, E> + Send + 'static,
+        T: Send + 'static,
+        E: From<StoreError> + From<DieselError> + Send + 'static,
+    {
+        let searches = self.searches.clone();
+        let slot = searches
+            .slot(tenant)
+            .ok_or(StoreError::SearchesBusy(searches.per_tenant))?;
+        tokio::task::spawn_blocking(move || {
+            let _slot = slot;
+            let deadline = Instant::now() + searches.budget;
+            let mut conn = searches.pool.get()?;
+            let mut db = conn.db();
+            let budget_ms = searches.budget.as_millis();
+            db.snapshot(|db| {
+                if let Db::Pg(pg) = db {
+                    pg.batch_execute(&format!("SET LOCAL statement_timeout = {budget_ms}"))?;
+                }
+                f(db, deadline)
+            })
+        })
+        .await
+        .map_err(|_| StoreError::Cancelled)?
+    }
+
+    /// The budget of one search, for messages.
+    pub fn search_budget(&self) -> Duration {
+        self.searches.budget
+    }
+}
+
+impl StoreError {
+    /// Whether a search ran out of its budget, by its own count or PostgreSQL's.
+    pub fn is_search_timeout(&self) -> bool {
+        match self {
+            StoreError::SearchTimedOut => true,
+            StoreError::Query(e) => is_statement_timeout(e),
+            _ => false,
+        }
+    }
+}

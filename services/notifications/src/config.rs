@@ -16,6 +16,7 @@ pub struct NotificationsConfig {
 /// Bounds on the settings that drive work.
 pub const RETENTION_DAYS: (u32, u32) = (1, 3650);
 pub const IN_FLIGHT: (usize, usize) = (1, 10_000);
+pub const ENDPOINTS: (usize, usize) = (1, 100_000);
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(default)]
@@ -27,9 +28,14 @@ pub struct NotificationsSection {
     pub extra_root_certs: String,
     /// Days the delivery log keeps a try (1 to 3650).
     pub retention_days: u32,
-    /// Tries in flight at once per process (1 to 10000), and to any one endpoint.
+    /// Tries in flight at once per process (1 to 10000), to any one endpoint, and to the
+    /// endpoints of any one organisation: well below the process's, so that one
+    /// organisation's endpoints that hang leave slots for everyone else's.
     pub max_in_flight: usize,
     pub max_in_flight_per_endpoint: usize,
+    pub max_in_flight_per_organisation: usize,
+    /// Webhook endpoints an organisation may have (1 to 100000): one more is refused.
+    pub max_endpoints_per_organisation: usize,
 }
 
 impl Default for NotificationsSection {
@@ -40,6 +46,8 @@ impl Default for NotificationsSection {
             retention_days: 30,
             max_in_flight: 256,
             max_in_flight_per_endpoint: 16,
+            max_in_flight_per_organisation: 64,
+            max_endpoints_per_organisation: 100,
         }
     }
 }
@@ -70,24 +78,36 @@ impl NotificationsSection {
     }
 
     fn check_bounds(&self) -> Result<(), ConfigError> {
-        let within = |v: usize, (lo, hi): (usize, usize)| (lo..=hi).contains(&v);
         if !(RETENTION_DAYS.0..=RETENTION_DAYS.1).contains(&self.retention_days) {
             return Err(ConfigError::invalid(
                 "notifications.retention_days",
                 "must be 1 to 3650",
             ));
         }
-        if !within(self.max_in_flight, IN_FLIGHT) {
-            return Err(ConfigError::invalid(
-                "notifications.max_in_flight",
-                "must be 1 to 10000",
-            ));
-        }
-        if !within(self.max_in_flight_per_endpoint, IN_FLIGHT) {
-            return Err(ConfigError::invalid(
+        for (setting, value, (lo, hi)) in [
+            ("notifications.max_in_flight", self.max_in_flight, IN_FLIGHT),
+            (
                 "notifications.max_in_flight_per_endpoint",
-                "must be 1 to 10000",
-            ));
+                self.max_in_flight_per_endpoint,
+                IN_FLIGHT,
+            ),
+            (
+                "notifications.max_in_flight_per_organisation",
+                self.max_in_flight_per_organisation,
+                IN_FLIGHT,
+            ),
+            (
+                "notifications.max_endpoints_per_organisation",
+                self.max_endpoints_per_organisation,
+                ENDPOINTS,
+            ),
+        ] {
+            if !(lo..=hi).contains(&value) {
+                return Err(ConfigError::invalid(
+                    setting,
+                    format!("must be {lo} to {hi}"),
+                ));
+            }
         }
         Ok(())
     }

@@ -108,6 +108,8 @@ impl Notifications {
             retention_days: settings.retention_days,
             max_in_flight: settings.max_in_flight.max(1),
             max_in_flight_per_endpoint: settings.max_in_flight_per_endpoint.max(1),
+            max_in_flight_per_organisation: settings.max_in_flight_per_organisation.max(1),
+            max_endpoints_per_organisation: settings.max_endpoints_per_organisation,
         };
         Ok(Self {
             state: web::Data::new(state),

@@ -34,6 +34,8 @@ fn main() -> std::process::ExitCode {
                 retention_days: section.retention_days,
                 max_in_flight: section.max_in_flight,
                 max_in_flight_per_endpoint: section.max_in_flight_per_endpoint,
+                max_in_flight_per_organisation: section.max_in_flight_per_organisation,
+                max_endpoints_per_organisation: section.max_endpoints_per_organisation,
             };
             let notifications = Notifications::start(
                 s.store.clone(),

@@ -9,6 +9,7 @@ use coffer_secrets::Secrets;
 use coffer_store::Store;
 use tokio::sync::Notify;
 
+use crate::config::NotificationsSection;
 use crate::deliveries::metrics::DeliveryMetrics;
 
 #[derive(Clone)]
@@ -21,21 +22,29 @@ pub struct NotificationsSettings {
     pub extra_roots: Option<Vec<u8>>,
     /// How long the delivery log keeps a try, in days.
     pub retention_days: u32,
-    /// Tries in flight at once in this process, in all and to any one endpoint.
+    /// Tries in flight at once in this process: in all, to any one endpoint, and to the
+    /// endpoints of any one organisation.
     pub max_in_flight: usize,
     pub max_in_flight_per_endpoint: usize,
+    pub max_in_flight_per_organisation: usize,
+    /// Webhook endpoints an organisation may have.
+    pub max_endpoints_per_organisation: usize,
 }
 
 impl Default for NotificationsSettings {
+    /// The configuration's defaults (config.rs).
     fn default() -> Self {
+        let section = NotificationsSection::default();
         Self {
             event_prefix: "coffer".into(),
             relay: RelaySettings::default(),
             addresses: AddressPolicy::default(),
             extra_roots: None,
-            retention_days: 30,
-            max_in_flight: 256,
-            max_in_flight_per_endpoint: 16,
+            retention_days: section.retention_days,
+            max_in_flight: section.max_in_flight,
+            max_in_flight_per_endpoint: section.max_in_flight_per_endpoint,
+            max_in_flight_per_organisation: section.max_in_flight_per_organisation,
+            max_endpoints_per_organisation: section.max_endpoints_per_organisation,
         }
     }
 }
@@ -56,4 +65,6 @@ pub(crate) struct NotificationsState {
     pub retention_days: u32,
     pub max_in_flight: usize,
     pub max_in_flight_per_endpoint: usize,
+    pub max_in_flight_per_organisation: usize,
+    pub max_endpoints_per_organisation: usize,
 }

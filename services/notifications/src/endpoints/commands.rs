@@ -6,6 +6,7 @@ use coffer_auth::Caller;
 use coffer_http::idempotency::Once;
 use coffer_http::{ApiError, Failure};
 use coffer_model::ids::parse_uuid;
+use coffer_model::paging::{PagingLimits, PagingQuery};
 use coffer_model::validation::FieldError;
 use coffer_secrets::Secrets;
 use coffer_store::resealing::{self, PassError};
@@ -13,7 +14,7 @@ use coffer_store::{Db, Store};
 use serde_json::{Value, json};
 use uuid::Uuid;
 
-use super::domain::{Endpoint, Fields, key, request};
+use super::domain::{Endpoint, Fields, bound, key, request};
 use super::store;
 use crate::deliveries::connect;
 use crate::state::NotificationsState;
@@ -29,8 +30,9 @@ pub(crate) async fn seal_at_start(store: &Store, secrets: &Secrets) -> Result<()
     Ok(())
 }
 
-/// Lists are bounded: an organisation has a handful of endpoints, never thousands.
-pub const MAX_LISTED: i64 = 1_000;
+/// A page asked for with `size` is 1,000 endpoints at most (`from` alone, like no paging
+/// at all, answers every endpoint from there: a list is never cut unasked).
+pub const LIMITS: PagingLimits = PagingLimits::new(1_000, 1_000);
 
 fn uuid_of(raw: &str) -> Result<Uuid, ApiError> {
     raw.parse().map_err(ApiError::internal)
@@ -100,13 +102,19 @@ fn apply(e: &mut Endpoint, f: Fields, replace: bool, now: i64) -> Result<(), Api
     Ok(())
 }
 
+/// The caller's endpoints, oldest first: every one of them, or the page `paging` asks for.
+/// An organisation's are bounded (`max_endpoints_per_organisation`), so all of them fit in
+/// one answer; a client that finds its endpoint by listing must see every one, or it
+/// makes it again.
 pub(crate) async fn list(
     state: &NotificationsState,
     caller: &Caller,
     organisation: Option<&str>,
     account: Option<&str>,
+    paging: &PagingQuery,
 ) -> Result<Vec<Endpoint>, Failure> {
     let mut errors = Vec::new();
+    let window = paging.resolve(LIMITS).map_err(|e| errors.extend(e)).ok();
     let organisation = organisation
         .map(|raw| parse_uuid("organisation_uuid", raw))
         .transpose()
@@ -120,9 +128,10 @@ pub(crate) async fn list(
         .ok()
         .flatten()
         .map(|a| a.to_string());
-    if !errors.is_empty() {
+    let Some(window) = window.filter(|_| errors.is_empty()) else {
         return Err(Failure::Api(ApiError::validation(errors)));
-    }
+    };
+    let limit = paging.size.is_some().then(|| window.limit());
     let scope = caller.organisations_listed(organisation)?;
     let secrets = state.secrets.clone();
     Ok(state
@@ -133,7 +142,8 @@ pub(crate) async fn list(
                 &secrets,
                 scope.as_deref(),
                 account.as_deref(),
-                MAX_LISTED,
+                window.offset(),
+                limit,
             )
         })
         .await?)
@@ -188,18 +198,18 @@ pub(crate) async fn create(
     check_reachable(state, &endpoint)?;
     let secrets = state.secrets.clone();
     let partner = caller.partner().map(|p| p.to_string());
+    let most = state.max_endpoints_per_organisation;
     let effect = move |tx: &mut Db<'_>| {
-        if prevent_duplicates {
-            store::lock_url(tx, &endpoint.organisation_uuid, &endpoint.endpoint)?;
-            if let Some(existing) = store::find_by_url(
-                tx,
-                &secrets,
-                &endpoint.organisation_uuid,
-                &endpoint.endpoint,
-            )? {
-                return Ok::<_, Failure>((StatusCode::OK, json!(existing.view())));
-            }
+        let organisation = endpoint.organisation_uuid.as_str();
+        store::lock_organisation(tx, organisation)?;
+        if prevent_duplicates
+            && let Some(existing) =
+                store::find_by_url(tx, &secrets, organisation, &endpoint.endpoint)?
+        {
+            return Ok::<_, Failure>((StatusCode::OK, json!(existing.view())));
         }
+        bound::one_more(store::count_of(tx, organisation)?, most)
+            .map_err(|e| ApiError::validation(vec![e]))?;
         check_account(tx, &endpoint)?;
         store::insert(tx, &secrets, &endpoint)?;
         if let Some(partner) = &partner {

@@ -4,6 +4,7 @@ use actix_web::{HttpRequest, HttpResponse, web};
 use coffer_auth::Caller;
 use coffer_http::idempotency::{IdempotencyKey, Once};
 use coffer_http::{ApiError, Json};
+use coffer_model::paging::PagingQuery;
 use serde::Deserialize;
 use serde_json::Value;
 
@@ -15,12 +16,17 @@ use crate::state::NotificationsState;
 pub(crate) struct ListQuery {
     organisation_uuid: Option<String>,
     account_uuid: Option<String>,
+    #[serde(flatten)]
+    paging: PagingQuery,
 }
 
-/// The caller's webhook endpoints, oldest first (at most 1,000).
+/// The caller's webhook endpoints, oldest first: every one, unless `size` asks for a page.
+/// An organisation has at most `max_endpoints_per_organisation` (100 by default).
 #[utoipa::path(get, path = "/webhooks", operation_id = "listWebhookEndpoints", tag = "Webhooks",
     params(("organisation_uuid" = Option<uuid::Uuid>, Query, description = "Only this organisation's"),
-        ("account_uuid" = Option<uuid::Uuid>, Query, description = "Only this account's")),
+        ("account_uuid" = Option<uuid::Uuid>, Query, description = "Only this account's"),
+        ("from" = Option<i64>, Query, minimum = 0, maximum = 4294967295_i64, description = "Endpoints to skip"),
+        ("size" = Option<i64>, Query, minimum = 0, maximum = 1000, description = "At most this many; every one (from `from` on) when left out")),
     responses((status = 200, description = "The endpoints, without their keys", body = [EndpointView])))]
 pub(crate) async fn list(
     state: web::Data<NotificationsState>,
@@ -33,6 +39,7 @@ pub(crate) async fn list(
         &caller,
         q.organisation_uuid.as_deref(),
         q.account_uuid.as_deref(),
+        &q.paging,
     )
     .await?;
     let items: Vec<EndpointView> = found.iter().map(|e| e.item()).collect();
@@ -52,6 +59,7 @@ pub(crate) struct CreateQuery {
     request_body(content = super::domain::request::EndpointBody),
     responses((status = 201, description = "The endpoint, with its signing key", body = EndpointView),
         (status = 200, description = "With prevent_duplicates: the existing endpoint of the same URL", body = EndpointView),
+        (status = 400, description = "A field is not valid, or the organisation has as many endpoints as it may (`organisation_uuid` is named)"),
         (status = 404, description = "No such account"),
         (status = 409, description = "The Idempotency-Key was used with another body, or its first request is still in progress")))]
 pub(crate) async fn create(

@@ -221,22 +221,33 @@ impl SealedTable for SealedColumns {
     }
 }
 
-/// Holds, until the transaction ends, the right to make an organisation's endpoint for
-/// `url`, so two `prevent_duplicates` creates at once make one endpoint between them. On
-/// SQLite the write transaction is exclusive already.
-pub fn lock_url(db: &mut Db<'_>, organisation: &str, url: &str) -> QueryResult<()> {
+/// Holds, until the transaction ends, the right to make an endpoint of `organisation`, so
+/// that creates at once neither pass its bound together nor, with `prevent_duplicates`,
+/// make two endpoints for one URL. On SQLite the write transaction is exclusive already.
+pub fn lock_organisation(db: &mut Db<'_>, organisation: &str) -> QueryResult<()> {
     let Db::Pg(conn) = db else {
         return Ok(());
     };
-    // FNV-1a over both, as the advisory lock's 64-bit key; a collision only serialises
-    // two unrelated creates.
+    // FNV-1a as the advisory lock's 64-bit key; a collision only serialises two unrelated
+    // creates.
     let mut hasher = fnv::FnvHasher::default();
-    hasher.write(format!("{organisation}\n{url}").as_bytes());
+    hasher.write(format!("webhook_endpoints/{organisation}").as_bytes());
     let key = hasher.finish();
     diesel::sql_query("SELECT pg_advisory_xact_lock($1)")
         .bind::<diesel::sql_types::BigInt, _>(i64::from_ne_bytes(key.to_ne_bytes()))
         .execute(*conn)
         .map(drop)
+}
+
+/// How many endpoints `organisation` has, on or off.
+pub fn count_of(db: &mut Db<'_>, organisation: &str) -> QueryResult<u64> {
+    let n: i64 = db_run!(db: {
+        w::webhook_endpoints
+            .filter(w::organisation_uuid.eq(organisation))
+            .count()
+            .get_result(db)
+    })?;
+    Ok(u64::try_from(n).unwrap_or(0))
 }
 
 /// An organisation's endpoint for `url`, the oldest when there are several.
@@ -259,13 +270,14 @@ pub fn find_by_url(
 }
 
 /// The endpoints of `organisations` (all for a platform caller), narrowed to one account,
-/// oldest first, at most `limit`.
+/// oldest first: skipping `offset`, at most `limit` of them, or all when it is `None`.
 pub fn list(
     db: &mut Db<'_>,
     secrets: &Secrets,
     organisations: Option<&[String]>,
     account: Option<&str>,
-    limit: i64,
+    offset: i64,
+    limit: Option<i64>,
 ) -> QueryResult<Vec<Endpoint>> {
     let rows: Vec<Row> = db_run!(db: {
         let mut q = w::webhook_endpoints.select(Row::as_select()).into_boxed();
@@ -275,7 +287,10 @@ pub fn list(
         if let Some(account) = account {
             q = q.filter(w::account_uuid.eq(account));
         }
-        q.order((w::created.asc(), w::uuid.asc())).limit(limit).load(db)
+        if let Some(limit) = limit {
+            q = q.limit(limit);
+        }
+        q.order((w::created.asc(), w::uuid.asc())).offset(offset).load(db)
     })?;
     rows.into_iter().map(|r| r.into_endpoint(secrets)).collect()
 }

@@ -2,11 +2,13 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use coffer_store::StoreError;
+use coffer_store::{Db, StoreError};
+use diesel::QueryResult;
 use uuid::Uuid;
 
 use crate::deliveries::domain::log::{self, UNANSWERED, WebhookResponse};
 use crate::deliveries::domain::request::{self, Outgoing};
+use crate::deliveries::domain::share::Share;
 use crate::deliveries::domain::task::{Task, TaskState, lease_ms};
 use crate::deliveries::store::{responses, tasks};
 use crate::endpoints::domain::Endpoint;
@@ -37,58 +39,28 @@ impl Job {
     }
 }
 
-/// Takes up to `room` due tasks, leaving each endpoint at most `per_endpoint` tries held
-/// counting `busy` (the tries this sender already holds, by endpoint; a held try waits for
-/// one of its endpoint's slots, and its lease allows for the wait). Tasks whose endpoint
-/// is gone or off are dropped instead. A handful of statements, however many are taken.
+/// Endpoints listed per read at most, while a claim looks for ones it may take from.
+const LISTED_AT_MOST: usize = 256;
+
+/// Takes due tasks as `share` allows: up to its room in all, and for each endpoint and each
+/// organisation up to its cap counting the tries this sender already holds (a held try
+/// waits for a slot of its endpoint and of its organisation, and its lease allows for the
+/// wait). Tasks whose endpoint is gone or off are dropped instead. A handful of
+/// statements, however many are taken.
 pub(crate) async fn claim(
     state: &NotificationsState,
-    room: usize,
-    busy: HashMap<String, usize>,
-    per_endpoint: usize,
+    share: Share,
 ) -> Result<Vec<Job>, StoreError> {
-    if room == 0 {
+    if share.room() == 0 {
         return Ok(Vec::new());
     }
     let secrets = state.secrets.clone();
-    let slots = state.max_in_flight_per_endpoint;
     let now_ms = state.clock.unix_ms();
     state
         .store
         .run(move |db| {
             db.write_tx(|tx| {
-                // Endpoint by endpoint, each up to its room: a saturated endpoint's backlog
-                // is not read at all.
-                let full = busy.values().filter(|n| **n >= per_endpoint).count();
-                let listed = i64::try_from(room + full).unwrap_or(i64::MAX);
-                // From a random point of the uuids round to it again, so that no endpoint
-                // is always served last when there is more work than room.
-                let start = Uuid::new_v4().to_string();
-                let mut order = tasks::endpoints_due(tx, now_ms, &start, listed)?;
-                if order.len() < usize::try_from(listed).unwrap_or(usize::MAX) {
-                    let wrapped = tasks::endpoints_due(tx, now_ms, "", listed)?;
-                    order.extend(wrapped.into_iter().take_while(|e| *e <= start));
-                }
-                // Each task with its lease: how many of its endpoint's tries this sender
-                // holds before it decides how long it may wait.
-                let mut picked: Vec<(Task, i64)> = Vec::new();
-                for endpoint in order {
-                    let left = room - picked.len();
-                    if left == 0 {
-                        break;
-                    }
-                    let held = busy.get(&endpoint).copied().unwrap_or(0);
-                    let free = per_endpoint.saturating_sub(held);
-                    if free == 0 {
-                        continue;
-                    }
-                    let take = i64::try_from(free.min(left)).unwrap_or(i64::MAX);
-                    let due = tasks::due_of(tx, &endpoint, now_ms, take)?;
-                    picked.extend(due.into_iter().enumerate().map(|(i, task)| {
-                        let lease = now_ms.saturating_add(lease_ms(held + i, slots));
-                        (task, lease)
-                    }));
-                }
+                let picked = pick(tx, share, now_ms)?;
                 // Each endpoint is read (and its secrets opened) once per claim.
                 let mut endpoints_seen: HashMap<String, Option<Endpoint>> = HashMap::new();
                 let (mut jobs, mut dropped) = (Vec::new(), Vec::new());
@@ -120,6 +92,53 @@ pub(crate) async fn claim(
             })
         })
         .await
+}
+
+/// The due tasks to take, each with its lease: endpoint by endpoint, each up to what
+/// `share` leaves it, so an endpoint or organisation at its cap is passed over without its
+/// backlog being read. From a random point of the uuids round to it again, so that no
+/// endpoint is always served last when there is more work than room.
+fn pick(tx: &mut Db<'_>, mut share: Share, now_ms: i64) -> QueryResult<Vec<(Task, i64)>> {
+    let limits = share.limits();
+    let start = Uuid::new_v4().to_string();
+    let mut after = start.clone();
+    let mut wrapped = false;
+    let mut picked: Vec<(Task, i64)> = Vec::new();
+    while share.room() > 0 {
+        let listed = (share.room() + share.passed_over()).min(LISTED_AT_MOST);
+        let order = tasks::endpoints_due(tx, now_ms, &after, i64::try_from(listed).unwrap_or(1))?;
+        let last_read = order.len() < listed;
+        for (endpoint, organisation) in order {
+            if wrapped && endpoint > start {
+                return Ok(picked);
+            }
+            after.clone_from(&endpoint);
+            let free = share.free(&endpoint, &organisation);
+            if free == 0 {
+                continue;
+            }
+            let (by_endpoint, by_organisation) = share.held(&endpoint, &organisation);
+            let due = tasks::due_of(tx, &endpoint, now_ms, i64::try_from(free).unwrap_or(1))?;
+            share.take(&endpoint, &organisation, due.len());
+            // Each task with its lease: how many of its endpoint's and its organisation's
+            // tries are held before it decides how long it may wait.
+            picked.extend(due.into_iter().enumerate().map(|(i, task)| {
+                let rounds = limits.rounds(by_endpoint + i, by_organisation + i);
+                (task, now_ms.saturating_add(lease_ms(rounds)))
+            }));
+            if share.room() == 0 {
+                break;
+            }
+        }
+        if last_read {
+            if wrapped {
+                break;
+            }
+            wrapped = true;
+            after.clear();
+        }
+    }
+    Ok(picked)
 }
 
 /// A try of `task` (its count already the try's) to `endpoint`, with its log entry as it

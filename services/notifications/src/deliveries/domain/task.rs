@@ -40,11 +40,11 @@ pub const LEASE_MS: i64 = 60_000;
 /// The longest a try takes: how long a receiver has to answer, in ms.
 pub const TRY_MS: u64 = 15_000;
 
-/// The lease of a try claimed with `ahead` tries of its endpoint before it (held by the same
-/// sender) and `slots` of them made at once: [`LEASE_MS`] and a try's time for every round
-/// it may wait for a slot, so a try claimed ahead is not claimed again while it waits.
-pub fn lease_ms(ahead: usize, slots: usize) -> i64 {
-    let rounds = i64::try_from(ahead / slots.max(1)).unwrap_or(i64::MAX);
+/// The lease of a try that may wait behind `rounds` full rounds of slots (its endpoint's
+/// and its organisation's; `share::Limits::rounds`) before it is made: [`LEASE_MS`] and a
+/// try's time for each, so a try claimed ahead is not claimed again while it waits.
+pub fn lease_ms(rounds: usize) -> i64 {
+    let rounds = i64::try_from(rounds).unwrap_or(i64::MAX);
     LEASE_MS.saturating_add(rounds.saturating_mul(TRY_MS as i64))
 }
 
@@ -89,12 +89,10 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_try_waiting_behind_full_rounds_of_its_endpoint_is_held_a_try_longer_for_each() {
-        assert_eq!(lease_ms(0, 16), 60_000);
-        assert_eq!(lease_ms(15, 16), 60_000);
-        assert_eq!(lease_ms(16, 16), 75_000);
-        assert_eq!(lease_ms(47, 16), 90_000);
-        assert_eq!(lease_ms(3, 0), 105_000);
+    fn a_try_waiting_behind_full_rounds_of_slots_is_held_a_try_longer_for_each() {
+        assert_eq!(lease_ms(0), 60_000);
+        assert_eq!(lease_ms(1), 75_000);
+        assert_eq!(lease_ms(4), 120_000);
     }
 
     #[test]

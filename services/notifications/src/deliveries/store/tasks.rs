@@ -91,17 +91,20 @@ pub fn insert(db: &mut Db<'_>, tasks: &[Task], now_ms: i64) -> QueryResult<usize
 struct EndpointDue {
     #[diesel(sql_type = diesel::sql_types::Text)]
     endpoint_uuid: String,
+    #[diesel(sql_type = diesel::sql_types::Nullable<diesel::sql_types::Text>)]
+    organisation_uuid: Option<String>,
 }
 
 /// Up to `limit` endpoints after `after` with tasks due at `now_ms`, in order of their
-/// uuids. Each is found with one index probe (a loose scan of the (endpoint, due) index),
-/// so an endpoint's backlog, however long, costs one row here.
+/// uuids, each with its organisation. Each is found with one index probe (a loose scan of
+/// the (endpoint, due) index), so an endpoint's backlog, however long, costs one row here;
+/// its organisation is read from one of its tasks.
 pub fn endpoints_due(
     db: &mut Db<'_>,
     now_ms: i64,
     after: &str,
     limit: i64,
-) -> QueryResult<Vec<String>> {
+) -> QueryResult<Vec<(String, String)>> {
     const PENDING: &str = "state = 'pending'";
     let scan = |now: &str, after: &str, limit: &str| {
         format!(
@@ -112,7 +115,9 @@ pub fn endpoints_due(
                SELECT (SELECT t.endpoint_uuid FROM delivery_tasks t WHERE t.{PENDING} AND t.due_ms <= {now} \
                        AND t.endpoint_uuid > e.endpoint_uuid ORDER BY t.endpoint_uuid LIMIT 1) \
                FROM e WHERE e.endpoint_uuid IS NOT NULL) \
-             SELECT endpoint_uuid FROM e WHERE endpoint_uuid IS NOT NULL LIMIT {limit}"
+             SELECT e.endpoint_uuid, (SELECT o.organisation_uuid FROM delivery_tasks o \
+                       WHERE o.{PENDING} AND o.endpoint_uuid = e.endpoint_uuid LIMIT 1) AS organisation_uuid \
+             FROM e WHERE e.endpoint_uuid IS NOT NULL LIMIT {limit}"
         )
     };
     use diesel::sql_types::{BigInt, Text};
@@ -128,7 +133,10 @@ pub fn endpoints_due(
             .bind::<BigInt, _>(limit)
             .load(*conn)?,
     };
-    Ok(rows.into_iter().map(|r| r.endpoint_uuid).collect())
+    Ok(rows
+        .into_iter()
+        .map(|r| (r.endpoint_uuid, r.organisation_uuid.unwrap_or_default()))
+        .collect())
 }
 
 /// Up to `limit` of `endpoint`'s tasks due at `now_ms`, soonest first, read whole. On

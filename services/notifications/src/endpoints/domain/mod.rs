@@ -1,7 +1,9 @@
 //! An endpoint's rules, pure: the URL it may have (address.rs), its signing key (key.rs),
-//! what a request may set (request.rs) and what it is (record.rs).
+//! what a request may set (request.rs), what it is (record.rs), and how many an
+//! organisation may have (bound.rs).
 
 pub mod address;
+pub mod bound;
 pub mod key;
 pub mod record;
 pub mod request;

@@ -23,6 +23,26 @@ pub enum CamtError {
     #[error("the file has more than {limit} XML nodes")]
     TooManyNodes { limit: u32 },
 
+    #[error("an element on line {line} has more than {limit} attributes")]
+    TooManyAttributes { limit: u32, line: u32 },
+
+    #[error("the file has more than {limit} attributes")]
+    TooManyAttributesInFile { limit: u32 },
+
+    #[error(
+        "an element on line {line} has more than {limit} namespaces declared on it and around it"
+    )]
+    TooManyNamespaces { limit: u32, line: u32 },
+
+    #[error(
+        "reading the file would take about {needed_mib} MiB of memory, more than the \
+         {limit_mib} MiB allowed for it"
+    )]
+    TooMuchMemory { needed_mib: u64, limit_mib: u64 },
+
+    #[error("reading the file took longer than the {} allowed", seconds(.allowed))]
+    TooSlow { allowed: std::time::Duration },
+
     #[error("the file is not well-formed XML: {0}")]
     Xml(String),
 
@@ -59,6 +79,46 @@ pub enum CamtError {
         line: u32,
         value: String,
     },
+}
+
+/// `60 s`, or `0.5 s` for a budget under a second (tests).
+fn seconds(allowed: &std::time::Duration) -> String {
+    if allowed.subsec_millis() == 0 {
+        format!("{} s", allowed.as_secs())
+    } else {
+        format!("{:.1} s", allowed.as_secs_f64())
+    }
+}
+
+impl CamtError {
+    /// The same error with its line moved down by `rows`: a chunk's lines count from the
+    /// line the chunk starts on (chunks.rs).
+    pub(crate) fn shifted(self, rows: u32) -> Self {
+        match self {
+            CamtError::BadAmount {
+                path,
+                line,
+                value,
+                reason,
+            } => CamtError::BadAmount {
+                path,
+                line: line.saturating_add(rows),
+                value,
+                reason,
+            },
+            CamtError::BadDate { path, line, value } => CamtError::BadDate {
+                path,
+                line: line.saturating_add(rows),
+                value,
+            },
+            CamtError::BadValue { path, line, value } => CamtError::BadValue {
+                path,
+                line: line.saturating_add(rows),
+                value,
+            },
+            other => other,
+        }
+    }
 }
 
 impl From<roxmltree::Error> for CamtError {

@@ -1,11 +1,12 @@
-//! From the parsed tree to a [`Document`]: find the message, check its version, read the
-//! group header and each statement or notification.
+//! From the tree of the file without its entries to a [`Document`]: find the message,
+//! check its version, read the group header and each statement or notification, whose
+//! entries chunks.rs reads from trees of their own.
 
 use roxmltree::Node;
 
+use crate::chunks::Chunks;
 use crate::document::{Account, Document, MessageType, Statement};
 use crate::error::CamtError;
-use crate::read_entry::read_entry;
 use crate::version::{self, Named};
 use crate::xml::{child, descend, elements, owned, owned_at};
 
@@ -17,7 +18,10 @@ const NOTIFICATION: &str = "BkToCstmrDbtCdtNtfctn";
 /// a SOAP body); three levels cover those while keeping the search to the file's top.
 const WRAPPER_DEPTH: usize = 3;
 
-pub(crate) fn read_document(tree: &roxmltree::Document<'_>) -> Result<Document, CamtError> {
+pub(crate) fn read_document(
+    tree: &roxmltree::Document<'_>,
+    chunks: &mut Chunks<'_>,
+) -> Result<Document, CamtError> {
     let message = find_message(tree.root_element()).ok_or(CamtError::NotCamt)?;
     let (message_type, version) = message_version(message)?;
 
@@ -35,7 +39,7 @@ pub(crate) fn read_document(tree: &roxmltree::Document<'_>) -> Result<Document, 
     };
     let statements = elements(message)
         .filter(|n| n.tag_name().name() == statement_name)
-        .map(|n| read_statement(n, message_type))
+        .map(|n| read_statement(n, message_type, chunks))
         .collect::<Result<Vec<_>, _>>()?;
     if statements.is_empty() {
         return Err(CamtError::NoStatement);
@@ -103,7 +107,11 @@ fn message_version(message: Node<'_, '_>) -> Result<(MessageType, String), CamtE
     }
 }
 
-fn read_statement(node: Node<'_, '_>, message_type: MessageType) -> Result<Statement, CamtError> {
+fn read_statement(
+    node: Node<'_, '_>,
+    message_type: MessageType,
+    chunks: &mut Chunks<'_>,
+) -> Result<Statement, CamtError> {
     let mut id = None;
     let mut created_at = None;
     let mut account = None;
@@ -113,7 +121,7 @@ fn read_statement(node: Node<'_, '_>, message_type: MessageType) -> Result<State
             "Id" => id = owned(part),
             "CreDtTm" => created_at = owned(part),
             "Acct" => account = Some(read_account(part)),
-            "Ntry" => entries.push(read_entry(part, entries.len())?),
+            "Ntry" => entries.push(chunks.entry(part, entries.len())?),
             _ => {}
         }
     }

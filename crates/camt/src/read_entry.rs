@@ -1,4 +1,6 @@
-//! One `Ntry`, read in a single pass over its children.
+//! One `Ntry`, read in a single pass over its children. Its transactions (`TxDtls`) are
+//! handed to the caller, which reads each from a tree of its own (chunks.rs), and then
+//! checks the entry's batch with them.
 //!
 //! Version differences handled here: `Sts` is text up to camt.05x.001.07 and `Sts/Cd` (or
 //! `Sts/Prtry`) from .08; dates are `Dt` or `DtTm` in every version.
@@ -10,10 +12,15 @@ use crate::batch_check::{TotalOverflow, check_batch};
 use crate::dates::parse_date_or_date_time;
 use crate::document::{Batch, Direction, Entry};
 use crate::error::CamtError;
-use crate::read_transaction::read_transaction;
 use crate::xml::{child, descend, elements, line, owned, text};
 
-pub(crate) fn read_entry(node: Node<'_, '_>, index: usize) -> Result<Entry, CamtError> {
+/// The entry without its transactions: the `TxDtls` elements under every `NtryDtls` are
+/// pushed to `details`, in order.
+pub(crate) fn read_entry<'a, 'input>(
+    node: Node<'a, 'input>,
+    index: usize,
+    details: &mut Vec<Node<'a, 'input>>,
+) -> Result<Entry, CamtError> {
     let mut amount = None;
     let mut direction = None;
     let mut reversal = false;
@@ -25,7 +32,6 @@ pub(crate) fn read_entry(node: Node<'_, '_>, index: usize) -> Result<Entry, Camt
     let mut bank_transaction_code = None;
     let mut additional_info = None;
     let mut batch = None;
-    let mut transactions = Vec::new();
 
     for part in elements(node) {
         match part.tag_name().name() {
@@ -43,7 +49,7 @@ pub(crate) fn read_entry(node: Node<'_, '_>, index: usize) -> Result<Entry, Camt
                 for detail in elements(part) {
                     match detail.tag_name().name() {
                         "Btch" if batch.is_none() => batch = Some(read_batch(detail)?),
-                        "TxDtls" => transactions.push(read_transaction(detail)?),
+                        "TxDtls" => details.push(detail),
                         _ => {}
                     }
                 }
@@ -56,14 +62,6 @@ pub(crate) fn read_entry(node: Node<'_, '_>, index: usize) -> Result<Entry, Camt
     let direction = direction.ok_or(CamtError::Missing {
         path: "Ntry/CdtDbtInd",
     })?;
-    let batch_mismatch = check_batch(&amount, direction, batch.as_ref(), &transactions).map_err(
-        |TotalOverflow| CamtError::BadAmount {
-            path: "Ntry/NtryDtls/TxDtls/Amt",
-            line: line(node),
-            value: amount.value.to_string(),
-            reason: "the entry's transaction amounts add up to more than can be held exactly",
-        },
-    )?;
     Ok(Entry {
         index,
         amount,
@@ -77,9 +75,26 @@ pub(crate) fn read_entry(node: Node<'_, '_>, index: usize) -> Result<Entry, Camt
         bank_transaction_code,
         additional_info,
         batch,
-        transactions,
-        batch_mismatch,
+        transactions: Vec::new(),
+        batch_mismatch: None,
     })
+}
+
+/// Sets the entry's batch mismatch once its transactions are read; `node` is its `Ntry`.
+pub(crate) fn check_entry(entry: &mut Entry, node: Node<'_, '_>) -> Result<(), CamtError> {
+    entry.batch_mismatch = check_batch(
+        &entry.amount,
+        entry.direction,
+        entry.batch.as_ref(),
+        &entry.transactions,
+    )
+    .map_err(|TotalOverflow| CamtError::BadAmount {
+        path: "Ntry/NtryDtls/TxDtls/Amt",
+        line: line(node),
+        value: entry.amount.value.to_string(),
+        reason: "the entry's transaction amounts add up to more than can be held exactly",
+    })?;
+    Ok(())
 }
 
 /// An element such as `<Amt Ccy="EUR">8.85</Amt>`.

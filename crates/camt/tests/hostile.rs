@@ -289,3 +289,148 @@ fn junk_is_called_junk_not_too_deep() {
         other => panic!("random bytes gave {other:?}"),
     }
 }
+
+#[test]
+fn attributes_are_bounded_before_roxmltree_compares_them() {
+    // One element with 100,000 attributes took roxmltree 16.6 s: it compares each with
+    // every one before it. The pre-scan refuses it from a count.
+    let attributes: String = (0..100_000).map(|i| format!(" a{i}=\"1\"")).collect();
+    let xml = statement_with(&format!("      <Ntry{attributes}/>\n"));
+    let started = Instant::now();
+    let err = parse(xml.as_bytes(), &Limits::default()).unwrap_err();
+    eprintln!("refused in {:?}", started.elapsed());
+    assert_eq!(err, CamtError::TooManyAttributes { limit: 32, line: 8 });
+    assert_eq!(
+        err.to_string(),
+        "an element on line 8 has more than 32 attributes"
+    );
+
+    // Many elements of a few attributes each: bounded in the whole file.
+    let entries = r#"<Ntry a="1" b="2" c="3"/>"#.repeat(2_000);
+    let limits = Limits {
+        max_attributes: 5_000,
+        ..Limits::default()
+    };
+    assert_eq!(
+        parse(statement_with(&entries).as_bytes(), &limits),
+        Err(CamtError::TooManyAttributesInFile { limit: 5_000 })
+    );
+}
+
+#[test]
+fn namespaces_in_scope_are_bounded() {
+    // Each level declares more: roxmltree copies those in scope for every element that
+    // declares one, so a deep pile of them costs memory and time for every leaf.
+    let level = |i: usize| -> String {
+        let declared: String = (0..8)
+            .map(|j| format!(" xmlns:p{i}x{j}=\"u{j}\""))
+            .collect();
+        format!("<L{declared}>")
+    };
+    let opened: String = (0..9).map(level).collect();
+    let xml = format!(
+        "<Document xmlns=\"{NS}\">{opened}{}</Document>",
+        "</L>".repeat(9)
+    );
+    assert_eq!(
+        parse(xml.as_bytes(), &Limits::default()),
+        Err(CamtError::TooManyNamespaces { limit: 64, line: 1 })
+    );
+}
+
+#[test]
+fn a_file_denser_than_its_memory_allows_is_refused_before_any_tree() {
+    // Empty transactions: nine bytes each, each a whole `Transaction` once read.
+    let entry = format!(
+        "<Ntry><Amt Ccy=\"CHF\">1.00</Amt><CdtDbtInd>CRDT</CdtDbtInd><NtryDtls>{}</NtryDtls></Ntry>",
+        "<TxDtls/>".repeat(100_000)
+    );
+    let xml = statement_with(&entry);
+    let needed = match parse(
+        xml.as_bytes(),
+        &Limits {
+            max_memory: 0,
+            ..Limits::default()
+        },
+    ) {
+        Err(CamtError::TooMuchMemory { needed_mib, .. }) => needed_mib,
+        other => panic!("{other:?}"),
+    };
+    let file_mib = xml.len() as u64 / (1024 * 1024);
+    eprintln!("a {} byte file needs about {needed} MiB", xml.len());
+    assert!(needed > 20 * file_mib.max(1), "{needed} MiB");
+    let limits = Limits {
+        max_memory: usize::try_from(needed).unwrap() * 1024 * 1024,
+        ..Limits::default()
+    };
+    let document = parse(xml.as_bytes(), &limits).unwrap();
+    assert_eq!(
+        document.statements[0].entries[0].transactions.len(),
+        100_000
+    );
+}
+
+#[test]
+fn a_deadline_ends_the_reading() {
+    let entries = ENTRY_TEMPLATE
+        .replace("{amount}", "1.00")
+        .replace("{n}", "1")
+        .repeat(100);
+    let xml = statement_with(&entries);
+    let passed = coffer_camt::Deadline::after(Duration::ZERO);
+    std::thread::sleep(Duration::from_millis(2));
+    let err = coffer_camt::parse_until(xml.as_bytes(), &Limits::default(), &passed).unwrap_err();
+    assert_eq!(
+        err,
+        CamtError::TooSlow {
+            allowed: Duration::ZERO
+        }
+    );
+    assert_eq!(
+        err.to_string(),
+        "reading the file took longer than the 0 s allowed"
+    );
+    let ample = coffer_camt::Deadline::after(Duration::from_secs(600));
+    let document = coffer_camt::parse_until(xml.as_bytes(), &Limits::default(), &ample).unwrap();
+    assert_eq!(document.statements[0].entries.len(), 100);
+}
+
+#[test]
+fn errors_inside_entries_name_their_line_in_the_file() {
+    let entries: String = (1..=4)
+        .map(|n| {
+            ENTRY_TEMPLATE
+                .replace("{amount}", "1.00")
+                .replace("{n}", &n.to_string())
+        })
+        .collect();
+    let per_entry = ENTRY_TEMPLATE.lines().count();
+    // Line 8 holds the first entry's first line; the debtor's line is the 17th of one.
+    let line = 8 + 3 * per_entry + 16;
+
+    let unclosed = entries.replacen(
+        "Donor number 4</Nm><PstlAdr><StrtNm>Bahnhofstrasse</StrtNm><PstCd>8001</PstCd><TwnNm>Zürich</TwnNm>",
+        "Donor number 4</Nm><PstlAdr><StrtNm>Bahnhofstrasse</StrtNm><PstCd>8001</PstCd><TwnNm>Zürich</TwnN>",
+        1,
+    );
+    let CamtError::Xml(message) =
+        parse(statement_with(&unclosed).as_bytes(), &Limits::default()).unwrap_err()
+    else {
+        panic!("not an XML error");
+    };
+    assert!(message.contains(&format!("at {line}:")), "{message}");
+
+    // The transaction's amount, three lines above its debtor.
+    let at = entries
+        .rfind("<Amt Ccy=\"CHF\">1.00</Amt>\n            <CdtDbtInd>")
+        .unwrap();
+    let mut bad = entries.clone();
+    bad.replace_range(
+        at..at + "<Amt Ccy=\"CHF\">1.00".len(),
+        "<Amt Ccy=\"CHF\">1.0x",
+    );
+    match parse(statement_with(&bad).as_bytes(), &Limits::default()) {
+        Err(CamtError::BadAmount { line: at, .. }) => assert_eq!(at as usize, line - 3),
+        other => panic!("{other:?}"),
+    }
+}

@@ -13,8 +13,8 @@ pub struct ReconciliationConfig {
     pub secrets: SecretsSettings,
 }
 
-/// The largest file a setting may allow: roxmltree holds the whole document in memory, at
-/// about eight times the file's size, so 512 MiB files already need 4 GiB.
+/// The largest file a setting may allow: reading one takes about six times its size
+/// (docs/benchmarks.md), so 512 MiB files already need 3 GiB.
 pub const MAX_FILE_BYTES_CEILING: usize = 512 * 1024 * 1024;
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -26,6 +26,16 @@ pub struct ReconciliationSection {
     /// How often uploaded files are looked for, and SFTP sources checked for a due poll
     /// (500 to 600000 milliseconds).
     pub read_every_ms: u64,
+    /// Files one process reads at once (1 to 32; 2 by default), one at a time per
+    /// organisation (files/turns.rs).
+    pub readers: usize,
+    /// The memory the files read at once may take together, in bytes (64 MiB to 64 GiB;
+    /// 1 GiB by default). A file's share is estimated from its size; one whose share is
+    /// larger than the whole budget gets a failed report saying so.
+    pub memory_budget_bytes: usize,
+    /// How long reading one file may take, in seconds (1 to 3600; 120 by default); a file
+    /// that takes longer gets a failed report saying so.
+    pub read_seconds: u64,
     /// Subnets (comma-separated CIDRs) SFTP sources may reach beyond public addresses: for
     /// servers on the operator's own network, and tests. Empty by default.
     pub sftp_allow_subnets: String,
@@ -39,6 +49,9 @@ impl Default for ReconciliationSection {
         Self {
             max_file_bytes: coffer_camt::Limits::default().max_bytes,
             read_every_ms: 5_000,
+            readers: crate::files::turns::DEFAULT_READERS,
+            memory_budget_bytes: crate::files::turns::DEFAULT_MEMORY_BUDGET,
+            read_seconds: crate::files::turns::DEFAULT_READ_FOR.as_secs(),
             sftp_allow_subnets: String::new(),
             s3: S3Section::default(),
         }
@@ -116,6 +129,8 @@ impl ReconciliationSection {
     }
 }
 
+const MIB: usize = 1024 * 1024;
+
 impl Validate for ReconciliationConfig {
     fn validate(&self) -> Result<(), ConfigError> {
         let r = &self.reconciliation;
@@ -129,6 +144,34 @@ impl Validate for ReconciliationConfig {
             return Err(ConfigError::invalid(
                 "reconciliation.read_every_ms",
                 "must be 500 to 600000 milliseconds",
+            ));
+        }
+        if !(1..=32).contains(&r.readers) {
+            return Err(ConfigError::invalid(
+                "reconciliation.readers",
+                "must be 1 to 32 files read at once",
+            ));
+        }
+        if !(64 * MIB..=64 * 1024 * MIB).contains(&r.memory_budget_bytes) {
+            return Err(ConfigError::invalid(
+                "reconciliation.memory_budget_bytes",
+                "must be 67108864 (64 MiB) to 68719476736 (64 GiB)",
+            ));
+        }
+        let largest = crate::files::turns::share_of(r.max_file_bytes);
+        if largest > r.memory_budget_bytes {
+            return Err(ConfigError::invalid(
+                "reconciliation.memory_budget_bytes",
+                format!(
+                    "must be at least {largest} bytes: reading a file of reconciliation.max_file_bytes ({}) takes that much",
+                    r.max_file_bytes
+                ),
+            ));
+        }
+        if !(1..=3600).contains(&r.read_seconds) {
+            return Err(ConfigError::invalid(
+                "reconciliation.read_seconds",
+                "must be 1 to 3600 seconds",
             ));
         }
         r.s3.store()?;

@@ -41,6 +41,9 @@ pub use state::{ReconciliationSettings, ReconciliationState};
 
 pub struct Reconciliation {
     state: web::Data<ReconciliationState>,
+    /// Whose file is read when, within one memory budget. Kept beside the state rather
+    /// than in it: `coffer reconcile` builds a state of its own to read one file.
+    turns: web::Data<files::turns::Turns>,
     /// The outbox's relay, and the consumers of identity's events (the directory copy),
     /// of partner integrations, and of payments' payouts.
     events: EventWiring,
@@ -90,6 +93,11 @@ impl Reconciliation {
             max_bytes: settings.max_file_bytes,
             ..coffer_camt::Limits::default()
         };
+        let turns = files::turns::Turns::new(
+            settings.readers,
+            settings.memory_budget_bytes,
+            settings.read_for,
+        );
         let state = ReconciliationState {
             store,
             clock,
@@ -102,6 +110,7 @@ impl Reconciliation {
         };
         Self {
             state: web::Data::new(state),
+            turns: web::Data::new(turns),
             events,
         }
     }
@@ -114,6 +123,7 @@ impl Module for Reconciliation {
 
     fn configure(&self, cfg: &mut web::ServiceConfig) {
         cfg.app_data(self.state.clone());
+        cfg.app_data(self.turns.clone());
         cfg.app_data(coffer_partners::app_data(self.state.store.clone()));
         routes::table().register(cfg);
         if matches!(
@@ -137,6 +147,6 @@ impl Module for Reconciliation {
     }
 
     fn spawn_workers(&self) -> Vec<tokio::task::JoinHandle<()>> {
-        workers::spawn(&self.state, &self.events)
+        workers::spawn(&self.state, &self.turns, &self.events)
     }
 }

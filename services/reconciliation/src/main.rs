@@ -39,6 +39,9 @@ fn main() -> std::process::ExitCode {
                 secrets: s.config.secrets.keyring()?,
                 objects: s.config.reconciliation.s3.store()?.map(ObjectStore::S3),
                 read_every: Duration::from_millis(s.config.reconciliation.read_every_ms),
+                readers: section.readers,
+                memory_budget_bytes: section.memory_budget_bytes,
+                read_for: Duration::from_secs(section.read_seconds),
                 sftp_addresses,
             };
             let reconciliation = Reconciliation::start(

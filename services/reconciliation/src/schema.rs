@@ -93,3 +93,6 @@ diesel::table! {
         matched_report_uuid -> Nullable<Text>,
     }
 }
+
+// Files are chosen leaving out the organisations reading one already, by their blueprints.
+diesel::allow_tables_to_appear_in_same_query!(blueprints, files);

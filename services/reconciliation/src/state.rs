@@ -19,6 +19,12 @@ pub struct ReconciliationSettings {
     pub max_file_bytes: usize,
     /// How often waiting files are looked for, and SFTP sources checked for a due poll.
     pub read_every: Duration,
+    /// Files read at once (`reconciliation.readers`).
+    pub readers: usize,
+    /// The memory files read at once share (`reconciliation.memory_budget_bytes`).
+    pub memory_budget_bytes: usize,
+    /// How long reading one file may take (`reconciliation.read_seconds`).
+    pub read_for: Duration,
     /// The master keys SFTP credentials are sealed with; none keeps SFTP sources out.
     pub secrets: Option<Secrets>,
     /// Where uploaded files land; none answers upload credentials with 503.
@@ -35,6 +41,9 @@ impl Default for ReconciliationSettings {
             relay: RelaySettings::default(),
             max_file_bytes: coffer_camt::Limits::default().max_bytes,
             read_every: Duration::from_secs(2),
+            readers: crate::files::turns::DEFAULT_READERS,
+            memory_budget_bytes: crate::files::turns::DEFAULT_MEMORY_BUDGET,
+            read_for: crate::files::turns::DEFAULT_READ_FOR,
             secrets: None,
             objects: None,
             sftp_addresses: AddressPolicy::default(),

@@ -42,16 +42,7 @@ coffer_testkit::backend_tests! {
         let mut body = b"--XX\r\nContent-Disposition: form-data; name=\"filename\"; filename*=UTF-8''camt%00.xml\r\n\r\n".to_vec();
         body.extend_from_slice(&file);
         body.extend_from_slice(b"\r\n--XX--\r\n");
-        let res = w.app.http
-            .post(w.app.url(&format!("/reconciliation/blueprints/{blueprint}/execute")))
-            .bearer_auth(&token)
-            .header("Content-Type", "multipart/form-data; boundary=XX")
-            .body(body)
-            .send()
-            .await
-            .unwrap();
-        let status = res.status().as_u16();
-        let report: Value = res.json().await.unwrap();
+        let (status, report) = execute_multipart(&w, &token, blueprint, body).await;
         assert_eq!(status, 201, "{report}");
         assert_eq!(report["status"], "processed", "{report}");
         assert!(!report["file_name"].as_str().unwrap().contains('\u{0}'), "{report}");

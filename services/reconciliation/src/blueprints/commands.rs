@@ -28,18 +28,7 @@ pub async fn create(
     )
     .await?;
     let now = state.clock.unix();
-    let blueprint = Blueprint {
-        uuid: uuid::Uuid::new_v4().to_string(),
-        organisation_uuid: input.organisation_uuid.to_string(),
-        account_uuid: input.account_uuid.to_string(),
-        name: input.name,
-        message_type: input.message_type,
-        processing: input.processing,
-        versions: input.versions,
-        ibans: input.ibans,
-        created: now,
-        updated: now,
-    };
+    let blueprint = Blueprint::new(input, now);
     let body = serde_json::to_value(&blueprint).map_err(ApiError::internal)?;
     let effect = move |tx: &mut Db<'_>| {
         store::insert(tx, &blueprint).map_err(Failure::from)?;

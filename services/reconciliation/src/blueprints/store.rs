@@ -41,6 +41,24 @@ pub struct Blueprint {
     pub updated: i64,
 }
 
+impl Blueprint {
+    /// A new blueprint of `input`, made `now`.
+    pub fn new(input: super::domain::BlueprintInput, now: i64) -> Self {
+        Blueprint {
+            uuid: uuid::Uuid::new_v4().to_string(),
+            organisation_uuid: input.organisation_uuid.to_string(),
+            account_uuid: input.account_uuid.to_string(),
+            name: input.name,
+            message_type: input.message_type,
+            processing: input.processing,
+            versions: input.versions,
+            ibans: input.ibans,
+            created: now,
+            updated: now,
+        }
+    }
+}
+
 fn unreadable(what: impl std::fmt::Display) -> DieselError {
     DieselError::DeserializationError(what.to_string().into())
 }

@@ -6,3 +6,4 @@ pub mod commands;
 pub mod domain;
 pub mod routes;
 pub mod store;
+pub mod turns;

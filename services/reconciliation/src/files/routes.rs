@@ -10,6 +10,7 @@ use serde_json::json;
 
 use super::commands::{self, Execution};
 use super::domain::shown_name;
+use super::turns::Turns;
 use crate::ReconciliationState;
 use crate::blueprints::commands as blueprints;
 use crate::lists::uuid_in_path;
@@ -46,6 +47,7 @@ pub(crate) fn routes(t: &mut RouteTable) {
 #[allow(deprecated)]
 pub(crate) async fn execute(
     state: web::Data<ReconciliationState>,
+    turns: web::Data<Turns>,
     caller: Result<Caller, ApiError>,
     key: Result<IdempotencyKey, ApiError>,
     req: HttpRequest,
@@ -53,7 +55,7 @@ pub(crate) async fn execute(
 ) -> HttpResponse {
     // Every answer says the operation is deprecated, refusals too: the caller and key are
     // extracted here rather than before the handler, so a 401 carries the header as well.
-    let mut response = match answer(&state, (caller, key), &req, payload).await {
+    let mut response = match answer((&state, &turns), (caller, key), &req, payload).await {
         Ok(response) => response,
         Err(e) => actix_web::ResponseError::error_response(&e),
     };
@@ -65,7 +67,7 @@ pub(crate) async fn execute(
 }
 
 async fn answer(
-    state: &ReconciliationState,
+    (state, turns): (&ReconciliationState, &Turns),
     (caller, key): (Result<Caller, ApiError>, Result<IdempotencyKey, ApiError>),
     req: &HttpRequest,
     payload: web::Payload,
@@ -96,7 +98,7 @@ async fn answer(
         hash: idempotency::request_hash(req, &json!(sent)),
         files,
     };
-    commands::execute(state, blueprint, execution).await
+    commands::execute(state, turns, blueprint, execution).await
 }
 
 fn too_large() -> ApiError {

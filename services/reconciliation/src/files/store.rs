@@ -51,14 +51,27 @@ pub fn known(db: &mut Db<'_>, keys: &[String]) -> QueryResult<Vec<(String, Strin
     })
 }
 
-/// Files waiting to be read whose next attempt is due, oldest first.
-pub fn due(db: &mut Db<'_>, now: i64, limit: i64) -> QueryResult<Vec<Row>> {
+/// Files waiting to be read whose next attempt is due, oldest first, leaving out the
+/// files in `skip_files` and those of the organisations in `skip_organisations` (being
+/// read already: each reads one file at a time).
+pub fn due(
+    db: &mut Db<'_>,
+    now: i64,
+    limit: i64,
+    skip_files: &[String],
+    skip_organisations: &[String],
+) -> QueryResult<Vec<Row>> {
+    use crate::schema::blueprints::dsl as b;
     db_run!(db: {
         // Uploads only: an SFTP source's files are read by its poll, which fetches them.
         f::files
             .filter(f::object_key.like("sources/%"))
             .filter(f::status.eq(WAITING))
             .filter(f::next_attempt.le(now))
+            .filter(f::uuid.ne_all(skip_files))
+            .filter(f::blueprint_uuid.ne_all(
+                b::blueprints.filter(b::organisation_uuid.eq_any(skip_organisations)).select(b::uuid),
+            ))
             .order((f::received.asc(), f::uuid.asc()))
             .limit(limit)
             .select(Row::as_select())

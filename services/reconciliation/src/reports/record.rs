@@ -48,41 +48,49 @@ fn parsed(text: &str) -> Value {
     serde_json::from_str(text).unwrap_or(Value::Null)
 }
 
-fn count(v: &Value) -> usize {
-    v.as_array().map_or(0, Vec::len)
+/// How many items a column's array holds, without building them: a report of a large
+/// statement holds hundreds of thousands, and the list form only counts them.
+fn count(text: &str) -> usize {
+    serde_json::from_str::<Vec<serde::de::IgnoredAny>>(text).map_or(0, |items| items.len())
 }
 
 impl Report {
-    /// The list form.
+    /// The single form when `with_entries`, else the list form.
     pub fn from_row(row: Row, with_entries: bool) -> Result<Self, String> {
+        let mut report = Self::listed(&row)?;
+        if with_entries {
+            report.entries = Some(serde_json::json!({
+                "matched": parsed(&row.matched),
+                "created": parsed(&row.created_items),
+                "unmatched": parsed(&row.unmatched),
+            }));
+        }
+        Ok(report)
+    }
+
+    /// The list form.
+    pub fn listed(row: &Row) -> Result<Self, String> {
         let status = ReportStatus::parse(&row.status)
             .ok_or_else(|| format!("unknown report status {}", row.status))?;
         let totals: TotalsColumn = serde_json::from_str(&row.totals).map_err(|e| e.to_string())?;
-        let (matched, created, unmatched) = (
-            parsed(&row.matched),
-            parsed(&row.created_items),
-            parsed(&row.unmatched),
-        );
         let notes: Vec<String> = serde_json::from_str(&row.notes).map_err(|e| e.to_string())?;
         Ok(Report {
-            matched_count: count(&matched),
-            created_count: count(&created),
-            unmatched_count: count(&unmatched),
-            entries: with_entries.then(|| {
-                serde_json::json!({"matched": matched, "created": created, "unmatched": unmatched})
-            }),
-            uuid: row.uuid,
-            organisation_uuid: row.organisation_uuid,
-            account_uuid: row.account_uuid,
-            blueprint_uuid: row.blueprint_uuid,
-            source_uuid: row.source_uuid,
-            file_name: row.file_name,
-            message_type: row.message_type,
-            message_version: row.message_version,
-            message_id: row.message_id,
+            matched_count: count(&row.matched),
+            created_count: count(&row.created_items),
+            unmatched_count: count(&row.unmatched),
+            entries: None,
+            uuid: row.uuid.clone(),
+            organisation_uuid: row.organisation_uuid.clone(),
+            account_uuid: row.account_uuid.clone(),
+            blueprint_uuid: row.blueprint_uuid.clone(),
+            source_uuid: row.source_uuid.clone(),
+            file_name: row.file_name.clone(),
+            message_type: row.message_type.clone(),
+            message_version: row.message_version.clone(),
+            message_id: row.message_id.clone(),
             status,
-            reason: row.reason,
-            duplicate_of: row.duplicate_of,
+            reason: row.reason.clone(),
+            duplicate_of: row.duplicate_of.clone(),
             accounts: totals.accounts,
             entry_count: row.entry_count,
             transaction_count: row.transaction_count,

@@ -15,9 +15,10 @@ use super::client::{ClientError, Connection, Credential, Target};
 use super::domain::{self, Listed, Step};
 use crate::ReconciliationState;
 use crate::blueprints::store::{self as blueprints, Blueprint};
-use crate::files::commands::{Arrived, read};
+use crate::files::commands::{Arrived, Origin, read_in_turn, refuse};
 use crate::files::domain::shown_name;
 use crate::files::store::{self as files, Row as FileRow};
+use crate::files::turns::Turns;
 use crate::sources::domain::secret_context;
 use crate::sources::domain::{DEFAULT_POLL_SECONDS, SourceKind};
 use crate::sources::store::{self as sources, Row};
@@ -63,7 +64,7 @@ pub struct Polled {
 
 /// Polls every SFTP source that is due, a few at once; answers how many were polled. One
 /// source's failure is recorded on it and never stops the others.
-pub async fn poll_due(state: &ReconciliationState) -> Result<usize, StoreError> {
+pub async fn poll_due(state: &ReconciliationState, turns: &Turns) -> Result<usize, StoreError> {
     let rows = state
         .store
         .query(|db| sources::of_kind(db, SourceKind::Sftp))
@@ -77,7 +78,7 @@ pub async fn poll_due(state: &ReconciliationState) -> Result<usize, StoreError> 
         })
         .collect();
     let polled = futures_util::stream::iter(due)
-        .map(|row| poll_claimed(state, row))
+        .map(|row| poll_claimed(state, turns, row))
         .buffer_unordered(POLLS_AT_ONCE)
         .filter(|polled| std::future::ready(*polled))
         .count()
@@ -87,7 +88,7 @@ pub async fn poll_due(state: &ReconciliationState) -> Result<usize, StoreError> 
 
 /// Claims the source's poll (another replica may have), polls it and records how it went;
 /// false when another replica had claimed it.
-async fn poll_claimed(state: &ReconciliationState, row: Row) -> bool {
+async fn poll_claimed(state: &ReconciliationState, turns: &Turns, row: Row) -> bool {
     let at = state.clock.unix();
     let (uuid, seen) = (row.uuid.clone(), row.polled);
     let claimed = state
@@ -102,7 +103,7 @@ async fn poll_claimed(state: &ReconciliationState, row: Row) -> bool {
             return false;
         }
     }
-    let error = match poll_source(state, &row).await {
+    let error = match poll_source(state, turns, &row).await {
         Ok(polled) => {
             if polled.read > 0 || polled.moved > 0 || polled.forgotten > 0 {
                 tracing::info!(source = %row.uuid, read = polled.read, moved = polled.moved, waiting = polled.waiting, forgotten = polled.forgotten, "SFTP source polled");
@@ -150,7 +151,11 @@ fn shown(problems: &[String]) -> Option<String> {
 /// listed, and for each file (oldest first, at most [`domain::FILES_PER_POLL`]) take its
 /// [`Step`]: record a new one, download, read and move one found unchanged to
 /// `processed/`, only move one read before whose move failed.
-pub async fn poll_source(state: &ReconciliationState, source: &Row) -> Result<Polled, PollError> {
+pub async fn poll_source(
+    state: &ReconciliationState,
+    turns: &Turns,
+    source: &Row,
+) -> Result<Polled, PollError> {
     let (Some(host), Some(port), Some(username), Some(directory), Some(host_key)) = (
         source.sftp_host.as_deref(),
         source.sftp_port.and_then(|p| u16::try_from(p).ok()),
@@ -175,7 +180,14 @@ pub async fn poll_source(state: &ReconciliationState, source: &Row) -> Result<Po
         host_key,
     };
     let mut connection = Connection::open(target, &state.sftp_addresses).await?;
-    let polled = read_new(state, &mut connection, source, directory, &blueprint).await;
+    let polled = read_new(
+        (state, turns),
+        &mut connection,
+        source,
+        directory,
+        &blueprint,
+    )
+    .await;
     connection.close().await;
     polled
 }
@@ -195,7 +207,7 @@ fn credential(state: &ReconciliationState, source: &Row) -> Result<Credential, P
 }
 
 async fn read_new(
-    state: &ReconciliationState,
+    (state, turns): (&ReconciliationState, &Turns),
     connection: &mut Connection,
     source: &Row,
     directory: &str,
@@ -226,7 +238,7 @@ async fn read_new(
             }
             Step::Read => {
                 let read = read_file(
-                    state,
+                    (state, turns),
                     connection,
                     (source, directory, blueprint),
                     &file,
@@ -255,15 +267,31 @@ async fn read_new(
     Ok(polled)
 }
 
-/// Downloads `file` and reads it under its `row`, writing its report; answers the problem
-/// when only this file failed (its row still waits, so the next poll tries it again).
+/// Downloads `file` in its turn and reads it under its `row`, writing its report; answers
+/// the problem when only this file failed (its row still waits, so the next poll tries it
+/// again). A file over the memory budget is not downloaded: its report says so.
 async fn read_file(
-    state: &ReconciliationState,
+    (state, turns): (&ReconciliationState, &Turns),
     connection: &Connection,
     (source, directory, blueprint): (&Row, &str, &Blueprint),
     file: &Listed,
     row: &FileRow,
 ) -> Result<Option<String>, PollError> {
+    let size = usize::try_from(file.size).unwrap_or(usize::MAX);
+    let turn = match turns.take(&source.organisation_uuid, size).await {
+        Ok(turn) => turn,
+        Err(over) => {
+            let origin = Origin::of(row);
+            let refused = refuse(state, blueprint.clone(), origin, None, over.to_string());
+            return Ok(refused.await.err().map(|e| {
+                format!(
+                    "reporting {} failed and is tried again: {}",
+                    file.name,
+                    e.message()
+                )
+            }));
+        }
+    };
     let path = domain::join(directory, &file.name);
     let bytes = match connection
         .download(&path, &file.name, state.limits.max_bytes)
@@ -279,7 +307,7 @@ async fn read_file(
         source_uuid: Some(source.uuid.clone()),
         file_uuid: Some(row.uuid.clone()),
     };
-    Ok(read(state, blueprint.clone(), arrived)
+    Ok(read_in_turn(state, &turn, blueprint.clone(), arrived)
         .await
         .err()
         .map(|e| {

@@ -1,7 +1,8 @@
-//! Upload use cases: credentials for a source, and the pass that finds newly uploaded
-//! files and reads each once.
+//! Upload use cases: credentials for a source, the pass that finds newly uploaded files,
+//! the choice of which waiting files to read next (one per organisation, oldest first),
+//! and the reading of one, in its turn.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 use coffer_auth::Caller;
@@ -11,9 +12,11 @@ use coffer_uploads::UploadCredentials;
 use super::object_store::ObjectStore;
 use crate::ReconciliationState;
 use crate::blueprints::store as blueprints;
-use crate::files::commands::{Arrived, read};
+use crate::blueprints::store::Blueprint;
+use crate::files::commands::{Arrived, Origin, read_in_turn, refuse};
 use crate::files::domain::shown_name;
 use crate::files::store::{self as files, Row};
+use crate::files::turns::Turns;
 use crate::sources::commands as sources;
 use crate::sources::domain::{SourceKind, upload_prefix};
 use crate::sources::store as source_rows;
@@ -22,12 +25,14 @@ use crate::sources::store as source_rows;
 pub const CREDENTIALS_TTL: time::Duration = time::Duration::minutes(5);
 /// Where every source's files land: `sources/<source uuid>/<file name>`.
 const ROOT: &str = "sources/";
-/// Files read in one pass; the rest wait for the next.
-const READ_PER_PASS: i64 = 20;
+/// Waiting files looked at by one query; a pass asks again while each answer is full and
+/// names organisations not reading yet, up to [`ROUNDS`] times.
+const DUE_PER_QUERY: i64 = 20;
+const ROUNDS: usize = 5;
 /// How long a file whose reading failed (the store unreachable) waits, per attempt.
 const RETRY_SECONDS: i64 = 30;
 
-fn objects(state: &ReconciliationState) -> Result<&ObjectStore, ApiError> {
+pub(crate) fn objects(state: &ReconciliationState) -> Result<&ObjectStore, ApiError> {
     state.objects.as_ref().ok_or_else(|| {
         ApiError::unavailable("no object store is configured for uploads (reconciliation.s3)")
     })
@@ -151,58 +156,129 @@ pub async fn receive_new(state: &ReconciliationState) -> Result<usize, anyhow::E
     Ok(new)
 }
 
-/// Reads the files that wait, oldest first: each gets its report once; its object is then
-/// removed from the store (a removal that fails is made by a later pass, which finds it
-/// known).
-pub async fn read_waiting(state: &ReconciliationState) -> Result<usize, anyhow::Error> {
-    let Some(store) = state.objects.as_ref() else {
-        return Ok(0);
-    };
+/// The waiting files to start reading now: the oldest due file of each organisation not
+/// in `busy` (reading one already), with its blueprint, oldest first. A file whose
+/// blueprint is gone waits. Files in `reading` are left out.
+pub async fn due_fairly(
+    state: &ReconciliationState,
+    busy: &HashSet<String>,
+    reading: &HashSet<String>,
+) -> Result<Vec<(Row, Blueprint)>, anyhow::Error> {
+    if state.objects.is_none() {
+        return Ok(Vec::new());
+    }
     let now = state.clock.unix();
-    let due = state
-        .store
-        .query(move |db| files::due(db, now, READ_PER_PASS))
-        .await?;
-    let mut read_count = 0;
-    for file in due {
-        let key = file.blueprint_uuid.clone();
-        let blueprint = state
+    let mut skip_organisations: Vec<String> = busy.iter().cloned().collect();
+    let mut skip_files: Vec<String> = reading.iter().cloned().collect();
+    let mut blueprint_of: HashMap<String, Option<Blueprint>> = HashMap::new();
+    let mut picked = Vec::new();
+    for _ in 0..ROUNDS {
+        let (files_left_out, organisations) = (skip_files.clone(), skip_organisations.clone());
+        let due = state
             .store
-            .query(move |db| blueprints::find(db, &key))
+            .query(move |db| files::due(db, now, DUE_PER_QUERY, &files_left_out, &organisations))
             .await?;
-        let Some(blueprint) = blueprint else {
-            tracing::warn!(file = %file.uuid, "the file's blueprint is gone; it waits");
-            postpone(state, &file.uuid, file.attempts).await?;
-            continue;
-        };
-        let bytes = match store.get(&file.object_key).await {
-            Ok(bytes) => bytes,
-            Err(e) => {
-                tracing::warn!(file = %file.uuid, error = %e, "reading an uploaded file failed; it is tried again");
+        let full = due.len() as i64 == DUE_PER_QUERY;
+        let before = picked.len();
+        for file in due {
+            skip_files.push(file.uuid.clone());
+            let blueprint = match blueprint_of.get(&file.blueprint_uuid) {
+                Some(found) => found.clone(),
+                None => {
+                    let key = file.blueprint_uuid.clone();
+                    let found = state
+                        .store
+                        .query(move |db| blueprints::find(db, &key))
+                        .await?;
+                    blueprint_of.insert(file.blueprint_uuid.clone(), found.clone());
+                    found
+                }
+            };
+            let Some(blueprint) = blueprint else {
+                tracing::warn!(file = %file.uuid, "the file's blueprint is gone; it waits");
                 postpone(state, &file.uuid, file.attempts).await?;
                 continue;
+            };
+            if skip_organisations.contains(&blueprint.organisation_uuid) {
+                continue;
             }
-        };
-        let arrived = Arrived {
-            name: file.name.clone(),
-            bytes: Arc::new(bytes),
-            source_uuid: file.source_uuid.clone(),
-            file_uuid: Some(file.uuid.clone()),
-        };
-        match read(state, blueprint, arrived).await {
-            Ok(_) => {
-                read_count += 1;
-                if let Err(e) = remove_read(store, &file.object_key, &file.object_version).await {
-                    tracing::warn!(file = %file.uuid, error = %e, "removing a read file failed; a later pass removes it");
-                }
-            }
-            Err(e) => {
-                tracing::warn!(file = %file.uuid, error = %e.message(), "recording a file's report failed; it is tried again");
-                postpone(state, &file.uuid, file.attempts).await?;
-            }
+            skip_organisations.push(blueprint.organisation_uuid.clone());
+            picked.push((file, blueprint));
+        }
+        if !full || picked.len() == before {
+            break;
         }
     }
-    Ok(read_count)
+    Ok(picked)
+}
+
+/// Reads one waiting file in its turn; its object is then removed from the store (a
+/// removal that fails is made by a later pass, which finds it known). A file over the
+/// memory budget is not fetched: its report says so. A file that cannot be fetched, or
+/// whose report cannot be written, is tried again later. Answers whether it got its
+/// report.
+pub async fn read_upload(
+    state: &ReconciliationState,
+    turns: &Turns,
+    file: Row,
+    blueprint: Blueprint,
+) -> Result<bool, anyhow::Error> {
+    let store = objects(state)?;
+    let size = usize::try_from(file.size).unwrap_or(usize::MAX);
+    let turn = match turns.take(&blueprint.organisation_uuid, size).await {
+        Ok(turn) => turn,
+        Err(over) => {
+            let refused = refuse(state, blueprint, Origin::of(&file), None, over.to_string());
+            return reported(state, store, &file, refused.await.map(drop)).await;
+        }
+    };
+    let bytes = match store.get(&file.object_key).await {
+        Ok(bytes) => bytes,
+        Err(e) => {
+            tracing::warn!(file = %file.uuid, error = %e, "reading an uploaded file failed; it is tried again");
+            postpone(state, &file.uuid, file.attempts).await?;
+            return Ok(false);
+        }
+    };
+    let arrived = Arrived {
+        name: file.name.clone(),
+        bytes: Arc::new(bytes),
+        source_uuid: file.source_uuid.clone(),
+        file_uuid: Some(file.uuid.clone()),
+    };
+    let read = read_in_turn(state, &turn, blueprint, arrived)
+        .await
+        .map(drop);
+    drop(turn);
+    reported(state, store, &file, read).await
+}
+
+/// After a file's report was written (its object is removed) or could not be (it is tried
+/// again later); answers whether it got its report.
+async fn reported(
+    state: &ReconciliationState,
+    store: &ObjectStore,
+    file: &Row,
+    written: Result<(), ApiError>,
+) -> Result<bool, anyhow::Error> {
+    match written {
+        Ok(()) => {
+            removed(store, file).await;
+            Ok(true)
+        }
+        Err(e) => {
+            tracing::warn!(file = %file.uuid, error = %e.message(), "recording a file's report failed; it is tried again");
+            postpone(state, &file.uuid, file.attempts).await?;
+            Ok(false)
+        }
+    }
+}
+
+/// Removes a file's object once it has its report, logging a removal that fails.
+async fn removed(store: &ObjectStore, file: &Row) {
+    if let Err(e) = remove_read(store, &file.object_key, &file.object_version).await {
+        tracing::warn!(file = %file.uuid, error = %e, "removing a read file failed; a later pass removes it");
+    }
 }
 
 /// Removes the object of a file just read, unless a newer file was uploaded under its key

@@ -7,11 +7,12 @@ use std::time::Duration;
 use actix_web::web;
 
 use crate::ReconciliationState;
+use crate::files::turns::Turns;
 use crate::sftp::commands::poll_due;
 
-pub async fn poll_forever(state: web::Data<ReconciliationState>) {
+pub async fn poll_forever(state: web::Data<ReconciliationState>, turns: web::Data<Turns>) {
     loop {
-        match poll_due(&state).await {
+        match poll_due(&state, &turns).await {
             Ok(0) => {}
             Ok(n) => tracing::debug!(sources = n, "SFTP sources polled"),
             Err(e) => tracing::warn!(error = %e, "looking for SFTP sources to poll failed"),

@@ -19,6 +19,23 @@ use serde_json::Value;
 pub use world::*;
 
 pub async fn reconciliation_world(backend: Backend, objects: Option<ObjectStore>) -> World {
+    reconciliation_world_with(backend, objects, |_| {}).await
+}
+
+/// [`reconciliation_world`] with settings of the test's own (a memory budget, say).
+pub async fn reconciliation_world_with(
+    backend: Backend,
+    objects: Option<ObjectStore>,
+    adjust: impl FnOnce(&mut ReconciliationSettings),
+) -> World {
+    let mut settings = ReconciliationSettings {
+        objects,
+        // Quick passes, so tests wait little for an upload to be read.
+        read_every: Duration::from_millis(200),
+        secrets: Some(coffer_secrets::Secrets::ephemeral().unwrap()),
+        ..ReconciliationSettings::default()
+    };
+    adjust(&mut settings);
     world_with(
         backend,
         &[coffer_reconciliation::MIGRATIONS],
@@ -27,13 +44,7 @@ pub async fn reconciliation_world(backend: Backend, objects: Option<ObjectStore>
                 stores[0].clone(),
                 h.clock_arc(),
                 h.bus.clone(),
-                ReconciliationSettings {
-                    objects,
-                    // Quick passes, so tests wait little for an upload to be read.
-                    read_every: Duration::from_millis(200),
-                    secrets: Some(coffer_secrets::Secrets::ephemeral().unwrap()),
-                    ..ReconciliationSettings::default()
-                },
+                settings,
             )) as Arc<dyn Module>]
         },
     )
@@ -85,4 +96,29 @@ pub fn collected(message_id: &str, end_to_end_id: &str, amount: &str, day: &str)
 </Ntry></Ntfctn></BkToCstmrDbtCdtNtfctn></Document>"#
     )
     .into_bytes()
+}
+
+/// POSTs a multipart `body` (boundary `XX`) to the blueprint's deprecated execute
+/// operation: the status and the answer.
+pub async fn execute_multipart(
+    w: &World,
+    token: &str,
+    blueprint: &str,
+    body: Vec<u8>,
+) -> (u16, Value) {
+    let res = w
+        .app
+        .http
+        .post(
+            w.app
+                .url(&format!("/reconciliation/blueprints/{blueprint}/execute")),
+        )
+        .bearer_auth(token)
+        .header("Content-Type", "multipart/form-data; boundary=XX")
+        .body(body)
+        .send()
+        .await
+        .unwrap();
+    let status = res.status().as_u16();
+    (status, res.json().await.unwrap())
 }

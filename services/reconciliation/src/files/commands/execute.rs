@@ -12,9 +12,11 @@ use actix_web::http::StatusCode;
 use coffer_http::ApiError;
 use coffer_http::idempotency::{self, Held, IdempotencyKey};
 
-use super::{Arrived, read};
+use super::{Arrived, Origin, read_in_turn, refuse};
 use crate::ReconciliationState;
 use crate::blueprints::store::Blueprint;
+use crate::files::turns::Turns;
+use crate::reports::record::Report;
 
 /// How long a request under a key another request holds waits for that one's answer.
 const WAIT: Duration = Duration::from_secs(30);
@@ -31,10 +33,12 @@ pub struct Execution {
     pub files: Vec<(String, Vec<u8>)>,
 }
 
-/// Reads each file with `blueprint`: one file answers its report, several an array of
-/// reports in their order; the same request again under the key answers the same.
+/// Reads each file with `blueprint`, each in its turn: one file answers its report,
+/// several an array of reports in their order; the same request again under the key
+/// answers the same.
 pub async fn execute(
     state: &ReconciliationState,
+    turns: &Turns,
     blueprint: Blueprint,
     execution: Execution,
 ) -> Result<HttpResponse, ApiError> {
@@ -53,13 +57,7 @@ pub async fn execute(
     }
     let mut reports = Vec::with_capacity(files.len());
     for (name, bytes) in files {
-        let arrived = Arrived {
-            name,
-            bytes: Arc::new(bytes),
-            source_uuid: None,
-            file_uuid: None,
-        };
-        match read(state, blueprint.clone(), arrived).await {
+        match read_one(state, turns, &blueprint, name, bytes).await {
             Ok(report) => reports.push(report),
             Err(e) => {
                 // Nothing is answered under the key: the client may send the files again.
@@ -75,4 +73,42 @@ pub async fn execute(
     .map_err(ApiError::internal)?;
     idempotency::finish(store, &client_id, &key, (StatusCode::CREATED, body.clone())).await?;
     Ok(HttpResponse::Created().json(body))
+}
+
+/// One file's report: read in its turn, or refused when it is over the memory budget.
+async fn read_one(
+    state: &ReconciliationState,
+    turns: &Turns,
+    blueprint: &Blueprint,
+    name: String,
+    bytes: Vec<u8>,
+) -> Result<Report, ApiError> {
+    let row = match turns.take(&blueprint.organisation_uuid, bytes.len()).await {
+        Ok(turn) => {
+            let arrived = Arrived {
+                name,
+                bytes: Arc::new(bytes),
+                source_uuid: None,
+                file_uuid: None,
+            };
+            read_in_turn(state, &turn, blueprint.clone(), arrived).await?
+        }
+        Err(over) => {
+            let origin = Origin {
+                name,
+                source_uuid: None,
+                file_uuid: None,
+            };
+            let sha = coffer_secrets::sha256_hex(&bytes);
+            refuse(
+                state,
+                blueprint.clone(),
+                origin,
+                Some(sha),
+                over.to_string(),
+            )
+            .await?
+        }
+    };
+    Report::from_row(row, true).map_err(ApiError::internal)
 }

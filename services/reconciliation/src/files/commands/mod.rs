@@ -1,9 +1,10 @@
-//! Reading one bank file: parse and process it outside any transaction, then write its
-//! report, its events and the matches it made in one transaction, so a file is applied
-//! whole or not at all, and once.
+//! Reading one bank file: parse and process it outside any transaction, in its turn
+//! (files/turns.rs), then write its report, its events and the matches it made in one
+//! transaction, so a file is applied whole or not at all, and once.
 
 use std::sync::Arc;
 
+use coffer_camt::Deadline;
 use coffer_events::catalogue::{
     DIRECT_DEBIT_RECEIVED, DIRECT_DEBIT_RETURNED, PAYOUT_MATCHED, RECONCILIATION_REPORT_CREATED,
     WIRE_TRANSFER_RECEIVED,
@@ -19,6 +20,7 @@ mod execute;
 pub use execute::{Execution, execute};
 
 use super::store as files;
+use super::turns::Turn;
 use crate::ReconciliationState;
 use crate::blueprints::domain::Processing;
 use crate::blueprints::store::Blueprint;
@@ -39,10 +41,59 @@ pub struct Arrived {
     pub file_uuid: Option<String>,
 }
 
-/// What reading decided before anything is written.
+/// Where a file came from: what its report names, without its bytes.
+#[derive(Debug, Clone)]
+pub struct Origin {
+    pub name: String,
+    pub source_uuid: Option<String>,
+    pub file_uuid: Option<String>,
+}
+
+impl Origin {
+    /// The origin of a file received through a source.
+    pub fn of(file: &files::Row) -> Self {
+        Origin {
+            name: file.name.clone(),
+            source_uuid: file.source_uuid.clone(),
+            file_uuid: Some(file.uuid.clone()),
+        }
+    }
+}
+
+/// What reading decided before anything is written, with no more of the file than its
+/// report needs: the statements are dropped once processed, before the report is written.
 enum Decided {
-    Failed(String, Option<coffer_camt::Document>),
-    Read(Box<coffer_camt::Document>, Outcome),
+    Failed(String, Option<Summary>),
+    Read(Summary, Outcome),
+}
+
+/// What a report says of the message it read.
+struct Summary {
+    message_type: &'static str,
+    version: String,
+    message_id: String,
+    /// Each statement's account, as the file names it.
+    accounts: Vec<String>,
+}
+
+impl Summary {
+    fn of(document: &coffer_camt::Document) -> Self {
+        Summary {
+            message_type: document.message_type.as_str(),
+            version: document.version.clone(),
+            message_id: document.message_id.clone(),
+            accounts: document
+                .statements
+                .iter()
+                .filter_map(|s| {
+                    s.account
+                        .iban
+                        .clone()
+                        .or_else(|| s.account.other_id.clone())
+                })
+                .collect(),
+        }
+    }
 }
 
 /// Why a file's transaction stopped.
@@ -60,13 +111,48 @@ enum WriteError {
 /// under a new message id says which payouts it names were matched before.
 const MATCHED_LOOKBACK_DAYS: i64 = 92;
 
-/// Reads the file with its blueprint and answers its report. A file received through a
-/// source that was read already answers its first report.
+/// Reads the file with its blueprint and answers its report (the single form), with no
+/// turn to wait for: for a process that reads one file (`coffer reconcile`). A file
+/// received through a source that was read already answers its first report.
 pub async fn read(
     state: &ReconciliationState,
     blueprint: Blueprint,
     arrived: Arrived,
 ) -> Result<Report, ApiError> {
+    let row = read_within(state, blueprint, arrived, None).await?;
+    Report::from_row(row, true).map_err(ApiError::internal)
+}
+
+/// Reads the file in its turn (files/turns.rs): within its share of memory, given up with
+/// a failed report once the turn's deadline has passed. Answers the report's row.
+pub async fn read_in_turn(
+    state: &ReconciliationState,
+    turn: &Turn,
+    blueprint: Blueprint,
+    arrived: Arrived,
+) -> Result<Row, ApiError> {
+    read_within(state, blueprint, arrived, Some(turn)).await
+}
+
+/// Writes a failed report for a file that is not read, saying why (it is over the memory
+/// budget); `sha256` is its digest when its bytes are at hand.
+pub async fn refuse(
+    state: &ReconciliationState,
+    blueprint: Blueprint,
+    origin: Origin,
+    sha256: Option<String>,
+    why: String,
+) -> Result<Row, ApiError> {
+    let sha = sha256.unwrap_or_default();
+    write_report(state, blueprint, origin, sha, Decided::Failed(why, None)).await
+}
+
+async fn read_within(
+    state: &ReconciliationState,
+    blueprint: Blueprint,
+    arrived: Arrived,
+    turn: Option<&Turn>,
+) -> Result<Row, ApiError> {
     let account = blueprint.account_uuid.clone();
     let open = match blueprint.processing {
         Processing::MatchSettlementPayouts => {
@@ -78,35 +164,82 @@ pub async fn read(
         }
         _ => Vec::new(),
     };
-    let limits = state.limits;
-    let (bytes, bp) = (Arc::clone(&arrived.bytes), blueprint.clone());
-    let (sha, decided) = tokio::task::spawn_blocking(move || {
-        let sha = coffer_secrets::sha256_hex(bytes.as_slice());
-        let decided = match coffer_camt::parse(&bytes, &limits) {
-            Err(e) => Decided::Failed(e.to_string(), None),
-            Ok(document) => match fit::check(&document, &bp) {
-                Err(why) => Decided::Failed(why, Some(document)),
-                Ok(()) => {
-                    let outcome = processing::process(
-                        &document,
-                        &Context {
-                            blueprint: &bp,
-                            payouts: &open,
-                        },
-                    );
-                    Decided::Read(Box::new(document), outcome)
-                }
-            },
-        };
-        (sha, decided)
-    })
-    .await
-    .map_err(ApiError::internal)?;
+    let limits = match turn {
+        Some(turn) => coffer_camt::Limits {
+            max_memory: turn.share,
+            ..state.limits
+        },
+        None => state.limits,
+    };
+    let deadline = turn.map(|t| t.deadline);
+    let Arrived {
+        name,
+        bytes,
+        source_uuid,
+        file_uuid,
+    } = arrived;
+    let origin = Origin {
+        name,
+        source_uuid,
+        file_uuid,
+    };
+    let bp = blueprint.clone();
+    // The bytes go with the reading and are dropped with it, before the report is written.
+    let (sha, decided) =
+        tokio::task::spawn_blocking(move || decide(&bytes, &limits, deadline.as_ref(), &bp, &open))
+            .await
+            .map_err(ApiError::internal)?;
+    write_report(state, blueprint, origin, sha, decided).await
+}
+
+/// Parses, fits and processes the file: pure, and run on a blocking thread.
+fn decide(
+    bytes: &[u8],
+    limits: &coffer_camt::Limits,
+    deadline: Option<&Deadline>,
+    blueprint: &Blueprint,
+    open: &[crate::processing::payouts::Payout],
+) -> (String, Decided) {
+    let sha = coffer_secrets::sha256_hex(bytes);
+    let parsed = match deadline {
+        Some(deadline) => coffer_camt::parse_until(bytes, limits, deadline),
+        None => coffer_camt::parse(bytes, limits),
+    };
+    let document = match parsed {
+        Ok(document) => document,
+        Err(e) => return (sha, Decided::Failed(e.to_string(), None)),
+    };
+    let summary = Summary::of(&document);
+    if let Err(why) = fit::check(&document, blueprint) {
+        return (sha, Decided::Failed(why, Some(summary)));
+    }
+    let outcome = processing::process(
+        &document,
+        &Context {
+            blueprint,
+            payouts: open,
+        },
+    );
+    drop(document);
+    if let Some(Err(late)) = deadline.map(Deadline::check) {
+        return (sha, Decided::Failed(late.to_string(), Some(summary)));
+    }
+    (sha, Decided::Read(summary, outcome))
+}
+
+/// Writes the report, its events and the matches it made in one transaction.
+async fn write_report(
+    state: &ReconciliationState,
+    blueprint: Blueprint,
+    origin: Origin,
+    sha: String,
+    decided: Decided,
+) -> Result<Row, ApiError> {
     let (outbox, now) = (state.outbox.clone(), state.clock.unix());
     let decided = Arc::new(decided);
     let written = state
         .store
-        .write(move |tx| write(tx, &outbox, &blueprint, &arrived, &sha, &decided, now))
+        .write(move |tx| write(tx, &outbox, &blueprint, &origin, &sha, &decided, now))
         .await;
     let row = match written {
         Ok(row) => row,
@@ -119,19 +252,19 @@ pub async fn read(
         Err(WriteError::Store(e)) => return Err(ApiError::from(e)),
     };
     state.outbox.committed();
-    Report::from_row(row, true).map_err(ApiError::internal)
+    Ok(row)
 }
 
 fn write(
     tx: &mut Db<'_>,
     outbox: &Outbox,
     blueprint: &Blueprint,
-    arrived: &Arrived,
+    origin: &Origin,
     sha: &str,
     decided: &Decided,
     now: i64,
 ) -> Result<Row, WriteError> {
-    if let Some(file) = &arrived.file_uuid
+    if let Some(file) = &origin.file_uuid
         && let Some(done) = files::find(tx, file)?.and_then(|f| f.report_uuid)
         && let Some(row) = reports::find(tx, &done)?
     {
@@ -144,8 +277,8 @@ fn write(
         organisation_uuid: blueprint.organisation_uuid.clone(),
         account_uuid: blueprint.account_uuid.clone(),
         blueprint_uuid: blueprint.uuid.clone(),
-        source_uuid: arrived.source_uuid.clone(),
-        file_name: arrived.name.clone(),
+        source_uuid: origin.source_uuid.clone(),
+        file_name: origin.name.clone(),
         file_sha256: sha.to_owned(),
         message_type: None,
         message_version: None,
@@ -163,36 +296,26 @@ fn write(
         created: now,
     };
     let mut events: Vec<OutboxEvent> = Vec::new();
-    let document = match decided {
-        Decided::Failed(_, d) => d.as_ref(),
-        Decided::Read(d, _) => Some(d.as_ref()),
+    let summary = match decided {
+        Decided::Failed(_, s) => s.as_ref(),
+        Decided::Read(s, _) => Some(s),
     };
-    if let Some(d) = document {
-        row.message_type = Some(d.message_type.as_str().to_owned());
-        row.message_version = Some(d.version.clone());
-        row.message_id = Some(d.message_id.clone());
+    if let Some(s) = summary {
+        row.message_type = Some(s.message_type.to_owned());
+        row.message_version = Some(s.version.clone());
+        row.message_id = Some(s.message_id.clone());
     }
     match decided {
         Decided::Failed(why, _) => row.reason = Some(why.clone()),
-        Decided::Read(d, outcome) => {
-            let accounts = d
-                .statements
-                .iter()
-                .filter_map(|s| {
-                    s.account
-                        .iban
-                        .clone()
-                        .or_else(|| s.account.other_id.clone())
-                })
-                .collect();
+        Decided::Read(s, outcome) => {
             row.entry_count = count(outcome.entry_count);
             row.transaction_count = count(outcome.transaction_count);
             row.totals = json_text(&TotalsColumn {
                 totals: outcome.totals.clone(),
-                accounts,
+                accounts: s.accounts.clone(),
             })?;
             if let Some(first) =
-                reports::processed_before(tx, &blueprint.account_uuid, &d.message_id, sha)?
+                reports::processed_before(tx, &blueprint.account_uuid, &s.message_id, sha)?
             {
                 row.status = ReportStatus::Duplicate.as_str().to_owned();
                 row.duplicate_of = Some(first);
@@ -207,13 +330,12 @@ fn write(
         }
     }
     reports::insert(tx, &row)?;
-    if let Some(file) = &arrived.file_uuid
+    if let Some(file) = &origin.file_uuid
         && !files::mark_done(tx, file, &report_uuid)?
     {
         return Err(WriteError::Raced);
     }
-    let report = Report::from_row(row.clone(), false)
-        .map_err(|e| DieselError::SerializationError(e.into()))?;
+    let report = Report::listed(&row).map_err(|e| DieselError::SerializationError(e.into()))?;
     let (organisation, account) = (
         blueprint.organisation_uuid.parse().ok(),
         blueprint.account_uuid.parse().ok(),

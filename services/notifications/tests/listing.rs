@@ -37,6 +37,13 @@ fn uuids(listed: &Value) -> Vec<String> {
         .collect()
 }
 
+/// The uuids a list at `path` answers, in its order.
+async fn page_of(w: &World, token: &str, path: String) -> Vec<String> {
+    let (status, listed) = call(w, "GET", &path, token, None).await;
+    assert_eq!(status, 200, "{path}: {listed}");
+    uuids(&listed)
+}
+
 /// A 400 in shape B naming exactly `properties`.
 fn names(err: &Value, properties: &[&str]) {
     let top = (&err["http_code"], &err["code"]);
@@ -112,15 +119,8 @@ coffer_testkit::backend_tests! {
         assert_eq!(uuids(&call(&w, "GET", "/webhooks", &token, None).await.1), all, "the caller's, unnamed");
 
         // Pages, in the same order.
-        let page = |query: &str| {
-            let path = format!("/webhooks?organisation_uuid={org}&{query}");
-            let (w, token) = (&w, &token);
-            async move {
-                let (status, listed) = call(w, "GET", &path, token, None).await;
-                assert_eq!(status, 200, "{path}: {listed}");
-                uuids(&listed)
-            }
-        };
+        let of_org = format!("/webhooks?organisation_uuid={org}");
+        let page = |query: &str| page_of(&w, &token, format!("{of_org}&{query}"));
         assert_eq!(page("size=1000").await, all[..1000]);
         assert_eq!(page("from=1000&size=1000").await, all[1000..]);
         assert_eq!(page("from=10&size=5").await, all[10..15]);
@@ -144,5 +144,43 @@ coffer_testkit::backend_tests! {
         let (status, err) = call(&w, "GET", "/webhooks?organisation_uuid=nope&size=x", &token, None).await;
         assert_eq!(status, 400, "{err}");
         names(&err, &["size", "organisation_uuid"]);
+    }
+}
+
+coffer_testkit::backend_tests! {
+    async fn every_subscription_is_listed_unless_a_page_is_asked_for_and_their_number_is_bounded(backend) {
+        let w = notifications_world(backend).await;
+        let (org, _, token) = notifications_merchant(&w).await;
+        let (status, hook) = call(&w, "POST", "/webhooks", &token, Some(&body(org, "https://crm.example.org/all"))).await;
+        assert_eq!(status, 201, "{hook}");
+        let subscription = json!({"organisation_uuid": org.to_string(), "action_configuration_uuid": hook["uuid"],
+            "action_type": "webhook", "event_name": "rnw.event.payment_gateway.payment.succeeded"});
+        // Up to the bound, twenty at a time: past the thousand a list used to be cut at.
+        let most = coffer_notifications::subscriptions::domain::bound::MOST as usize;
+        let mut made = HashSet::new();
+        for _ in 0..most / 20 {
+            let creates = (0..20).map(|_| call(&w, "POST", "/event-subscriptions", &token, Some(&subscription)));
+            for (status, x) in futures_util::future::join_all(creates).await {
+                assert_eq!(status, 201, "{x}");
+                made.insert(x["uuid"].as_str().unwrap().to_owned());
+            }
+        }
+        let (status, err) = call(&w, "POST", "/event-subscriptions", &token, Some(&subscription)).await;
+        assert_eq!(status, 400, "{err}");
+        names(&err, &["organisation_uuid"]);
+
+        let of_org = format!("/event-subscriptions?organisation_uuid={org}");
+        let (status, listed) = call(&w, "GET", &of_org, &token, None).await;
+        assert_eq!(status, 200);
+        let all = uuids(&listed);
+        assert_eq!(all.iter().cloned().collect::<HashSet<_>>(), made, "every subscription, each once");
+        assert_eq!(all.len(), most);
+        let page = |query: &str| page_of(&w, &token, format!("{of_org}&{query}"));
+        assert_eq!(page("size=1000").await, all[..1000]);
+        assert_eq!(page("from=1990").await, all[1990..], "from alone: every one from there");
+        assert_eq!(page("from=10&size=5").await, all[10..15]);
+        let (status, err) = call(&w, "GET", &format!("{of_org}&from=-1&size=1001"), &token, None).await;
+        assert_eq!(status, 400, "{err}");
+        names(&err, &["from", "size"]);
     }
 }

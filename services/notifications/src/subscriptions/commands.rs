@@ -6,17 +6,20 @@ use coffer_auth::Caller;
 use coffer_http::idempotency::Once;
 use coffer_http::{ApiError, Failure};
 use coffer_model::ids::parse_uuid;
+use coffer_model::paging::{PagingLimits, PagingQuery};
 use coffer_store::Db;
 use serde_json::{Value, json};
 use uuid::Uuid;
 
-use super::domain::{Fields, Subscription, request};
+use super::domain::{Fields, Subscription, bound, request};
 use super::store::{self, Scope};
 use crate::endpoints;
 use crate::state::NotificationsState;
 
-/// Lists are bounded: an organisation subscribes to a few dozen events, not thousands.
-pub const MAX_LISTED: i64 = 1_000;
+/// A page asked for with `size` is 1,000 subscriptions at most. Without it the list is
+/// whole: an organisation's subscriptions are bounded (bound.rs), and a client that finds
+/// its subscription by listing would make it again if the list were cut.
+pub const LIMITS: PagingLimits = PagingLimits::new(1_000, 1_000);
 
 fn uuid_of(raw: &str) -> Result<Uuid, ApiError> {
     raw.parse().map_err(ApiError::internal)
@@ -78,6 +81,7 @@ pub(crate) struct ListQuery<'a> {
     pub organisation: Option<&'a str>,
     pub account: Option<&'a str>,
     pub endpoint: Option<&'a str>,
+    pub paging: &'a PagingQuery,
 }
 
 pub(crate) async fn list(
@@ -98,9 +102,11 @@ pub(crate) async fn list(
     let organisation = id("organisation_uuid", q.organisation);
     let account = id("account_uuid", q.account);
     let endpoint = id("webhook_configuration_uuid", q.endpoint);
-    if !errors.is_empty() {
+    let window = q.paging.resolve(LIMITS).map_err(|e| errors.extend(e)).ok();
+    let Some(window) = window.filter(|_| errors.is_empty()) else {
         return Err(Failure::Api(ApiError::validation(errors)));
-    }
+    };
+    let limit = q.paging.size.is_some().then(|| window.limit());
     let scope = Scope {
         organisations: caller.organisations_listed(organisation)?,
         account: account.map(|a| a.to_string()),
@@ -108,7 +114,7 @@ pub(crate) async fn list(
     };
     Ok(state
         .store
-        .query(move |db| store::list(db, &scope, MAX_LISTED))
+        .query(move |db| store::list(db, &scope, window.offset(), limit))
         .await?)
 }
 
@@ -147,6 +153,10 @@ pub(crate) async fn create(
     apply(&mut x, f, false)?;
     let effect = move |tx: &mut Db<'_>| {
         check_references(tx, &x)?;
+        // Creates at once are counted one after another (the lock endpoints take too).
+        endpoints::store::lock_organisation(tx, &x.organisation_uuid)?;
+        bound::one_more(store::count_of(tx, &x.organisation_uuid)?)
+            .map_err(|e| ApiError::validation(vec![e]))?;
         store::insert(tx, &x)?;
         Ok::<_, Failure>((StatusCode::CREATED, json!(x.view())))
     };

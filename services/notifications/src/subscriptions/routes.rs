@@ -4,6 +4,7 @@ use actix_web::{HttpRequest, HttpResponse, web};
 use coffer_auth::Caller;
 use coffer_http::idempotency::{IdempotencyKey, Once};
 use coffer_http::{ApiError, Json};
+use coffer_model::paging::PagingQuery;
 use serde::Deserialize;
 use serde_json::Value;
 
@@ -16,13 +17,17 @@ pub(crate) struct ListParams {
     organisation_uuid: Option<String>,
     account_uuid: Option<String>,
     webhook_configuration_uuid: Option<String>,
+    #[serde(flatten)]
+    paging: PagingQuery,
 }
 
-/// The caller's event subscriptions, oldest first (at most 1,000).
+/// The caller's event subscriptions, oldest first: every one, unless `size` asks for a page.
 #[utoipa::path(get, path = "/event-subscriptions", operation_id = "listEventSubscriptions", tag = "Webhooks",
     params(("organisation_uuid" = Option<uuid::Uuid>, Query, description = "Only this organisation's"),
         ("account_uuid" = Option<uuid::Uuid>, Query, description = "Only this account's"),
-        ("webhook_configuration_uuid" = Option<uuid::Uuid>, Query, description = "Only those of this webhook endpoint")),
+        ("webhook_configuration_uuid" = Option<uuid::Uuid>, Query, description = "Only those of this webhook endpoint"),
+        ("from" = Option<i64>, Query, minimum = 0, maximum = 4294967295_i64, description = "Subscriptions to skip"),
+        ("size" = Option<i64>, Query, minimum = 0, maximum = 1000, description = "At most this many; every one (from `from` on) when left out")),
     responses((status = 200, description = "The subscriptions", body = [EventSubscriptionView])))]
 pub(crate) async fn list(
     state: web::Data<NotificationsState>,
@@ -33,6 +38,7 @@ pub(crate) async fn list(
         organisation: query.organisation_uuid.as_deref(),
         account: query.account_uuid.as_deref(),
         endpoint: query.webhook_configuration_uuid.as_deref(),
+        paging: &query.paging,
     };
     let found = commands::list(&state, &caller, q).await?;
     let views: Vec<EventSubscriptionView> = found.iter().map(|x| x.view()).collect();
@@ -44,6 +50,7 @@ pub(crate) async fn list(
     params(("Idempotency-Key" = Option<String>, Header, pattern = "^[!-~]{1,255}$", description = "The same key and body within 24 h answer as the first request did; the same key with another body is 409")),
     request_body(content = super::domain::request::EventSubscriptionBody),
     responses((status = 201, description = "The subscription", body = EventSubscriptionView),
+        (status = 400, description = "A field is not valid, or the organisation has as many subscriptions as it may (`organisation_uuid` is named)"),
         (status = 404, description = "No such webhook endpoint or account"),
         (status = 409, description = "The Idempotency-Key was used with another body, or its first request is still in progress")))]
 pub(crate) async fn create(

@@ -63,6 +63,17 @@ impl Row {
     }
 }
 
+/// How many subscriptions `organisation` has, on or off.
+pub fn count_of(db: &mut Db<'_>, organisation: &str) -> QueryResult<u64> {
+    let n: i64 = db_run!(db: {
+        s::event_subscriptions
+            .filter(s::organisation_uuid.eq(organisation))
+            .count()
+            .get_result(db)
+    })?;
+    Ok(u64::try_from(n).unwrap_or(0))
+}
+
 pub fn insert(db: &mut Db<'_>, x: &Subscription) -> QueryResult<()> {
     let row = Row::of(x, x.created)?;
     db_run!(db: { diesel::insert_into(s::event_subscriptions).values(&row).execute(db).map(drop) })
@@ -101,7 +112,14 @@ pub struct Scope {
 }
 
 /// Subscriptions in `scope`, oldest first, at most `limit`.
-pub fn list(db: &mut Db<'_>, scope: &Scope, limit: i64) -> QueryResult<Vec<Subscription>> {
+/// The subscriptions in `scope`, oldest first: skipping `offset`, at most `limit` of them,
+/// or all when it is `None`.
+pub fn list(
+    db: &mut Db<'_>,
+    scope: &Scope,
+    offset: i64,
+    limit: Option<i64>,
+) -> QueryResult<Vec<Subscription>> {
     let rows: Vec<Row> = db_run!(db: {
         let mut q = s::event_subscriptions.select(Row::as_select()).into_boxed();
         if let Some(orgs) = &scope.organisations {
@@ -113,7 +131,11 @@ pub fn list(db: &mut Db<'_>, scope: &Scope, limit: i64) -> QueryResult<Vec<Subsc
         if let Some(endpoint) = &scope.endpoint {
             q = q.filter(s::action_configuration_uuid.eq(endpoint));
         }
-        q.order((s::created.asc(), s::uuid.asc())).limit(limit).load(db)
+        q = q.order((s::created.asc(), s::uuid.asc())).offset(offset);
+        if let Some(limit) = limit {
+            q = q.limit(limit);
+        }
+        q.load(db)
     })?;
     rows.into_iter().map(Row::into_subscription).collect()
 }

@@ -9,14 +9,24 @@ use coffer_model::validation::FieldError;
 /// Whether an organisation with `existing` endpoints may make one more, when it may have
 /// `most`.
 pub fn one_more(existing: u64, most: usize) -> Result<(), FieldError> {
-    if usize::try_from(existing).is_ok_and(|n| n < most) {
+    one_more_of(
+        "webhook endpoints",
+        existing,
+        u64::try_from(most).unwrap_or(u64::MAX),
+    )
+}
+
+/// Whether an organisation with `existing` of `things` may make one more, when it may have
+/// `most`; refused naming `organisation_uuid`, the property the bound is of.
+pub fn one_more_of(things: &str, existing: u64, most: u64) -> Result<(), FieldError> {
+    if existing < most {
         return Ok(());
     }
     Err(FieldError::not_valid(
         "organisation_uuid",
         format!(
-            "The organisation has {existing} webhook endpoints and may have at most \
-             {most}; delete one before making another"
+            "The organisation has {existing} {things} and may have at most {most}; delete \
+             one before making another"
         ),
     ))
 }

@@ -148,6 +148,9 @@ COFFER_RECONCILIATION__S3__ENDPOINT: {{ $svc.s3.endpoint | quote }}
 COFFER_RECONCILIATION__S3__BUCKET: {{ $svc.s3.bucket | quote }}
 COFFER_RECONCILIATION__S3__REGION: {{ $svc.s3.region | quote }}
 COFFER_RECONCILIATION__MAX_FILE_BYTES: {{ $svc.maxFileBytes | int64 | quote }}
+COFFER_RECONCILIATION__MEMORY_BUDGET_BYTES: {{ $svc.memoryBudgetBytes | int64 | quote }}
+COFFER_RECONCILIATION__READERS: {{ $svc.readers | int64 | quote }}
+COFFER_RECONCILIATION__READ_SECONDS: {{ $svc.readSeconds | int64 | quote }}
 {{- end }}
 {{- range $key, $value := $svc.config }}
 {{ $key }}: {{ $value | toString | quote }}

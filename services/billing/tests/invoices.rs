@@ -36,6 +36,17 @@ async fn invoices_of_new_subscription(
 }
 
 /// The path of a new manual invoice under `invoices`.
+/// A world with an open invoice of a subscription paid by a card that succeeds: the world,
+/// a token of its organisation and the invoice's path.
+async fn an_open_invoice(backend: coffer_testkit::Backend) -> (World, String, String) {
+    let w = billing_world(backend).await;
+    let (org, account, token) = billing_merchant(&w).await;
+    let (source, supporter) = donor(&w, &token, org, &account, "4242424242424242").await;
+    let invoices = invoices_of_new_subscription(&w, &token, &account, &source, &supporter).await;
+    let path = new_invoice(&w, &token, &invoices).await;
+    (w, token, path)
+}
+
 async fn new_invoice(w: &World, token: &str, invoices: &str) -> String {
     let (status, invoice, _) = w.post(invoices, token, &json!({}), None).await;
     assert_eq!(status, 201, "{invoice}");
@@ -262,11 +273,7 @@ coffer_testkit::backend_tests! {
     }
 
     async fn a_retried_charge_attempt_is_answered_as_it_was_once_its_invoice_is_paid(backend) {
-        let w = billing_world(backend).await;
-        let (org, account, token) = billing_merchant(&w).await;
-        let (source, supporter) = donor(&w, &token, org, &account, "4242424242424242").await;
-        let invoices = invoices_of_new_subscription(&w, &token, &account, &source, &supporter).await;
-        let path = new_invoice(&w, &token, &invoices).await;
+        let (w, token, path) = an_open_invoice(backend).await;
         let attempts = format!("{path}/charge-attempts");
         let (status, attempt, _) = w.post(&attempts, &token, &json!({}), Some("attempt-once")).await;
         assert_eq!(status, 201, "{attempt}");
@@ -277,6 +284,19 @@ coffer_testkit::backend_tests! {
         assert_eq!(headers["idempotent-replayed"], "true");
         assert_eq!(again, attempt);
         assert_eq!(w.post(&attempts, &token, &json!({}), Some("attempt-twice")).await.0, 409, "paid: no other attempt");
+    }
+
+    async fn a_charge_attempt_with_a_body_that_is_no_object_is_refused_and_charges_nothing(backend) {
+        let (w, token, path) = an_open_invoice(backend).await;
+        let attempts = format!("{path}/charge-attempts");
+        for body in [json!([]), json!("x"), json!(1)] {
+            let (status, err, _) = w.post(&attempts, &token, &body, None).await;
+            assert_eq!(status, 400, "{body}: {err}");
+        }
+        let (_, invoice) = w.get(&path, &token).await;
+        assert_eq!(invoice["charge_attempts"], json!([]), "nothing charged: {invoice}");
+        let (status, attempt, _) = w.post(&attempts, &token, &json!({}), None).await;
+        assert_eq!(status, 201, "an object is taken: {attempt}");
     }
 
     async fn no_race_of_close_and_charge_attempts_takes_money_for_a_closed_invoice(backend) {

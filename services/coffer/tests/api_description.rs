@@ -155,6 +155,10 @@ async fn dev_serves_the_description_and_its_reference() {
     let made: serde_json::Value = serde_json::from_str(&generated()).unwrap();
     assert_eq!(served, made, "coffer dev serves the whole description");
     assert_eq!(served["openapi"], "3.1.0");
+    assert_eq!(
+        served["info"]["version"], "1.0.0",
+        "the interface's version, as SPEC.md states it"
+    );
 
     let res = http.get(format!("{base}/docs/")).send().await.unwrap();
     assert_eq!(res.status(), 200);

@@ -23,6 +23,9 @@ use coffer_error::Shape;
 /// The scheme every operation but the public ones requires.
 pub const SECURITY: &str = "oauth2";
 
+/// The version of SPEC.md's interface the description states.
+pub const API_VERSION: &str = "1.0.0";
+
 /// One service's share of the description: what it documents and what it routes.
 #[derive(Clone)]
 pub struct Part {
@@ -48,7 +51,9 @@ impl Part {
 
 /// The whole description of `parts`, as one server (or the gateway) serves it.
 pub fn describe(parts: &[Part]) -> OpenApi {
-    let mut info = Info::new("Coffer", env!("CARGO_PKG_VERSION"));
+    // The version of the interface the description is of (SPEC.md), not of Coffer's
+    // crates: clients compare it with what they were written for.
+    let mut info = Info::new("Coffer", API_VERSION);
     info.description = Some(
         "Fundraising payments: one-off and recurring donations, supporters, subscriptions \
          and invoices. Errors use the shapes of docs/errors.md; every operation but the \

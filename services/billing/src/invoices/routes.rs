@@ -88,6 +88,9 @@ pub(crate) async fn charge(
     key: IdempotencyKey,
     path: web::Path<(String, String)>,
     trace: RequestTrace,
+    // Nothing is read from it, but a body that is sent must be an object: `[]` or `"x"`
+    // is a mistake, answered 400 before anything is charged.
+    _body: OptionalJson<serde_json::Map<String, Value>>,
 ) -> Result<HttpResponse, ApiError> {
     let once = Once::of(&caller, key, &req, &Value::Null);
     Ok(commands::charge(&state, &caller, once, (&path.0, &path.1), trace.0).await?)

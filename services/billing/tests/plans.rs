@@ -51,6 +51,11 @@ coffer_testkit::backend_tests! {
         assert_eq!(renamed["name"], "Monthly");
         assert_eq!(renamed["dunning_configuration"], json!({"retry_after_days": [2, 4, 6], "cancel_subscription_after_failed_invoices": 5}));
         assert_eq!(w.get(&yearly_path, &token).await.1["is_default"], false);
+        // SPEC.md: on update, is_default left out is false.
+        let (status, unsaid) = w.patch(&path, &token, &json!({"name": "Monthly givers"})).await;
+        assert_eq!(status, 200, "{unsaid}");
+        assert_eq!(unsaid["is_default"], false, "{unsaid}");
+        assert_eq!(w.get(&path, &token).await.1["is_default"], false);
     }
 
     async fn bad_plans_are_named_and_other_tenants_refused(backend) {

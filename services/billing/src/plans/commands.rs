@@ -152,7 +152,10 @@ pub(crate) async fn update(
     raw: &str,
     body: &Value,
 ) -> Result<Plan, Failure> {
-    let changes = domain::changes(body).map_err(ApiError::validation)?;
+    let mut changes = domain::changes(body).map_err(ApiError::validation)?;
+    // SPEC.md: on update, `is_default` left out is false, so an update that does not say
+    // the plan stays the default makes it no longer one.
+    changes.is_default.get_or_insert(false);
     let mut plan = load(state, caller, raw).await?;
     if plan.uuid == GLOBAL_UUID {
         return Err(Failure::Api(ApiError::forbidden()));

@@ -117,6 +117,9 @@ coffer_testkit::backend_tests! {
         let created: Vec<i64> = listed.as_array().unwrap().iter().map(|e| e["created"].as_i64().unwrap()).collect();
         assert!(created.windows(2).all(|p| p[0] <= p[1]), "oldest first");
         assert_eq!(uuids(&call(&w, "GET", "/webhooks", &token, None).await.1), all, "the caller's, unnamed");
+        // Empty values count as left out (the n8n RaiseNow node sends `account_uuid=`).
+        let empty = call(&w, "GET", "/webhooks?account_uuid=&organisation_uuid=", &token, None).await;
+        assert_eq!((empty.0, uuids(&empty.1)), (200, all.clone()));
 
         // Pages, in the same order.
         let of_org = format!("/webhooks?organisation_uuid={org}");
@@ -175,6 +178,8 @@ coffer_testkit::backend_tests! {
         let all = uuids(&listed);
         assert_eq!(all.iter().cloned().collect::<HashSet<_>>(), made, "every subscription, each once");
         assert_eq!(all.len(), most);
+        let empty = call(&w, "GET", "/event-subscriptions?account_uuid=&webhook_configuration_uuid=", &token, None).await;
+        assert_eq!((empty.0, uuids(&empty.1)), (200, all.clone()), "empty values count as left out");
         let page = |query: &str| page_of(&w, &token, format!("{of_org}&{query}"));
         assert_eq!(page("size=1000").await, all[..1000]);
         assert_eq!(page("from=1990").await, all[1990..], "from alone: every one from there");

@@ -115,6 +115,11 @@ pub(crate) async fn list(
 ) -> Result<Vec<Endpoint>, Failure> {
     let mut errors = Vec::new();
     let window = paging.resolve(LIMITS).map_err(|e| errors.extend(e)).ok();
+    // An empty value (`account_uuid=`, as the n8n RaiseNow node sends it) is left out.
+    let (organisation, account) = (
+        organisation.filter(|raw| !raw.is_empty()),
+        account.filter(|raw| !raw.is_empty()),
+    );
     let organisation = organisation
         .map(|raw| parse_uuid("organisation_uuid", raw))
         .transpose()

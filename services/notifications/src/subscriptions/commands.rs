@@ -90,14 +90,16 @@ pub(crate) async fn list(
     q: ListQuery<'_>,
 ) -> Result<Vec<Subscription>, Failure> {
     let mut errors = Vec::new();
+    // An empty value (`account_uuid=`) is left out, as clients written for RaiseNow send it.
     let mut id = |property: &str, raw: Option<&str>| {
-        raw.and_then(|r| match parse_uuid(property, r) {
-            Ok(u) => Some(u),
-            Err(e) => {
-                errors.push(e);
-                None
-            }
-        })
+        raw.filter(|r| !r.is_empty())
+            .and_then(|r| match parse_uuid(property, r) {
+                Ok(u) => Some(u),
+                Err(e) => {
+                    errors.push(e);
+                    None
+                }
+            })
     };
     let organisation = id("organisation_uuid", q.organisation);
     let account = id("account_uuid", q.account);

@@ -72,6 +72,15 @@ impl Caller {
         }
     }
 
+    /// The one organisation the caller reaches, when it reaches exactly one: where a
+    /// request may leave its organisation out.
+    pub fn sole_organisation(&self) -> Option<Uuid> {
+        match self.organisation_filter() {
+            Some([one]) => Some(*one),
+            _ => None,
+        }
+    }
+
     /// 403 unless the caller may touch `organisation`.
     pub fn require_organisation(&self, organisation: Uuid) -> Result<(), ApiError> {
         if self.can_access_organisation(organisation) {

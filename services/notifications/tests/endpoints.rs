@@ -180,7 +180,10 @@ coffer_testkit::backend_tests! {
         assert_eq!(status, 400);
         let properties: Vec<&str> = err["errors"].as_array().unwrap().iter().map(|e| e["property"].as_str().unwrap()).collect();
         assert_eq!(properties, ["alias", "endpoint", "hmac_key", "username"], "{err}");
-        let (status, err) = call(&w, "POST", "/webhooks", &token, Some(&json!({"endpoint": "https://crm.example.org"}))).await;
+        // Left out, the organisation is the token's when it reaches one, else named missing.
+        let second = w.organisation("Second Aid").await;
+        let of_two = w.token_of_many(vec![org, second]).await;
+        let (status, err) = call(&w, "POST", "/webhooks", &of_two, Some(&json!({"endpoint": "https://crm.example.org"}))).await;
         assert_eq!((status, &err["errors"][0]["property"]), (400, &json!("organisation_uuid")), "{err}");
         let (status, err) = call(&w, "POST", "/webhooks?prevent_duplicates=maybe", &token, Some(&body(org, "https://crm.example.org"))).await;
         assert_eq!((status, &err["errors"][0]["property"]), (400, &json!("prevent_duplicates")), "{err}");

@@ -189,3 +189,16 @@ coffer_testkit::backend_tests! {
         names(&err, &["from", "size"]);
     }
 }
+
+coffer_testkit::backend_tests! {
+    async fn an_endpoint_sent_without_its_organisation_is_the_tokens_one(backend) {
+        let w = notifications_world(backend).await;
+        let (org, _, token) = notifications_merchant(&w).await;
+        // As the n8n RaiseNow node sends it: the endpoint alone.
+        let (status, made) = call(&w, "POST", "/webhooks", &token, Some(&json!({"endpoint": "https://crm.example.org/n8n"}))).await;
+        assert_eq!(status, 201, "{made}");
+        assert_eq!(made["organisation_uuid"], org.to_string());
+        let (_, listed) = call(&w, "GET", &format!("/webhooks?organisation_uuid={org}"), &token, None).await;
+        assert_eq!(uuids(&listed), [made["uuid"].as_str().unwrap()]);
+    }
+}

@@ -164,7 +164,12 @@ pub(crate) async fn create(
     body: &Value,
     prevent_duplicates: bool,
 ) -> Result<HttpResponse, Failure> {
-    let f = fields(body)?;
+    let mut f = fields(body)?;
+    // SPEC.md has organisation_uuid optional: left out, it is the caller's organisation
+    // when its token reaches exactly one (a platform or partner caller must name it).
+    if f.organisation_uuid.is_none() {
+        f.organisation_uuid = caller.sole_organisation().map(|o| o.to_string());
+    }
     let mut missing = Vec::new();
     if f.organisation_uuid.is_none() {
         missing.push(FieldError::not_null("organisation_uuid"));

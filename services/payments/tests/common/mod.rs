@@ -194,9 +194,14 @@ impl World {
 
     /// A real token for a new client of `organisation`, from the token endpoint.
     pub async fn token(&self, organisation: Uuid) -> String {
+        self.token_of_many(vec![organisation]).await
+    }
+
+    /// [`World::token`] for a client reaching each of `organisations`.
+    pub async fn token_of_many(&self, organisations: Vec<Uuid>) -> String {
         let client = self
             .admin
-            .create_client(ClientAccess::Organisations(vec![organisation]))
+            .create_client(ClientAccess::Organisations(organisations))
             .await
             .unwrap();
         let res = self

@@ -87,7 +87,8 @@ pub fn require_endpoint(f: &Fields) -> Result<(), Vec<FieldError>> {
 #[schema(example = json!({"organisation_uuid": "5a0e9d0c-6f0b-4f0c-9c55-0b9f1d8e3a21", "alias": "CRM", "endpoint": "https://crm.example.org/coffer-hooks", "username": "coffer", "password": "s3cr3t-basic-auth"}))]
 #[allow(dead_code)]
 pub struct EndpointBody {
-    /// Required on create; cannot change afterwards.
+    /// On create, left out: the caller's organisation when its token reaches exactly one
+    /// (else 400). Cannot change afterwards.
     #[schema(format = Uuid)]
     organisation_uuid: Option<String>,
     /// One of the organisation's accounts, when the endpoint is for one account.

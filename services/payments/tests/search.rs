@@ -38,7 +38,7 @@ coffer_testkit::backend_tests! {
         let (_, account, token) = merchant(&w).await;
         // Six payments: four card (two succeeded, one declined, one 3-D Secure pending), two TWINT (pending).
         pay(&w, &token, &account, "card", "4242424242424242", "500", json!({"custom_parameters": {"campaign": "winter"},
-            "supporter": {"email": "ada@example.org", "last_name": "Lovelace"}})).await;
+            "supporter": {"email": "ada@example.org", "first_name": "Ada", "last_name": "Lovelace"}})).await;
         pay(&w, &token, &account, "card", "4242424242424242", "2500", json!({"custom_parameters": {"campaign": "spring"}})).await;
         pay(&w, &token, &account, "card", "4000000000000002", "1000", json!({})).await;
         pay(&w, &token, &account, "card", "4000000000003220", "1500", json!({})).await;
@@ -77,6 +77,7 @@ coffer_testkit::backend_tests! {
         assert_eq!(count(json!({"$not": {"$match": {"status": "pending"}}})).await, 3);
         assert_eq!(count(json!({"$exists": "supporter.email"})).await, 1);
         assert_eq!(count(json!({"$match": {"supporter.last_name": "Lovelace"}})).await, 1);
+        assert_eq!(count(json!({"$match": {"supporter.first_name": "Ada"}})).await, 1);
         assert_eq!(count(json!({"$match": {"custom_parameters.campaign": "winter"}})).await, 2);
         assert_eq!(count(json!({"$and": [{"$match": {"custom_parameters.campaign": "winter"}}, {"$match": {"payment_method": "card"}}]})).await, 1);
         assert_eq!(count(json!({"$match": {"test_mode": true}})).await, 6);

@@ -25,6 +25,10 @@ fn field(path: &str) -> Option<Field> {
             column: "supporter",
             key: "email".into(),
         }),
+        "supporter.first_name" => Some(Field::Json {
+            column: "supporter",
+            key: "first_name".into(),
+        }),
         "supporter.last_name" => Some(Field::Json {
             column: "supporter",
             key: "last_name".into(),

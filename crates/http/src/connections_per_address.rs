@@ -8,47 +8,26 @@
 //! itself.
 
 use std::any::Any;
-use std::collections::HashMap;
 use std::net::{IpAddr, Shutdown};
-use std::sync::{Arc, Mutex, PoisonError};
 
 use actix_web::dev::Extensions;
 use actix_web::rt::net::TcpStream;
+use coffer_store::slots::Slots;
 
 use crate::TrustedProxies;
 
 /// The open connections of every address, shared by the server's workers.
 #[derive(Clone)]
 pub(crate) struct OpenConnections {
-    bound: usize,
+    open: Slots<IpAddr>,
     trusted: TrustedProxies,
-    open: Arc<Mutex<HashMap<IpAddr, usize>>>,
-}
-
-/// Held in a connection's data for as long as it is open; counts it down when dropped.
-struct Counted {
-    ip: IpAddr,
-    open: Arc<Mutex<HashMap<IpAddr, usize>>>,
-}
-
-impl Drop for Counted {
-    fn drop(&mut self) {
-        let mut open = self.open.lock().unwrap_or_else(PoisonError::into_inner);
-        if let Some(n) = open.get_mut(&self.ip) {
-            *n -= 1;
-            if *n == 0 {
-                open.remove(&self.ip);
-            }
-        }
-    }
 }
 
 impl OpenConnections {
     pub(crate) fn new(bound: usize, trusted: TrustedProxies) -> Self {
         Self {
-            bound: bound.max(1),
+            open: Slots::new(bound),
             trusted,
-            open: Arc::default(),
         }
     }
 
@@ -65,22 +44,16 @@ impl OpenConnections {
         if self.trusted.contains(ip) {
             return;
         }
-        let admitted = {
-            let mut open = self.open.lock().unwrap_or_else(PoisonError::into_inner);
-            let n = open.entry(ip).or_insert(0);
-            *n += 1;
-            *n <= self.bound
-        };
-        // Counted either way: the connection's data is dropped when the connection is,
-        // refused or not, and counts it down then.
-        data.insert(Counted {
-            ip,
-            open: Arc::clone(&self.open),
-        });
-        if !admitted {
-            tracing::debug!(client = %ip, bound = self.bound, "connection over the bound per address closed");
-            // The server then reads the end of the stream and drops the connection.
-            let _ = socket2::SockRef::from(stream).shutdown(Shutdown::Both);
+        match self.open.take(&ip) {
+            // Kept in the connection's data, which is dropped with the connection.
+            Some(slot) => {
+                data.insert(slot);
+            }
+            None => {
+                tracing::debug!(client = %ip, bound = self.open.bound(), "connection over the bound per address closed");
+                // The server then reads the end of the stream and drops the connection.
+                let _ = socket2::SockRef::from(stream).shutdown(Shutdown::Both);
+            }
         }
     }
 }

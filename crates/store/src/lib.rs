@@ -13,6 +13,7 @@ pub mod idempotency;
 mod migrate;
 pub mod resealing;
 mod searches;
+pub mod slots;
 mod sqlite;
 mod sqlite_file;
 mod store;

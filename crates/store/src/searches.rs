@@ -4,13 +4,12 @@
 //! every connection for as long as they take, while other tenants' reads and the service's
 //! own workers waited for one (docs/configuration.md, "Searches").
 
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use diesel::connection::SimpleConnection;
 use diesel::result::Error as DieselError;
 
+use crate::slots::Slots;
 use crate::store::Pools;
 use crate::{Db, Store, StoreError};
 
@@ -38,50 +37,17 @@ impl Default for SearchOptions {
 #[derive(Clone)]
 pub(crate) struct Searches {
     pool: Pools,
-    per_tenant: usize,
+    running: Slots<String>,
     budget: Duration,
-    running: Arc<Mutex<HashMap<String, usize>>>,
-}
-
-/// A tenant's place among the running searches, given back when dropped.
-struct Slot {
-    tenant: String,
-    running: Arc<Mutex<HashMap<String, usize>>>,
-}
-
-impl Drop for Slot {
-    fn drop(&mut self) {
-        let mut running = self.running.lock().unwrap_or_else(PoisonError::into_inner);
-        if let Some(n) = running.get_mut(&self.tenant) {
-            *n -= 1;
-            if *n == 0 {
-                running.remove(&self.tenant);
-            }
-        }
-    }
 }
 
 impl Searches {
     pub(crate) fn new(pool: Pools, options: &SearchOptions) -> Self {
         Self {
             pool,
-            per_tenant: options.per_tenant.max(1),
+            running: Slots::new(options.per_tenant),
             budget: options.budget,
-            running: Arc::default(),
         }
-    }
-
-    fn slot(&self, tenant: &str) -> Option<Slot> {
-        let mut running = self.running.lock().unwrap_or_else(PoisonError::into_inner);
-        let n = running.entry(tenant.to_owned()).or_insert(0);
-        if *n >= self.per_tenant {
-            return None;
-        }
-        *n += 1;
-        Some(Slot {
-            tenant: tenant.to_owned(),
-            running: Arc::clone(&self.running),
-        })
     }
 }
 
@@ -106,8 +72,9 @@ impl Store {
     {
         let searches = self.searches.clone();
         let slot = searches
-            .slot(tenant)
-            .ok_or(StoreError::SearchesBusy(searches.per_tenant))?;
+            .running
+            .take(&tenant.to_owned())
+            .ok_or(StoreError::SearchesBusy(searches.running.bound()))?;
         tokio::task::spawn_blocking(move || {
             let _slot = slot;
             let deadline = Instant::now() + searches.budget;

@@ -3,6 +3,7 @@
 //! module's values, and their `Debug` shows neither.
 
 use aws_lc_rs::hmac;
+use coffer_model::card_numbers::luhn;
 use coffer_model::validation::{FieldError, Violations};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -55,24 +56,6 @@ pub struct MaskedCard {
     /// HMAC-SHA256 of the number under the service's key: the same card gives the same
     /// fingerprint, and the number cannot be recovered from it.
     pub fingerprint: String,
-}
-
-fn luhn(digits: &str) -> bool {
-    let sum: u32 = digits
-        .bytes()
-        .rev()
-        .enumerate()
-        .map(|(i, b)| {
-            let d = u32::from(b - b'0');
-            if i % 2 == 1 {
-                let doubled = d * 2;
-                if doubled > 9 { doubled - 9 } else { doubled }
-            } else {
-                d
-            }
-        })
-        .sum();
-    sum.is_multiple_of(10)
 }
 
 fn brand_of(number: &str) -> &'static str {

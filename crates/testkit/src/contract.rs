@@ -75,8 +75,25 @@ pub fn assert_operation_ids(part: &Part) {
     }
 }
 
-/// The gateway's prefixes (deploy/gateway/routes.conf): `(prefix, upstream)`.
-fn gateway_routes() -> Vec<(String, String)> {
+/// One line of the gateway's table (deploy/gateway/routes.conf).
+struct GatewayRoute {
+    path: String,
+    upstream: String,
+    /// `~^/$`: the path alone; otherwise the path and everything below it.
+    exact: bool,
+}
+
+impl GatewayRoute {
+    fn matches(&self, path: &str) -> bool {
+        path == self.path
+            || !self.exact
+                && path
+                    .strip_prefix(self.path.as_str())
+                    .is_some_and(|rest| rest.starts_with('/'))
+    }
+}
+
+fn gateway_routes() -> Vec<GatewayRoute> {
     let conf = concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/../../deploy/gateway/routes.conf"
@@ -84,11 +101,18 @@ fn gateway_routes() -> Vec<(String, String)> {
     let text = std::fs::read_to_string(conf).unwrap_or_else(|e| panic!("reading {conf}: {e}"));
     text.lines()
         .filter_map(|line| {
-            // `~^/payments(/|$)   coffer_payments;`
+            // `~^/payments(/|$)   coffer_payments;`, or an exact path: `~^/$   coffer_identity;`
             let rest = line.trim().strip_prefix("~^")?;
             let (pattern, upstream) = rest.split_once(char::is_whitespace)?;
-            let prefix = pattern.strip_suffix("(/|$)")?.replace('\\', "");
-            Some((prefix, upstream.trim().trim_end_matches(';').to_owned()))
+            let (path, exact) = match pattern.strip_suffix("(/|$)") {
+                Some(prefix) => (prefix, false),
+                None => (pattern.strip_suffix('$')?, true),
+            };
+            Some(GatewayRoute {
+                path: path.replace('\\', ""),
+                upstream: upstream.trim().trim_end_matches(';').to_owned(),
+                exact,
+            })
         })
         .collect()
 }
@@ -108,22 +132,15 @@ pub fn assert_gateway_routes(part: &Part, upstream: &str) {
     for path in part.doc.paths.paths.keys() {
         if path.starts_with(INTERNAL_PREFIX) {
             assert!(
-                routes
-                    .iter()
-                    .all(|(prefix, _)| !path.starts_with(prefix.as_str())),
+                routes.iter().all(|route| !route.matches(path)),
                 "the gateway routes {path}, which is for Coffer's services only"
             );
             continue;
         }
         let to = routes
             .iter()
-            .find(|(prefix, _)| {
-                path == prefix
-                    || path
-                        .strip_prefix(prefix.as_str())
-                        .is_some_and(|rest| rest.starts_with('/'))
-            })
-            .map(|(_, to)| to.as_str());
+            .find(|route| route.matches(path))
+            .map(|route| route.upstream.as_str());
         assert_eq!(
             to,
             Some(upstream),

@@ -17,6 +17,7 @@ mod migrations;
 pub mod onboardings;
 pub mod organisations;
 pub mod partners;
+mod root;
 mod routes;
 mod schema;
 pub mod sso;

@@ -4,7 +4,7 @@
 use coffer_http::Shape;
 use coffer_http::openapi::RouteTable;
 
-use crate::{accounts, attachments, keys, onboardings, organisations, sso, tokens};
+use crate::{accounts, attachments, keys, onboardings, organisations, root, sso, tokens};
 
 pub(crate) fn table() -> RouteTable {
     let mut t = RouteTable::new();
@@ -23,6 +23,7 @@ pub(crate) fn table() -> RouteTable {
             t.get(sso::page::STYLESHEET_PATH, sso::routes::stylesheet);
         });
     })
+    .get("/", root::routes::get)
     .get("/organisations", organisations::routes::list)
     .get("/search/organisations", organisations::routes::search)
     .get(
@@ -77,12 +78,15 @@ mod described {
     use coffer_http::openapi::Part;
     use utoipa::OpenApi;
 
-    use crate::{accounts, attachments, keys, onboardings, organisations, routes, sso, tokens};
+    use crate::{
+        accounts, attachments, keys, onboardings, organisations, root, routes, sso, tokens,
+    };
 
     #[derive(OpenApi)]
     #[openapi(
         paths(
             tokens::routes::grant,
+            root::routes::get,
             keys::routes::get,
             sso::routes::configuration,
             sso::routes::authorize,

@@ -31,6 +31,28 @@ coffer_testkit::backend_tests! {
         assert_eq!(res.status(), 200);
     }
 
+    async fn the_root_tells_a_client_whether_its_base_url_and_token_are_right(backend) {
+        let w = world(backend).await;
+        let req = w.app.http.post(w.app.url("/oauth2/token")).json(&json!({
+            "grant_type": "client_credentials",
+            "client_id": w.a.client.client_id,
+            "client_secret": w.a.client.client_secret,
+        }));
+        let (_, body) = post_token(&w, req).await;
+        let token = body["access_token"].as_str().unwrap();
+        // As the n8n RaiseNow node tests its credentials: GET {base}/ with the token.
+        let res = w.app.get("/", token).await;
+        assert_eq!(res.status(), 200);
+        let root = json(res).await;
+        assert_eq!(root["name"], "Coffer");
+        assert_eq!(root["api_version"], "1.0.0");
+        assert_eq!(root["client_id"], w.a.client.client_id.as_str());
+        let res = w.app.http.get(w.app.url("/")).send().await.unwrap();
+        assert_eq!(res.status(), 401, "no token");
+        let res = w.app.get("/", "not-a-token").await;
+        assert_eq!(res.status(), 401, "a forged token");
+    }
+
     async fn form_body_grants_a_token(backend) {
         let w = world(backend).await;
         let req = w.app.http.post(w.app.url("/oauth2/token")).form(&[

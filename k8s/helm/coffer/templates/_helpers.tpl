@@ -199,7 +199,8 @@ checkov.io/skip2: "CKV_K8S_43=Images are pinned by release tag (image.tag, by de
 {{/*
 The path prefixes each service owns: exactly those of deploy/gateway/routes.conf, which
 k8s/base/ingress.yaml mirrors too; change all three together. Identity's /internal/
-operations are for the services alone and are not routed.
+operations are for the services alone and are not routed. The exact paths (identity's
+root, the API description) are written out in ingress.yaml.
 */}}
 {{- define "coffer.routes" -}}
 identity:

@@ -13,15 +13,20 @@ async fn post_token(w: &World, body: reqwest::RequestBuilder) -> (u16, Value) {
     (status, json(res).await)
 }
 
+/// A client-credentials grant of the first client's, in a JSON body.
+async fn json_grant(w: &World) -> (u16, Value) {
+    let req = w.app.http.post(w.app.url("/oauth2/token")).json(&json!({
+        "grant_type": "client_credentials",
+        "client_id": w.a.client.client_id,
+        "client_secret": w.a.client.client_secret,
+    }));
+    post_token(w, req).await
+}
+
 coffer_testkit::backend_tests! {
     async fn json_body_grants_a_bearer_token(backend) {
         let w = world(backend).await;
-        let req = w.app.http.post(w.app.url("/oauth2/token")).json(&json!({
-            "grant_type": "client_credentials",
-            "client_id": w.a.client.client_id,
-            "client_secret": w.a.client.client_secret,
-        }));
-        let (status, body) = post_token(&w, req).await;
+        let (status, body) = json_grant(&w).await;
         assert_eq!(status, 200);
         assert_eq!(body["token_type"], "Bearer");
         assert_eq!(body["expires_in"], 3600);
@@ -33,12 +38,7 @@ coffer_testkit::backend_tests! {
 
     async fn the_root_tells_a_client_whether_its_base_url_and_token_are_right(backend) {
         let w = world(backend).await;
-        let req = w.app.http.post(w.app.url("/oauth2/token")).json(&json!({
-            "grant_type": "client_credentials",
-            "client_id": w.a.client.client_id,
-            "client_secret": w.a.client.client_secret,
-        }));
-        let (_, body) = post_token(&w, req).await;
+        let (_, body) = json_grant(&w).await;
         let token = body["access_token"].as_str().unwrap();
         // As the n8n RaiseNow node tests its credentials: GET {base}/ with the token.
         let res = w.app.get("/", token).await;

@@ -76,6 +76,24 @@ coffer_testkit::backend_tests! {
         let (status, err, _) = w.post("/payments", &token, &mismatch, None).await;
         assert_eq!(status, 400);
         assert_eq!(err["errors"][0]["property"], "payment_method");
+
+        // RaiseNow's "default": the account's default profile for the method.
+        for method in ["card", "twint"] {
+            let mut default = card_payment(&account, "4242424242424242");
+            default["payment_method"] = json!(method);
+            default["profile"] = json!("default");
+            if method != "card" {
+                default.as_object_mut().unwrap().remove("payment_information");
+            }
+            let (status, made, _) = w.post("/payments", &token, &default, None).await;
+            assert_eq!(status, 201, "{made}");
+            assert_eq!(made["profile"], format!("{method}_test"));
+        }
+        let mut default_alone = by_name.clone();
+        default_alone["profile"] = json!("default");
+        let (status, err, _) = w.post("/payments", &token, &default_alone, None).await;
+        assert_eq!(status, 400);
+        assert_eq!(err["errors"][0]["property"], "payment_method", "{err}");
     }
 
     async fn bad_requests_name_each_property(backend) {

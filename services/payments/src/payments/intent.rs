@@ -24,15 +24,25 @@ pub(crate) fn invalid(property: &str, message: &str) -> ApiError {
     ApiError::validation(vec![FieldError::not_valid(property, message)])
 }
 
+/// RaiseNow's examples send this for "the account's default for the method"; it names
+/// that default even where a profile happens to be called so (docs/payments.md).
+const DEFAULT_PROFILE: &str = "default";
+
 /// The profile a request names (by uuid or name), or the account's default for its method.
 fn choose_profile(profiles: Vec<Profile>, checked: &Checked) -> Result<Profile, ApiError> {
-    let profile = match &checked.profile {
-        Some(wanted) => profiles
+    let profile = match checked.profile.as_deref() {
+        Some(wanted) if wanted != DEFAULT_PROFILE => profiles
             .into_iter()
-            .find(|p| &p.uuid == wanted || &p.name == wanted)
+            .find(|p| p.uuid == wanted || p.name == wanted)
             .ok_or_else(|| invalid("profile", "no such payment method profile for this account"))?,
-        None => {
-            let method = checked.payment_method.as_deref().unwrap_or_default();
+        _ => {
+            let Some(method) = checked.payment_method.as_deref() else {
+                return Err(ApiError::validation(vec![FieldError::new(
+                    coffer_model::validation::codes::NOT_NULL,
+                    "payment_method",
+                    "profile \"default\" needs the payment_method it is the default of",
+                )]));
+            };
             profiles
                 .into_iter()
                 .find(|p| p.payment_method == method && p.is_default)

@@ -28,7 +28,8 @@ pub struct PaymentRequest {
     /// `card`, `sepa_dd`, ...; the account's profile for it is used. One of this and
     /// `profile` is needed.
     pub payment_method: Option<String>,
-    /// The payment method profile to use, by its uuid.
+    /// The payment method profile to use, by its uuid or name; `default` is the account's
+    /// default profile for `payment_method`.
     pub profile: Option<String>,
     /// BCP 47, for the donor's pages (`de-CH`).
     pub locale: Option<String>,

@@ -31,6 +31,12 @@ coffer_testkit::backend_tests! {
         let res = w.app.http.put(w.app.url(&format!("{path}/custom-parameters"))).bearer_auth(&token).json(&json!({"k": "v"})).send().await.unwrap();
         assert_eq!(res.status(), 200);
         assert_eq!(w.get(&path, &token).await.1["custom_parameters"], json!({"k": "v"}));
+        // Its faults answer in shape C (SPEC.md: custom-parameter operations), a message.
+        let res = w.app.http.put(w.app.url(&format!("{path}/custom-parameters"))).bearer_auth(&token).json(&json!(["no"])).send().await.unwrap();
+        assert_eq!(res.status(), 400);
+        let err: Value = res.json().await.unwrap();
+        assert!(err["message"].as_str().unwrap().contains("must be a JSON object"), "{err}");
+        assert!(err.get("errors").is_none() && err.get("error").is_none(), "{err}");
 
         let (status, declined, _) = w.post("/payment-sources", &token, &source(&account, "4000000000000002"), None).await;
         assert_eq!(status, 201);

@@ -3,7 +3,7 @@ use coffer_auth::Caller;
 use coffer_http::body::parse_value;
 use coffer_http::idempotency::{self, IdempotencyKey};
 use coffer_http::openapi::RouteTable;
-use coffer_http::{ApiError, Json, RequestTrace};
+use coffer_http::{ApiError, Json, RequestTrace, Shape};
 use coffer_model::ids::parse_uuid;
 use serde_json::json;
 
@@ -21,11 +21,15 @@ use crate::profiles::store::Profile;
 pub(crate) fn routes(t: &mut RouteTable) {
     t.post("/payment-sources", create)
         .get("/payment-sources/{payment_source_uuid}", get)
-        .put(
+        .post("/payment-sources/{payment_source_uuid}/charges", charge);
+    // Shape C: SPEC.md shows every custom-parameter operation answering with a message,
+    // as the payment's own do.
+    t.shaped(Shape::C, |t| {
+        t.put(
             "/payment-sources/{payment_source_uuid}/custom-parameters",
             replace_parameters,
-        )
-        .post("/payment-sources/{payment_source_uuid}/charges", charge);
+        );
+    });
 }
 
 /// Stores a donor's instrument so it can be charged again (the payment request's shape).

@@ -81,6 +81,19 @@ impl Caller {
         }
     }
 
+    /// The organisation a request that leaves `organisation_uuid` out is about: the
+    /// caller's sole one. A caller reaching several (a partner, the platform) must name it,
+    /// as SPEC.md has it: 400 on `organisation_uuid`.
+    pub fn sole_organisation_or_named(&self) -> Result<Uuid, coffer_model::validation::FieldError> {
+        self.sole_organisation().ok_or_else(|| {
+            coffer_model::validation::FieldError::new(
+                coffer_model::validation::codes::NOT_NULL,
+                "organisation_uuid",
+                "is required where the token reaches more than one organisation",
+            )
+        })
+    }
+
     /// 403 unless the caller may touch `organisation`.
     pub fn require_organisation(&self, organisation: Uuid) -> Result<(), ApiError> {
         if self.can_access_organisation(organisation) {

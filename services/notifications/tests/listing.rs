@@ -200,5 +200,23 @@ coffer_testkit::backend_tests! {
         assert_eq!(made["organisation_uuid"], org.to_string());
         let (_, listed) = call(&w, "GET", &format!("/webhooks?organisation_uuid={org}"), &token, None).await;
         assert_eq!(uuids(&listed), [made["uuid"].as_str().unwrap()]);
+
+        // The lists take the same rule (docs/webhooks.md): left out, the token's one
+        // organisation; a token reaching several must name it, as SPEC.md requires.
+        for list in ["/webhooks", "/event-subscriptions"] {
+            let (status, _) = call(&w, "GET", list, &token, None).await;
+            assert_eq!(status, 200, "{list}");
+            let platform = w.app.platform_token();
+            let (status, err) = call(&w, "GET", list, &platform, None).await;
+            assert_eq!(status, 400, "{list}: {err}");
+            names(&err, &["organisation_uuid"]);
+            let (status, err) = call(&w, "GET", &format!("{list}?organisation_uuid=&account_uuid="), &platform, None).await;
+            assert_eq!(status, 400, "{list}: {err}");
+            names(&err, &["organisation_uuid"]);
+            let (status, _) = call(&w, "GET", &format!("{list}?organisation_uuid={org}"), &platform, None).await;
+            assert_eq!(status, 200, "{list}: named, the platform lists it");
+        }
+        let (_, listed) = call(&w, "GET", "/webhooks", &token, None).await;
+        assert_eq!(uuids(&listed), [made["uuid"].as_str().unwrap()]);
     }
 }

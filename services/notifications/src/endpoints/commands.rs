@@ -120,12 +120,15 @@ pub(crate) async fn list(
         organisation.filter(|raw| !raw.is_empty()),
         account.filter(|raw| !raw.is_empty()),
     );
-    let organisation = organisation
-        .map(|raw| parse_uuid("organisation_uuid", raw))
-        .transpose()
-        .map_err(|e| errors.push(e))
-        .ok()
-        .flatten();
+    let organisation = match organisation {
+        Some(raw) => parse_uuid("organisation_uuid", raw)
+            .map_err(|e| errors.push(e))
+            .ok(),
+        None => caller
+            .sole_organisation_or_named()
+            .map_err(|e| errors.push(e))
+            .ok(),
+    };
     let account = account
         .map(|raw| parse_uuid("account_uuid", raw))
         .transpose()

@@ -104,6 +104,15 @@ pub(crate) async fn list(
     let organisation = id("organisation_uuid", q.organisation);
     let account = id("account_uuid", q.account);
     let endpoint = id("webhook_configuration_uuid", q.endpoint);
+    // Left out (or empty), the token's one organisation: a list is of one (docs/webhooks.md).
+    let organisation = match organisation {
+        Some(named) => Some(named),
+        None if q.organisation.is_some_and(|r| !r.is_empty()) => None,
+        None => caller
+            .sole_organisation_or_named()
+            .map_err(|e| errors.push(e))
+            .ok(),
+    };
     let window = q.paging.resolve(LIMITS).map_err(|e| errors.extend(e)).ok();
     let Some(window) = window.filter(|_| errors.is_empty()) else {
         return Err(Failure::Api(ApiError::validation(errors)));

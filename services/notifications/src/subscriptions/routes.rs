@@ -23,12 +23,13 @@ pub(crate) struct ListParams {
 
 /// The caller's event subscriptions, oldest first: every one, unless `size` asks for a page.
 #[utoipa::path(get, path = "/event-subscriptions", operation_id = "listEventSubscriptions", tag = "Webhooks",
-    params(("organisation_uuid" = Option<String>, Query, pattern = r"^([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})?$", description = "Only this organisation's (a uuid; sent empty, it counts as left out)"),
+    params(("organisation_uuid" = Option<String>, Query, pattern = r"^([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})?$", description = "The organisation's (a uuid). Left out or empty, the token's organisation where it reaches exactly one; a token reaching several must name it (400)"),
         ("account_uuid" = Option<String>, Query, pattern = r"^([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})?$", description = "Only this account's (a uuid; sent empty, it counts as left out)"),
         ("webhook_configuration_uuid" = Option<String>, Query, pattern = r"^([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})?$", description = "Only those of this webhook endpoint (a uuid; sent empty, it counts as left out)"),
         ("from" = Option<i64>, Query, minimum = 0, maximum = 4294967295_i64, description = "Subscriptions to skip"),
         ("size" = Option<i64>, Query, minimum = 0, maximum = 1000, description = "At most this many; every one (from `from` on) when left out")),
-    responses((status = 200, description = "The subscriptions", body = [EventSubscriptionView])))]
+    responses((status = 200, description = "The subscriptions", body = [EventSubscriptionView]),
+        (status = 400, description = "A filter or paging value is not valid, or the token reaches several organisations and none is named")))]
 pub(crate) async fn list(
     state: web::Data<NotificationsState>,
     caller: Caller,

@@ -382,11 +382,13 @@ pub fn markdown() -> String {
          `coffer` unless configured (`events.prefix`). Each domain has one topic, \
          `<prefix>.events.<domain>`, and messages are keyed by `object_uuid`, so the events of \
          one object arrive in order.\n\n\
-         | name (prefix `coffer`) | topic | description |\n|---|---|---|\n",
+         | name (prefix `coffer`) | RaiseNow's name | topic | description |\n|---|---|---|---|\n",
     );
     for kind in CATALOGUE {
+        let raisenow = crate::raisenow_names::of(kind)
+            .map_or_else(|| "none".to_owned(), |name| format!("`{name}`"));
         out.push_str(&format!(
-            "| `{}` | `{}` | {} |\n",
+            "| `{}` | {raisenow} | `{}` | {} |\n",
             kind.name("coffer"),
             kind.topic("coffer"),
             kind.description
@@ -395,6 +397,7 @@ pub fn markdown() -> String {
                 .join(" ")
         ));
     }
+    out.push_str(&crate::raisenow_names::markdown());
     out
 }
 

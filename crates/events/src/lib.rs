@@ -15,6 +15,7 @@ pub mod local_bus;
 pub mod metrics;
 mod migrations;
 pub mod outbox;
+pub mod raisenow_names;
 pub mod readiness;
 pub mod relay;
 mod schema;

@@ -1,8 +1,9 @@
 //! What deliveries consume and emit. The `deliveries` consumer reads every domain's events
 //! and, for each enabled subscription of the event's organisation that it passes, owes the
-//! subscription's endpoint a delivery: a task written in the consumer's transaction, beside
-//! the inbox record, so an event is never taken from the bus without its tasks. Nothing is
-//! sent here; the sender (workers/sender.rs) does that after the commit.
+//! subscription's endpoint a delivery under the subscription's name for the event
+//! (domain/named.rs): a task written in the consumer's transaction, beside the inbox record,
+//! so an event is never taken from the bus without its tasks. Nothing is sent here; the
+//! sender (workers/sender.rs) does that after the commit.
 //!
 //! A batch of events costs three statements however many it holds: their subscriptions,
 //! which of those subscriptions' endpoints are on, and the tasks.
@@ -10,7 +11,7 @@
 //! An endpoint turned off by Coffer is announced as
 //! `notifications.webhook_endpoint.disabled` (commands/record.rs).
 
-use std::collections::{BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::Arc;
 
 use coffer_events::{Event, Handler, HandlerError};
@@ -19,6 +20,7 @@ use coffer_store::Db;
 use tokio::sync::Notify;
 use uuid::Uuid;
 
+use super::domain::named;
 use super::domain::schedule::MAX_TRIES;
 use super::domain::task::{Task, TaskState};
 use crate::endpoints::store as endpoints;
@@ -64,28 +66,46 @@ impl Handler for Fanout {
         if by_pair.is_empty() {
             return Ok(());
         }
-        // Each event and the endpoints its subscriptions name, in the events' order.
-        let mut wanted_by_event: Vec<(&Event, &str, Vec<String>)> = Vec::new();
+        // Each event, and each endpoint its subscriptions name with the name its delivery
+        // carries, in the events' order.
+        let mut wanted_by_event: Vec<(&Event, &str, BTreeMap<&str, &Subscription>)> = Vec::new();
         for (event, organisation, key) in &owed {
             let Some(subscribed) = by_pair.get(&(organisation.clone(), (*key).to_owned())) else {
                 continue;
             };
             let seen =
                 serde_json::to_value(event).map_err(|e| HandlerError::Permanent(e.to_string()))?;
+            // What each subscription's filter reads: the event under the subscription's name.
+            let mut seen_as: HashMap<&str, serde_json::Value> = HashMap::new();
             let account = event.account_uuid.map(|a| a.to_string());
-            let wanted: BTreeSet<String> = subscribed
-                .iter()
-                .filter(|s| s.account_uuid.is_none() || s.account_uuid == account)
-                .filter(|s| passes(s.filter.as_ref(), &seen))
-                .map(|s| s.action_configuration_uuid.clone())
-                .collect();
+            let mut wanted: BTreeMap<&str, &Subscription> = BTreeMap::new();
+            for s in subscribed {
+                if s.account_uuid.is_some() && s.account_uuid != account {
+                    continue;
+                }
+                if let Some(raw) = s.filter.as_ref() {
+                    let view = seen_as
+                        .entry(s.event_name.as_str())
+                        .or_insert_with(|| named::seen_as(&seen, &s.event_name));
+                    if !passes(raw, view) {
+                        continue;
+                    }
+                }
+                let endpoint = s.action_configuration_uuid.as_str();
+                if wanted
+                    .get(endpoint)
+                    .is_none_or(|kept| named::names_first(s, kept))
+                {
+                    wanted.insert(endpoint, s);
+                }
+            }
             if !wanted.is_empty() {
-                wanted_by_event.push((event, organisation, wanted.into_iter().collect()));
+                wanted_by_event.push((event, organisation, wanted));
             }
         }
-        let all: Vec<String> = unique(wanted_by_event.iter().flat_map(|(_, _, w)| w.iter()))
+        let all: Vec<String> = unique(wanted_by_event.iter().flat_map(|(_, _, w)| w.keys()))
             .into_iter()
-            .cloned()
+            .map(|endpoint| (*endpoint).to_owned())
             .collect();
         if all.is_empty() {
             return Ok(());
@@ -94,28 +114,40 @@ impl Handler for Fanout {
         let now = self.clock.unix_ms();
         let mut tasks: Vec<Task> = Vec::new();
         for (event, organisation, wanted) in wanted_by_event {
-            let to: Vec<String> = wanted.into_iter().filter(|w| enabled.contains(w)).collect();
-            if to.is_empty() {
-                continue;
-            }
-            let body = event
-                .to_json_string()
-                .map_err(|e| HandlerError::Permanent(e.to_string()))?;
+            // One body per name the event goes out under.
+            let mut bodies: HashMap<&str, String> = HashMap::new();
             let account = event.account_uuid.map(|a| a.to_string());
-            tasks.extend(to.into_iter().map(|endpoint| Task {
-                uuid: Uuid::new_v4().to_string(),
-                event_uuid: event.id.to_string(),
-                event_name: event.name.clone(),
-                endpoint_uuid: endpoint,
-                organisation_uuid: organisation.to_owned(),
-                account_uuid: account.clone(),
-                object_uuid: event.object_uuid.to_string(),
-                body: body.clone(),
-                state: TaskState::Pending,
-                tries: 0,
-                max_tries: MAX_TRIES,
-                due_ms: now,
-            }));
+            for (endpoint, s) in wanted {
+                if !enabled.contains(endpoint) {
+                    continue;
+                }
+                let name = s.event_name.as_str();
+                let body = match bodies.get(name) {
+                    Some(body) => body.clone(),
+                    None => {
+                        let body = named::body(event, name)
+                            .map_err(|e| HandlerError::Permanent(e.to_string()))?;
+                        bodies.insert(name, body.clone());
+                        body
+                    }
+                };
+                tasks.push(Task {
+                    uuid: Uuid::new_v4().to_string(),
+                    event_uuid: event.id.to_string(),
+                    // The event's own name, whatever the body says: it tells notifications'
+                    // own events from others (Standing::is_own_event).
+                    event_name: event.name.clone(),
+                    endpoint_uuid: endpoint.to_owned(),
+                    organisation_uuid: organisation.to_owned(),
+                    account_uuid: account.clone(),
+                    object_uuid: event.object_uuid.to_string(),
+                    body,
+                    state: TaskState::Pending,
+                    tries: 0,
+                    max_tries: MAX_TRIES,
+                    due_ms: now,
+                });
+            }
         }
         if tasks.is_empty() {
             return Ok(());
@@ -134,11 +166,10 @@ fn unique<T: Eq + std::hash::Hash + Copy>(items: impl Iterator<Item = T>) -> Vec
 
 /// Whether the event passes a subscription's filter; a filter that no longer reads (it
 /// was checked when it was saved) lets nothing through rather than everything.
-fn passes(raw: Option<&serde_json::Value>, event: &serde_json::Value) -> bool {
-    match raw.map(filter::read) {
-        None => true,
-        Some(Ok(None)) => true,
-        Some(Ok(Some(f))) => f.passes(event),
-        Some(Err(_)) => false,
+fn passes(raw: &serde_json::Value, event: &serde_json::Value) -> bool {
+    match filter::read(raw) {
+        Ok(None) => true,
+        Ok(Some(f)) => f.passes(event),
+        Err(_) => false,
     }
 }

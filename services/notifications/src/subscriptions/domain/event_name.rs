@@ -1,16 +1,20 @@
-//! The event a subscription names. Clients written for other platforms send names under
-//! their own prefix (`rnw.event.payment_gateway.payment.succeeded`), so only the part from
-//! `.event.` on is matched against Coffer's catalogue; the name is kept and shown as sent.
+//! The event a subscription names, in either form a client may use: Coffer's
+//! `<prefix>.event.<domain>.<object>.<action>` under any prefix (clients written for RaiseNow
+//! send `rnw.event.payment_gateway.payment.succeeded`), matched on the part from `.event.`
+//! on; or RaiseNow's own `raisenow.<context>.<object>.<action>`, looked up in RaiseNow's
+//! table (coffer_events::raisenow_names). The name is kept as sent: it is shown, and it is
+//! the name the subscription's deliveries carry.
 
 use coffer_events::catalogue::{CATALOGUE, EventType};
+use coffer_events::raisenow_names::{self, RaiseNowName};
 use coffer_model::validation::FieldError;
 
 /// Long enough for any prefix a client uses before `.event.`.
 const MAX_CHARS: usize = 255;
+const AT: &str = "event_name";
 
 /// The catalogue entry `name` subscribes to.
 pub fn subscribed(name: &str) -> Result<&'static EventType, FieldError> {
-    const AT: &str = "event_name";
     if name.trim().is_empty() {
         return Err(FieldError::not_blank(AT));
     }
@@ -20,13 +24,35 @@ pub fn subscribed(name: &str) -> Result<&'static EventType, FieldError> {
             format!("must be at most {MAX_CHARS} characters"),
         ));
     }
-    CATALOGUE.iter().find(|kind| kind.is(name)).ok_or_else(|| {
-        FieldError::not_valid(
+    if let Some(kind) = CATALOGUE.iter().find(|kind| kind.is(name)) {
+        return Ok(kind);
+    }
+    if !name.starts_with(raisenow_names::PREFIX) {
+        return Err(FieldError::not_valid(
             AT,
             "must name an event of the catalogue, as <prefix>.event.<domain>.<object>.<action> \
-             (docs/events.md)",
-        )
-    })
+             or as RaiseNow names it (raisenow.payments.payment.succeeded); docs/events.md \
+             lists both",
+        ));
+    }
+    match raisenow_names::read(name) {
+        RaiseNowName::Shared(kind) => Ok(kind),
+        RaiseNowName::RaiseNowOnly => Err(FieldError::not_valid(
+            AT,
+            format!(
+                "{name} is RaiseNow's, and Coffer has no such event; docs/events.md lists the \
+                 events Coffer has, with RaiseNow's names for them"
+            ),
+        )),
+        RaiseNowName::Unknown => Err(FieldError::not_valid(
+            AT,
+            format!(
+                "{name} is not one of RaiseNow's event names; send one of those docs/events.md \
+                 lists (raisenow.payments.payment.succeeded) or Coffer's name for the event \
+                 (coffer.event.payment_gateway.payment.succeeded)"
+            ),
+        )),
+    }
 }
 
 /// The catalogue part of an event's name (`payment_gateway.payment.succeeded`), which
@@ -39,7 +65,7 @@ pub fn key_of(name: &str) -> Option<&str> {
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
-    use coffer_events::catalogue::PAYMENT_SUCCEEDED;
+    use coffer_events::catalogue::{PAYMENT_SUCCEEDED, SUBSCRIPTION_ACTIVATED};
 
     #[test]
     fn any_prefix_names_the_same_event_and_unknown_events_are_refused() {
@@ -57,6 +83,41 @@ mod tests {
             "coffer.event.payment_gateway.payment.succeeded.extra",
         ] {
             assert_eq!(subscribed(bad).unwrap_err().property, "event_name", "{bad}");
+        }
+    }
+
+    #[test]
+    fn raisenow_names_subscribe_through_the_table_and_others_are_told_what_to_send() {
+        assert_eq!(
+            subscribed("raisenow.payments.payment.succeeded").unwrap(),
+            &PAYMENT_SUCCEEDED
+        );
+        assert_eq!(
+            subscribed("raisenow.subscriptions.subscription.activated").unwrap(),
+            &SUBSCRIPTION_ACTIVATED
+        );
+        // Coffer's form under RaiseNow's prefix is still Coffer's form.
+        assert_eq!(
+            subscribed("raisenow.event.payment_gateway.payment.succeeded").unwrap(),
+            &PAYMENT_SUCCEEDED
+        );
+        for (name, says) in [
+            (
+                "raisenow.payment_gateway.payment.succeeded",
+                "not one of RaiseNow's",
+            ),
+            (
+                "raisenow.organisations.organisation.approved",
+                "Coffer has no such event",
+            ),
+        ] {
+            let refused = subscribed(name).unwrap_err();
+            assert_eq!(refused.property, "event_name", "{name}");
+            let message = refused.message;
+            assert!(
+                message.contains(says) && message.contains("docs/events.md"),
+                "{message}"
+            );
         }
     }
 }

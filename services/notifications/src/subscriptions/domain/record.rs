@@ -10,9 +10,10 @@ pub struct Subscription {
     pub account_uuid: Option<String>,
     /// The webhook endpoint events go to.
     pub action_configuration_uuid: String,
-    /// As the client sent it, under whatever prefix.
+    /// As the client sent it, in either form (domain/event_name.rs); its deliveries carry it.
     pub event_name: String,
-    /// The catalogue part of the name (`payment_gateway.payment.succeeded`).
+    /// The catalogue key of the event it names (`payment_gateway.payment.succeeded`), which
+    /// events are matched on.
     pub event_key: String,
     /// The filter as sent (an object or an expression string), already checked.
     pub filter: Option<Value>,
@@ -50,7 +51,7 @@ pub struct EventSubscriptionView {
     pub action_configuration_uuid: String,
     /// Always `webhook`.
     pub action_type: &'static str,
-    /// As it was sent.
+    /// As it was sent; the subscription's deliveries carry it as the event's name.
     pub event_name: String,
     /// As it was sent: a search object or an expression string.
     #[schema(value_type = Option<Object>)]

@@ -102,7 +102,10 @@ pub struct EventSubscriptionBody {
     action_configuration_uuid: String,
     /// Only `webhook`.
     action_type: String,
-    /// An event of the catalogue under any prefix (docs/webhooks.md).
+    /// An event of the catalogue: Coffer's name under any prefix
+    /// (`rnw.event.payment_gateway.payment.succeeded` too) or RaiseNow's
+    /// (`raisenow.payments.payment.succeeded`). Deliveries carry it, as sent, as the event's
+    /// name (docs/events.md).
     event_name: String,
     /// A search object or an expression string (docs/webhooks.md).
     #[schema(value_type = Option<Object>)]
@@ -153,6 +156,15 @@ mod tests {
         );
         assert_eq!(f.enabled, Some(true));
         assert_eq!(require_whole(&f), Ok(()));
+        let f = read(&json!({"event_name": "raisenow.payments.reversal.succeeded"})).unwrap();
+        assert_eq!(
+            f.event,
+            Some((
+                "raisenow.payments.reversal.succeeded".into(),
+                "payment_gateway.refund.succeeded".into()
+            )),
+            "RaiseNow's name is kept; the key is Coffer's event's"
+        );
     }
 
     #[test]

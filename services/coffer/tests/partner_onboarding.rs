@@ -252,6 +252,33 @@ async fn a_partner_onboards_an_organisation_and_its_user_signs_in() {
     );
     assert_eq!(check(Some("forged")).await.0, 403);
     assert_eq!(check(Some("test-ok")).await.0, 404);
+    // An address that is not one is a fault of the request (shape A, not_valid), named
+    // beside a missing captcha; it never reads as "no user has it".
+    let (status, body) = send(http.get(format!(
+        "{base}/partner-onboarding-processes/user-emails/not-an-address"
+    )))
+    .await;
+    assert_eq!(status, 400, "{body}");
+    let named: Vec<_> = body["error"]["message"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| (m["property"].clone(), m["code"].clone()))
+        .collect();
+    assert_eq!(
+        named,
+        vec![
+            (json!("email"), json!("error.validation.not_valid")),
+            (json!("recaptcha_token"), json!("error.validation.not_null")),
+        ],
+        "{body}"
+    );
+    let (status, body) = send(http.get(format!(
+        "{base}/partner-onboarding-processes/user-emails/not-an-address?recaptcha_token=test-ok"
+    )))
+    .await;
+    assert_eq!(status, 400, "{body}");
+    assert_eq!(body["error"]["message"][0]["property"], "email", "{body}");
 
     // Execute: the organisation, its two accounts and the user.
     let execute = format!("{base}/partner-onboarding-processes/tokens/{process_token}/execute");

@@ -303,10 +303,20 @@ pub(crate) async fn email_exists(
     source: IpAddr,
     network: IpAddr,
 ) -> Result<bool, ApiError> {
-    let Some(captcha) = captcha.filter(|c| !c.is_empty()) else {
-        return Err(ApiError::validation(vec![
-            coffer_model::validation::FieldError::not_null("recaptcha_token"),
-        ]));
+    // Both faults are named at once, before the throttle or the captcha is spent on a
+    // question that has no answer: an address that is not one is 400, never "no user".
+    let mut errors = Vec::new();
+    if let Err(e) = coffer_model::email::Email::parse_field("email", &email) {
+        errors.push(e);
+    }
+    let captcha = captcha.filter(|c| !c.is_empty());
+    if captcha.is_none() {
+        errors.push(coffer_model::validation::FieldError::not_null(
+            "recaptcha_token",
+        ));
+    }
+    let (Some(captcha), true) = (captcha, errors.is_empty()) else {
+        return Err(ApiError::validation(errors));
     };
     if let Some(wait) = state.email_checks.take(network) {
         return Err(ApiError::too_many_requests(

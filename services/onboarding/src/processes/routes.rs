@@ -149,12 +149,13 @@ pub(crate) struct CaptchaQuery {
     recaptcha_token: Option<String>,
 }
 
-/// Whether a user has this e-mail address: 200 `{"exists": true}`, 404 when none has.
+/// Whether a user has this e-mail address: 200 `{"exists": true}`, 404 when none has; an
+/// address that is not one is 400 `not_valid`.
 #[utoipa::path(get, path = "/partner-onboarding-processes/user-emails/{email}",
     operation_id = "checkOnboardingUserEmail", tag = "Partner onboarding",
     params(("email" = String, Path), CaptchaQuery), security(()),
     responses((status = 200, description = "A user has it"),
-        (status = 400, description = "No recaptcha_token"),
+        (status = 400, description = "No recaptcha_token, or the address is not an e-mail address"),
         (status = 403, description = "The captcha failed"),
         (status = 404, description = "No user has it"),
         (status = 429, description = "Too many checks from this network; see Retry-After")))]

@@ -1,10 +1,12 @@
 //! The payments service: payments and their charging, refunds, payment sources,
-//! supporters (donor records), payment method profiles, search, and its replica of
-//! identity's organisations and accounts (docs/payments.md).
+//! supporters (donor records), payment method profiles, search, payment agreements (from
+//! its copy of billing's subscriptions), and its replica of identity's organisations and
+//! accounts (docs/payments.md).
 //!
 //! Each feature folder has the same rooms (docs/architecture.md); `routes.rs` is the one
 //! route table, `workers/` lists the background loops.
 
+pub mod agreements;
 pub mod config;
 pub mod connectors;
 pub mod direct_debits;
@@ -42,8 +44,9 @@ use crate::payments::commands::{intents, outcome};
 
 pub struct Payments {
     state: web::Data<PaymentsState>,
-    /// The outbox's relay, and the consumers of identity's events (the replica) and of
-    /// billing's charge attempts (sources/billing_charges.rs).
+    /// The outbox's relay, and the consumers of identity's events (the replica), of
+    /// billing's charge attempts (sources/billing_charges.rs) and of its subscriptions
+    /// (agreements/events.rs).
     events: EventWiring,
 }
 
@@ -113,6 +116,11 @@ impl Payments {
             Arc::new(sources::billing_charges::BillingCharges {
                 state: state.clone(),
             }),
+        );
+        events.consume(
+            "agreements",
+            &["subscriptions"],
+            Arc::new(agreements::events::SubscriptionCopies),
         );
         Self { state, events }
     }

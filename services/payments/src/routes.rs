@@ -3,7 +3,7 @@
 
 use coffer_http::openapi::RouteTable;
 
-use crate::{payments, payouts, profiles, search, sources, supporters};
+use crate::{agreements, payments, payouts, profiles, search, sources, supporters};
 
 pub(crate) fn table() -> RouteTable {
     let mut t = RouteTable::new();
@@ -15,6 +15,7 @@ pub(crate) fn table() -> RouteTable {
     payments::test_psp_pages::routes(&mut t);
     sources::routes::routes(&mut t);
     search::routes::routes(&mut t);
+    agreements::routes::routes(&mut t);
     payouts::routes::routes(&mut t);
     t
 }
@@ -26,7 +27,7 @@ mod described {
     use utoipa::OpenApi;
 
     use crate::payments::request::NeedsMethodOrProfile;
-    use crate::{payments, payouts, profiles, routes, search, sources, supporters};
+    use crate::{agreements, payments, payouts, profiles, routes, search, sources, supporters};
 
     #[derive(OpenApi)]
     #[openapi(
@@ -38,6 +39,7 @@ mod described {
             payments::changes::patch_parameters,
             payments::refunds::create,
             search::routes::search,
+            agreements::routes::search,
             sources::routes::create,
             sources::routes::get,
             sources::routes::replace_parameters,

@@ -166,3 +166,48 @@ diesel::table! {
 diesel::joinable!(payment_settlements -> payments (payment_uuid));
 diesel::joinable!(refunds -> payments (payment_uuid));
 diesel::allow_tables_to_appear_in_same_query!(payments, refunds, payment_settlements, payouts);
+
+diesel::table! {
+    /// Billing's subscriptions as their events announced them (agreements/).
+    subscriptions (uuid) {
+        uuid -> Text,
+        organisation_uuid -> Text,
+        account_uuid -> Text,
+        supporter_uuid -> Nullable<Text>,
+        payment_source_uuid -> Text,
+        payment_method -> Text,
+        test_mode -> Bool,
+        status -> Text,
+        amount -> BigInt,
+        currency -> Text,
+        recurring_interval -> Text,
+        custom_parameters -> Text,
+        created -> BigInt,
+        updated_ms -> BigInt,
+    }
+}
+
+diesel::table! {
+    /// A view: one row per payment agreement (migration 000014_payment_agreements).
+    payment_agreements (uuid) {
+        uuid -> Text,
+        organisation_uuid -> Text,
+        account_uuid -> Text,
+        agreement_type -> Text,
+        status -> Text,
+        amount -> Nullable<BigInt>,
+        currency -> Nullable<Text>,
+        recurring_interval -> Nullable<Text>,
+        payment_method -> Text,
+        test_mode -> Bool,
+        payment_source_uuid -> Text,
+        subscription_uuid -> Nullable<Text>,
+        mandate_reference -> Nullable<Text>,
+        supporter_uuid -> Nullable<Text>,
+        supporter_first_name -> Nullable<Text>,
+        supporter_last_name -> Nullable<Text>,
+        supporter_email -> Nullable<Text>,
+        custom_parameters -> Text,
+        created -> BigInt,
+    }
+}

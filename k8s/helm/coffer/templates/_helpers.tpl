@@ -213,6 +213,7 @@ payments:
   - /payments
   - /payment-sources
   - /search/payments
+  - /search/payment-agreements
   - /search/supporters
   - /supporters
   - /payment-method-profiles

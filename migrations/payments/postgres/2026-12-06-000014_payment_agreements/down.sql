@@ -1,0 +1,3 @@
+DROP VIEW payment_agreements;
+DROP INDEX payment_sources_organisation_idx;
+DROP TABLE subscriptions;

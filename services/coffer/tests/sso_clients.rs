@@ -26,15 +26,6 @@ fn script(name: &str) -> PathBuf {
         .join(name)
 }
 
-/// A loopback port nothing listens on yet, for the partner's redirect URI.
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
 /// A partner with `redirect_uri` and a user of the demo organisation.
 fn partner_and_user(dir: &std::path::Path, c: &Value, redirect_uri: &str, email: &str) -> Value {
     let partner = common::admin(
@@ -85,7 +76,7 @@ async fn authlib_signs_a_user_in_with_pkce_and_validates_the_id_token() {
     let mut server = common::start(dir.path());
     let c = common::credentials(dir.path(), &mut server).await;
     let base = c["base_url"].as_str().unwrap().to_owned();
-    let redirect = format!("http://127.0.0.1:{}/sso/callback", free_port());
+    let redirect = format!("http://127.0.0.1:{}/sso/callback", common::free_port());
     let partner = partner_and_user(dir.path(), &c, &redirect, "ann@alpine-aid.example");
     let python = checkers().join("python");
     let flow = script("authlib_flow.py");
@@ -124,7 +115,7 @@ async fn chromium_signs_a_person_in_through_the_login_page() {
     let mut server = common::start(dir.path());
     let c = common::credentials(dir.path(), &mut server).await;
     let base = c["base_url"].as_str().unwrap().to_owned();
-    let port = free_port();
+    let port = common::free_port();
     let redirect = format!("http://127.0.0.1:{port}/sso/callback");
     let partner = partner_and_user(dir.path(), &c, &redirect, "ann@alpine-aid.example");
     let authorize = format!(

@@ -1,6 +1,7 @@
 //! Driving the `coffer` binary: start `coffer dev`, wait for it, call it as a client would.
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+pub mod browser;
 pub mod fixtures;
 
 use std::path::Path;
@@ -219,4 +220,14 @@ pub async fn demo_token(c: &Value) -> String {
         c["client_secret"].as_str().unwrap(),
     )
     .await
+}
+
+/// A loopback port nothing listens on just now, for a server the test starts on a port of
+/// its choosing.
+pub fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
 }

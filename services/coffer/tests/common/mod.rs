@@ -3,6 +3,7 @@
 
 pub mod browser;
 pub mod fixtures;
+pub mod replay;
 
 use std::path::Path;
 use std::process::{Child, Command, Output, Stdio};

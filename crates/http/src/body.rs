@@ -243,11 +243,12 @@ pub fn parse_form<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
 
 type Extracting<T> = Pin<Box<dyn Future<Output = Result<T, ApiError>>>>;
 
-/// Reads and parses a body of one of the `accepted` kinds, then `wrap`s it.
+/// Reads and parses a body of one of the `accepted` kinds (as JSON whatever its label,
+/// when `json_whatever_label`), then `wrap`s it.
 fn extract<T, W>(
     req: &HttpRequest,
     payload: &mut Payload,
-    accepted: &'static [Kind],
+    (accepted, json_whatever_label): (&'static [Kind], bool),
     wrap: fn(T) -> W,
 ) -> Extracting<W>
 where
@@ -268,8 +269,8 @@ where
             })?;
         let bytes = read(&req, &mut payload).await?;
         match kind {
-            Kind::Json => parse_json(&bytes).map(wrap),
-            Kind::Form => parse_form(&bytes).map(wrap),
+            Kind::Form if !json_whatever_label => parse_form(&bytes).map(wrap),
+            _ => parse_json(&bytes).map(wrap),
         }
     })
 }
@@ -283,7 +284,28 @@ impl<T: DeserializeOwned + 'static> FromRequest for Json<T> {
     type Future = Extracting<Self>;
 
     fn from_request(req: &HttpRequest, payload: &mut Payload) -> Self::Future {
-        extract(req, payload, &[Kind::Json], Json)
+        extract(req, payload, (&[Kind::Json], false), Json)
+    }
+}
+
+/// A JSON body, also when labelled `application/x-www-form-urlencoded`: PowerShell's
+/// `Invoke-WebRequest` labels a POST body so when its caller names no content type, and
+/// RaiseNow's search reads it as JSON all the same (Apteco's RaiseNow plugin relies on
+/// that). For the search operations, whose bodies are never forms.
+#[derive(Debug)]
+pub struct JsonEvenAsForm<T>(pub T);
+
+impl<T: DeserializeOwned + 'static> FromRequest for JsonEvenAsForm<T> {
+    type Error = ApiError;
+    type Future = Extracting<Self>;
+
+    fn from_request(req: &HttpRequest, payload: &mut Payload) -> Self::Future {
+        extract(
+            req,
+            payload,
+            (&[Kind::Json, Kind::Form], true),
+            JsonEvenAsForm,
+        )
     }
 }
 
@@ -324,7 +346,7 @@ impl<T: DeserializeOwned + 'static> FromRequest for Form<T> {
     type Future = Extracting<Self>;
 
     fn from_request(req: &HttpRequest, payload: &mut Payload) -> Self::Future {
-        extract(req, payload, &[Kind::Form], Form)
+        extract(req, payload, (&[Kind::Form], false), Form)
     }
 }
 
@@ -337,7 +359,7 @@ impl<T: DeserializeOwned + 'static> FromRequest for JsonOrForm<T> {
     type Future = Extracting<Self>;
 
     fn from_request(req: &HttpRequest, payload: &mut Payload) -> Self::Future {
-        extract(req, payload, &[Kind::Json, Kind::Form], JsonOrForm)
+        extract(req, payload, (&[Kind::Json, Kind::Form], false), JsonOrForm)
     }
 }
 

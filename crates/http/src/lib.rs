@@ -24,7 +24,7 @@ pub mod telemetry;
 mod tunnels;
 
 pub use basic_auth::basic_credentials;
-pub use body::{Form, Json, JsonOrForm, OptionalJson};
+pub use body::{Form, Json, JsonEvenAsForm, JsonOrForm, OptionalJson};
 pub use client_address::{ClientAddress, TrustedProxies};
 pub use coffer_error::{ApiError, Shape};
 pub use failure::{Failure, internal, retry_contended, write_contended};

@@ -1,16 +1,21 @@
 //! The search language every `POST /search/*` speaks (RaiseNow's, as Coffer serves it):
 //! a query of operators over a schema's fields, sorting, `from`/`size` and `search_after`
-//! paging, term, stats and date_histogram aggregations, and shaping of hits. Pure parsing
+//! paging, term, stats, date_histogram and range aggregations, and shaping of hits; bounds
+//! on timestamps may be dates in a named `format`. Pure parsing
 //! and SQL building, and one runner that binds every value; each service brings its
 //! schema and renders its own hits.
 
 pub mod aggs;
+pub mod dates;
 pub mod endpoint;
 pub mod histogram;
 pub mod query;
+pub mod range;
+pub mod ranges;
 pub mod request;
 pub mod run;
 pub mod shape;
+pub mod sort;
 pub mod sql;
 
 pub use endpoint::{rendered, search};

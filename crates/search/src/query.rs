@@ -214,23 +214,7 @@ fn parse_clause(schema: &Schema, property: &str, query: &Value) -> Result<Filter
                     let bounds = bounds.as_object().ok_or_else(|| {
                         FieldError::not_valid(&here, "must be an object of gt, gte, lt, lte")
                     })?;
-                    let mut ops = Vec::new();
-                    for (name, value) in bounds {
-                        let sql = match name.as_str() {
-                            "gt" => ">",
-                            "gte" => ">=",
-                            "lt" => "<",
-                            "lte" => "<=",
-                            other => {
-                                return Err(FieldError::not_valid(
-                                    format!("{here}.{other}"),
-                                    "is not gt, gte, lt or lte",
-                                ));
-                            }
-                        };
-                        ops.push((sql, value.clone()));
-                    }
-                    all.push(Filter::Range(f, ops));
+                    all.push(crate::range::bounds(f, &here, bounds)?);
                 }
                 Filter::And(all)
             }

@@ -5,7 +5,8 @@ use serde::Deserialize;
 use serde_json::{Map, Value};
 
 use crate::aggs::{self, Aggregation};
-use crate::query::{self, Field, Filter, Kind, Schema};
+use crate::query::{self, Filter, Kind, Schema};
+use crate::sort::{sort, sort_schema};
 
 /// SPEC.md: size defaults to 10 and may not exceed 10,000.
 pub const DEFAULT_SIZE: i64 = 10;
@@ -13,6 +14,7 @@ pub const MAX_SIZE: i64 = 10_000;
 /// The deepest offset `from` reaches; past it a client pages with `search_after`, which
 /// costs the same on every page.
 pub const MAX_WINDOW: i64 = 100_000;
+pub use crate::sort::MAX_SORT_ENTRIES;
 
 #[derive(Debug, Deserialize, utoipa::ToSchema)]
 pub struct SortSpec {
@@ -31,11 +33,14 @@ pub struct SearchRequest {
     /// `$match`, `$term`, `$terms`, `$range`, `$exists`, combined with `$and`, `$or`, `$not`.
     #[schema(value_type = Object, required = true)]
     pub query: Option<Value>,
-    /// `terms`, `stats` and `date_histogram` aggregations, by a name of the caller's.
+    /// `term`, `stats`, `date_histogram` and `range` aggregations, by a name of the caller's.
     #[schema(value_type = Option<Object>)]
     pub aggs: Option<Map<String, Value>>,
-    /// The first entry orders the hits; uuid breaks ties. Newest first by default.
-    pub sort: Option<Vec<SortSpec>>,
+    /// A list of `{field, field_type, direction}` whose first entry orders the hits, or an
+    /// object of one field to its direction (`{"uuid": "desc"}`); uuid breaks ties.
+    /// Newest first by default.
+    #[schema(schema_with = sort_schema)]
+    pub sort: Option<Value>,
     /// Hits per page, 10 by default.
     #[schema(minimum = 0, maximum = 10_000)]
     pub size: Option<i64>,
@@ -72,45 +77,6 @@ pub struct Plan {
     pub search_after: Option<Vec<Value>>,
 }
 
-fn sort(schema: &Schema, specs: Option<Vec<SortSpec>>, errors: &mut Vec<FieldError>) -> Sort {
-    let newest = Sort {
-        column: "created",
-        kind: Kind::Int,
-        descending: true,
-    };
-    let Some(spec) = specs.unwrap_or_default().into_iter().next() else {
-        return newest;
-    };
-    let descending = match spec.direction.as_deref() {
-        None | Some("desc") => true,
-        Some("asc") => false,
-        Some(_) => {
-            errors.push(FieldError::invalid_choice(
-                "sort[0].direction",
-                "must be asc or desc",
-            ));
-            true
-        }
-    };
-    match schema.field(&spec.field) {
-        Some(Field::Column { name, kind }) => Sort {
-            column: name,
-            kind,
-            descending,
-        },
-        _ => {
-            errors.push(FieldError::not_valid(
-                "sort[0].field",
-                format!("cannot sort by {:?}", spec.field),
-            ));
-            Sort {
-                descending,
-                ..newest
-            }
-        }
-    }
-}
-
 impl Plan {
     /// Checks every part of `request` against `schema`, naming each offending property.
     pub fn check(schema: &Schema, request: SearchRequest) -> Result<Plan, Vec<FieldError>> {
@@ -144,7 +110,7 @@ impl Plan {
                 "must be [sort value, uuid] from last_sort_values",
             ));
         }
-        let sort = sort(schema, request.sort, &mut errors);
+        let sort = sort(schema, request.sort.as_ref(), &mut errors);
         let aggs = aggs::parse(schema, request.aggs).unwrap_or_else(|e| {
             errors.extend(e);
             Vec::new()
@@ -163,5 +129,62 @@ impl Plan {
             }),
             _ => Err(errors),
         }
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+    use crate::aggs::AggKind;
+    use crate::query::tests::SCHEMA;
+    use serde_json::json;
+
+    fn check(body: Value) -> Result<Plan, Vec<String>> {
+        let request: SearchRequest = serde_json::from_value(body).unwrap();
+        Plan::check(&SCHEMA, request).map_err(|e| e.into_iter().map(|e| e.property).collect())
+    }
+
+    #[test]
+    fn apteco_counting_query_is_taken() {
+        // The count query of Apteco's RaiseNow plugin notes: string bounds, a range
+        // aggregation with string ends and a key of its own, and sort as an object.
+        let plan = check(json!({
+            "query": {"$range": {"created": {"gt": "1700000000"}}},
+            "aggs": {"maxtimestamp": {"type": "range", "field": "created",
+                "ranges": [{"from": "1700000000"}], "stats": {"createdstats": "created"}}},
+            "sort": {"uuid": "desc"}, "size": 0, "from": 0, "includes": [], "excludes": []
+        }));
+        // `uuid` is not in the test schema; `created` is.
+        assert_eq!(plan.unwrap_err(), ["sort.uuid"]);
+        let plan = check(json!({
+            "query": {"$range": {"created": {"gt": "1700000000"}}},
+            "aggs": {"maxtimestamp": {"type": "range", "field": "created", "ranges": [{"from": "1700000000"}]}},
+            "sort": {"created": "desc"}, "size": 0
+        }))
+        .unwrap();
+        assert_eq!(plan.aggs[0].kind, AggKind::Range);
+        assert_eq!(plan.aggs[0].ranges[0].from, Some(1_700_000_000));
+        assert!(plan.sort.descending);
+    }
+
+    #[test]
+    fn every_offending_part_is_named_at_once() {
+        let e = check(json!({
+            "query": {"$match": {"status": "x"}},
+            "aggs": {"a": {"type": "range", "field": "status", "ranges": [{"from": 1}]},
+                     "b": {"type": "range", "field": "amount.value", "ranges": [{"from": "x"}, {"to": "y"}]}},
+            "sort": {"status": "sideways"}
+        }))
+        .unwrap_err();
+        assert_eq!(
+            e,
+            [
+                "sort.status",
+                "aggs.a.field",
+                "aggs.b.ranges[0].from",
+                "aggs.b.ranges[1].to"
+            ]
+        );
     }
 }

@@ -89,6 +89,14 @@ struct Term {
     n: i64,
 }
 
+/// The counts of a range aggregation, one per range in order, joined by commas: one row
+/// of one column on either backend, however many ranges.
+#[derive(QueryableByName)]
+struct Tallies {
+    #[diesel(sql_type = Text)]
+    counts: String,
+}
+
 #[derive(QueryableByName)]
 struct Stats {
     #[diesel(sql_type = BigInt)]
@@ -339,6 +347,51 @@ fn aggregate(
                 "sum": digits(sum),
                 "avg": digits(avg),
             }))
+        }
+        AggKind::Range => {
+            // Bounds are whole numbers read by ranges.rs, written into the text as such.
+            let counts = agg
+                .ranges
+                .iter()
+                .map(|bucket| {
+                    let mut conditions = Vec::new();
+                    if let Some(from) = bucket.from {
+                        conditions.push(format!("{expr} >= {from}"));
+                    }
+                    if let Some(to) = bucket.to {
+                        conditions.push(format!("{expr} < {to}"));
+                    }
+                    if conditions.is_empty() {
+                        conditions.push(format!("{expr} IS NOT NULL"));
+                    }
+                    format!(
+                        "CAST(COUNT(CASE WHEN {} THEN 1 END) AS TEXT)",
+                        conditions.join(" AND ")
+                    )
+                })
+                .collect::<Vec<_>>()
+                .join(" || ',' || ");
+            let row = load::<Tallies>(
+                db,
+                &format!("SELECT {counts} AS counts FROM {table} WHERE {where_}"),
+                binds,
+            )?;
+            let counts: Vec<i64> = row
+                .first()
+                .map(|r| {
+                    r.counts
+                        .split(',')
+                        .map(|n| n.parse().unwrap_or(0))
+                        .collect()
+                })
+                .unwrap_or_default();
+            Ok(Value::Array(
+                agg.ranges
+                    .iter()
+                    .enumerate()
+                    .map(|(i, bucket)| bucket.answer(counts.get(i).copied().unwrap_or(0)))
+                    .collect(),
+            ))
         }
         AggKind::DateHistogram(histogram) => {
             let span = load::<Span>(

@@ -265,7 +265,7 @@ coffer_testkit::backend_tests! {
             (json!({"query": {"$match": {}}, "size": 10001}), "size"),
             (json!({"query": {"$match": {}}, "aggs": {"x": {"type": "avg", "field": "status"}}}), "aggs.x.type"),
             (json!({"query": {"$match": {}}, "sort": [{"field": "supporter.email"}]}), "sort[0].field"),
-            (json!({"query": {"$range": {"amount.value": {"gt": "lots"}}}}), "query"),
+            (json!({"query": {"$range": {"amount.value": {"gt": "lots"}}}}), "query.$range.amount.value.gt"),
             (json!({"query": {"$match": {}}, "aggs": {"s": {"type": "stats", "field": "status"}}}), "aggs.s.field"),
             (json!({"query": {"$match": {}}, "search_after": [1]}), "search_after"),
         ] {

@@ -137,7 +137,7 @@ pub(crate) async fn suspend(
 pub(crate) async fn search(
     state: web::Data<BillingState>,
     caller: Caller,
-    body: Json<Value>,
+    body: coffer_http::JsonEvenAsForm<Value>,
 ) -> Result<HttpResponse, ApiError> {
     Ok(HttpResponse::Ok().json(commands::search(&state, &caller, body.0).await?))
 }

@@ -3,7 +3,7 @@
 use actix_web::{HttpResponse, web};
 use coffer_auth::Caller;
 use coffer_http::openapi::RouteTable;
-use coffer_http::{ApiError, Json};
+use coffer_http::{ApiError, JsonEvenAsForm};
 use coffer_search::{Source, rendered};
 use serde_json::Value;
 
@@ -26,7 +26,7 @@ pub(crate) fn routes(t: &mut RouteTable) {
 pub(crate) async fn search(
     state: web::Data<PaymentsState>,
     caller: Caller,
-    body: Json<Value>,
+    body: JsonEvenAsForm<Value>,
 ) -> Result<HttpResponse, ApiError> {
     let found = coffer_search::search(
         &state.store,

@@ -40,7 +40,7 @@ pub(crate) fn routes(t: &mut RouteTable) {
 pub(crate) async fn search(
     state: web::Data<PaymentsState>,
     caller: Caller,
-    body: Json<serde_json::Value>,
+    body: coffer_http::JsonEvenAsForm<serde_json::Value>,
 ) -> Result<HttpResponse, ApiError> {
     let found = coffer_search::search(
         &state.store,

@@ -1,0 +1,172 @@
+//! `$range`: each field to its bounds (`gt`, `gte`, `lt`, `lte`), with RaiseNow's `format`
+//! and `time_zone` for bounds written as dates. Bounds on a numeric field are checked here,
+//! where the property that holds them is known, and become whole numbers; pure.
+
+use coffer_model::validation::FieldError;
+use serde_json::{Map, Value};
+
+use crate::dates::{self, Reading};
+use crate::query::{Field, Filter, Kind};
+
+/// The operator a bound's name stands for.
+pub fn operator(name: &str) -> Option<&'static str> {
+    Some(match name {
+        "gt" => ">",
+        "gte" => ">=",
+        "lt" => "<",
+        "lte" => "<=",
+        _ => return None,
+    })
+}
+
+fn numeric(field: &Field) -> bool {
+    matches!(
+        field,
+        Field::Column {
+            kind: Kind::Int,
+            ..
+        }
+    )
+}
+
+/// The bounds of `field` (at property `here`) as a range filter.
+pub fn bounds(field: Field, here: &str, bounds: &Map<String, Value>) -> Result<Filter, FieldError> {
+    let reading = Reading::new(bounds.get("format"), bounds.get("time_zone")).map_err(
+        |(which, message)| {
+            let name = which.key();
+            FieldError::not_valid(format!("{here}.{name}"), message)
+        },
+    )?;
+    if reading.is_some() && !numeric(&field) {
+        return Err(FieldError::not_valid(
+            format!("{here}.format"),
+            "applies to timestamp fields such as created",
+        ));
+    }
+    let mut ops = Vec::new();
+    for (name, value) in bounds {
+        if name == "format" || name == "time_zone" {
+            continue;
+        }
+        let at = format!("{here}.{name}");
+        let op = operator(name).ok_or_else(|| {
+            FieldError::not_valid(&at, "is not gt, gte, lt, lte, format or time_zone")
+        })?;
+        let bound = match &reading {
+            Some(reading) => {
+                let (op, seconds) = reading
+                    .bound(op, value)
+                    .map_err(|m| FieldError::not_valid(&at, m))?;
+                (op, Value::from(seconds))
+            }
+            None if numeric(&field) => {
+                let n = dates::whole(value).ok_or_else(|| {
+                    FieldError::not_valid(
+                        &at,
+                        "must be a whole number or a string of digits (a date needs format, such as yyyy-MM-dd)",
+                    )
+                })?;
+                (op, Value::from(n))
+            }
+            None if value.is_object() || value.is_array() => {
+                return Err(FieldError::not_valid(&at, "must be a single value"));
+            }
+            None => (op, value.clone()),
+        };
+        ops.push(bound);
+    }
+    Ok(Filter::Range(field, ops))
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use crate::query::tests::SCHEMA;
+    use crate::query::{Field, Filter, Kind, parse};
+    use serde_json::{Value, json};
+
+    fn bounds(query: Value) -> Vec<(&'static str, Value)> {
+        match parse(&SCHEMA, "query", &query).unwrap() {
+            Filter::And(mut all) if all.len() == 1 => match all.remove(0) {
+                Filter::Range(_, ops) => ops,
+                other => panic!("{other:?}"),
+            },
+            other => panic!("{other:?}"),
+        }
+    }
+
+    fn refused(query: Value) -> String {
+        parse(&SCHEMA, "query", &query).unwrap_err().property
+    }
+
+    #[test]
+    fn numeric_bounds_as_digit_strings_are_numbers() {
+        assert_eq!(
+            bounds(json!({"$range": {"created": {"gt": "1700000000"}}})),
+            [(">", json!(1_700_000_000))]
+        );
+        assert_eq!(
+            bounds(json!({"$range": {"created": {"gt": 0}}})),
+            [(">", json!(0))]
+        );
+        assert_eq!(
+            refused(json!({"$range": {"amount.value": {"gte": "ten"}}})),
+            "query.$range.amount.value.gte"
+        );
+        assert_eq!(
+            refused(json!({"$range": {"created": {"lt": "2024-04-23"}}})),
+            "query.$range.created.lt"
+        );
+        assert_eq!(
+            refused(json!({"$range": {"created": {"lt": [1]}}})),
+            "query.$range.created.lt"
+        );
+        // A text field compares text, as before.
+        assert_eq!(
+            bounds(json!({"$range": {"status": {"gte": "a"}}})),
+            [(">=", json!("a"))]
+        );
+        assert!(matches!(
+            parse(&SCHEMA, "query", &json!({"$range": {"status": {"gte": "a"}}})).unwrap(),
+            Filter::And(all) if matches!(all[0], Filter::Range(Field::Column { kind: Kind::Text, .. }, _))
+        ));
+    }
+
+    #[test]
+    fn dates_with_a_format_in_utc_or_a_zone() {
+        assert_eq!(
+            bounds(
+                json!({"$range": {"created": {"gte": "2024-01-01", "lte": "2024-01-31", "format": "yyyy-MM-dd"}}})
+            ),
+            [(">=", json!(1_704_067_200)), ("<", json!(1_706_745_600))]
+        );
+        assert_eq!(
+            bounds(
+                json!({"$range": {"created": {"gte": "2024-01-01", "format": "yyyy-MM-dd", "time_zone": "Europe/Zurich"}}})
+            ),
+            [(">=", json!(1_704_063_600))]
+        );
+        assert_eq!(
+            bounds(json!({"$range": {"created": {"gt": "1700000000", "format": "epoch_second"}}})),
+            [(">", json!(1_700_000_000))]
+        );
+        assert_eq!(
+            refused(json!({"$range": {"created": {"gte": "2024-01-01", "format": "dd.MM.yyyy"}}})),
+            "query.$range.created.format"
+        );
+        assert_eq!(
+            refused(json!({"$range": {"created": {"gte": "01.01.2024", "format": "yyyy-MM-dd"}}})),
+            "query.$range.created.gte"
+        );
+        assert_eq!(
+            refused(
+                json!({"$range": {"created": {"gte": "2024-01-01", "format": "yyyy-MM-dd", "time_zone": "Moon"}}})
+            ),
+            "query.$range.created.time_zone"
+        );
+        assert_eq!(
+            refused(json!({"$range": {"status": {"gte": "2024-01-01", "format": "yyyy-MM-dd"}}})),
+            "query.$range.status.format"
+        );
+    }
+}

@@ -1,0 +1,96 @@
+//! The forms of RaiseNow's search that its clients send (docs/decisions/search-forms.md):
+//! `sort` as an object, bounds as digit strings and as dates in a `format`, the `range`
+//! aggregation, and a JSON body labelled as a form, on both databases.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod common;
+
+use common::*;
+use serde_json::{Value, json};
+
+async fn search(w: &World, token: &str, body: Value) -> (u16, Value) {
+    let (status, answer, _) = w.post("/search/payments", token, &body, None).await;
+    (status, answer)
+}
+
+fn properties(answer: &Value) -> Vec<&str> {
+    answer["errors"]
+        .as_array()
+        .map(|items| {
+            items
+                .iter()
+                .filter_map(|i| i["property"].as_str())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+coffer_testkit::backend_tests! {
+    async fn raisenow_forms_of_sort_bounds_and_ranges(backend) {
+        let w = world(backend).await;
+        let (_, account, token) = merchant(&w).await;
+        for value in ["500", "1500", "2500"] {
+            let body = json!({"account_uuid": account, "payment_method": "card", "amount": {"value": value, "currency": "CHF"},
+                "payment_information": {"number": "4242424242424242", "expiry_month": 12, "expiry_year": 2030, "cvv": "123"}});
+            let (status, p, _) = w.post("/payments", &token, &body, None).await;
+            assert_eq!(status, 201, "{p}");
+        }
+        let count = |q: Value| {
+            let (w, token) = (&w, token.clone());
+            async move {
+                let (status, answer) = search(w, &token, json!({"query": q})).await;
+                assert_eq!(status, 200, "{answer}");
+                answer["summary"]["hits"].as_i64().unwrap()
+            }
+        };
+        // Every payment is made at the test clock's start, 2026-01-01T00:00:00Z.
+        assert_eq!(count(json!({"$range": {"created": {"gt": "1700000000"}}})).await, 3);
+        assert_eq!(count(json!({"$range": {"amount.value": {"gte": "1000", "lt": 2500}}})).await, 1);
+        let day = |bounds: Value| json!({"$range": {"created": bounds}});
+        assert_eq!(count(day(json!({"gte": "2026-01-01", "lte": "2026-01-01", "format": "yyyy-MM-dd"}))).await, 3);
+        assert_eq!(count(day(json!({"lt": "2026-01-01", "format": "yyyy-MM-dd"}))).await, 0);
+        // New York's 2026-01-01 begins five hours after UTC's.
+        assert_eq!(count(day(json!({"lt": "2026-01-01", "format": "yyyy-MM-dd", "time_zone": "America/New_York"}))).await, 3);
+        assert_eq!(count(day(json!({"gte": "2026-01-01T00:00:00", "format": "yyyy-MM-dd'T'HH:mm:ss"}))).await, 3);
+        assert_eq!(count(day(json!({"gte": "1767225600000", "format": "epoch_millis"}))).await, 3);
+
+        let (status, sorted) = search(&w, &token, json!({"query": {"$match": {"account_uuid": account}},
+            "sort": {"amount.value": "asc"}})).await;
+        assert_eq!(status, 200, "{sorted}");
+        let amounts: Vec<&str> = sorted["hits"].as_array().unwrap().iter().map(|h| h["amount"]["value"].as_str().unwrap()).collect();
+        assert_eq!(amounts, ["500", "1500", "2500"]);
+
+        let (status, ranged) = search(&w, &token, json!({"query": {"$match": {"account_uuid": account}}, "size": 0,
+            "aggs": {"amounts": {"type": "range", "field": "amount.value", "ranges": [{"to": 1000}, {"from": 1000, "to": 2000}, {"from": "1000"}, {"key": "all"}]},
+                     "days": {"type": "range", "field": "created", "format": "yyyy-MM-dd",
+                              "ranges": [{"from": "2025-12-01", "to": "2026-01-01"}, {"from": "2026-01-01", "to": "2026-01-02"}]}}})).await;
+        assert_eq!(status, 200, "{ranged}");
+        assert_eq!(ranged["aggregations"]["amounts"], json!([
+            {"key": "*-1000", "to": 1000, "doc_count": 1},
+            {"key": "1000-2000", "from": 1000, "to": 2000, "doc_count": 1},
+            {"key": "1000-*", "from": 1000, "doc_count": 2},
+            {"key": "all", "doc_count": 3},
+        ]));
+        assert_eq!(ranged["aggregations"]["days"], json!([
+            {"key": "1764547200-1767225600", "from": 1_764_547_200, "to": 1_767_225_600, "doc_count": 0},
+            {"key": "1767225600-1767312000", "from": 1_767_225_600, "to": 1_767_312_000, "doc_count": 3},
+        ]));
+
+        let (status, refused) = search(&w, &token, json!({"query": {"$range": {"created": {"gte": "2026-01-01", "format": "dd.MM.yyyy"}}},
+            "sort": {"amount.value": "up"},
+            "aggs": {"a": {"type": "range", "field": "amount.value", "ranges": [{"from": "many"}]}}})).await;
+        assert_eq!(status, 400, "{refused}");
+        let mut named = properties(&refused);
+        named.sort_unstable();
+        assert_eq!(named, ["aggs.a.ranges[0].from", "query.$range.created.format", "sort.amount.value"], "{refused}");
+
+        // PowerShell's Invoke-WebRequest labels a POST body a form unless told otherwise.
+        let res = w.app.http.post(w.app.url("/search/payments")).bearer_auth(&token)
+            .header("Content-Type", "application/x-www-form-urlencoded")
+            .body(json!({"query": {"$range": {"created": {"gt": 0}}}, "sort": {"uuid": "desc"}}).to_string())
+            .send().await.unwrap();
+        assert_eq!(res.status(), 200);
+        let found: Value = res.json().await.unwrap();
+        assert_eq!(found["summary"]["hits"], 3);
+    }
+}

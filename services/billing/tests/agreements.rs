@@ -177,6 +177,17 @@ coffer_testkit::backend_tests! {
         let (_, found) = search(&w, &token, n8n(json!({"$term": {"uuid": subscription["uuid"]}}), newest_first())).await;
         assert_eq!(found["hits"][0]["amount"], 2500, "{found}");
 
+        // Cancelled, the subscription charges its source no more: the mandate is a one-off
+        // agreement again, beside the cancelled recurring one.
+        let (status, cancelled, _) = w.post(&format!("{path}/cancel"), &token, &json!({}), None).await;
+        assert_eq!(status, 200, "{cancelled}");
+        let source = subscription["payment_source_uuid"].clone();
+        let of_source = n8n(json!({"$term": {"payment_source_uuid": source}}), newest_first());
+        let found = search_until(&w, &token, of_source, |found| found["summary"]["hits"] == 2).await;
+        let kinds: Vec<(&Value, &Value)> = found["hits"].as_array().unwrap().iter().map(|h| (&h["type"], &h["status"])).collect();
+        assert!(kinds.contains(&(&json!("recurring"), &json!("cancelled"))), "{found}");
+        assert!(kinds.contains(&(&json!("one_off"), &json!("active"))), "{found}");
+
         // A field agreements do not have is named where it appears.
         let (status, err) = search(&w, &token, json!({"query": {"$and": [{"$term": {"type": "one_off"}}, {"$term": {"password": "x"}}]}})).await;
         assert_eq!(status, 400, "{err}");

@@ -26,7 +26,7 @@ CREATE INDEX subscriptions_source_idx ON subscriptions (payment_source_uuid);
 CREATE INDEX payment_sources_organisation_idx ON payment_sources (organisation_uuid, created);
 
 -- One row per agreement: a recurring one per subscription, a one-off one per payment source
--- no subscription uses. The supporter is the subscription's, else its source's.
+-- no live subscription uses. The supporter is the subscription's, else its source's.
 CREATE VIEW payment_agreements AS
 SELECT s.uuid, s.organisation_uuid, s.account_uuid, CAST('recurring' AS TEXT) AS agreement_type,
     s.status, s.amount, s.currency, s.recurring_interval, s.payment_method, s.test_mode,
@@ -49,4 +49,6 @@ SELECT ps.uuid, ps.organisation_uuid, ps.account_uuid, CAST('one_off' AS TEXT) A
     ps.custom_parameters, ps.created
 FROM payment_sources ps
 LEFT JOIN supporters sp ON sp.uuid = ps.supporter_uuid
-WHERE NOT EXISTS (SELECT 1 FROM subscriptions s WHERE s.payment_source_uuid = ps.uuid);
+-- A subscription that was cancelled or ended charges the source no more: it is one-off again.
+WHERE NOT EXISTS (SELECT 1 FROM subscriptions s WHERE s.payment_source_uuid = ps.uuid
+    AND s.status NOT IN ('cancelled', 'ended'));

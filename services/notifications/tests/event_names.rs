@@ -134,7 +134,7 @@ coffer_testkit::backend_tests! {
         }
         let errors = refused(&w, &token, &h, "raisenow.organisations.organisation.approved").await;
         assert_eq!(errors[0]["property"], "event_name");
-        assert!(errors[0]["message"].as_str().unwrap().contains("Coffer has no such event"), "{errors:?}");
+        assert!(errors[0]["message"].as_str().unwrap().contains("an event Coffer does not have"), "{errors:?}");
 
         // A change to an unknown name is refused too, and the subscription keeps its name.
         let path = format!("/event-subscriptions/{}", made["uuid"].as_str().unwrap());

@@ -24,6 +24,16 @@ pub fn subscribed(name: &str) -> Result<&'static EventType, FieldError> {
             format!("must be at most {MAX_CHARS} characters"),
         ));
     }
+    // Deliveries carry the name as sent, to receivers that match on it: only the
+    // characters event names are made of, in dot-separated words, never control or
+    // bidirectional characters, markup, or an empty prefix.
+    if !is_dotted_words(name) {
+        return Err(FieldError::not_valid(
+            AT,
+            "must be words of a-z, 0-9, _ and - joined by dots, as \
+             coffer.event.payment_gateway.payment.succeeded is",
+        ));
+    }
     if let Some(kind) = CATALOGUE.iter().find(|kind| kind.is(name)) {
         return Ok(kind);
     }
@@ -39,20 +49,26 @@ pub fn subscribed(name: &str) -> Result<&'static EventType, FieldError> {
         RaiseNowName::Shared(kind) => Ok(kind),
         RaiseNowName::RaiseNowOnly => Err(FieldError::not_valid(
             AT,
-            format!(
-                "{name} is RaiseNow's, and Coffer has no such event; docs/events.md lists the \
-                 events Coffer has, with RaiseNow's names for them"
-            ),
+            "is RaiseNow's name of an event Coffer does not have; docs/events.md lists the \
+             events Coffer has, with RaiseNow's names for them",
         )),
         RaiseNowName::Unknown => Err(FieldError::not_valid(
             AT,
-            format!(
-                "{name} is not one of RaiseNow's event names; send one of those docs/events.md \
-                 lists (raisenow.payments.payment.succeeded) or Coffer's name for the event \
-                 (coffer.event.payment_gateway.payment.succeeded)"
-            ),
+            "is not one of RaiseNow's event names; send one of those docs/events.md lists \
+             (raisenow.payments.payment.succeeded) or Coffer's name for the event \
+             (coffer.event.payment_gateway.payment.succeeded)",
         )),
     }
+}
+
+/// `a.b_c.d-e`: words of lowercase ASCII letters, digits, `_` and `-`, joined by dots.
+fn is_dotted_words(name: &str) -> bool {
+    name.split('.').all(|word| {
+        !word.is_empty()
+            && word
+                .bytes()
+                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_' || b == b'-')
+    })
 }
 
 /// The catalogue part of an event's name (`payment_gateway.payment.succeeded`), which
@@ -81,8 +97,17 @@ mod tests {
             "payment_gateway.payment.succeeded",
             "coffer.event.payment_gateway.payment.exploded",
             "coffer.event.payment_gateway.payment.succeeded.extra",
+            // What a delivery would carry to a receiver as the event's name.
+            ".event.payment_gateway.payment.succeeded",
+            "x<script>.event.payment_gateway.payment.succeeded",
+            "x\u{0}\n\u{202e}.event.payment_gateway.payment.succeeded",
+            "RNW.event.payment_gateway.payment.succeeded",
+            "rnw..event.payment_gateway.payment.succeeded",
+            "rnw event.payment_gateway.payment.succeeded.",
         ] {
-            assert_eq!(subscribed(bad).unwrap_err().property, "event_name", "{bad}");
+            let refused = subscribed(bad).unwrap_err();
+            assert_eq!(refused.property, "event_name", "{bad}");
+            assert!(!refused.message.contains("script"), "not echoed: {bad}");
         }
     }
 
@@ -108,7 +133,7 @@ mod tests {
             ),
             (
                 "raisenow.organisations.organisation.approved",
-                "Coffer has no such event",
+                "Coffer does not have",
             ),
         ] {
             let refused = subscribed(name).unwrap_err();

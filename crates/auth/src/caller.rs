@@ -89,7 +89,7 @@ impl Caller {
             coffer_model::validation::FieldError::new(
                 coffer_model::validation::codes::NOT_NULL,
                 "organisation_uuid",
-                "is required where the token reaches more than one organisation",
+                "is required unless the token reaches exactly one organisation",
             )
         })
     }

@@ -89,6 +89,12 @@ coffer_testkit::backend_tests! {
             assert_eq!(status, 201, "{made}");
             assert_eq!(made["profile"], format!("{method}_test"));
         }
+        // A profile sent empty, as a form's blank field: none named, the method's default.
+        let mut blank = card_payment(&account, "4242424242424242");
+        blank["profile"] = json!("");
+        let (status, made, _) = w.post("/payments", &token, &blank, None).await;
+        assert_eq!(status, 201, "{made}");
+        assert_eq!(made["profile"], "card_test");
         let mut default_alone = by_name.clone();
         default_alone["profile"] = json!("default");
         let (status, err, _) = w.post("/payments", &token, &default_alone, None).await;

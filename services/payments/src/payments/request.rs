@@ -137,7 +137,10 @@ impl PaymentRequest {
                 }
             },
         };
-        if self.payment_method.is_none() && self.profile.is_none() {
+        // A form that offers the field sends it empty when left blank (the n8n RaiseNow
+        // node does): that is no profile named.
+        let profile = self.profile.filter(|p| !p.is_empty());
+        if self.payment_method.is_none() && profile.is_none() {
             v.push(FieldError::not_null("profile"));
         }
         let locale = match self.locale.as_deref() {
@@ -192,7 +195,7 @@ impl PaymentRequest {
         v.finish(Checked {
             account,
             payment_method: self.payment_method,
-            profile: self.profile,
+            profile,
             locale,
             amount,
             card,

@@ -14,7 +14,7 @@ use crate::histogram;
 use crate::query::{Field, Kind, Schema};
 use crate::request::Plan;
 use crate::shape::shape;
-use crate::sql::{Bind, Builder};
+use crate::sql::{Bind, Builder, order};
 
 /// Why a search stopped: a value the database would not compare, or the database.
 #[derive(Debug)]
@@ -219,13 +219,13 @@ pub fn run(
         }
         _ => (where_.clone(), binds.clone()),
     };
-    let direction = if sort.descending { "DESC" } else { "ASC" };
     let page = load::<Hit>(
         db,
         &format!(
             "SELECT uuid, CAST({column} AS TEXT) AS sorted_by FROM {table} WHERE {page_where} \
-             ORDER BY {column} {direction}, uuid {direction} LIMIT {size} OFFSET {offset}",
+             ORDER BY {order} LIMIT {size} OFFSET {offset}",
             column = sort.column,
+            order = order(sort.column, sort.descending),
             size = plan.size,
             offset = plan.from,
         ),

@@ -124,8 +124,10 @@ impl Builder {
         })
     }
 
-    /// Rows after `(value, uuid)` in the order `(column, uuid) direction`: the next page after
-    /// a hit's `last_sort_values`, however deep.
+    /// Rows after `(value, uuid)` in the order [`order`] writes: the next page after a
+    /// hit's `last_sort_values`, however deep. `value` is null when the last hit had none;
+    /// rows without a value come last in either direction, so after one only such rows
+    /// with a later uuid follow, and after a value every row without one still does.
     pub fn after(
         &mut self,
         column: &str,
@@ -134,22 +136,30 @@ impl Builder {
         uuid: &Value,
         descending: bool,
     ) -> Result<String, FieldError> {
+        let op = if descending { "<" } else { ">" };
+        let Some(uuid) = uuid.as_str() else {
+            return Err(FieldError::not_valid(
+                "search_after[1]",
+                "must be the uuid from last_sort_values",
+            ));
+        };
+        if value.is_null() {
+            let u = self.placeholder(Bind::Text(uuid.to_owned()));
+            return Ok(format!("({column} IS NULL AND uuid {op} {u})"));
+        }
         let field = Field::Column {
             name: "search_after",
             kind,
         };
-        let v = self.value(&field, value, "search_after")?;
-        let u = match uuid.as_str() {
-            Some(u) => self.placeholder(Bind::Text(u.to_owned())),
-            None => {
-                return Err(FieldError::not_valid(
-                    "search_after",
-                    "must be [sort value, uuid] from last_sort_values",
-                ));
-            }
-        };
-        let op = if descending { "<" } else { ">" };
-        Ok(format!("({column}, uuid) {op} ({v}, {u})"))
+        // Bound in the order they appear in the text: SQLite's `?` are positional.
+        let v = self.value(&field, value, "search_after[0]")?;
+        let u = self.placeholder(Bind::Text(uuid.to_owned()));
+        let later = format!("({column}, uuid) {op} ({v}, {u})");
+        Ok(if never_null(column) {
+            later
+        } else {
+            format!("({column} IS NULL OR {later})")
+        })
     }
 
     /// Limits rows to the caller's organisations (none for a platform caller).
@@ -168,7 +178,26 @@ impl Builder {
     }
 }
 
+/// The columns every searched table has and never leaves empty (`query::Schema`).
+fn never_null(column: &str) -> bool {
+    matches!(column, "uuid" | "organisation_uuid" | "created")
+}
+
+/// `ORDER BY` for hits sorted by `column`, uuid breaking ties. Rows without a value come
+/// last in either direction, written out: SQLite puts NULL first ascending and PostgreSQL
+/// last. A column never null is left plain, so an index on it still gives the order.
+pub fn order(column: &str, descending: bool) -> String {
+    let direction = if descending { "DESC" } else { "ASC" };
+    let nulls = if never_null(column) {
+        ""
+    } else {
+        " NULLS LAST"
+    };
+    format!("{column} {direction}{nulls}, uuid {direction}")
+}
+
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
     use crate::query::tests::SCHEMA;
@@ -192,5 +221,41 @@ mod tests {
             lite.filter(&f).unwrap_or_default(),
             "(status = ? OR (amount_value >= ?))"
         );
+    }
+
+    #[test]
+    fn a_null_sort_value_pages_on_among_the_rows_without_one() {
+        let mut b = Builder::new(Backend::Postgres);
+        let after = b
+            .after("amount", Kind::Int, &json!(2500), &json!("u"), true)
+            .unwrap();
+        assert_eq!(after, "(amount IS NULL OR (amount, uuid) < ($1, $2))");
+        assert_eq!(b.binds, [Bind::Int(2500), Bind::Text("u".into())]);
+        let mut b = Builder::new(Backend::Sqlite);
+        let after = b
+            .after("amount", Kind::Int, &Value::Null, &json!("u"), false)
+            .unwrap();
+        assert_eq!(after, "(amount IS NULL AND uuid > ?)");
+        assert_eq!(b.binds, [Bind::Text("u".into())]);
+        let mut b = Builder::new(Backend::Sqlite);
+        let after = b
+            .after("created", Kind::Int, &json!(5), &json!("u"), false)
+            .unwrap();
+        assert_eq!(after, "(created, uuid) > (?, ?)");
+        let e = b
+            .after("amount", Kind::Int, &json!("x"), &json!("u"), false)
+            .unwrap_err();
+        assert_eq!(e.property, "search_after[0]");
+        let e = b
+            .after("amount", Kind::Int, &json!(1), &json!(2), false)
+            .unwrap_err();
+        assert_eq!(e.property, "search_after[1]");
+    }
+
+    #[test]
+    fn rows_without_a_value_come_last_either_way() {
+        assert_eq!(order("amount", false), "amount ASC NULLS LAST, uuid ASC");
+        assert_eq!(order("amount", true), "amount DESC NULLS LAST, uuid DESC");
+        assert_eq!(order("created", true), "created DESC, uuid DESC");
     }
 }

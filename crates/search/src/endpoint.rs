@@ -7,7 +7,7 @@ use serde_json::Value;
 use uuid::Uuid;
 
 use crate::query::Schema;
-use crate::request::{Plan, SearchRequest};
+use crate::request::Plan;
 use crate::run::{Render, Source, run};
 
 /// Reads the body, checks it against `schema`, and runs it over the caller's
@@ -21,8 +21,7 @@ pub async fn search(
     source: fn(&Plan) -> Source<'static>,
     render: Render,
 ) -> Result<Value, ApiError> {
-    let request: SearchRequest = coffer_http::body::parse_value(body)?;
-    let plan = Plan::check(schema, request).map_err(ApiError::validation)?;
+    let plan = Plan::read(schema, body).map_err(ApiError::validation)?;
     let visible = visible.map(<[Uuid]>::to_vec);
     store
         .search(&tenant(visible.as_deref()), move |db, deadline| {

@@ -12,6 +12,7 @@ pub mod histogram;
 pub mod query;
 pub mod range;
 pub mod ranges;
+mod read;
 pub mod request;
 pub mod run;
 pub mod shape;

@@ -29,53 +29,67 @@ fn numeric(field: &Field) -> bool {
     )
 }
 
-/// The bounds of `field` (at property `here`) as a range filter.
-pub fn bounds(field: Field, here: &str, bounds: &Map<String, Value>) -> Result<Filter, FieldError> {
+/// The bounds of `field` (at property `here`) as a range filter, or every bound's fault.
+pub fn bounds(
+    field: Field,
+    here: &str,
+    bounds: &Map<String, Value>,
+) -> Result<Filter, Vec<FieldError>> {
     let reading = Reading::new(bounds.get("format"), bounds.get("time_zone")).map_err(
         |(which, message)| {
             let name = which.key();
-            FieldError::not_valid(format!("{here}.{name}"), message)
+            vec![FieldError::not_valid(format!("{here}.{name}"), message)]
         },
     )?;
     if reading.is_some() && !numeric(&field) {
-        return Err(FieldError::not_valid(
+        return Err(vec![FieldError::not_valid(
             format!("{here}.format"),
             "applies to timestamp fields such as created",
-        ));
+        )]);
     }
     let mut ops = Vec::new();
+    let mut errors = Vec::new();
     for (name, value) in bounds {
         if name == "format" || name == "time_zone" {
             continue;
         }
         let at = format!("{here}.{name}");
-        let op = operator(name).ok_or_else(|| {
-            FieldError::not_valid(&at, "is not gt, gte, lt, lte, format or time_zone")
-        })?;
-        let bound = match &reading {
-            Some(reading) => {
-                let (op, seconds) = reading
-                    .bound(op, value)
-                    .map_err(|m| FieldError::not_valid(&at, m))?;
-                (op, Value::from(seconds))
-            }
-            None if numeric(&field) => {
-                let n = dates::whole(value).ok_or_else(|| {
-                    FieldError::not_valid(
-                        &at,
-                        "must be a whole number or a string of digits (a date needs format, such as yyyy-MM-dd)",
-                    )
-                })?;
-                (op, Value::from(n))
-            }
-            None if value.is_object() || value.is_array() => {
-                return Err(FieldError::not_valid(&at, "must be a single value"));
-            }
-            None => (op, value.clone()),
-        };
-        ops.push(bound);
+        match bound(&field, reading.as_ref(), name, value) {
+            Ok(bound) => ops.push(bound),
+            Err(message) => errors.push(FieldError::not_valid(&at, message)),
+        }
     }
-    Ok(Filter::Range(field, ops))
+    if errors.is_empty() {
+        Ok(Filter::Range(field, ops))
+    } else {
+        Err(errors)
+    }
+}
+
+/// One bound, `name: value`, as an operator and the value it compares with.
+fn bound(
+    field: &Field,
+    reading: Option<&Reading>,
+    name: &str,
+    value: &Value,
+) -> Result<(&'static str, Value), String> {
+    let op = operator(name).ok_or("is not gt, gte, lt, lte, format or time_zone")?;
+    Ok(match reading {
+        Some(reading) => {
+            let (op, seconds) = reading.bound(op, value)?;
+            (op, Value::from(seconds))
+        }
+        None if numeric(field) => {
+            let n = dates::whole(value).ok_or(
+                "must be a whole number or a string of digits (a date needs format, such as yyyy-MM-dd)",
+            )?;
+            (op, Value::from(n))
+        }
+        None => {
+            crate::sql::bind(field, value)?;
+            (op, value.clone())
+        }
+    })
 }
 
 #[cfg(test)]

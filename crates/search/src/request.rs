@@ -5,7 +5,8 @@ use serde::Deserialize;
 use serde_json::{Map, Value};
 
 use crate::aggs::{self, Aggregation};
-use crate::query::{self, Filter, Kind, Schema};
+use crate::query::{self, Field, Filter, Kind, MAX_ERRORS, Schema};
+use crate::read;
 use crate::sort::{sort, sort_schema};
 
 /// SPEC.md: size defaults to 10 and may not exceed 10,000.
@@ -78,7 +79,25 @@ pub struct Plan {
 }
 
 impl Plan {
-    /// Checks every part of `request` against `schema`, naming each offending property.
+    /// Reads a search body and checks every part against `schema`, naming each offending
+    /// property (at most [`MAX_ERRORS`]): a wrong type as much as a wrong value.
+    pub fn read(schema: &Schema, body: Value) -> Result<Plan, Vec<FieldError>> {
+        let mut errors = Vec::new();
+        let request = read::request(body, &mut errors);
+        let plan = Plan::check(schema, request);
+        match plan {
+            Ok(plan) if errors.is_empty() => Ok(plan),
+            Ok(_) => Err(errors),
+            Err(more) => {
+                errors.extend(more);
+                errors.truncate(MAX_ERRORS);
+                Err(errors)
+            }
+        }
+    }
+
+    /// Checks every part of `request` against `schema`, naming each offending property
+    /// (at most [`MAX_ERRORS`]).
     pub fn check(schema: &Schema, request: SearchRequest) -> Result<Plan, Vec<FieldError>> {
         let mut errors = Vec::new();
         let filter = match &request.query {
@@ -86,8 +105,8 @@ impl Plan {
                 errors.push(FieldError::not_null("query"));
                 None
             }
-            Some(q) => query::parse(schema, "query", q)
-                .map_err(|e| errors.push(e))
+            Some(q) => query::check(schema, "query", q)
+                .map_err(|e| errors.extend(e))
                 .ok(),
         };
         let size = request.size.unwrap_or(DEFAULT_SIZE);
@@ -104,13 +123,10 @@ impl Plan {
                 format!("must be between 0 and {MAX_WINDOW}; page further with search_after"),
             ));
         }
-        if request.search_after.as_ref().is_some_and(|a| a.len() != 2) {
-            errors.push(FieldError::not_valid(
-                "search_after",
-                "must be [sort value, uuid] from last_sort_values",
-            ));
-        }
         let sort = sort(schema, request.sort.as_ref(), &mut errors);
+        if let Some(after) = &request.search_after {
+            search_after(&sort, after, &mut errors);
+        }
         let aggs = aggs::parse(schema, request.aggs).unwrap_or_else(|e| {
             errors.extend(e);
             Vec::new()
@@ -127,8 +143,36 @@ impl Plan {
                 excludes: request.excludes,
                 search_after: request.search_after,
             }),
-            _ => Err(errors),
+            _ => {
+                errors.truncate(MAX_ERRORS);
+                Err(errors)
+            }
         }
+    }
+}
+
+/// `search_after` is `[sort value, uuid]` as `last_sort_values` gave it: the value one the
+/// sort field compares with, or null for a hit without one.
+fn search_after(sort: &Sort, after: &[Value], errors: &mut Vec<FieldError>) {
+    let [value, uuid] = after else {
+        errors.push(FieldError::not_valid(
+            "search_after",
+            "must be [sort value, uuid] from last_sort_values",
+        ));
+        return;
+    };
+    let field = Field::Column {
+        name: sort.column,
+        kind: sort.kind,
+    };
+    if let (false, Err(message)) = (value.is_null(), crate::sql::bind(&field, value)) {
+        errors.push(FieldError::not_valid("search_after[0]", message));
+    }
+    if !uuid.is_string() {
+        errors.push(FieldError::not_valid(
+            "search_after[1]",
+            "must be the uuid from last_sort_values",
+        ));
     }
 }
 
@@ -185,6 +229,50 @@ mod tests {
                 "aggs.b.ranges[0].from",
                 "aggs.b.ranges[1].to"
             ]
+        );
+    }
+
+    fn read(body: Value) -> Vec<String> {
+        let mut named: Vec<String> = Plan::read(&SCHEMA, body)
+            .unwrap_err()
+            .into_iter()
+            .map(|e| e.property)
+            .collect();
+        named.sort_unstable();
+        // A field that cannot be sorted by and a wrong direction share one property.
+        named.dedup();
+        named
+    }
+
+    #[test]
+    fn a_body_of_wrong_types_is_named_part_by_part() {
+        assert_eq!(
+            read(
+                json!({"query": {"$match": {"amount.value": "abc"}}, "size": "x", "from": -1, "sort": {"a": "b"}})
+            ),
+            ["from", "query.$match.amount.value", "size", "sort.a"]
+        );
+        assert_eq!(
+            read(
+                json!({"query": {"$match": {}}, "search_after": ["x", 5], "sort": {"amount.value": "asc"}})
+            ),
+            ["search_after[0]", "search_after[1]"]
+        );
+        assert_eq!(
+            read(json!({"query": {"$match": {}}, "search_after": [null]})),
+            ["search_after"]
+        );
+        let taken = Plan::read(
+            &SCHEMA,
+            json!({"query": {"$match": {}}, "search_after": [null, "u"], "sort": {"amount.value": "asc"}}),
+        );
+        assert!(taken.is_ok());
+        let many: Vec<Value> = (0..MAX_ERRORS)
+            .map(|_| json!({"$match": {"nope": 1}}))
+            .collect();
+        assert_eq!(
+            read(json!({"query": {"$or": many}, "size": "x"})).len(),
+            MAX_ERRORS
         );
     }
 }

@@ -55,34 +55,12 @@ impl Builder {
         value: &Value,
         property: &str,
     ) -> Result<String, FieldError> {
-        let kind = match field {
-            Field::Column { kind, .. } => *kind,
-            Field::Json { .. } => Kind::Text,
-        };
-        let bind = match (kind, value) {
-            (Kind::Text, Value::String(s)) => Bind::Text(s.clone()),
-            (Kind::Text, Value::Number(n)) => Bind::Text(n.to_string()),
-            (Kind::Text, Value::Bool(b)) => Bind::Text(b.to_string()),
-            (Kind::Int, Value::Number(n)) if n.as_i64().is_some() => {
-                Bind::Int(n.as_i64().unwrap_or_default())
-            }
-            (Kind::Int, Value::String(s)) if s.parse::<i64>().is_ok() => {
-                Bind::Int(s.parse().unwrap_or_default())
-            }
-            (Kind::Bool, Value::Bool(b)) => Bind::Bool(*b),
-            (Kind::Int, _) => {
-                return Err(FieldError::not_valid(property, "must be a whole number"));
-            }
-            (Kind::Bool, _) => {
-                return Err(FieldError::not_valid(property, "must be true or false"));
-            }
-            (Kind::Text, _) => {
-                return Err(FieldError::not_valid(property, "must be a single value"));
-            }
-        };
+        let bind = bind(field, value).map_err(|m| FieldError::not_valid(property, m))?;
         Ok(self.placeholder(bind))
     }
 
+    /// The SQL of `filter`. A filter from `query::check` has every value checked there, at
+    /// its own property; one built by hand that holds a wrong value is refused on `query`.
     pub fn filter(&mut self, filter: &Filter) -> Result<String, FieldError> {
         Ok(match filter {
             Filter::Match(field, value) => {
@@ -176,6 +154,34 @@ impl Builder {
             }
         }
     }
+}
+
+/// `value` as `field` compares with it, or why it cannot be.
+pub(crate) fn bind(field: &Field, value: &Value) -> Result<Bind, &'static str> {
+    let kind = match field {
+        Field::Column { kind, .. } => *kind,
+        Field::Json { .. } => Kind::Text,
+    };
+    Ok(match (kind, value) {
+        (_, Value::Null) => {
+            return Err(
+                "must be a value; objects without one are found with {\"$not\": {\"$exists\": field}}",
+            );
+        }
+        (Kind::Text, Value::String(s)) => Bind::Text(s.clone()),
+        (Kind::Text, Value::Number(n)) => Bind::Text(n.to_string()),
+        (Kind::Text, Value::Bool(b)) => Bind::Text(b.to_string()),
+        (Kind::Int, Value::Number(n)) if n.as_i64().is_some() => {
+            Bind::Int(n.as_i64().unwrap_or_default())
+        }
+        (Kind::Int, Value::String(s)) if s.parse::<i64>().is_ok() => {
+            Bind::Int(s.parse().unwrap_or_default())
+        }
+        (Kind::Bool, Value::Bool(b)) => Bind::Bool(*b),
+        (Kind::Int, _) => return Err("must be a whole number or a string of digits"),
+        (Kind::Bool, _) => return Err("must be true or false"),
+        (Kind::Text, _) => return Err("must be a single value"),
+    })
 }
 
 /// The columns every searched table has and never leaves empty (`query::Schema`).

@@ -93,4 +93,43 @@ coffer_testkit::backend_tests! {
         let found: Value = res.json().await.unwrap();
         assert_eq!(found["summary"]["hits"], 3);
     }
+
+    async fn every_fault_is_named_where_it_stands(backend) {
+        let w = world(backend).await;
+        let (_, _, token) = merchant(&w).await;
+        let refused = |path: &'static str, body: Value| {
+            let (w, token) = (&w, token.clone());
+            async move {
+                let (status, answer, _) = w.post(path, &token, &body, None).await;
+                assert_eq!(status, 400, "{body}: {answer}");
+                let mut named: Vec<String> = properties(&answer).into_iter().map(str::to_owned).collect();
+                named.sort_unstable();
+                // A field not sortable and a wrong direction share `sort.<field>`.
+                named.dedup();
+                (named, answer)
+            }
+        };
+        let agreements = "/search/payment-agreements";
+        for (query, property) in [
+            (json!({"$match": {"amount": "abc"}}), "query.$match.amount"),
+            (json!({"$match": {"test_mode": "yes"}}), "query.$match.test_mode"),
+            (json!({"$match": {"status": null}}), "query.$match.status"),
+        ] {
+            let (named, answer) = refused(agreements, json!({"query": query})).await;
+            assert_eq!(named, [property], "{answer}");
+        }
+        let (named, answer) = refused(agreements, json!({"query": {"$and": [
+            {"$match": {"amount": "a"}}, {"$match": {"test_mode": "x"}}, {"$match": {"nope": 1}}]}})).await;
+        assert_eq!(named, ["query.$and[0].$match.amount", "query.$and[1].$match.test_mode", "query.$and[2].$match.nope"], "{answer}");
+
+        let (named, answer) = refused("/search/payments", json!({"query": {"$match": {}}, "size": "x", "from": -1, "sort": {"a": "b"}})).await;
+        assert_eq!(named, ["from", "size", "sort.a"], "{answer}");
+        let size = answer["errors"].as_array().unwrap().iter().find(|e| e["property"] == "size").unwrap();
+        assert_eq!(size["message"], "must be a whole number between 0 and 10000", "{answer}");
+
+        // A huge bad query makes an answer of at most 100 faults.
+        let many: Vec<Value> = (0..150).map(|i| json!({"$match": {format!("nope{i}"): 1}})).collect();
+        let (named, answer) = refused("/search/payments", json!({"query": {"$or": many}})).await;
+        assert_eq!(named.len(), 100, "{answer}");
+    }
 }

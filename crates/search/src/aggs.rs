@@ -40,9 +40,30 @@ fn numeric(field: &Field) -> bool {
     )
 }
 
+/// The kinds of aggregation, as `type` names them.
+const TYPES: [&str; 4] = ["term", "stats", "date_histogram", "range"];
+
+/// The most buckets a term aggregation answers.
+pub const MAX_TERMS: i64 = 1000;
+
 fn one(schema: &Schema, name: &str, spec: &Value) -> Result<Aggregation, Vec<FieldError>> {
     let at = format!("aggs.{name}");
-    let path = spec["field"].as_str().unwrap_or_default();
+    if !spec.is_object() {
+        return Err(vec![FieldError::not_valid(
+            &at,
+            "must be an object of type, field and the type's options",
+        )]);
+    }
+    // What the aggregation is decides what else it needs, so it is named first.
+    if !spec["type"].as_str().is_some_and(|t| TYPES.contains(&t)) {
+        return Err(vec![FieldError::invalid_choice(
+            format!("{at}.type"),
+            "must be term, stats, date_histogram or range",
+        )]);
+    }
+    let Some(path) = spec["field"].as_str() else {
+        return Err(vec![FieldError::not_null(format!("{at}.field"))]);
+    };
     let field = schema.field(path).ok_or_else(|| {
         vec![FieldError::not_valid(
             format!("{at}.field"),
@@ -59,6 +80,21 @@ fn one(schema: &Schema, name: &str, spec: &Value) -> Result<Aggregation, Vec<Fie
     })
 }
 
+/// A term aggregation's `size`: 10 unless given, else a whole number up to [`MAX_TERMS`].
+fn term_size(at: &str, spec: &Value) -> Result<i64, Vec<FieldError>> {
+    match spec.get("size") {
+        None | Some(Value::Null) => Ok(10),
+        Some(size) => crate::dates::whole(size)
+            .filter(|n| (1..=MAX_TERMS).contains(n))
+            .ok_or_else(|| {
+                vec![FieldError::not_valid(
+                    format!("{at}.size"),
+                    format!("must be a whole number between 1 and {MAX_TERMS}"),
+                )]
+            }),
+    }
+}
+
 /// What `spec` counts; a `range` aggregation's ranges go into `ranges`.
 fn kind(
     at: &str,
@@ -69,11 +105,7 @@ fn kind(
 ) -> Result<AggKind, Vec<FieldError>> {
     Ok(match spec["type"].as_str() {
         Some("term") => AggKind::Term {
-            size: spec
-                .get("size")
-                .and_then(Value::as_i64)
-                .unwrap_or(10)
-                .clamp(1, 1000),
+            size: term_size(at, spec)?,
         },
         Some("stats") if numeric(field) => AggKind::Stats,
         Some("stats") => {
@@ -157,5 +189,43 @@ pub(crate) fn gathered<T>(
         Ok(read)
     } else {
         Err(errors)
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+    use crate::query::tests::SCHEMA;
+    use serde_json::json;
+
+    fn faults(aggs: Value) -> Vec<String> {
+        let aggs = aggs.as_object().cloned();
+        parse(&SCHEMA, aggs)
+            .unwrap_err()
+            .into_iter()
+            .map(|e| e.property)
+            .collect()
+    }
+
+    #[test]
+    fn what_an_aggregation_is_is_named_before_what_it_needs() {
+        assert_eq!(faults(json!({"x": "y"})), ["aggs.x"]);
+        assert_eq!(faults(json!({"x": {"field": "status"}})), ["aggs.x.type"]);
+        assert_eq!(faults(json!({"x": {"type": "mean"}})), ["aggs.x.type"]);
+        assert_eq!(faults(json!({"x": {"type": "term"}})), ["aggs.x.field"]);
+    }
+
+    #[test]
+    fn a_term_size_is_a_whole_number_within_its_bound() {
+        for size in [json!("abc"), json!(0), json!(1001), json!(2.5), json!(-1)] {
+            let sized = json!({"x": {"type": "term", "field": "status", "size": size}});
+            assert_eq!(faults(sized), ["aggs.x.size"], "{size}");
+        }
+        for (size, read) in [(json!(null), 10), (json!(1000), 1000), (json!("5"), 5)] {
+            let sized = json!({"x": {"type": "term", "field": "status", "size": size}});
+            let aggs = parse(&SCHEMA, sized.as_object().cloned()).unwrap();
+            assert_eq!(aggs[0].kind, AggKind::Term { size: read });
+        }
     }
 }

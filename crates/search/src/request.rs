@@ -24,7 +24,8 @@ pub struct SortSpec {
     /// Sent by RaiseNow's clients; the field's own kind decides.
     #[allow(dead_code)]
     pub field_type: Option<String>,
-    /// `asc` or `desc` (the default).
+    /// `asc` or `desc` (the default), in any case.
+    #[schema(pattern = "^([aA][sS][cC]|[dD][eE][sS][cC])$")]
     pub direction: Option<String>,
 }
 
@@ -38,7 +39,8 @@ pub struct SearchRequest {
     #[schema(value_type = Option<Object>)]
     pub aggs: Option<Map<String, Value>>,
     /// A list of `{field, field_type, direction}` whose first entry orders the hits, or an
-    /// object of one field to its direction (`{"uuid": "desc"}`); uuid breaks ties.
+    /// object of one field to its direction (`{"uuid": "desc"}`, or Elasticsearch's
+    /// `{"created": {"order": "asc"}}`); uuid breaks ties, hits without a value come last.
     /// Newest first by default.
     #[schema(schema_with = sort_schema)]
     pub sort: Option<Value>,

@@ -25,16 +25,21 @@ fn properties(answer: &Value) -> Vec<&str> {
         .unwrap_or_default()
 }
 
+/// Three card payments of `account`, of 5, 15 and 25 francs.
+async fn pay_500_1500_2500(w: &World, token: &str, account: &str) {
+    for value in ["500", "1500", "2500"] {
+        let body = json!({"account_uuid": account, "payment_method": "card", "amount": {"value": value, "currency": "CHF"},
+            "payment_information": {"number": "4242424242424242", "expiry_month": 12, "expiry_year": 2030, "cvv": "123"}});
+        let (status, p, _) = w.post("/payments", token, &body, None).await;
+        assert_eq!(status, 201, "{p}");
+    }
+}
+
 coffer_testkit::backend_tests! {
     async fn raisenow_forms_of_sort_bounds_and_ranges(backend) {
         let w = world(backend).await;
         let (_, account, token) = merchant(&w).await;
-        for value in ["500", "1500", "2500"] {
-            let body = json!({"account_uuid": account, "payment_method": "card", "amount": {"value": value, "currency": "CHF"},
-                "payment_information": {"number": "4242424242424242", "expiry_month": 12, "expiry_year": 2030, "cvv": "123"}});
-            let (status, p, _) = w.post("/payments", &token, &body, None).await;
-            assert_eq!(status, 201, "{p}");
-        }
+        pay_500_1500_2500(&w, &token, &account).await;
         let count = |q: Value| {
             let (w, token) = (&w, token.clone());
             async move {
@@ -131,5 +136,29 @@ coffer_testkit::backend_tests! {
         let many: Vec<Value> = (0..150).map(|i| json!({"$match": {format!("nope{i}"): 1}})).collect();
         let (named, answer) = refused("/search/payments", json!({"query": {"$or": many}})).await;
         assert_eq!(named.len(), 100, "{answer}");
+    }
+
+    async fn elasticsearch_sorts_and_every_entry_and_aggregation_checked(backend) {
+        let w = world(backend).await;
+        let (_, account, token) = merchant(&w).await;
+        pay_500_1500_2500(&w, &token, &account).await;
+        for (sort, expected) in [
+            (json!([{"field": "amount.value", "direction": "ASC"}, {"field": "created", "direction": "DESC"}]), ["500", "1500", "2500"]),
+            (json!({"amount.value": "DESC"}), ["2500", "1500", "500"]),
+            (json!({"amount.value": {"order": "asc"}}), ["500", "1500", "2500"]),
+            (json!([{"amount.value": {"order": "desc", "missing": "_last"}}, {"created": "asc"}]), ["2500", "1500", "500"]),
+        ] {
+            let (status, sorted) = search(&w, &token, json!({"query": {"$match": {"account_uuid": account}}, "sort": sort})).await;
+            assert_eq!(status, 200, "{sort}: {sorted}");
+            let amounts: Vec<&str> = sorted["hits"].as_array().unwrap().iter().map(|h| h["amount"]["value"].as_str().unwrap()).collect();
+            assert_eq!(amounts, expected, "{sort}");
+        }
+        let (status, refused) = search(&w, &token, json!({"query": {"$match": {}},
+            "sort": [{"field": "created"}, {"field": "nope"}, {"created": {"order": "up"}}],
+            "aggs": {"x": "y", "t": {"type": "term", "field": "status", "size": "abc"}, "u": {"field": "nope"}}})).await;
+        assert_eq!(status, 400, "{refused}");
+        let mut named = properties(&refused);
+        named.sort_unstable();
+        assert_eq!(named, ["aggs.t.size", "aggs.u.type", "aggs.x", "sort[1].field", "sort[2].created.order"], "{refused}");
     }
 }

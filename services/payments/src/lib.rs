@@ -19,6 +19,7 @@ pub mod replica;
 mod routes;
 mod schema;
 pub mod search;
+pub mod shared;
 pub mod sources;
 mod state;
 pub mod supporters;

@@ -12,7 +12,7 @@ use coffer_model::money::Money;
 use futures_util::future::BoxFuture;
 use serde::{Deserialize, Serialize};
 
-use crate::payments::card::Card;
+use crate::shared::card::Card;
 
 /// What is being charged.
 #[derive(Debug, Clone)]

@@ -5,8 +5,8 @@
 use coffer_store::{Db, db_run};
 use diesel::prelude::*;
 
-use crate::payments::record::PaymentStatus;
 use crate::schema::payments::dsl as p;
+use crate::shared::record::PaymentStatus;
 
 /// The payment a bank file names by its EndToEndId.
 pub fn find_by_end_to_end_id(db: &mut Db<'_>, end_to_end_id: &str) -> QueryResult<Option<String>> {

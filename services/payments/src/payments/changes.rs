@@ -47,7 +47,7 @@ pub(crate) struct CancelRequest {
 #[utoipa::path(post, path = "/payments/{payment_uuid}/cancel", operation_id = "cancelPayment", tag = "Payments",
     params(("payment_uuid" = uuid::Uuid, Path, description = "The payment")),
     request_body(content = Option<CancelRequest>, description = "Optional"),
-    responses((status = 200, description = "The cancelled payment", body = crate::payments::record::Payment),
+    responses((status = 200, description = "The cancelled payment", body = crate::shared::record::Payment),
         (status = 404, description = "No such payment"),
         (status = 409, description = "The payment can no longer be cancelled")))]
 pub(crate) async fn cancel(

@@ -3,7 +3,7 @@
 use coffer_model::text_enum;
 use serde_json::{Map, Value};
 
-use super::record::{BANK_FILE, ChargeState, Payment, PaymentStatus};
+use crate::shared::record::{BANK_FILE, ChargeState, Payment, PaymentStatus};
 
 text_enum! {
     /// A donor's answer on the test provider's page.

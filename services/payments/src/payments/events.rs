@@ -4,9 +4,9 @@ use coffer_events::catalogue::{PAYMENT_FAILED, PAYMENT_SUCCEEDED, SUPPORTER_CREA
 use coffer_events::{OutboxEvent, TraceContext, append};
 use coffer_store::Db;
 
-use super::record::{Payment, PaymentStatus};
 use crate::PaymentsState;
 use crate::failure::{Failure, internal};
+use crate::shared::record::{Payment, PaymentStatus};
 use crate::supporters::domain::Supporter;
 
 /// Writes the payment's events to the outbox and gives its response body.

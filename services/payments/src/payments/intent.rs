@@ -12,12 +12,12 @@ use coffer_model::validation::FieldError;
 use serde_json::json;
 
 use super::commands::Intent;
-use super::record::{ChargeState, Payment, PaymentStatus};
 use super::request::Checked;
 use crate::PaymentsState;
 use crate::connectors::Instrument;
 use crate::profiles::store::{self as profiles, Profile};
 use crate::replica::account_organisation;
+use crate::shared::record::{ChargeState, Payment, PaymentStatus};
 use crate::supporters::domain::{Supporter, SupporterInput};
 
 pub(crate) fn invalid(property: &str, message: &str) -> ApiError {

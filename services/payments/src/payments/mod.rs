@@ -1,12 +1,10 @@
 //! Payments: initialise, read (and, to come, cancel, refund, search).
 
-pub mod card;
 pub mod changes;
 pub mod commands;
 pub mod domain;
 pub mod events;
 pub mod intent;
-pub mod record;
 pub mod refunds;
 pub mod request;
 pub mod routes;

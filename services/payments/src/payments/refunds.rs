@@ -28,7 +28,7 @@ pub(crate) fn routes(t: &mut RouteTable) {
 #[utoipa::path(post, path = "/payments/{payment_uuid}/refunds", operation_id = "createRefund", tag = "Payments",
     params(("payment_uuid" = uuid::Uuid, Path, description = "The payment"), ("Idempotency-Key" = Option<String>, Header, pattern = "^[!-~]{1,255}$", description = "The same key and body within 24 h answer as the first request did; the same key with another body is 409")),
     request_body(content = Option<RefundRequest>, description = "Optional: no body refunds the residual"),
-    responses((status = 200, description = "The refund", body = crate::payments::record::Refund),
+    responses((status = 200, description = "The refund", body = crate::shared::record::Refund),
         (status = 404, description = "No such payment"),
         (status = 409, description = "Nothing left to refund, or the Idempotency-Key was used with another body")))]
 pub(crate) async fn create(

@@ -7,7 +7,7 @@ use coffer_model::validation::{FieldError, Violations};
 use serde::Deserialize;
 use uuid::Uuid;
 
-use super::card::CardInput;
+use crate::shared::card::CardInput;
 
 /// A payment to initialise (SPEC.md, "Payment initialisation request"); a payment source
 /// is created from the same shape.
@@ -37,7 +37,7 @@ pub struct PaymentRequest {
     pub amount: Option<serde_json::Value>,
     /// Depends on the method; for cards: number, expiry_month, expiry_year, cvv,
     /// cardholder, brand.
-    #[schema(value_type = Option<super::card::CardInput>)]
+    #[schema(value_type = Option<crate::shared::card::CardInput>)]
     pub payment_information: Option<serde_json::Value>,
     /// Keep the instrument so it can be charged again.
     pub create_payment_source: Option<bool>,

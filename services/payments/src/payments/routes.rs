@@ -10,7 +10,7 @@ use super::commands::{self, Asker};
 use super::intent;
 use super::request::PaymentRequest;
 use crate::PaymentsState;
-use crate::payments::card::keyed_for_idempotency;
+use crate::shared::card::keyed_for_idempotency;
 
 pub(crate) fn routes(t: &mut RouteTable) {
     t.post("/payments", create)
@@ -21,7 +21,7 @@ pub(crate) fn routes(t: &mut RouteTable) {
 #[utoipa::path(post, path = "/payments", operation_id = "createPayment", tag = "Payments",
     params(("Idempotency-Key" = Option<String>, Header, pattern = "^[!-~]{1,255}$", description = "The same key and body within 24 h answer as the first request did; the same key with another body is 409")),
     request_body = PaymentRequest,
-    responses((status = 201, description = "The payment", body = crate::payments::record::Payment),
+    responses((status = 201, description = "The payment", body = crate::shared::record::Payment),
         (status = 404, description = "No such account, profile or supporter"),
         (status = 409, description = "The Idempotency-Key was used with another body, or its first request is still in progress")))]
 pub(crate) async fn create(
@@ -49,7 +49,7 @@ pub(crate) async fn create(
 /// One payment.
 #[utoipa::path(get, path = "/payments/{payment_uuid}", operation_id = "getPayment", tag = "Payments",
     params(("payment_uuid" = uuid::Uuid, Path, description = "The payment")),
-    responses((status = 200, description = "The payment", body = crate::payments::record::Payment),
+    responses((status = 200, description = "The payment", body = crate::shared::record::Payment),
         (status = 404, description = "No such payment")))]
 pub(crate) async fn get(
     state: web::Data<PaymentsState>,

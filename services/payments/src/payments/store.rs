@@ -4,8 +4,8 @@ use coffer_store::{Db, db_run};
 use diesel::prelude::*;
 use diesel::result::Error as DieselError;
 
-use super::record::{ChargeState, Payment, PaymentStatus, Refund, RefundStatus};
 use crate::schema::payments::dsl as p;
+use crate::shared::record::{ChargeState, Payment, PaymentStatus, Refund, RefundStatus};
 
 #[derive(Debug, Clone, Queryable, Selectable, Insertable)]
 #[diesel(table_name = crate::schema::payments)]

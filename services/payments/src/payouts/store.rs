@@ -5,11 +5,11 @@ use diesel::prelude::*;
 
 use super::domain::{Item, PAID_OUT_METHODS, PayoutStatus};
 use crate::connectors::test_psp::PROVIDER;
-use crate::payments::record::{PaymentStatus, RefundStatus};
 use crate::schema::payment_settlements::dsl as s;
 use crate::schema::payments::dsl as p;
 use crate::schema::payouts::dsl as o;
 use crate::schema::refunds::dsl as r;
+use crate::shared::record::{PaymentStatus, RefundStatus};
 
 /// The most payments one payout takes; the rest wait for the next, so a settlement's
 /// transaction stays short however busy the account was.

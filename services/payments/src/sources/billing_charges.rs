@@ -18,8 +18,8 @@ use super::domain::{Charge, SourceStatus};
 use super::store::{self as sources, Source};
 use crate::PaymentsState;
 use crate::payments::events::announce;
-use crate::payments::record::{ChargeState, Payment, PaymentStatus};
 use crate::payments::store as payments;
+use crate::shared::record::{ChargeState, Payment, PaymentStatus};
 
 pub struct BillingCharges {
     pub(crate) state: web::Data<PaymentsState>,

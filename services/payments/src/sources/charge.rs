@@ -7,7 +7,7 @@ use coffer_model::money::Money;
 use super::domain::Charge;
 use super::store::Source;
 use crate::PaymentsState;
-use crate::payments::record::{ChargeState, Payment, PaymentStatus};
+use crate::shared::record::{ChargeState, Payment, PaymentStatus};
 
 /// The payment that charges `source` again, recorded before the provider is asked:
 /// pending, its call `state` (reserved for a worker to send, or calling at once).

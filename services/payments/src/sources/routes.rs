@@ -10,13 +10,13 @@ use serde_json::json;
 use super::commands::{self, Keeping};
 use crate::PaymentsState;
 use crate::connectors::Instrument;
-use crate::payments::card::keyed_for_idempotency;
 use crate::payments::commands::Asker;
 use crate::payments::intent::{
     account_and_profile, card_instrument, mandate_reference, sepa_information, supporter_of,
 };
 use crate::payments::request::{Checked, PaymentRequest};
 use crate::profiles::store::Profile;
+use crate::shared::card::keyed_for_idempotency;
 
 pub(crate) fn routes(t: &mut RouteTable) {
     t.post("/payment-sources", create)
@@ -154,7 +154,7 @@ pub(crate) async fn replace_parameters(
     params(("payment_source_uuid" = uuid::Uuid, Path, description = "The payment source"),
         ("Idempotency-Key" = Option<String>, Header, pattern = "^[!-~]{1,255}$", description = "The same key and body within 24 h answer as the first request did; the same key with another body is 409")),
     request_body(content = crate::sources::domain::ChargeBody),
-    responses((status = 201, description = "The payment", body = crate::payments::record::Payment),
+    responses((status = 201, description = "The payment", body = crate::shared::record::Payment),
         (status = 404, description = "No such payment source"),
         (status = 409, description = "The source cannot be charged (pending, failed or revoked), or the Idempotency-Key was used with another body")))]
 pub(crate) async fn charge(

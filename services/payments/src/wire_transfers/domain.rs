@@ -7,7 +7,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use crate::payments::intent::masked_iban;
-use crate::payments::record::Payment;
+use crate::shared::record::Payment;
 
 /// The payment method of a payment recorded from a wire transfer.
 pub const BANK_TRANSFER: &str = "bank_transfer";
@@ -125,7 +125,7 @@ impl Debtor {
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
-    use crate::payments::record::PaymentStatus;
+    use crate::shared::record::PaymentStatus;
 
     fn data() -> Value {
         json!({

@@ -10,8 +10,8 @@ use serde_json::{Map, Value};
 
 use super::{Parts, require_owner};
 use crate::payments::domain::{cancel_refusal, merged_parameters};
-use crate::payments::record::{Payment, PaymentStatus};
 use crate::payments::store;
+use crate::shared::record::{Payment, PaymentStatus};
 use crate::sources::commands as source_commands;
 use crate::sources::domain::SourceStatus;
 

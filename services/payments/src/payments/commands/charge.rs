@@ -24,8 +24,8 @@ use super::intents::{self, Reserving};
 use super::outcome::Recording;
 use super::{Asker, Parts, Reserved, current, reserved, within};
 use crate::connectors::{ChargeOutcome, ChargeRequest, Charged, Instrument};
-use crate::payments::record::{ChargeState, Payment};
 use crate::payments::store;
+use crate::shared::record::{ChargeState, Payment};
 use crate::sources::store as sources;
 use crate::supporters::domain::Supporter;
 

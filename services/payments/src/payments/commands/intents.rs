@@ -14,8 +14,8 @@ use diesel::result::{DatabaseErrorKind, Error as DieselError};
 use serde_json::{Value, json};
 
 use super::{Asker, Parts};
-use crate::payments::record::Payment;
 use crate::payments::store;
+use crate::shared::record::Payment;
 use crate::supporters::domain::Supporter;
 
 /// Batches of intents recorded at a time, and intents in one batch at most.

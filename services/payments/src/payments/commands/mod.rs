@@ -21,8 +21,8 @@ use serde_json::Value;
 pub(crate) use self::charge::{Intent, charge_again, initiate, send, settle};
 use crate::PaymentsState;
 use crate::connectors::ConnectorError;
-use crate::payments::record::Payment;
 use crate::payments::store;
+use crate::shared::record::Payment;
 
 /// The service's state as commands hold it: shared, cheap to move into a transaction.
 pub(crate) type Parts = actix_web::web::Data<PaymentsState>;

@@ -15,8 +15,8 @@ use serde_json::{Value, json};
 
 use super::{Asker, Parts, Reserved, require_owner, reserved, within};
 use crate::connectors::RefundOutcome;
-use crate::payments::record::{BANK_FILE, PaymentStatus, Refund, RefundStatus};
 use crate::payments::store;
+use crate::shared::record::{BANK_FILE, PaymentStatus, Refund, RefundStatus};
 
 /// A refund being made: the refund recorded and the payment's reference at the provider.
 #[derive(Clone)]

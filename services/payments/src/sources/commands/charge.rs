@@ -11,7 +11,7 @@ use serde_json::Value;
 
 use super::load;
 use crate::payments::commands::{Asker, Parts, charge_again};
-use crate::payments::record::ChargeState;
+use crate::shared::record::ChargeState;
 use crate::sources::charge::recharge;
 use crate::sources::domain::{not_chargeable, requested_charge};
 

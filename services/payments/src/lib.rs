@@ -7,6 +7,7 @@
 //! route table, `workers/` lists the background loops.
 
 pub mod agreements;
+mod command_kit;
 pub mod config;
 pub mod connectors;
 pub mod direct_debits;

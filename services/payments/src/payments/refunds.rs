@@ -9,8 +9,9 @@ use coffer_model::ids::parse_uuid;
 use coffer_model::money::Money;
 use coffer_model::validation::FieldError;
 
-use super::commands::{self, Asker};
+use super::commands;
 use crate::PaymentsState;
+use crate::command_kit::Asker;
 
 /// A refund's amount; left out, the residual.
 #[derive(utoipa::ToSchema)]

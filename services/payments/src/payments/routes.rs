@@ -6,10 +6,11 @@ use coffer_http::openapi::RouteTable;
 use coffer_http::{ApiError, Json, RequestTrace};
 use coffer_model::ids::parse_uuid;
 
-use super::commands::{self, Asker};
+use super::commands;
 use super::intent;
 use super::request::PaymentRequest;
 use crate::PaymentsState;
+use crate::command_kit::Asker;
 use crate::shared::card::keyed_for_idempotency;
 
 pub(crate) fn routes(t: &mut RouteTable) {

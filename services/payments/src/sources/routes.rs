@@ -9,8 +9,8 @@ use serde_json::json;
 
 use super::commands::{self, Keeping};
 use crate::PaymentsState;
+use crate::command_kit::Asker;
 use crate::connectors::Instrument;
-use crate::payments::commands::Asker;
 use crate::payments::intent::{
     account_and_profile, card_instrument, mandate_reference, sepa_information, supporter_of,
 };

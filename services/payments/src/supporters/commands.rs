@@ -12,7 +12,7 @@ use serde_json::Value;
 use super::domain::Supporter;
 use super::events::announce;
 use super::store;
-use crate::payments::commands::{Asker, Parts};
+use crate::command_kit::{Asker, Parts};
 use crate::replica::organisation_exists;
 
 /// Records a new supporter of `organisation`, which must be known to payments.

@@ -16,7 +16,7 @@ use super::domain::{Supporter, SupporterInput, sortable};
 use super::search::SUPPORTERS;
 use super::store::{self, Sort};
 use crate::PaymentsState;
-use crate::payments::commands::Asker;
+use crate::command_kit::Asker;
 
 const LIMITS: PagingLimits = PagingLimits::new(100, 1000);
 

@@ -5,7 +5,8 @@ use std::time::Duration;
 
 use futures_util::StreamExt;
 
-use crate::payments::commands::{self, Parts};
+use crate::command_kit::Parts;
+use crate::payments::commands;
 use crate::payments::store;
 
 /// Payments taken per pass.

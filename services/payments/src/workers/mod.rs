@@ -16,7 +16,7 @@ use std::time::Duration;
 use coffer_events::EventWiring;
 use tokio::task::JoinHandle;
 
-use crate::payments::commands::Parts;
+use crate::command_kit::Parts;
 
 /// Starts every worker of payments, the event relay and consumers first.
 pub(crate) fn spawn(state: &Parts, events: &EventWiring) -> Vec<JoinHandle<()>> {

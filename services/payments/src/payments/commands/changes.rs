@@ -8,7 +8,7 @@ use coffer_store::Db;
 use diesel::result::Error as DieselError;
 use serde_json::{Map, Value};
 
-use super::{Parts, require_owner};
+use crate::command_kit::{Parts, require_owner};
 use crate::payments::domain::{cancel_refusal, merged_parameters};
 use crate::payments::store;
 use crate::shared::record::{Payment, PaymentStatus};

@@ -20,9 +20,10 @@ use coffer_http::{ApiError, Failure};
 use coffer_store::StoreError;
 use serde_json::Value;
 
+use super::current;
 use super::intents::{self, Reserving};
 use super::outcome::Recording;
-use super::{Asker, Parts, Reserved, current, reserved, within};
+use crate::command_kit::{Asker, Parts, Reserved, reserved, within};
 use crate::connectors::{ChargeOutcome, ChargeRequest, Charged, Instrument};
 use crate::payments::store;
 use crate::shared::record::{ChargeState, Payment};

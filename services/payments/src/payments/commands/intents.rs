@@ -13,7 +13,7 @@ use coffer_store::Db;
 use diesel::result::{DatabaseErrorKind, Error as DieselError};
 use serde_json::{Value, json};
 
-use super::{Asker, Parts};
+use crate::command_kit::{Asker, Parts};
 use crate::payments::store;
 use crate::shared::record::Payment;
 use crate::supporters::domain::Supporter;

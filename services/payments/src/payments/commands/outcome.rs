@@ -13,7 +13,7 @@ use coffer_http::{ApiError, Failure, write_contended};
 use coffer_store::Db;
 use serde_json::{Value, json};
 
-use super::Parts;
+use crate::command_kit::Parts;
 use crate::connectors::{ChargeOutcome, Charged, StoreOutcome};
 use crate::payments::events::announcements;
 use crate::payments::store::{self, Answer};

@@ -13,7 +13,7 @@ use coffer_model::money::Money;
 use coffer_store::Db;
 use serde_json::{Value, json};
 
-use super::{Asker, Parts, Reserved, require_owner, reserved, within};
+use crate::command_kit::{Asker, Parts, Reserved, require_owner, reserved, within};
 use crate::connectors::RefundOutcome;
 use crate::payments::store;
 use crate::shared::record::{BANK_FILE, PaymentStatus, Refund, RefundStatus};

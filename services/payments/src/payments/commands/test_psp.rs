@@ -8,7 +8,7 @@ use coffer_events::TraceContext;
 use coffer_http::{ApiError, Failure};
 use diesel::result::Error as DieselError;
 
-use super::{Parts, require_owner};
+use crate::command_kit::{Parts, require_owner};
 use crate::connectors::test_psp::PROVIDER;
 use crate::payments::domain::{Decision, awaits_donor, return_location};
 use crate::payments::events::announce;

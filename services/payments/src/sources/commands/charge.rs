@@ -10,7 +10,8 @@ use coffer_http::idempotency::IdempotencyKey;
 use serde_json::Value;
 
 use super::load;
-use crate::payments::commands::{Asker, Parts, charge_again};
+use crate::command_kit::{Asker, Parts};
+use crate::payments::commands::charge_again;
 use crate::shared::record::ChargeState;
 use crate::sources::charge::recharge;
 use crate::sources::domain::{not_chargeable, requested_charge};

@@ -7,7 +7,7 @@ use coffer_store::Db;
 use diesel::result::Error as DieselError;
 
 use crate::PaymentsState;
-use crate::payments::commands::Parts;
+use crate::command_kit::Parts;
 use crate::sources::domain::SourceStatus;
 use crate::sources::events::announcement;
 use crate::sources::store::{self, Source};

@@ -10,8 +10,8 @@ use coffer_http::idempotency;
 use coffer_http::{ApiError, Failure, internal};
 use serde_json::json;
 
+use crate::command_kit::{Asker, Parts, Reserved, reserved, within};
 use crate::connectors::{Instrument, StoreOutcome};
-use crate::payments::commands::{self, Asker, Parts, Reserved, reserved};
 use crate::profiles::store::Profile;
 use crate::sources::domain::SourceStatus;
 use crate::sources::events::announcement;
@@ -95,25 +95,24 @@ pub(crate) async fn keep(
     state.outbox.committed();
     // Keeping an instrument is a provider call, made outside any transaction under the
     // source's uuid; a lost answer keeps nothing here and the key stays in progress.
-    let kept =
-        match commands::within(state, state.connector.store_instrument(&instrument, &uuid)).await {
-            Ok(kept) => kept,
-            Err(e) => {
-                // Nothing is recorded, so the key is given back: the client may retry with it.
-                // No money moves in keeping an instrument; at worst the provider keeps one that
-                // Coffer never names.
-                tracing::warn!(error = %e, "keeping a payment source: the provider did not answer");
-                let (client, key) = (asker.client_id.clone(), asker.key.clone());
-                state
-                    .store
-                    .write(move |tx| idempotency::release(tx, &client, &key).map_err(Failure::from))
-                    .await
-                    .map_err(ApiError::from)?;
-                return Err(ApiError::unavailable(
-                    "The payment provider did not answer; nothing was kept",
-                ));
-            }
-        };
+    let kept = match within(state, state.connector.store_instrument(&instrument, &uuid)).await {
+        Ok(kept) => kept,
+        Err(e) => {
+            // Nothing is recorded, so the key is given back: the client may retry with it.
+            // No money moves in keeping an instrument; at worst the provider keeps one that
+            // Coffer never names.
+            tracing::warn!(error = %e, "keeping a payment source: the provider did not answer");
+            let (client, key) = (asker.client_id.clone(), asker.key.clone());
+            state
+                .store
+                .write(move |tx| idempotency::release(tx, &client, &key).map_err(Failure::from))
+                .await
+                .map_err(ApiError::from)?;
+            return Err(ApiError::unavailable(
+                "The payment provider did not answer; nothing was kept",
+            ));
+        }
+    };
     let (status, reason, reference, action) = match kept {
         StoreOutcome::Active { reference } => (SourceStatus::Active, None, reference, None),
         StoreOutcome::Pending {

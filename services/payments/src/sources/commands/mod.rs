@@ -12,7 +12,7 @@ pub(crate) use self::charge::charge;
 pub(crate) use self::decide::{decide, decide_in};
 pub(crate) use self::keep::{Keeping, keep};
 use super::store::{self, Source};
-use crate::payments::commands::{Parts, require_owner};
+use crate::command_kit::{Parts, require_owner};
 
 /// The source, once the caller may touch it.
 pub(crate) async fn load(state: &Parts, caller: &Caller, uuid: String) -> Result<Source, ApiError> {

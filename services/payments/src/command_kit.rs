@@ -1,0 +1,106 @@
+//! What every command of payments holds, whatever its feature: the service's state
+//! ([`Parts`]), who asked ([`Asker`]) and their Idempotency-Key reserved ([`Reserved`]),
+//! the provider's call kept within its time, and the check that a caller owns what they
+//! touch.
+
+use actix_web::HttpResponse;
+use coffer_auth::Caller;
+use coffer_http::ApiError;
+use coffer_http::idempotency::{self, IdempotencyKey, Reservation};
+use coffer_store::Db;
+use diesel::result::Error as DieselError;
+use serde_json::Value;
+
+use crate::PaymentsState;
+use crate::connectors::ConnectorError;
+
+/// The service's state as commands hold it: shared, cheap to move into a transaction.
+pub(crate) type Parts = actix_web::web::Data<PaymentsState>;
+
+/// Waits for the provider at most the configured time; past it the outcome is unknown.
+pub(crate) async fn within<T>(
+    state: &Parts,
+    call: impl Future<Output = Result<T, ConnectorError>>,
+) -> Result<T, ConnectorError> {
+    tokio::time::timeout(state.connector_timeout, call)
+        .await
+        .unwrap_or(Err(ConnectorError::Timeout))
+}
+
+/// Refuses a caller who may not touch the account (and organisation) a payment or a
+/// source belongs to.
+pub(crate) fn require_owner(
+    caller: &Caller,
+    account_uuid: &str,
+    organisation_uuid: &str,
+) -> Result<(), ApiError> {
+    caller.require_account(
+        account_uuid.parse().map_err(ApiError::internal)?,
+        organisation_uuid.parse().map_err(ApiError::internal)?,
+    )
+}
+
+/// Who asked, so the final answer is stored under their key.
+#[derive(Clone)]
+pub(crate) struct Asker {
+    pub client_id: String,
+    pub key: IdempotencyKey,
+}
+
+impl Asker {
+    /// Runs `effect` under the asker's key, which stays in progress, marked with
+    /// `marker(&result)`, until the command completes it (coffer_http's
+    /// `idempotency::reserve`); [`reserved`] answers a key used before.
+    pub(crate) async fn reserve<T, F, E>(
+        &self,
+        state: &Parts,
+        hash: String,
+        effect: F,
+        marker: fn(&T) -> Value,
+    ) -> Result<Reservation<T>, ApiError>
+    where
+        T: Send + 'static,
+        F: FnMut(&mut Db<'_>) -> Result<T, E> + Send + 'static,
+        E: From<DieselError> + Into<ApiError> + Send + 'static,
+    {
+        idempotency::reserve(
+            &state.store,
+            state.clock.as_ref(),
+            &self.client_id,
+            &self.key,
+            hash,
+            effect,
+            marker,
+        )
+        .await
+    }
+}
+
+/// What a reserved Idempotency-Key leaves a command: its fresh effect to go on with, or the
+/// answer already due to a request made before under the same key.
+pub(crate) enum Reserved<T> {
+    Fresh(T),
+    Answered(HttpResponse),
+}
+
+/// Answers an earlier request under the key: replayed when it finished; while it is still
+/// under way (or stopped half-way), `in_progress` shows the record it marked under `field`,
+/// so a retry sees the first request's work and never does it again.
+pub(crate) async fn reserved<T, F, Fut>(
+    reservation: Reservation<T>,
+    field: &str,
+    in_progress: F,
+) -> Result<Reserved<T>, ApiError>
+where
+    F: FnOnce(String) -> Fut,
+    Fut: Future<Output = Result<HttpResponse, ApiError>>,
+{
+    match reservation {
+        Reservation::Fresh(done) => Ok(Reserved::Fresh(done)),
+        Reservation::Replay(response) => Ok(Reserved::Answered(response)),
+        Reservation::InProgress(marker) => {
+            let uuid = marker[field].as_str().unwrap_or_default().to_owned();
+            in_progress(uuid).await.map(Reserved::Answered)
+        }
+    }
+}

@@ -30,6 +30,11 @@ pub(crate) fn tree(part: Tally) -> u64 {
     part.bytes + nodes * NODE + part.equals * ATTRIBUTE
 }
 
+/// The tally of the larger tree of the two, by what roxmltree allocates for it.
+pub(crate) fn larger(a: Tally, b: Tally) -> Tally {
+    if tree(b) > tree(a) { b } else { a }
+}
+
 /// What the statements keep of the file's entries: the entries and transactions, and a
 /// string for each text run in them, with its text.
 fn statements(counts: &Counts) -> u64 {

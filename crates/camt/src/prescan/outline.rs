@@ -4,8 +4,6 @@
 
 use std::ops::Range;
 
-use crate::memory;
-
 /// Where the entries and their transactions are, and what each tree will hold.
 #[derive(Debug, Default)]
 pub(crate) struct Outline {
@@ -73,14 +71,5 @@ pub(super) fn add(a: Tally, b: Tally) -> Tally {
         nodes: a.nodes + b.nodes,
         equals: a.equals + b.equals,
         texts: a.texts + b.texts,
-    }
-}
-
-/// The tally of the larger tree of the two, by what roxmltree allocates for it.
-pub(super) fn larger(a: Tally, b: Tally) -> Tally {
-    if memory::tree(b) > memory::tree(a) {
-        b
-    } else {
-        a
     }
 }

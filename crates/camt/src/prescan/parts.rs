@@ -2,8 +2,8 @@
 //! inside an entry) as they open and close, and keeping the tally of each, so chunks.rs
 //! can parse one at a time and memory.rs can size the largest.
 
-use super::outline::{Cut, Outline, Tally, add, count_equals, finished, larger};
-use super::scan::Scan;
+use super::outline::{Cut, Outline, Tally, add, count_equals, finished};
+use crate::memory::larger;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Part {
@@ -12,7 +12,32 @@ pub(super) enum Part {
     Transaction,
 }
 
-impl Scan<'_> {
+/// The parts the scan has cut so far, and the tally of the one it is in.
+pub(super) struct Parts<'a> {
+    bytes: &'a [u8],
+    pub(super) outline: Outline,
+    /// The tally of the part being read, the entry's kept while one of its transactions is.
+    pub(super) current: Tally,
+    entry_tally: Tally,
+    entry_start: usize,
+    transaction_start: usize,
+    pub(super) part: Part,
+}
+
+impl<'a> Parts<'a> {
+    /// In the skeleton of `bytes`, before its first tag.
+    pub(super) fn new(bytes: &'a [u8]) -> Self {
+        Self {
+            bytes,
+            outline: Outline::default(),
+            current: Tally::default(),
+            entry_tally: Tally::default(),
+            entry_start: 0,
+            transaction_start: 0,
+            part: Part::Skeleton,
+        }
+    }
+
     /// Starts counting a new part at the `<` at `start`.
     pub(super) fn enter(&mut self, part: Part, start: usize) {
         match part {
@@ -103,53 +128,5 @@ impl Scan<'_> {
                 .map(|e| count_equals(&self.bytes[e.range.clone()]))
                 .sum::<u64>();
         self.outline
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
-
-    use std::ops::Range;
-
-    use super::super::scan::scan;
-    use crate::limits::Limits;
-
-    #[test]
-    fn entries_and_their_transactions_are_found() {
-        let xml = b"<D><S><Id>1</Id><Ntry><A/><NtryDtls><TxDtls>a</TxDtls><TxDtls/></NtryDtls></Ntry>\n<p:Ntry x='1'/><Ntry><TxDtls><TxDtls/></TxDtls></Ntry></S></D>";
-        let outline = scan(xml, &Limits::default()).unwrap();
-        let text = |r: &Range<usize>| std::str::from_utf8(&xml[r.clone()]).unwrap();
-        let entries: Vec<_> = outline.entries.iter().map(|e| text(&e.range)).collect();
-        assert_eq!(
-            entries,
-            [
-                "<Ntry><A/><NtryDtls><TxDtls>a</TxDtls><TxDtls/></NtryDtls></Ntry>",
-                "<p:Ntry x='1'/>",
-                "<Ntry><TxDtls><TxDtls/></TxDtls></Ntry>"
-            ]
-        );
-        let transactions: Vec<_> = outline.transactions.iter().map(text).collect();
-        assert_eq!(
-            transactions,
-            [
-                "<TxDtls>a</TxDtls>",
-                "<TxDtls/>",
-                "<TxDtls><TxDtls/></TxDtls>"
-            ]
-        );
-        let named: Vec<_> = outline
-            .entries
-            .iter()
-            .map(|e| e.transactions.clone())
-            .collect();
-        assert_eq!(named, [0..2, 2..2, 2..3]);
-        let counts = outline.counts;
-        assert_eq!((counts.entries, counts.transactions), (3, 3));
-        assert_eq!(
-            counts.skeleton.bytes + counts.inside_entries.bytes,
-            xml.len() as u64
-        );
-        assert_eq!(counts.largest_transaction.bytes, 26);
     }
 }

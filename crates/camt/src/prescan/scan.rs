@@ -5,8 +5,8 @@
 use memchr::memchr;
 
 use super::markup::{StartTag, line_at, skip_past, start_tag};
-use super::outline::{Outline, Tally};
-use super::parts::Part;
+use super::outline::Outline;
+use super::parts::{Part, Parts};
 use crate::error::CamtError;
 use crate::limits::Limits;
 
@@ -18,39 +18,29 @@ struct Open {
 }
 
 /// The scan's state between tags.
-pub(super) struct Scan<'a> {
-    pub(super) bytes: &'a [u8],
+struct Scan<'a> {
+    bytes: &'a [u8],
     limits: &'a Limits,
-    pub(super) outline: Outline,
     stack: Vec<Open>,
     in_scope: u64,
     attributes: u64,
     nodes: u64,
-    /// The tally of the part being read, the entry's kept while one of its transactions is.
-    pub(super) current: Tally,
-    pub(super) entry_tally: Tally,
-    pub(super) entry_start: usize,
-    pub(super) transaction_start: usize,
-    pub(super) part: Part,
+    /// The entries and transactions found so far, and the tally of the part being read.
+    parts: Parts<'a>,
 }
 
 pub(crate) fn scan(bytes: &[u8], limits: &Limits) -> Result<Outline, CamtError> {
     let mut scan = Scan {
         bytes,
         limits,
-        outline: Outline::default(),
         stack: Vec::new(),
         in_scope: 0,
         attributes: 0,
         nodes: 1,
-        current: Tally::default(),
-        entry_tally: Tally::default(),
-        entry_start: 0,
-        transaction_start: 0,
-        part: Part::Skeleton,
+        parts: Parts::new(bytes),
     };
     scan.markup()?;
-    Ok(scan.finish())
+    Ok(scan.parts.finish())
 }
 
 impl Scan<'_> {
@@ -62,7 +52,7 @@ impl Scan<'_> {
             if offset > 0 {
                 self.text(&bytes[pos..start])?;
             }
-            self.current.markup += 1;
+            self.parts.current.markup += 1;
             let rest = &bytes[start + 1..];
             pos = match rest.first() {
                 Some(b'/') => match memchr(b'>', &bytes[start..]) {
@@ -104,7 +94,7 @@ impl Scan<'_> {
     fn text(&mut self, run: &[u8]) -> Result<(), CamtError> {
         self.count_node()?;
         if !run.iter().all(u8::is_ascii_whitespace) {
-            self.current.texts += 1;
+            self.parts.current.texts += 1;
         }
         Ok(())
     }
@@ -116,7 +106,7 @@ impl Scan<'_> {
     }
 
     fn count_node(&mut self) -> Result<(), CamtError> {
-        self.current.nodes += 1;
+        self.parts.current.nodes += 1;
         self.nodes += 1;
         if self.nodes > u64::from(self.limits.max_nodes) {
             return Err(CamtError::TooManyNodes {
@@ -140,13 +130,13 @@ impl Scan<'_> {
                 limit: limits.max_attributes,
             });
         }
-        let opens = match (tag.local_name, self.part) {
+        let opens = match (tag.local_name, self.parts.part) {
             (b"Ntry", Part::Skeleton) => Some(Part::Entry),
             (b"TxDtls", Part::Entry) => Some(Part::Transaction),
             _ => None,
         };
         if let Some(part) = opens {
-            self.enter(part, start);
+            self.parts.enter(part, start);
         }
         self.count_node()?;
         if tag.declares > 0 {
@@ -157,11 +147,11 @@ impl Scan<'_> {
                     line: line_at(self.bytes, start),
                 });
             }
-            self.outline.counts.namespace_refs += in_scope;
+            self.parts.outline.counts.namespace_refs += in_scope;
         }
         if tag.self_closing {
             if opens.is_some() {
-                self.leave(tag.end);
+                self.parts.leave(tag.end);
             }
         } else {
             if self.stack.len() >= limits.max_depth as usize {
@@ -183,7 +173,7 @@ impl Scan<'_> {
         if let Some(open) = self.stack.pop() {
             self.in_scope -= u64::from(open.declares);
             if open.opens.is_some() {
-                self.leave(end);
+                self.parts.leave(end);
             }
         }
         end
@@ -193,6 +183,8 @@ impl Scan<'_> {
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+    use std::ops::Range;
 
     use super::*;
 
@@ -320,5 +312,43 @@ mod tests {
             .unwrap_err(),
             CamtError::TooManyNodes { limit: 10 }
         );
+    }
+
+    #[test]
+    fn entries_and_their_transactions_are_found() {
+        let xml = b"<D><S><Id>1</Id><Ntry><A/><NtryDtls><TxDtls>a</TxDtls><TxDtls/></NtryDtls></Ntry>\n<p:Ntry x='1'/><Ntry><TxDtls><TxDtls/></TxDtls></Ntry></S></D>";
+        let outline = scan(xml, &Limits::default()).unwrap();
+        let text = |r: &Range<usize>| std::str::from_utf8(&xml[r.clone()]).unwrap();
+        let entries: Vec<_> = outline.entries.iter().map(|e| text(&e.range)).collect();
+        assert_eq!(
+            entries,
+            [
+                "<Ntry><A/><NtryDtls><TxDtls>a</TxDtls><TxDtls/></NtryDtls></Ntry>",
+                "<p:Ntry x='1'/>",
+                "<Ntry><TxDtls><TxDtls/></TxDtls></Ntry>"
+            ]
+        );
+        let transactions: Vec<_> = outline.transactions.iter().map(text).collect();
+        assert_eq!(
+            transactions,
+            [
+                "<TxDtls>a</TxDtls>",
+                "<TxDtls/>",
+                "<TxDtls><TxDtls/></TxDtls>"
+            ]
+        );
+        let named: Vec<_> = outline
+            .entries
+            .iter()
+            .map(|e| e.transactions.clone())
+            .collect();
+        assert_eq!(named, [0..2, 2..2, 2..3]);
+        let counts = outline.counts;
+        assert_eq!((counts.entries, counts.transactions), (3, 3));
+        assert_eq!(
+            counts.skeleton.bytes + counts.inside_entries.bytes,
+            xml.len() as u64
+        );
+        assert_eq!(counts.largest_transaction.bytes, 26);
     }
 }

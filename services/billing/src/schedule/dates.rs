@@ -3,14 +3,10 @@
 //! local midnight in the subscription's zone only at the end; so a daylight-saving change
 //! moves the instant by an hour but never skips or repeats a date.
 
-use chrono::{DateTime, Datelike, Days, Months, NaiveDate, NaiveTime, Utc};
+use chrono::{DateTime, Datelike, Days, Months, NaiveDate};
 use coffer_model::zone::{self, Tz};
 
-use super::interval::Interval;
-
-pub(crate) fn midnight_utc(date: NaiveDate) -> DateTime<Utc> {
-    date.and_time(NaiveTime::MIN).and_utc()
-}
+use super::interval::{Interval, midnight_utc};
 
 fn days_in_month(year: i32, month: u32) -> u32 {
     NaiveDate::from_ymd_opt(year, month, 1)

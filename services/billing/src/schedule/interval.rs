@@ -3,7 +3,7 @@
 //! the last three fields of a cron expression (day of month, month, day of week), checked
 //! by the cron crate. Pure: no clock, no zone.
 
-use chrono::{Datelike, NaiveDate};
+use chrono::{DateTime, Datelike, NaiveDate, NaiveTime, Utc};
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Interval {
@@ -17,6 +17,12 @@ pub enum Interval {
         month: String,
         weekday: String,
     },
+}
+
+/// The start of `date` in UTC: where a cron pattern is asked for its next match. The
+/// cron crate counts in instants; the schedule's dates are calendar dates.
+pub(crate) fn midnight_utc(date: NaiveDate) -> DateTime<Utc> {
+    date.and_time(NaiveTime::MIN).and_utc()
 }
 
 /// Why a `recurring_interval` was refused, for the 400 naming it.
@@ -57,7 +63,7 @@ impl Interval {
             .cron()
             .ok_or_else(|| IntervalError("is not a valid cron expression".into()))?;
         // A pattern that names no real date (the 30th of February) would never charge.
-        let start = NaiveDate::from_ymd_opt(2000, 1, 1).map(super::dates::midnight_utc);
+        let start = NaiveDate::from_ymd_opt(2000, 1, 1).map(midnight_utc);
         let matches = start.is_some_and(|s| cron.find_next_occurrence(&s, true).is_ok());
         if !matches {
             return Err(IntervalError("matches no date".into()));

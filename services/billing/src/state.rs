@@ -1,11 +1,12 @@
 //! What every route, command and worker of billing shares, built once per process.
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use coffer_events::{Outbox, RelaySettings};
 use coffer_model::clock::Clock;
 use coffer_store::Store;
+use tokio::sync::mpsc::{self, UnboundedReceiver, UnboundedSender};
 
 #[derive(Clone)]
 pub struct BillingSettings {
@@ -34,6 +35,7 @@ pub(crate) struct BillingState {
     pub store: Store,
     pub clock: Arc<dyn Clock>,
     pub outbox: Outbox,
+    pub advances: Advances,
 }
 
 impl BillingState {
@@ -50,7 +52,39 @@ impl BillingState {
             store,
             clock,
             outbox,
+            advances: Advances::new(),
         }
+    }
+}
+
+/// The test clocks whose advance a command has begun, on their way to the worker that runs
+/// them: the command answers at once and starts no task of its own.
+pub(crate) struct Advances {
+    begun: UnboundedSender<String>,
+    /// Taken by the worker when it starts.
+    runner: Mutex<Option<UnboundedReceiver<String>>>,
+}
+
+impl Advances {
+    fn new() -> Self {
+        let (begun, runner) = mpsc::unbounded_channel();
+        Self {
+            begun,
+            runner: Mutex::new(Some(runner)),
+        }
+    }
+
+    /// Hands the clock to the worker. With no worker left (the process stops), the clock
+    /// stays advancing and is finished when billing next starts.
+    pub fn begun(&self, clock: String) {
+        if self.begun.send(clock).is_err() {
+            tracing::debug!("no worker runs test clock advances; resumed at the next start");
+        }
+    }
+
+    /// The worker's end of the queue; `None` once taken.
+    pub fn runner(&self) -> Option<UnboundedReceiver<String>> {
+        self.runner.lock().ok().and_then(|mut r| r.take())
     }
 }
 

@@ -22,7 +22,6 @@ use crate::state::BillingState;
 use crate::subscriptions::commands::commit;
 use crate::subscriptions::domain::{SubscriptionStatus, state as subscription_state};
 use crate::subscriptions::store as subscriptions;
-use crate::workers;
 
 /// A new clock at `frozen_time`, for the organisation named or the caller's only one.
 pub(crate) async fn create(
@@ -100,7 +99,7 @@ pub(crate) async fn advance(
             "The test clock is advancing already",
         )));
     }
-    workers::test_clocks::start_advance(state, clock.uuid.clone());
+    state.advances.begun(clock.uuid.clone());
     Ok(TestClock {
         status: ClockStatus::Advancing,
         ..clock

@@ -6,11 +6,12 @@
 //!   subscriptions started by a payment, and the results of charge attempts).
 //! - `resume_test_clocks`: at start, finishes advances a stopped process left half-way.
 //! - `scheduler`: the scheduler's pass over the real clock, every `scheduler_every`.
-//! - `advance_test_clock` (one per advance, not in [`WORKERS`]: the advance command starts
-//!   it through [`test_clocks::start_advance`]): steps a test clock to its target.
+//! - `advance_test_clocks`: runs each advance the advance command has begun (handed over
+//!   through `BillingState::advances`), one task per advance, stepping the clock to its
+//!   target.
 
 mod scheduler;
-pub(crate) mod test_clocks;
+mod test_clocks;
 
 use coffer_events::EventWiring;
 use tokio::task::JoinHandle;
@@ -28,6 +29,12 @@ pub(crate) const WORKERS: &[Worker] = &[
         name: "resume_test_clocks",
         description: "at start, finishes the test clock advances a stopped process left half-way",
         start: |s| tokio::spawn(test_clocks::resume(s.handles())),
+    },
+    Worker {
+        name: "advance_test_clocks",
+        description: "runs each test clock advance a request has begun, stepping the clock to \
+                      its target",
+        start: |s| tokio::spawn(test_clocks::run_begun(s.handles(), s.advances.runner())),
     },
     Worker {
         name: "scheduler",

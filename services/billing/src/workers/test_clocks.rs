@@ -6,23 +6,29 @@
 use std::time::Duration;
 
 use coffer_store::StoreError;
+use tokio::sync::mpsc::UnboundedReceiver;
 
-use crate::state::{BillingState, Handles};
+use crate::state::Handles;
 use crate::test_clocks::{commands, store};
 
 /// How long one step waits for payments to answer its charges (a direct debit, for one,
 /// stays pending until the bank collects it).
 const ANSWER_WAIT: Duration = Duration::from_secs(10);
 
-/// Hands an advance the clock has begun to its own task; the request answers at once.
-pub(crate) fn start_advance(state: &BillingState, clock: String) {
-    let run = advance(state.handles(), clock);
-    tokio::spawn(async move {
-        // Left advancing, it is finished when billing next starts.
-        if let Err(e) = run.await {
-            tracing::warn!(error = %e, "advancing a test clock failed");
-        }
-    });
+/// Runs each advance a command has begun in a task of its own, as it arrives.
+pub(super) async fn run_begun(h: Handles, begun: Option<UnboundedReceiver<String>>) {
+    let Some(mut begun) = begun else {
+        return;
+    };
+    while let Some(clock) = begun.recv().await {
+        let run = advance(h.clone(), clock);
+        tokio::spawn(async move {
+            // Left advancing, it is finished when billing next starts.
+            if let Err(e) = run.await {
+                tracing::warn!(error = %e, "advancing a test clock failed");
+            }
+        });
+    }
 }
 
 /// Finishes the advances of test clocks a stopped process left half-way.

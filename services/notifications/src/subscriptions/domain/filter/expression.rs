@@ -10,7 +10,7 @@
 use coffer_model::validation::FieldError;
 use serde_json::Value;
 
-use super::filter::{AT, Filter, MAX_DEPTH, Operand};
+use super::tree::{AT, Filter, MAX_DEPTH, Operand};
 
 /// Far longer than any filter written by hand.
 pub const MAX_CHARS: usize = 2_000;

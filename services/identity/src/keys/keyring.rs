@@ -5,10 +5,11 @@ use std::collections::HashMap;
 use std::sync::{Arc, RwLock};
 
 use coffer_auth::{Jwks, SharedKeys, SigningError, SigningKey};
-use coffer_secrets::{OpenError, SealError, Secrets};
+use coffer_secrets::Secrets;
 use coffer_store::StoreError;
 
-use super::domain::{self as key_policy, records, sealing};
+use super::domain::sealing::{self, SealingError};
+use super::domain::{self as key_policy, records};
 use super::store::KeyRow;
 
 /// Identity's part in a process's [`SharedKeys`].
@@ -20,12 +21,8 @@ pub enum KeyringError {
     Store(#[from] StoreError),
     #[error(transparent)]
     Signing(#[from] SigningError),
-    #[error("stored signing key {kid} is not valid base64")]
-    Encoding { kid: String },
-    #[error("stored signing key {kid} does not open ({source}); check secrets.keys")]
-    Open { kid: String, source: OpenError },
-    #[error("could not seal signing key {kid}: {source}")]
-    Seal { kid: String, source: SealError },
+    #[error(transparent)]
+    Sealing(#[from] SealingError),
 }
 
 #[derive(Default)]

@@ -5,11 +5,21 @@
 
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
-use coffer_secrets::Secrets;
+use coffer_secrets::{OpenError, SealError, Secrets};
 use zeroize::Zeroizing;
 
-use crate::keys::keyring::KeyringError;
 use crate::keys::store::{KeyRow, Reseal};
+
+/// Why a key's stored value did not open or seal; the keyring passes it on as it is.
+#[derive(Debug, thiserror::Error)]
+pub enum SealingError {
+    #[error("stored signing key {kid} is not valid base64")]
+    Encoding { kid: String },
+    #[error("stored signing key {kid} does not open ({source}); check secrets.keys")]
+    Open { kid: String, source: OpenError },
+    #[error("could not seal signing key {kid}: {source}")]
+    Seal { kid: String, source: SealError },
+}
 
 /// What a signing key's sealed value is bound to.
 fn context(kid: &str) -> String {
@@ -21,27 +31,27 @@ pub fn is_plaintext(row: &KeyRow) -> bool {
 }
 
 /// The key's PKCS#8 DER.
-pub fn open(row: &KeyRow, secrets: &Secrets) -> Result<Zeroizing<Vec<u8>>, KeyringError> {
+pub fn open(row: &KeyRow, secrets: &Secrets) -> Result<Zeroizing<Vec<u8>>, SealingError> {
     if is_plaintext(row) {
         return STANDARD
             .decode(&row.private_key_pkcs8)
             .map(Zeroizing::new)
-            .map_err(|_| KeyringError::Encoding {
+            .map_err(|_| SealingError::Encoding {
                 kid: row.kid.clone(),
             });
     }
     secrets
         .open(&context(&row.kid), &row.private_key_pkcs8)
-        .map_err(|source| KeyringError::Open {
+        .map_err(|source| SealingError::Open {
             kid: row.kid.clone(),
             source,
         })
 }
 
-pub fn seal(kid: &str, der: &[u8], secrets: &Secrets) -> Result<String, KeyringError> {
+pub fn seal(kid: &str, der: &[u8], secrets: &Secrets) -> Result<String, SealingError> {
     secrets
         .seal(&context(kid), der)
-        .map_err(|source| KeyringError::Seal {
+        .map_err(|source| SealingError::Seal {
             kid: kid.to_owned(),
             source,
         })
@@ -49,7 +59,7 @@ pub fn seal(kid: &str, der: &[u8], secrets: &Secrets) -> Result<String, KeyringE
 
 /// Which rows to seal again, and how: every plaintext row, and every row sealed under a
 /// master key that is no longer current.
-pub fn reseal_plan(rows: &[KeyRow], secrets: &Secrets) -> Result<Vec<Reseal>, KeyringError> {
+pub fn reseal_plan(rows: &[KeyRow], secrets: &Secrets) -> Result<Vec<Reseal>, SealingError> {
     rows.iter()
         .filter(|row| secrets.needs_sealing(&row.private_key_pkcs8))
         .map(|row| {
@@ -108,7 +118,7 @@ mod tests {
         assert!(open(&row("a", sealed.clone()), &secrets).is_ok());
         assert!(matches!(
             open(&row("b", sealed), &secrets),
-            Err(KeyringError::Open { .. })
+            Err(SealingError::Open { .. })
         ));
     }
 

@@ -16,6 +16,7 @@ mod migrations;
 pub mod payments;
 pub mod payouts;
 pub mod profiles;
+pub mod refunds;
 pub mod replica;
 mod routes;
 mod schema;

@@ -3,16 +3,14 @@
 
 use coffer_http::openapi::RouteTable;
 
-use crate::{agreements, payments, payouts, profiles, search, sources, supporters};
+use crate::{agreements, payments, payouts, profiles, refunds, search, sources, supporters};
 
 pub(crate) fn table() -> RouteTable {
     let mut t = RouteTable::new();
     supporters::routes::routes(&mut t);
     profiles::routes::routes(&mut t);
     payments::routes::routes(&mut t);
-    payments::changes::routes(&mut t);
-    payments::refunds::routes(&mut t);
-    payments::test_psp_pages::routes(&mut t);
+    refunds::routes::routes(&mut t);
     sources::routes::routes(&mut t);
     search::routes::routes(&mut t);
     agreements::routes::routes(&mut t);
@@ -27,17 +25,19 @@ mod described {
     use utoipa::OpenApi;
 
     use crate::payments::request::NeedsMethodOrProfile;
-    use crate::{agreements, payments, payouts, profiles, routes, search, sources, supporters};
+    use crate::{
+        agreements, payments, payouts, profiles, refunds, routes, search, sources, supporters,
+    };
 
     #[derive(OpenApi)]
     #[openapi(
         paths(
             payments::routes::create,
             payments::routes::get,
-            payments::changes::cancel,
-            payments::changes::replace_parameters,
-            payments::changes::patch_parameters,
-            payments::refunds::create,
+            payments::routes::cancel,
+            payments::routes::replace_parameters,
+            payments::routes::patch_parameters,
+            refunds::routes::create,
             search::routes::search,
             agreements::routes::search,
             sources::routes::create,

@@ -1,12 +1,22 @@
+//! Payments' operations: initialise and read a payment, cancel it, change its custom
+//! parameters; and the test provider's pages, where a donor is sent when a payment needs
+//! their approval (3-D Secure, TWINT, PayPal) or a payment source their agreement: Approve
+//! or Decline finishes the payment (and a source it creates) or the source, and sends the
+//! donor on to the merchant's `return_url`. Real providers host such pages themselves.
+
+use actix_web::http::header;
 use actix_web::{HttpRequest, HttpResponse, web};
 use coffer_auth::Caller;
 use coffer_http::body::parse_value;
 use coffer_http::idempotency::{self, IdempotencyKey};
 use coffer_http::openapi::RouteTable;
-use coffer_http::{ApiError, Json, RequestTrace};
+use coffer_http::{ApiError, Json, OptionalJson, RequestTrace, Shape};
 use coffer_model::ids::parse_uuid;
+use serde::Deserialize;
 
 use super::commands;
+use super::commands::test_psp::{self, Next, Subject};
+use super::domain::Decision;
 use super::intent;
 use super::request::PaymentRequest;
 use crate::PaymentsState;
@@ -16,6 +26,32 @@ use crate::shared::card::keyed_for_idempotency;
 pub(crate) fn routes(t: &mut RouteTable) {
     t.post("/payments", create)
         .get("/payments/{payment_uuid}", get);
+    // Shape C: SPEC.md shows these operations answering with a message.
+    t.shaped(Shape::C, |t| {
+        t.post("/payments/{payment_uuid}/cancel", cancel)
+            .put(
+                "/payments/{payment_uuid}/custom-parameters",
+                replace_parameters,
+            )
+            .patch(
+                "/payments/{payment_uuid}/custom-parameters",
+                patch_parameters,
+            );
+    });
+    // The donor's side of the test provider: a page a browser opens, not the API.
+    t.hidden(|t| {
+        t.public(|t| {
+            t.get("/test-psp/3ds/{payment_uuid}", page)
+                .post("/test-psp/3ds/{payment_uuid}/{decision}", decide);
+        })
+        .post("/test-psp/sepa/{payment_uuid}/settle", settle);
+    });
+}
+
+fn payment_uuid(raw: &str) -> Result<String, ApiError> {
+    parse_uuid("payment_uuid", raw)
+        .map(|u| u.to_string())
+        .map_err(|e| ApiError::validation(vec![e]))
 }
 
 /// Charges a donor now, or starts a payment that waits for them (`action`).
@@ -61,4 +97,191 @@ pub(crate) async fn get(
         .map_err(|e| ApiError::validation(vec![e]))?
         .to_string();
     Ok(HttpResponse::Ok().json(commands::load(&state, &caller, id).await?))
+}
+
+/// The longest cancellation reason kept, in characters.
+const MAX_REASON: usize = 1_000;
+
+/// Why a payment is cancelled; no body cancels without a reason.
+#[derive(Debug, Default, Deserialize, utoipa::ToSchema)]
+#[schema(example = json!({"reason": "The donor changed their mind"}))]
+pub(crate) struct CancelRequest {
+    /// At most 1,000 characters.
+    #[schema(max_length = 1000)]
+    reason: Option<String>,
+}
+
+/// Cancels a payment that has not succeeded yet.
+#[utoipa::path(post, path = "/payments/{payment_uuid}/cancel", operation_id = "cancelPayment", tag = "Payments",
+    params(("payment_uuid" = uuid::Uuid, Path, description = "The payment")),
+    request_body(content = Option<CancelRequest>, description = "Optional"),
+    responses((status = 200, description = "The cancelled payment", body = crate::shared::record::Payment),
+        (status = 404, description = "No such payment"),
+        (status = 409, description = "The payment can no longer be cancelled")))]
+pub(crate) async fn cancel(
+    state: web::Data<PaymentsState>,
+    caller: Caller,
+    path: web::Path<String>,
+    trace: RequestTrace,
+    body: OptionalJson<CancelRequest>,
+) -> Result<HttpResponse, ApiError> {
+    let uuid = payment_uuid(&path)?;
+    let reason = body.0.reason;
+    if reason
+        .as_ref()
+        .is_some_and(|r| r.chars().count() > MAX_REASON)
+    {
+        return Err(ApiError::invalid(
+            "reason",
+            format!("must be at most {MAX_REASON} characters"),
+        ));
+    }
+    let payment = commands::changes::cancel(&state, caller, uuid, reason, trace.0).await?;
+    Ok(HttpResponse::Ok().json(payment))
+}
+
+fn object(
+    value: serde_json::Value,
+) -> Result<serde_json::Map<String, serde_json::Value>, ApiError> {
+    match value {
+        serde_json::Value::Object(map) => Ok(map),
+        _ => Err(ApiError::invalid(
+            "custom_parameters",
+            "must be a JSON object",
+        )),
+    }
+}
+
+async fn change_parameters(
+    state: web::Data<PaymentsState>,
+    caller: Caller,
+    path: web::Path<String>,
+    body: serde_json::Value,
+    merge: bool,
+) -> Result<HttpResponse, ApiError> {
+    let uuid = payment_uuid(&path)?;
+    let incoming = object(body)?;
+    let parameters =
+        commands::changes::change_parameters(&state, caller, uuid, incoming, merge).await?;
+    Ok(HttpResponse::Ok().json(parameters))
+}
+
+/// Replaces a payment's custom parameters.
+#[utoipa::path(put, path = "/payments/{payment_uuid}/custom-parameters", operation_id = "replacePaymentCustomParameters", tag = "Payments",
+    params(("payment_uuid" = uuid::Uuid, Path, description = "The payment")),
+    request_body(content = Object, example = json!({"campaign": "spring"})),
+    responses((status = 200, description = "The new custom parameters", body = Object),
+        (status = 404, description = "No such payment")))]
+pub(crate) async fn replace_parameters(
+    state: web::Data<PaymentsState>,
+    caller: Caller,
+    path: web::Path<String>,
+    body: Json<serde_json::Value>,
+) -> Result<HttpResponse, ApiError> {
+    change_parameters(state, caller, path, body.0, false).await
+}
+
+/// Merges parameters into a payment's custom parameters (a null removes one).
+#[utoipa::path(patch, path = "/payments/{payment_uuid}/custom-parameters", operation_id = "patchPaymentCustomParameters", tag = "Payments",
+    params(("payment_uuid" = uuid::Uuid, Path, description = "The payment")),
+    request_body(content = Object, example = json!({"campaign": "spring"})),
+    responses((status = 200, description = "The new custom parameters", body = Object),
+        (status = 404, description = "No such payment")))]
+pub(crate) async fn patch_parameters(
+    state: web::Data<PaymentsState>,
+    caller: Caller,
+    path: web::Path<String>,
+    body: Json<serde_json::Value>,
+) -> Result<HttpResponse, ApiError> {
+    change_parameters(state, caller, path, body.0, true).await
+}
+
+// The test provider's pages.
+
+fn escape(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+/// The page of a payment or source: Approve and Decline while it waits, its status after.
+fn render(subject: &Subject) -> HttpResponse {
+    let pending = subject.awaits_donor();
+    let (uuid, status, heading, what, noun) = match subject {
+        Subject::Payment(p) => (
+            &p.uuid,
+            p.status.as_str(),
+            "Confirm your payment",
+            format!(
+                "{} {} by {}",
+                p.amount.to_major_string(),
+                p.amount.currency.code(),
+                p.payment_method
+            ),
+            "payment",
+        ),
+        Subject::Source(s) => (
+            &s.uuid,
+            s.status.as_str(),
+            "Allow later donations",
+            format!("Keep your {} for later donations", s.payment_method),
+            "payment source",
+        ),
+    };
+    let body = if pending {
+        format!(
+            r#"<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Coffer test payment</title></head>
+<body><h1>{heading}</h1>
+<p>{what} (Coffer test provider)</p>
+<form method="post" action="/test-psp/3ds/{uuid}/approve"><button type="submit" id="approve">Approve</button></form>
+<form method="post" action="/test-psp/3ds/{uuid}/decline"><button type="submit" id="decline">Decline</button></form>
+</body></html>"#,
+            what = escape(&what),
+        )
+    } else {
+        format!(
+            r#"<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Coffer test payment</title></head>
+<body><h1>This {noun} is {status}</h1></body></html>"#,
+            status = escape(status)
+        )
+    };
+    HttpResponse::Ok()
+        .content_type("text/html; charset=utf-8")
+        .body(body)
+}
+
+async fn page(
+    state: web::Data<PaymentsState>,
+    path: web::Path<String>,
+) -> Result<HttpResponse, ApiError> {
+    let uuid = payment_uuid(&path)?;
+    Ok(render(&test_psp::subject(&state, uuid).await?))
+}
+
+async fn decide(
+    state: web::Data<PaymentsState>,
+    path: web::Path<(String, String)>,
+) -> Result<HttpResponse, ApiError> {
+    let (raw, decision) = path.into_inner();
+    let decision = Decision::parse(&decision).ok_or_else(ApiError::route_not_found)?;
+    let uuid = payment_uuid(&raw)?;
+    Ok(match test_psp::decide(&state, uuid, decision).await? {
+        Next::Back(location) => HttpResponse::SeeOther()
+            .insert_header((header::LOCATION, location))
+            .finish(),
+        Next::Page(subject) => render(&subject),
+    })
+}
+
+/// Test mode only: the bank has collected a direct debit.
+async fn settle(
+    state: web::Data<PaymentsState>,
+    caller: Caller,
+    path: web::Path<String>,
+    trace: RequestTrace,
+) -> Result<HttpResponse, ApiError> {
+    let uuid = payment_uuid(&path)?;
+    let payment = test_psp::settle_debit(&state, &caller, uuid, trace.0).await?;
+    Ok(HttpResponse::Ok().json(payment))
 }

@@ -86,7 +86,7 @@ pub(crate) async fn settle_forever(state: Parts) {
                 Vec::new()
             });
         for id in refunds {
-            if let Err(e) = commands::refund::settle(&state, &id, before).await {
+            if let Err(e) = crate::refunds::commands::settle(&state, &id, before).await {
                 tracing::warn!(refund = %id, error = %e, "settling a refund failed; it is tried again");
             }
         }

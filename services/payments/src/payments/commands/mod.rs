@@ -7,7 +7,6 @@ pub(crate) mod changes;
 pub(crate) mod charge;
 pub(crate) mod intents;
 pub(crate) mod outcome;
-pub(crate) mod refund;
 pub(crate) mod test_psp;
 
 use coffer_auth::Caller;

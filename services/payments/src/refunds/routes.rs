@@ -1,4 +1,4 @@
-//! Refunds: part or all of what a succeeded payment has not yet given back.
+//! Refunds' operation: create one.
 
 use actix_web::{HttpRequest, HttpResponse, web};
 use coffer_auth::Caller;
@@ -86,5 +86,5 @@ pub(crate) async fn create(
         client_id: caller.client_id().to_owned(),
         key,
     };
-    commands::refund::refund(&state, caller, asker, hash, trace.0, uuid, requested).await
+    commands::refund(&state, caller, asker, hash, trace.0, uuid, requested).await
 }

@@ -6,32 +6,11 @@ use coffer_http::ApiError;
 use coffer_store::{Db, Store};
 use uuid::Uuid;
 
-use crate::blueprints::store::Blueprint;
-use crate::reports::store::Row as ReportRow;
-use crate::sources::store::Source;
-
-/// An object of one account: what a caller must be allowed to touch to see it.
+/// An object of one account: what a caller must be allowed to touch to see it. Each
+/// store's row says so beside its definition.
 pub trait Owned {
     /// Its organisation and account, as stored.
     fn owner(&self) -> (&str, &str);
-}
-
-impl Owned for Blueprint {
-    fn owner(&self) -> (&str, &str) {
-        (&self.organisation_uuid, &self.account_uuid)
-    }
-}
-
-impl Owned for Source {
-    fn owner(&self) -> (&str, &str) {
-        (&self.organisation_uuid, &self.account_uuid)
-    }
-}
-
-impl Owned for ReportRow {
-    fn owner(&self) -> (&str, &str) {
-        (&self.organisation_uuid, &self.account_uuid)
-    }
 }
 
 /// A store query for one object by its uuid.

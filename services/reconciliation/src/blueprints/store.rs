@@ -8,6 +8,7 @@ use serde::Serialize;
 use super::domain::{MessageType, Processing};
 use crate::lists::newest_first;
 use crate::schema::blueprints::dsl as b;
+use crate::tenancy::Owned;
 
 #[derive(Debug, Clone, Queryable, Selectable, Insertable)]
 #[diesel(table_name = crate::schema::blueprints)]
@@ -39,6 +40,12 @@ pub struct Blueprint {
     pub ibans: Vec<String>,
     pub created: i64,
     pub updated: i64,
+}
+
+impl Owned for Blueprint {
+    fn owner(&self) -> (&str, &str) {
+        (&self.organisation_uuid, &self.account_uuid)
+    }
 }
 
 impl Blueprint {

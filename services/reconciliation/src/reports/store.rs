@@ -6,6 +6,7 @@ use diesel::prelude::*;
 use super::domain::ReportStatus;
 use crate::lists::newest_first;
 use crate::schema::reports::dsl as r;
+use crate::tenancy::Owned;
 
 #[derive(Debug, Clone, PartialEq, Eq, Queryable, Selectable, Insertable)]
 #[diesel(table_name = crate::schema::reports)]
@@ -31,6 +32,12 @@ pub struct Row {
     pub unmatched: String,
     pub notes: String,
     pub created: i64,
+}
+
+impl Owned for Row {
+    fn owner(&self) -> (&str, &str) {
+        (&self.organisation_uuid, &self.account_uuid)
+    }
 }
 
 pub fn insert(db: &mut Db<'_>, row: &Row) -> QueryResult<()> {

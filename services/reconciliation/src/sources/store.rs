@@ -11,6 +11,7 @@ use serde::Serialize;
 use super::domain::{SourceKind, secret_context, upload_prefix};
 use crate::lists::newest_first;
 use crate::schema::sources::dsl as s;
+use crate::tenancy::Owned;
 
 #[derive(Debug, Clone, Queryable, Selectable, Insertable)]
 #[diesel(table_name = crate::schema::sources)]
@@ -58,6 +59,12 @@ pub struct Source {
     pub poll_error: Option<String>,
     pub created: i64,
     pub updated: i64,
+}
+
+impl Owned for Source {
+    fn owner(&self) -> (&str, &str) {
+        (&self.organisation_uuid, &self.account_uuid)
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, utoipa::ToSchema)]

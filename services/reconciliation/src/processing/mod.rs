@@ -3,6 +3,7 @@
 //! and the totals), from which the report and the events are written in one transaction
 //! (files/commands.rs).
 
+pub mod creditor_reference;
 pub mod direct_debits;
 pub mod entries;
 pub mod fit;

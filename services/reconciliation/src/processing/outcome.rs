@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use coffer_camt::{Decimal, Direction, Document, Entry, Transaction};
 use serde::Serialize;
 
-use super::wire_transfers::ReferenceType;
+use super::creditor_reference::ReferenceType;
 
 /// An amount as a report shows it: exactly as the file wrote it, and in minor units when
 /// the currency allows that without rounding.

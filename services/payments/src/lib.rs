@@ -48,7 +48,7 @@ use crate::payments::commands::{intents, outcome};
 pub struct Payments {
     state: web::Data<PaymentsState>,
     /// The outbox's relay, and the consumers of identity's events (the replica), of
-    /// billing's charge attempts (sources/billing_charges.rs) and of its subscriptions
+    /// billing's charge attempts (payments/events.rs) and of its subscriptions
     /// (agreements/events.rs).
     events: EventWiring,
 }
@@ -116,7 +116,7 @@ impl Payments {
         events.consume(
             "billing-charges",
             &["subscriptions"],
-            Arc::new(sources::billing_charges::BillingCharges {
+            Arc::new(payments::events::BillingCharges {
                 state: state.clone(),
             }),
         );

@@ -43,7 +43,7 @@ mod described {
             sources::routes::create,
             sources::routes::get,
             sources::routes::replace_parameters,
-            sources::routes::charge,
+            payments::routes::charge_source,
             supporters::routes::list,
             supporters::routes::create,
             supporters::routes::get,

@@ -25,7 +25,12 @@ use crate::shared::card::keyed_for_idempotency;
 
 pub(crate) fn routes(t: &mut RouteTable) {
     t.post("/payments", create)
-        .get("/payments/{payment_uuid}", get);
+        .get("/payments/{payment_uuid}", get)
+        // A payment made by charging a stored source again.
+        .post(
+            "/payment-sources/{payment_source_uuid}/charges",
+            charge_source,
+        );
     // Shape C: SPEC.md shows these operations answering with a message.
     t.shaped(Shape::C, |t| {
         t.post("/payments/{payment_uuid}/cancel", cancel)
@@ -48,8 +53,9 @@ pub(crate) fn routes(t: &mut RouteTable) {
     });
 }
 
-fn payment_uuid(raw: &str) -> Result<String, ApiError> {
-    parse_uuid("payment_uuid", raw)
+/// The uuid of a path parameter, or a 400 naming it.
+fn path_uuid(name: &str, raw: &str) -> Result<String, ApiError> {
+    parse_uuid(name, raw)
         .map(|u| u.to_string())
         .map_err(|e| ApiError::validation(vec![e]))
 }
@@ -99,6 +105,33 @@ pub(crate) async fn get(
     Ok(HttpResponse::Ok().json(commands::load(&state, &caller, id).await?))
 }
 
+// Only a platform caller may: billing charges a donor's source for each invoice with its
+// service token; a merchant's own token cannot.
+/// Charges a stored source again (billing's service token only: `amount`, `charge_attempt_uuid`).
+#[utoipa::path(post, path = "/payment-sources/{payment_source_uuid}/charges", operation_id = "chargePaymentSource", tag = "Payment sources",
+    params(("payment_source_uuid" = uuid::Uuid, Path, description = "The payment source"),
+        ("Idempotency-Key" = Option<String>, Header, pattern = "^[!-~]{1,255}$", description = "The same key and body within 24 h answer as the first request did; the same key with another body is 409")),
+    request_body(content = crate::sources::domain::ChargeBody),
+    responses((status = 201, description = "The payment", body = crate::shared::record::Payment),
+        (status = 404, description = "No such payment source"),
+        (status = 409, description = "The source cannot be charged (pending, failed or revoked), or the Idempotency-Key was used with another body")))]
+pub(crate) async fn charge_source(
+    state: web::Data<PaymentsState>,
+    caller: Caller,
+    req: HttpRequest,
+    key: IdempotencyKey,
+    path: web::Path<String>,
+    trace: RequestTrace,
+    body: Json<serde_json::Value>,
+) -> Result<HttpResponse, ApiError> {
+    if !caller.is_platform() {
+        return Err(ApiError::forbidden());
+    }
+    let uuid = path_uuid("payment_source_uuid", &path)?;
+    let hash = idempotency::request_hash(&req, &body.0);
+    commands::charge_source(&state, &caller, key, hash, (uuid, &body.0), &trace.0).await
+}
+
 /// The longest cancellation reason kept, in characters.
 const MAX_REASON: usize = 1_000;
 
@@ -125,7 +158,7 @@ pub(crate) async fn cancel(
     trace: RequestTrace,
     body: OptionalJson<CancelRequest>,
 ) -> Result<HttpResponse, ApiError> {
-    let uuid = payment_uuid(&path)?;
+    let uuid = path_uuid("payment_uuid", &path)?;
     let reason = body.0.reason;
     if reason
         .as_ref()
@@ -159,7 +192,7 @@ async fn change_parameters(
     body: serde_json::Value,
     merge: bool,
 ) -> Result<HttpResponse, ApiError> {
-    let uuid = payment_uuid(&path)?;
+    let uuid = path_uuid("payment_uuid", &path)?;
     let incoming = object(body)?;
     let parameters =
         commands::changes::change_parameters(&state, caller, uuid, incoming, merge).await?;
@@ -255,7 +288,7 @@ async fn page(
     state: web::Data<PaymentsState>,
     path: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
-    let uuid = payment_uuid(&path)?;
+    let uuid = path_uuid("payment_uuid", &path)?;
     Ok(render(&test_psp::subject(&state, uuid).await?))
 }
 
@@ -265,7 +298,7 @@ async fn decide(
 ) -> Result<HttpResponse, ApiError> {
     let (raw, decision) = path.into_inner();
     let decision = Decision::parse(&decision).ok_or_else(ApiError::route_not_found)?;
-    let uuid = payment_uuid(&raw)?;
+    let uuid = path_uuid("payment_uuid", &raw)?;
     Ok(match test_psp::decide(&state, uuid, decision).await? {
         Next::Back(location) => HttpResponse::SeeOther()
             .insert_header((header::LOCATION, location))
@@ -281,7 +314,7 @@ async fn settle(
     path: web::Path<String>,
     trace: RequestTrace,
 ) -> Result<HttpResponse, ApiError> {
-    let uuid = payment_uuid(&path)?;
+    let uuid = path_uuid("payment_uuid", &path)?;
     let payment = test_psp::settle_debit(&state, &caller, uuid, trace.0).await?;
     Ok(HttpResponse::Ok().json(payment))
 }

@@ -20,8 +20,7 @@ use crate::shared::card::keyed_for_idempotency;
 
 pub(crate) fn routes(t: &mut RouteTable) {
     t.post("/payment-sources", create)
-        .get("/payment-sources/{payment_source_uuid}", get)
-        .post("/payment-sources/{payment_source_uuid}/charges", charge);
+        .get("/payment-sources/{payment_source_uuid}", get);
     // Shape C: SPEC.md shows every custom-parameter operation answering with a message,
     // as the payment's own do.
     t.shaped(Shape::C, |t| {
@@ -145,31 +144,4 @@ pub(crate) async fn replace_parameters(
     let uuid = source_uuid(&path)?;
     let parameters = commands::replace_parameters(&state, &caller, uuid, body.0).await?;
     Ok(HttpResponse::Ok().json(parameters))
-}
-
-// Only a platform caller may: billing charges a donor's source for each invoice with its
-// service token; a merchant's own token cannot.
-/// Charges a stored source again (billing's service token only: `amount`, `charge_attempt_uuid`).
-#[utoipa::path(post, path = "/payment-sources/{payment_source_uuid}/charges", operation_id = "chargePaymentSource", tag = "Payment sources",
-    params(("payment_source_uuid" = uuid::Uuid, Path, description = "The payment source"),
-        ("Idempotency-Key" = Option<String>, Header, pattern = "^[!-~]{1,255}$", description = "The same key and body within 24 h answer as the first request did; the same key with another body is 409")),
-    request_body(content = crate::sources::domain::ChargeBody),
-    responses((status = 201, description = "The payment", body = crate::shared::record::Payment),
-        (status = 404, description = "No such payment source"),
-        (status = 409, description = "The source cannot be charged (pending, failed or revoked), or the Idempotency-Key was used with another body")))]
-pub(crate) async fn charge(
-    state: web::Data<PaymentsState>,
-    caller: Caller,
-    req: HttpRequest,
-    key: IdempotencyKey,
-    path: web::Path<String>,
-    trace: RequestTrace,
-    body: Json<serde_json::Value>,
-) -> Result<HttpResponse, ApiError> {
-    if !caller.is_platform() {
-        return Err(ApiError::forbidden());
-    }
-    let uuid = source_uuid(&path)?;
-    let hash = idempotency::request_hash(&req, &body.0);
-    commands::charge(&state, &caller, key, hash, (uuid, &body.0), &trace.0).await
 }

@@ -7,6 +7,7 @@ pub(crate) mod changes;
 pub(crate) mod charge;
 pub(crate) mod intents;
 pub(crate) mod outcome;
+pub(crate) mod source_charge;
 pub(crate) mod test_psp;
 
 use coffer_auth::Caller;
@@ -14,6 +15,7 @@ use coffer_http::ApiError;
 use serde_json::Value;
 
 pub(crate) use self::charge::{Intent, charge_again, initiate, send, settle};
+pub(crate) use self::source_charge::{charge_source, recharge};
 use crate::command_kit::{Parts, require_owner};
 use crate::payments::store;
 use crate::shared::record::Payment;

@@ -1,14 +1,13 @@
 //! Payment sources' use cases: keeping one, reading it, changing its custom parameters,
-//! charging it again, and the donor's decision on one that waited for them.
+//! and the donor's decision on one that waited for them (charging one again makes a
+//! payment: payments/commands/source_charge.rs).
 
-mod charge;
 mod decide;
 mod keep;
 
 use coffer_auth::Caller;
 use coffer_http::ApiError;
 
-pub(crate) use self::charge::charge;
 pub(crate) use self::decide::{decide, decide_in};
 pub(crate) use self::keep::{Keeping, keep};
 use super::store::{self, Source};

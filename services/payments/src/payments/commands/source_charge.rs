@@ -1,13 +1,47 @@
 //! Charging a stored payment source again: for billing's charge attempts (as events, see
-//! billing_charges.rs) and for a platform caller's `POST /payment-sources/{uuid}/charges`.
-//! The payment is recorded first; payments/commands/charge.rs asks the provider.
+//! payments/events.rs) and for a platform caller's `POST /payment-sources/{uuid}/charges`
+//! (billing charges a donor's source for each invoice with its service token). The source
+//! must be active, and the payment is recorded before the provider is asked, as every
+//! charge is (charge.rs).
 
+use actix_web::HttpResponse;
+use coffer_auth::Caller;
+use coffer_events::TraceContext;
+use coffer_http::ApiError;
+use coffer_http::idempotency::IdempotencyKey;
 use coffer_model::money::Money;
+use serde_json::Value;
 
-use super::domain::Charge;
-use super::store::Source;
+use super::charge_again;
 use crate::PaymentsState;
+use crate::command_kit::{Asker, Parts};
 use crate::shared::record::{ChargeState, Payment, PaymentStatus};
+use crate::sources::commands as sources;
+use crate::sources::domain::{Charge, not_chargeable, requested_charge};
+use crate::sources::store::Source;
+
+/// POST /payment-sources/{uuid}/charges: the payment as its provider left it.
+pub(crate) async fn charge_source(
+    state: &Parts,
+    caller: &Caller,
+    key: IdempotencyKey,
+    hash: String,
+    (uuid, body): (String, &Value),
+    trace: &TraceContext,
+) -> Result<HttpResponse, ApiError> {
+    let source = sources::load(state, caller, uuid).await?;
+    if let Some(why) = not_chargeable(source.status) {
+        return Err(ApiError::conflict(why));
+    }
+    let charge = requested_charge(body).map_err(ApiError::validation)?;
+    let payment = recharge(state, &source, charge, ChargeState::Calling);
+    let asker = Asker {
+        client_id: caller.client_id().to_owned(),
+        key,
+    };
+    let reference = &source.provider_reference;
+    charge_again(state, asker, hash, payment, reference, trace).await
+}
 
 /// The payment that charges `source` again, recorded before the provider is asked:
 /// pending, its call `state` (reserved for a worker to send, or calling at once).

@@ -6,6 +6,7 @@
 //! by the error-shaping middleware of `coffer-http`, which also knows the request id.
 
 mod api_error;
+mod render;
 mod shape;
 
 pub use api_error::{ApiError, codes};

@@ -163,8 +163,8 @@ impl HttpSettings {
         Ok(())
     }
 
-    pub fn client_limits(&self) -> crate::ClientLimits {
-        crate::ClientLimits {
+    pub fn client_limits(&self) -> ClientLimits {
+        ClientLimits {
             body_timeout: std::time::Duration::from_secs(self.body_timeout_seconds),
             connections_per_address: self.connections_per_address,
         }
@@ -279,6 +279,22 @@ pub fn validate_database_url(setting: &'static str, url: &str) -> Result<(), Con
             setting,
             "must start with postgres://, postgresql:// or sqlite://",
         ))
+    }
+}
+
+/// What one client may hold of the server: how long its body may take
+/// (body_deadline.rs) and how many connections its address may keep open
+/// (connections_per_address.rs).
+#[derive(Clone, Copy, Debug)]
+pub struct ClientLimits {
+    pub body_timeout: std::time::Duration,
+    pub connections_per_address: usize,
+}
+
+impl Default for ClientLimits {
+    fn default() -> Self {
+        let settings = HttpSettings::default();
+        settings.client_limits()
     }
 }
 

@@ -1,5 +1,4 @@
 use std::sync::Arc;
-use std::time::Duration;
 
 use actix_web::body::MessageBody;
 use actix_web::dev::{Server, ServiceFactory, ServiceRequest, ServiceResponse};
@@ -11,6 +10,7 @@ use coffer_error::ApiError;
 use crate::body::BodyLimit;
 use crate::body_deadline::BodyTimeout;
 use crate::client_address::TrustedProxies;
+use crate::config::ClientLimits;
 use crate::connections_per_address::OpenConnections;
 use crate::{
     Metrics, Module, error_shape, head_limits, health, metrics, query_error, request_id, tunnels,
@@ -26,22 +26,6 @@ pub struct AppContext {
     /// Whose `X-Forwarded-For` the `ClientAddress` extractor believes.
     pub trusted_proxies: TrustedProxies,
     pub client_limits: ClientLimits,
-}
-
-/// What one client may hold of the server: how long its body may take
-/// (body_deadline.rs) and how many connections its address may keep open
-/// (connections_per_address.rs).
-#[derive(Clone, Copy, Debug)]
-pub struct ClientLimits {
-    pub body_timeout: Duration,
-    pub connections_per_address: usize,
-}
-
-impl Default for ClientLimits {
-    fn default() -> Self {
-        let settings = crate::config::HttpSettings::default();
-        settings.client_limits()
-    }
 }
 
 async fn no_route() -> Result<HttpResponse, ApiError> {

@@ -1,5 +1,6 @@
-//! Every event Coffer emits, in one typed list. docs/events.md is generated from it (a test
-//! keeps the two equal; `COFFER_UPDATE_DOCS=1 cargo test -p coffer-events` rewrites it).
+//! Every event Coffer emits, in one typed list. docs/events.md is generated from it by
+//! events_doc.rs (a test keeps the two equal; `COFFER_UPDATE_DOCS=1 cargo test -p
+//! coffer-events` rewrites it).
 
 /// One kind of event: `<prefix>.event.<domain>.<object>.<action>`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -370,37 +371,6 @@ pub fn domains() -> Vec<&'static str> {
     out
 }
 
-/// docs/events.md, as generated from the catalogue.
-pub fn markdown() -> String {
-    let mut out = String::from(
-        "# Domain events\n\n\
-         Generated from `crates/events/src/catalogue.rs`; a test keeps this file equal to it.\n\n\
-         Every event travels in the envelope\n\
-         `{\"event\": {\"id\", \"name\", \"timestamp\", \"object\", \"object_uuid\", \
-         \"organisation_uuid\", \"account_uuid\", \"data\"}}`, where `timestamp` is in Unix \
-         milliseconds. Names are `<prefix>.event.<domain>.<object>.<action>`; the prefix is \
-         `coffer` unless configured (`events.prefix`). Each domain has one topic, \
-         `<prefix>.events.<domain>`, and messages are keyed by `object_uuid`, so the events of \
-         one object arrive in order.\n\n\
-         | name (prefix `coffer`) | RaiseNow's name | topic | description |\n|---|---|---|---|\n",
-    );
-    for kind in CATALOGUE {
-        let raisenow = crate::raisenow_names::of(kind)
-            .map_or_else(|| "none".to_owned(), |name| format!("`{name}`"));
-        out.push_str(&format!(
-            "| `{}` | {raisenow} | `{}` | {} |\n",
-            kind.name("coffer"),
-            kind.topic("coffer"),
-            kind.description
-                .split_whitespace()
-                .collect::<Vec<_>>()
-                .join(" ")
-        ));
-    }
-    out.push_str(&crate::raisenow_names::markdown());
-    out
-}
-
 #[cfg(test)]
 #[allow(clippy::unwrap_used, clippy::panic)]
 mod tests {
@@ -421,19 +391,5 @@ mod tests {
         names.sort();
         names.dedup();
         assert_eq!(names.len(), CATALOGUE.len());
-    }
-
-    #[test]
-    fn docs_events_md_matches_the_catalogue() {
-        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/events.md");
-        let on_disk = std::fs::read_to_string(path).unwrap_or_default();
-        let expected = markdown();
-        if std::env::var_os("COFFER_UPDATE_DOCS").is_some() {
-            std::fs::write(path, &expected).unwrap();
-        } else if on_disk != expected {
-            panic!(
-                "docs/events.md is out of date: run COFFER_UPDATE_DOCS=1 cargo test -p coffer-events"
-            );
-        }
     }
 }

@@ -10,6 +10,7 @@ pub mod bus;
 pub mod catalogue;
 pub mod consumer;
 mod envelope;
+pub mod events_doc;
 pub mod kafka_bus;
 pub mod local_bus;
 pub mod metrics;

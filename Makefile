@@ -14,11 +14,13 @@ build:
 	cargo build --workspace
 
 test: export COFFER_TEST_POSTGRES_URL ?= postgres://coffer_test@127.0.0.1:$(PGPORT)/coffer_test
-# The deployment files are checked first (a minute, and no build); the image build steps
-# last, on what the tests built.
+# The deployment files and the shape of each crate's imports (scripts/check-imports.py: no
+# cycle between a crate's files) are checked first (a minute, and no build); the image
+# build steps last, on what the tests built.
 test:
 	scripts/ensure-postgres.sh >/dev/null
 	scripts/check-deployment.sh
+	scripts/check-imports.py
 	COFFER_TEST_KAFKA_BROKERS="$$(scripts/kafka.sh)" COFFER_TEST_CHECKERS="$$(scripts/checkers.sh)" \
 		COFFER_TEST_CHROMIUM="$$(scripts/chromium.sh)" COFFER_TEST_S3="$$(scripts/s3.sh)" \
 		COFFER_TEST_SFTP="$$(scripts/sftp.sh)" COFFER_TEST_CAMT_SAMPLES="$$(scripts/testdata.sh)" scripts/test.sh

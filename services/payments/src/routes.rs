@@ -24,7 +24,7 @@ mod described {
     use coffer_http::openapi::Part;
     use utoipa::OpenApi;
 
-    use crate::payments::request::NeedsMethodOrProfile;
+    use crate::shared::request::NeedsMethodOrProfile;
     use crate::{
         agreements, payments, payouts, profiles, refunds, routes, search, sources, supporters,
     };

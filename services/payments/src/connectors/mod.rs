@@ -12,17 +12,7 @@ use coffer_model::money::Money;
 use futures_util::future::BoxFuture;
 use serde::{Deserialize, Serialize};
 
-use crate::shared::card::Card;
-
-/// What is being charged.
-#[derive(Debug, Clone)]
-pub enum Instrument {
-    Card(Card),
-    /// TWINT, PayPal: the donor approves at the provider.
-    Wallet,
-    /// SEPA direct debit: collected from the account later; the bank confirms it.
-    SepaDirectDebit,
-}
+use crate::shared::method::Instrument;
 
 #[derive(Debug)]
 pub struct ChargeRequest<'a> {

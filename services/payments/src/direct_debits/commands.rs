@@ -125,7 +125,7 @@ fn recorded(reported: &Reported, now: i64) -> Payment {
     Payment {
         supporter: Some(reported.supporter_snapshot()),
         payment_information: json!({
-            "iban": reported.debtor_iban.as_deref().and_then(|i| coffer_model::iban::Iban::parse(i).ok()).map(|i| crate::payments::intent::masked_iban(&i)),
+            "iban": reported.debtor_iban.as_deref().and_then(|i| coffer_model::iban::Iban::parse(i).ok()).map(|i| crate::shared::method::masked_iban(&i)),
             "account_holder": reported.debtor_name,
         }),
         // Kept when it names nothing else: the unique index takes one payment per id.

@@ -5,19 +5,18 @@
 use coffer_auth::Caller;
 use coffer_http::ApiError;
 use coffer_http::body::parse_value_at;
-use coffer_model::iban::Iban;
 use coffer_model::ids::parse_uuid;
 use coffer_model::money::Money;
 use coffer_model::validation::FieldError;
 use serde_json::json;
 
 use super::commands::Intent;
-use super::request::Checked;
 use crate::PaymentsState;
-use crate::connectors::Instrument;
 use crate::profiles::store::{self as profiles, Profile};
 use crate::replica::account_organisation;
+use crate::shared::method::{Instrument, instrument_for, mandate_reference};
 use crate::shared::record::{ChargeState, Payment, PaymentStatus};
+use crate::shared::request::Checked;
 use crate::supporters::domain::{Supporter, SupporterInput};
 
 pub(crate) fn invalid(property: &str, message: &str) -> ApiError {
@@ -185,76 +184,6 @@ pub(crate) fn supporter_of(
     })
 }
 
-/// `payment_information` of a direct debit: the IBAN (checked) and its holder. What is
-/// kept shows the country, check digits and last four characters of the IBAN.
-/// The reference of a direct debit mandate: what the donor's bank statement shows beside
-/// each collection (at most 35 characters).
-pub(crate) fn mandate_reference(uuid: &str) -> String {
-    let simple: String = uuid.chars().filter(|c| *c != '-').take(16).collect();
-    format!("CFM-{simple}")
-}
-
-pub(crate) fn sepa_information(
-    info: Option<&serde_json::Value>,
-) -> Result<serde_json::Value, ApiError> {
-    let mut errors = Vec::new();
-    let info = info.cloned().unwrap_or_default();
-    let iban = match info.get("iban").and_then(|v| v.as_str()) {
-        None => {
-            errors.push(FieldError::not_null("payment_information.iban"));
-            None
-        }
-        Some(raw) => match Iban::parse_field("payment_information.iban", raw) {
-            Ok(iban) => Some(iban),
-            Err(e) => {
-                errors.push(e);
-                None
-            }
-        },
-    };
-    let holder = info
-        .get("account_holder")
-        .and_then(|v| v.as_str())
-        .map(str::trim)
-        .filter(|h| !h.is_empty());
-    if holder.is_none() {
-        errors.push(FieldError::not_blank("payment_information.account_holder"));
-    }
-    let (Some(iban), Some(holder)) = (iban, holder) else {
-        return Err(ApiError::validation(errors));
-    };
-    Ok(json!({ "iban": masked_iban(&iban), "account_holder": holder }))
-}
-
-/// What of an IBAN is kept: its country, check digits and last four characters.
-pub(crate) fn masked_iban(iban: &Iban) -> String {
-    let text = iban.as_str();
-    format!(
-        "{}{}{}",
-        &text[..4],
-        "*".repeat(text.len().saturating_sub(8)),
-        &text[text.len() - 4..]
-    )
-}
-
-/// The request's card, checked against today, and what of it may be kept.
-pub(crate) fn card_instrument(
-    state: &PaymentsState,
-    checked: &Checked,
-    now: time::OffsetDateTime,
-) -> Result<(Instrument, serde_json::Value), ApiError> {
-    let card = checked
-        .card
-        .clone()
-        .ok_or_else(|| ApiError::validation(vec![FieldError::not_null("payment_information")]))?
-        .map_err(ApiError::validation)?
-        .validate((now.year(), u32::from(u8::from(now.month()))))
-        .map_err(ApiError::validation)?;
-    let masked =
-        serde_json::to_value(card.masked(&state.fingerprint_key)).map_err(ApiError::internal)?;
-    Ok((Instrument::Card(card), masked))
-}
-
 /// The account's organisation, once the caller may touch the account, and the profile the
 /// request names (or the default for its method).
 pub(crate) async fn account_and_profile(
@@ -299,20 +228,14 @@ pub(crate) async fn prepare(
     let (organisation, profile) = account_and_profile(state, caller, &checked).await?;
     let now = state.clock.now();
     // What is charged, and what of it is kept on the payment.
-    let (instrument, masked) = match profile.payment_method.as_str() {
-        "card" => card_instrument(state, &checked, now)?,
-        "twint" | "paypal" => (Instrument::Wallet, json!({})),
-        "sepa_dd" => (
-            Instrument::SepaDirectDebit,
-            sepa_information(checked.payment_information.as_ref())?,
-        ),
-        other => {
-            return Err(invalid(
+    let method = profile.payment_method.as_str();
+    let (instrument, masked) = instrument_for(method, &checked, &state.fingerprint_key, now)?
+        .ok_or_else(|| {
+            invalid(
                 "payment_method",
-                &format!("{other} payments are not available yet"),
-            ));
-        }
-    };
+                &format!("{method} payments are not available yet"),
+            )
+        })?;
     let RequestSupporter {
         snapshot,
         named: named_supporter,

@@ -4,6 +4,5 @@ pub mod commands;
 pub mod domain;
 pub mod events;
 pub mod intent;
-pub mod request;
 pub mod routes;
 pub mod store;

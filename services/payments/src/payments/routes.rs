@@ -18,10 +18,10 @@ use super::commands;
 use super::commands::test_psp::{self, Next, Subject};
 use super::domain::Decision;
 use super::intent;
-use super::request::PaymentRequest;
 use crate::PaymentsState;
 use crate::command_kit::Asker;
 use crate::shared::card::keyed_for_idempotency;
+use crate::shared::request::PaymentRequest;
 
 pub(crate) fn routes(t: &mut RouteTable) {
     t.post("/payments", create)

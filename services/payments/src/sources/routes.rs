@@ -10,13 +10,11 @@ use serde_json::json;
 use super::commands::{self, Keeping};
 use crate::PaymentsState;
 use crate::command_kit::Asker;
-use crate::connectors::Instrument;
-use crate::payments::intent::{
-    account_and_profile, card_instrument, mandate_reference, sepa_information, supporter_of,
-};
-use crate::payments::request::{Checked, PaymentRequest};
+use crate::payments::intent::{account_and_profile, supporter_of};
 use crate::profiles::store::Profile;
 use crate::shared::card::keyed_for_idempotency;
+use crate::shared::method::{Instrument, instrument_for, mandate_reference};
+use crate::shared::request::{Checked, PaymentRequest};
 
 pub(crate) fn routes(t: &mut RouteTable) {
     t.post("/payment-sources", create)
@@ -34,7 +32,7 @@ pub(crate) fn routes(t: &mut RouteTable) {
 /// Stores a donor's instrument so it can be charged again (the payment request's shape).
 #[utoipa::path(post, path = "/payment-sources", operation_id = "createPaymentSource", tag = "Payment sources",
     params(("Idempotency-Key" = Option<String>, Header, pattern = "^[!-~]{1,255}$", description = "The same key and body within 24 h answer as the first request did; the same key with another body is 409")),
-    request_body = crate::payments::request::PaymentRequest,
+    request_body = crate::shared::request::PaymentRequest,
     responses((status = 201, description = "The payment source", body = crate::sources::store::Source),
         (status = 404, description = "No such account, profile or supporter"),
         (status = 409, description = "The Idempotency-Key was used with another body, or its first request is still in progress")))]
@@ -86,21 +84,19 @@ fn instrument_of(
     now: time::OffsetDateTime,
     source_uuid: &str,
 ) -> Result<(Instrument, serde_json::Value), ApiError> {
-    Ok(match profile.payment_method.as_str() {
-        "card" => card_instrument(state, checked, now)?,
-        "twint" | "paypal" => (Instrument::Wallet, json!({})),
-        "sepa_dd" => {
-            let mut masked = sepa_information(checked.payment_information.as_ref())?;
-            masked["mandate_reference"] = json!(mandate_reference(source_uuid));
-            (Instrument::SepaDirectDebit, masked)
-        }
-        other => {
-            return Err(ApiError::invalid(
-                "payment_method",
-                format!("{other} cannot be stored as a payment source"),
-            ));
-        }
-    })
+    let method = profile.payment_method.as_str();
+    let Some((instrument, mut masked)) =
+        instrument_for(method, checked, &state.fingerprint_key, now)?
+    else {
+        return Err(ApiError::invalid(
+            "payment_method",
+            format!("{method} cannot be stored as a payment source"),
+        ));
+    };
+    if matches!(instrument, Instrument::SepaDirectDebit) {
+        masked["mandate_reference"] = json!(mandate_reference(source_uuid));
+    }
+    Ok((instrument, masked))
 }
 
 fn source_uuid(raw: &str) -> Result<String, ApiError> {

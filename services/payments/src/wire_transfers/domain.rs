@@ -6,7 +6,7 @@ use coffer_model::money::Money;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use crate::payments::intent::masked_iban;
+use crate::shared::method::masked_iban;
 use crate::shared::record::Payment;
 
 /// The payment method of a payment recorded from a wire transfer.

@@ -212,7 +212,7 @@ fn kept_source(payment: &Payment, uuid: &str, reference: &str, now: i64) -> Sour
     let mut payment_information = payment.payment_information.clone();
     if payment.payment_method == "sepa_dd" {
         payment_information["mandate_reference"] =
-            json!(crate::payments::intent::mandate_reference(uuid));
+            json!(crate::shared::method::mandate_reference(uuid));
     }
     Source {
         uuid: uuid.to_owned(),

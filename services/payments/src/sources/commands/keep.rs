@@ -11,8 +11,9 @@ use coffer_http::{ApiError, Failure, internal};
 use serde_json::json;
 
 use crate::command_kit::{Asker, Parts, Reserved, reserved, within};
-use crate::connectors::{Instrument, StoreOutcome};
+use crate::connectors::StoreOutcome;
 use crate::profiles::store::Profile;
+use crate::shared::method::Instrument;
 use crate::sources::domain::SourceStatus;
 use crate::sources::events::announcement;
 use crate::sources::store::{self, Source};

@@ -1,0 +1,120 @@
+//! A payment method, and what a request paying by it charges: the one decision, method to
+//! instrument, that payments and payment sources both take, and what of the instrument is
+//! kept (a card's brand, last four digits and fingerprint; an IBAN's ends).
+
+use coffer_http::ApiError;
+use coffer_model::iban::Iban;
+use coffer_model::text_enum;
+use coffer_model::validation::FieldError;
+use serde_json::json;
+
+use super::card::Card;
+use super::request::Checked;
+
+text_enum! {
+    /// A payment method Coffer can charge.
+    pub enum PaymentMethod {
+        Card => "card",
+        Twint => "twint",
+        Paypal => "paypal",
+        SepaDd => "sepa_dd",
+    }
+}
+
+/// What is being charged.
+#[derive(Debug, Clone)]
+pub enum Instrument {
+    Card(Card),
+    /// TWINT, PayPal: the donor approves at the provider.
+    Wallet,
+    /// SEPA direct debit: collected from the account later; the bank confirms it.
+    SepaDirectDebit,
+}
+
+/// What is charged for a request paying by `method`, and what of it is kept; None for a
+/// method that has no instrument yet (the caller says why it refuses it).
+pub(crate) fn instrument_for(
+    method: &str,
+    checked: &Checked,
+    fingerprint_key: &[u8],
+    now: time::OffsetDateTime,
+) -> Result<Option<(Instrument, serde_json::Value)>, ApiError> {
+    Ok(Some(match PaymentMethod::parse(method) {
+        Some(PaymentMethod::Card) => card_instrument(fingerprint_key, checked, now)?,
+        Some(PaymentMethod::Twint | PaymentMethod::Paypal) => (Instrument::Wallet, json!({})),
+        Some(PaymentMethod::SepaDd) => (
+            Instrument::SepaDirectDebit,
+            sepa_information(checked.payment_information.as_ref())?,
+        ),
+        None => return Ok(None),
+    }))
+}
+
+/// The reference of a direct debit mandate: what the donor's bank statement shows beside
+/// each collection (at most 35 characters).
+pub(crate) fn mandate_reference(uuid: &str) -> String {
+    let simple: String = uuid.chars().filter(|c| *c != '-').take(16).collect();
+    format!("CFM-{simple}")
+}
+
+/// `payment_information` of a direct debit: the IBAN (checked) and its holder. What is
+/// kept shows the country, check digits and last four characters of the IBAN.
+pub(crate) fn sepa_information(
+    info: Option<&serde_json::Value>,
+) -> Result<serde_json::Value, ApiError> {
+    let mut errors = Vec::new();
+    let info = info.cloned().unwrap_or_default();
+    let iban = match info.get("iban").and_then(|v| v.as_str()) {
+        None => {
+            errors.push(FieldError::not_null("payment_information.iban"));
+            None
+        }
+        Some(raw) => match Iban::parse_field("payment_information.iban", raw) {
+            Ok(iban) => Some(iban),
+            Err(e) => {
+                errors.push(e);
+                None
+            }
+        },
+    };
+    let holder = info
+        .get("account_holder")
+        .and_then(|v| v.as_str())
+        .map(str::trim)
+        .filter(|h| !h.is_empty());
+    if holder.is_none() {
+        errors.push(FieldError::not_blank("payment_information.account_holder"));
+    }
+    let (Some(iban), Some(holder)) = (iban, holder) else {
+        return Err(ApiError::validation(errors));
+    };
+    Ok(json!({ "iban": masked_iban(&iban), "account_holder": holder }))
+}
+
+/// What of an IBAN is kept: its country, check digits and last four characters.
+pub(crate) fn masked_iban(iban: &Iban) -> String {
+    let text = iban.as_str();
+    format!(
+        "{}{}{}",
+        &text[..4],
+        "*".repeat(text.len().saturating_sub(8)),
+        &text[text.len() - 4..]
+    )
+}
+
+/// The request's card, checked against today, and what of it may be kept.
+fn card_instrument(
+    fingerprint_key: &[u8],
+    checked: &Checked,
+    now: time::OffsetDateTime,
+) -> Result<(Instrument, serde_json::Value), ApiError> {
+    let card = checked
+        .card
+        .clone()
+        .ok_or_else(|| ApiError::validation(vec![FieldError::not_null("payment_information")]))?
+        .map_err(ApiError::validation)?
+        .validate((now.year(), u32::from(u8::from(now.month()))))
+        .map_err(ApiError::validation)?;
+    let masked = serde_json::to_value(card.masked(fingerprint_key)).map_err(ApiError::internal)?;
+    Ok((Instrument::Card(card), masked))
+}

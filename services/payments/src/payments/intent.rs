@@ -1,21 +1,17 @@
-//! What a payment initialisation request becomes before anything is charged: its account
-//! and profile, the instrument to charge, the supporter it creates, and the payment as it
-//! will be recorded. Shared by payments and payment sources (the same request shape).
+//! What a payment initialisation request names, read the same way for a payment
+//! (commands/initiate.rs) and a payment source (the same request shape): its account and
+//! profile, and its supporter.
 
 use coffer_auth::Caller;
 use coffer_http::ApiError;
 use coffer_http::body::parse_value_at;
 use coffer_model::ids::parse_uuid;
-use coffer_model::money::Money;
 use coffer_model::validation::FieldError;
 use serde_json::json;
 
-use super::commands::Intent;
 use crate::PaymentsState;
 use crate::profiles::store::{self as profiles, Profile};
 use crate::replica::account_organisation;
-use crate::shared::method::{Instrument, instrument_for, mandate_reference};
-use crate::shared::record::{ChargeState, Payment, PaymentStatus};
 use crate::shared::request::Checked;
 use crate::supporters::domain::{Supporter, SupporterInput};
 
@@ -216,87 +212,4 @@ pub(crate) async fn account_and_profile(
         organisation.parse().map_err(ApiError::internal)?,
     )?;
     Ok((organisation, choose_profile(profiles, checked)?))
-}
-
-/// The payment a checked request will record, pending, its call about to begin.
-pub(crate) async fn prepare(
-    state: &PaymentsState,
-    caller: &Caller,
-    checked: Checked,
-) -> Result<Intent, ApiError> {
-    let account = checked.account.to_string();
-    let (organisation, profile) = account_and_profile(state, caller, &checked).await?;
-    let now = state.clock.now();
-    // What is charged, and what of it is kept on the payment.
-    let method = profile.payment_method.as_str();
-    let (instrument, masked) = instrument_for(method, &checked, &state.fingerprint_key, now)?
-        .ok_or_else(|| {
-            invalid(
-                "payment_method",
-                &format!("{method} payments are not available yet"),
-            )
-        })?;
-    let RequestSupporter {
-        snapshot,
-        named: named_supporter,
-        created: supporter,
-    } = supporter_of(&checked, &organisation, now.unix_timestamp())?;
-    let payment_id = uuid::Uuid::new_v4();
-    let payment_uuid = payment_id.to_string();
-    // The EndToEndId travels with the collection through the banks and comes back in
-    // camt.054 files; 34 characters fits the 35 ISO 20022 allows.
-    let payment_uuid_simple = payment_id.simple().to_string();
-    let sepa = matches!(instrument, Instrument::SepaDirectDebit);
-    // The source to keep, named now so that the provider keeps it under this key.
-    let source_uuid = checked
-        .create_payment_source
-        .then(|| uuid::Uuid::new_v4().to_string());
-    let payment = Payment {
-        uuid: payment_uuid,
-        created: now.unix_timestamp(),
-        organisation_uuid: organisation.clone(),
-        account_uuid: account,
-        test_mode: profile.test_mode,
-        payment_method: profile.payment_method.clone(),
-        profile: profile.name.clone(),
-        payment_provider: profile.provider.clone(),
-        provider_payment_id: None,
-        status: PaymentStatus::Pending,
-        status_reason: None,
-        amount: checked.amount,
-        refunded_amount: Money {
-            value: 0,
-            currency: checked.amount.currency,
-        },
-        refunds: Vec::new(),
-        payout_uuid: None,
-        value_date: None,
-        return_reason: None,
-        supporter_uuid: supporter.as_ref().map(|s| s.uuid.clone()),
-        supporter: snapshot,
-        payment_information: masked,
-        created_payment_source_uuid: source_uuid.clone(),
-        subscription_uuid: None,
-        subscription: checked.subscription.clone(),
-        custom_parameters: checked.custom_parameters.clone(),
-        locale: checked.locale.clone(),
-        return_url: checked.return_url.clone(),
-        action: None,
-        end_to_end_id: sepa.then(|| format!("CF{}", payment_uuid_simple)),
-        // The mandate the payment creates is the one its source charges again.
-        mandate_reference: sepa.then(|| match &source_uuid {
-            Some(source) => mandate_reference(source),
-            None => mandate_reference(&payment_uuid_simple),
-        }),
-        charge_attempt_uuid: None,
-        cancel_reason: None,
-        payment_source_uuid: None,
-        charge_state: ChargeState::Calling,
-    };
-    Ok(Intent {
-        payment,
-        instrument,
-        supporter,
-        named_supporter,
-    })
 }

@@ -17,7 +17,6 @@ use serde::Deserialize;
 use super::commands;
 use super::commands::test_psp::{self, Next, Subject};
 use super::domain::Decision;
-use super::intent;
 use crate::PaymentsState;
 use crate::command_kit::Asker;
 use crate::shared::card::keyed_for_idempotency;
@@ -81,12 +80,11 @@ pub(crate) async fn create(
     );
     let request: PaymentRequest = parse_value(body.0)?;
     let checked = request.check().map_err(ApiError::validation)?;
-    let intent = intent::prepare(&state, &caller, checked).await?;
     let asker = Asker {
         client_id: caller.client_id().to_owned(),
         key,
     };
-    commands::initiate(&state, asker, hash, trace.0, intent).await
+    commands::initiate(&state, &caller, asker, (hash, trace.0), checked).await
 }
 
 /// One payment.

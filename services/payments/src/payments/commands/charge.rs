@@ -21,86 +21,18 @@ use coffer_store::StoreError;
 use serde_json::Value;
 
 use super::current;
-use super::intents::{self, Reserving};
+use super::intents;
 use super::outcome::Recording;
 use crate::command_kit::{Asker, Parts, Reserved, reserved, within};
-use crate::connectors::{ChargeOutcome, ChargeRequest, Charged};
+use crate::connectors::{ChargeOutcome, Charged};
 use crate::payments::store;
-use crate::shared::method::Instrument;
 use crate::shared::record::{ChargeState, Payment};
 use crate::sources::store as sources;
-use crate::supporters::domain::Supporter;
-
-/// A payment about to be asked of its provider.
-pub(crate) struct Intent {
-    /// Pending, with its call `calling`; `created_payment_source_uuid` names the source to
-    /// keep, when one is asked for.
-    pub payment: Payment,
-    pub instrument: Instrument,
-    /// A supporter the payment creates.
-    pub supporter: Option<Supporter>,
-    /// A supporter the payment names, which must be the organisation's.
-    pub named_supporter: Option<String>,
-}
-
-/// POST /payments: records the intent, asks the provider, records what it said.
-pub(crate) async fn initiate(
-    state: &Parts,
-    asker: Asker,
-    hash: String,
-    trace: TraceContext,
-    intent: Intent,
-) -> Result<HttpResponse, ApiError> {
-    let Intent {
-        payment,
-        instrument,
-        supporter,
-        named_supporter,
-    } = intent;
-    let reservation = intents::reserve(Reserving {
-        state: state.clone(),
-        asker: asker.clone(),
-        hash,
-        trace: trace.clone(),
-        payment,
-        supporter,
-        named_supporter,
-    })
-    .await?;
-    let payment = match payment_or_answer(state, reservation).await? {
-        Reserved::Fresh(payment) => payment,
-        Reserved::Answered(response) => return Ok(response),
-    };
-    state.outbox.committed();
-    let answer = within(
-        state,
-        state.connector.charge(ChargeRequest {
-            key: &payment.uuid,
-            amount: payment.amount,
-            instrument: &instrument,
-            store_as: payment.created_payment_source_uuid.as_deref(),
-        }),
-    )
-    .await;
-    drop(instrument);
-    let uuid = payment.uuid.clone();
-    match answer {
-        Ok(charged) => {
-            if let Some(body) = record_on(state, payment, charged, Some(&asker), &trace).await? {
-                return Ok(HttpResponse::Created().json(body));
-            }
-        }
-        Err(e) => {
-            tracing::warn!(payment = %uuid, error = %e, "the provider's answer is unknown; the payment stays pending until it is settled")
-        }
-    }
-    Ok(HttpResponse::Created().json(current(state, uuid).await?))
-}
 
 /// The payment a reservation recorded, or the answer due to a request made before under
 /// its key: while that one is still under way, or after it stopped, the payment as it
 /// stands, never a second charge.
-async fn payment_or_answer(
+pub(super) async fn payment_or_answer(
     state: &Parts,
     reservation: Reservation<Payment>,
 ) -> Result<Reserved<Payment>, ApiError> {
@@ -129,7 +61,7 @@ pub(crate) async fn record(
 }
 
 /// [`record`] for a payment at hand as it was recorded (its call under way).
-async fn record_on(
+pub(super) async fn record_on(
     state: &Parts,
     payment: Payment,
     charged: Charged,

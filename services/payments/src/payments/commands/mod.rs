@@ -5,6 +5,7 @@
 
 pub(crate) mod changes;
 pub(crate) mod charge;
+pub(crate) mod initiate;
 pub(crate) mod intents;
 pub(crate) mod outcome;
 pub(crate) mod source_charge;
@@ -14,7 +15,8 @@ use coffer_auth::Caller;
 use coffer_http::ApiError;
 use serde_json::Value;
 
-pub(crate) use self::charge::{Intent, charge_again, initiate, send, settle};
+pub(crate) use self::charge::{charge_again, send, settle};
+pub(crate) use self::initiate::initiate;
 pub(crate) use self::source_charge::{charge_source, recharge};
 use crate::command_kit::{Parts, require_owner};
 use crate::payments::store;

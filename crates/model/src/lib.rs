@@ -38,6 +38,9 @@ pub use self::paging::{Paging, PagingLimits, PagingQuery};
 pub use self::timestamp::{Date, DateError, UnixSeconds};
 pub use self::validation::{FieldError, Violations};
 
+/// For [`text_enum!`], which maps its enum to a text column.
+#[doc(hidden)]
+pub use diesel;
 /// For [`text_enum!`], which implements `Serialize` wherever it is used.
 #[doc(hidden)]
 pub use serde;

@@ -1,8 +1,9 @@
 //! Statuses kept as text in the database and shown as text in JSON, but handled as enums:
 //! a status is compared by variant, and only a text Coffer wrote can become one.
 
-/// An enum of unit variants, each with its text: `as_str`, `parse`, `Display`, and
-/// `Serialize` as that text.
+/// An enum of unit variants, each with its text: `as_str`, `parse`, `Display`, `Serialize`
+/// as that text, and diesel's `ToSql`/`FromSql`/`AsExpression` for a `Text` column (nullable
+/// too, as an `Option`) on PostgreSQL and SQLite, so a store row holds the enum.
 ///
 /// ```
 /// coffer_model::text_enum! {
@@ -66,6 +67,85 @@ macro_rules! text_enum {
         }
 
         impl $crate::utoipa::ToSchema for $name {}
+
+        // In a store row and in a query: the same text, in a text column, on either backend.
+        // A text Coffer did not write fails the read instead of becoming some variant.
+        impl<DB> $crate::diesel::serialize::ToSql<$crate::diesel::sql_types::Text, DB> for $name
+        where
+            DB: $crate::diesel::backend::Backend,
+            str: $crate::diesel::serialize::ToSql<$crate::diesel::sql_types::Text, DB>,
+        {
+            fn to_sql<'b>(
+                &'b self,
+                out: &mut $crate::diesel::serialize::Output<'b, '_, DB>,
+            ) -> $crate::diesel::serialize::Result {
+                <str as $crate::diesel::serialize::ToSql<$crate::diesel::sql_types::Text, DB>>::to_sql(
+                    self.as_str(),
+                    out,
+                )
+            }
+        }
+
+        impl<DB> $crate::diesel::deserialize::FromSql<$crate::diesel::sql_types::Text, DB> for $name
+        where
+            DB: $crate::diesel::backend::Backend,
+            String: $crate::diesel::deserialize::FromSql<$crate::diesel::sql_types::Text, DB>,
+        {
+            fn from_sql(
+                raw: <DB as $crate::diesel::backend::Backend>::RawValue<'_>,
+            ) -> $crate::diesel::deserialize::Result<Self> {
+                let text = <String as $crate::diesel::deserialize::FromSql<
+                    $crate::diesel::sql_types::Text,
+                    DB,
+                >>::from_sql(raw)?;
+                Self::parse(&text)
+                    .ok_or_else(|| format!("{text:?} is no {}", stringify!($name)).into())
+            }
+        }
+
+        impl<DB> $crate::diesel::deserialize::Queryable<$crate::diesel::sql_types::Text, DB> for $name
+        where
+            DB: $crate::diesel::backend::Backend,
+            Self: $crate::diesel::deserialize::FromSql<$crate::diesel::sql_types::Text, DB>,
+        {
+            type Row = Self;
+
+            fn build(row: Self) -> $crate::diesel::deserialize::Result<Self> {
+                Ok(row)
+            }
+        }
+
+        // Written as its text, so a query binds a `&'static str` and nothing else.
+        $crate::__text_enum_expression!($name, $crate::diesel::sql_types::Text);
+        $crate::__text_enum_expression!(
+            $name,
+            $crate::diesel::sql_types::Nullable<$crate::diesel::sql_types::Text>
+        );
+    };
+}
+
+/// `AsExpression` for a [`text_enum!`] and a reference to one, as the text it stands for.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __text_enum_expression {
+    ($name:ident, $sql:ty) => {
+        impl $crate::diesel::expression::AsExpression<$sql> for $name {
+            type Expression =
+                <&'static str as $crate::diesel::expression::AsExpression<$sql>>::Expression;
+
+            fn as_expression(self) -> Self::Expression {
+                $crate::diesel::expression::AsExpression::<$sql>::as_expression(self.as_str())
+            }
+        }
+
+        impl<'a> $crate::diesel::expression::AsExpression<$sql> for &'a $name {
+            type Expression =
+                <&'static str as $crate::diesel::expression::AsExpression<$sql>>::Expression;
+
+            fn as_expression(self) -> Self::Expression {
+                $crate::diesel::expression::AsExpression::<$sql>::as_expression(self.as_str())
+            }
+        }
     };
 }
 

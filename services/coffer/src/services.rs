@@ -189,7 +189,7 @@ fn local_uploads(
     data_dir: &Path,
     secrets: &Secrets,
     base_url: &str,
-) -> anyhow::Result<coffer_reconciliation::uploads::object_store::ObjectStore> {
+) -> anyhow::Result<coffer_reconciliation::object_store::ObjectStore> {
     let secret = sealed_file::load_or_create(
         &data_dir.join("uploads.key"),
         "reconciliation.upload_key",
@@ -200,14 +200,14 @@ fn local_uploads(
     let endpoint = url::Url::parse(base_url).context("the address coffer dev serves on")?;
     let signer = coffer_uploads::Store::new(
         endpoint,
-        coffer_reconciliation::uploads::object_store::LOCAL_BUCKET,
+        coffer_reconciliation::object_store::LOCAL_BUCKET,
         "us-east-1",
         "coffer-dev",
         secret,
     )
     .context("the local upload store")?;
     let root = data_dir.join("uploads");
-    coffer_reconciliation::uploads::local::clear_incoming(&root)
+    coffer_reconciliation::object_store::local::clear_incoming(&root)
         .context("clearing uploads a stopped process left unfinished")?;
-    Ok(coffer_reconciliation::uploads::object_store::ObjectStore::Local { root, signer })
+    Ok(coffer_reconciliation::object_store::ObjectStore::Local { root, signer })
 }

@@ -12,11 +12,11 @@ use std::time::{Duration, Instant};
 use anyhow::Context;
 use coffer_events::Outbox;
 use coffer_model::clock::{Clock, SystemClock};
-use coffer_reconciliation::ReconciliationState;
 use coffer_reconciliation::blueprints::domain::{BlueprintInput, MessageType, Processing};
 use coffer_reconciliation::blueprints::store::{self as blueprints, Blueprint};
 use coffer_reconciliation::files::commands::{Arrived, read_in_turn};
-use coffer_reconciliation::files::turns::{DEFAULT_MEMORY_BUDGET, DEFAULT_READERS, Turns};
+use coffer_reconciliation::files::turns::Turns;
+use coffer_reconciliation::{DEFAULT_MEMORY_BUDGET, DEFAULT_READERS, ReconciliationState};
 
 /// This process's resident memory now and at its peak, in MiB, from /proc (Linux).
 fn resident() -> (u64, u64) {

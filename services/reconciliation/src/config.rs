@@ -49,9 +49,9 @@ impl Default for ReconciliationSection {
         Self {
             max_file_bytes: coffer_camt::Limits::default().max_bytes,
             read_every_ms: 5_000,
-            readers: crate::files::turns::DEFAULT_READERS,
-            memory_budget_bytes: crate::files::turns::DEFAULT_MEMORY_BUDGET,
-            read_seconds: crate::files::turns::DEFAULT_READ_FOR.as_secs(),
+            readers: crate::state::DEFAULT_READERS,
+            memory_budget_bytes: crate::state::DEFAULT_MEMORY_BUDGET,
+            read_seconds: crate::state::DEFAULT_READ_FOR.as_secs(),
             sftp_allow_subnets: String::new(),
             s3: S3Section::default(),
         }

@@ -14,6 +14,7 @@ mod fields;
 pub mod files;
 mod lists;
 mod migrations;
+pub mod object_store;
 pub mod payouts;
 pub mod processing;
 pub mod reports;
@@ -37,7 +38,10 @@ use coffer_store::Store;
 pub use migrations::MIGRATIONS;
 /// This service's part of the API description.
 pub use routes::part as api_part;
-pub use state::{ReconciliationSettings, ReconciliationState};
+pub use state::{
+    DEFAULT_MEMORY_BUDGET, DEFAULT_READ_FOR, DEFAULT_READERS, ReconciliationSettings,
+    ReconciliationState,
+};
 
 pub struct Reconciliation {
     state: web::Data<ReconciliationState>,
@@ -128,7 +132,7 @@ impl Module for Reconciliation {
         routes::table().register(cfg);
         if matches!(
             self.state.objects,
-            Some(uploads::object_store::ObjectStore::Local { .. })
+            Some(object_store::ObjectStore::Local { .. })
         ) {
             uploads::routes::local_routes(cfg);
         }

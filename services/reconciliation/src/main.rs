@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use coffer_http::Module;
 use coffer_reconciliation::config::ReconciliationConfig;
-use coffer_reconciliation::uploads::object_store::ObjectStore;
+use coffer_reconciliation::object_store::ObjectStore;
 use coffer_reconciliation::{MIGRATIONS, Reconciliation, ReconciliationSettings};
 use coffer_service::{Built, Started};
 

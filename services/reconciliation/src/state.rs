@@ -9,7 +9,14 @@ use coffer_model::clock::Clock;
 use coffer_secrets::Secrets;
 use coffer_store::Store;
 
-use crate::uploads::object_store::ObjectStore;
+use crate::object_store::ObjectStore;
+
+/// `reconciliation.readers` by default (how files take turns: `files/turns.rs`).
+pub const DEFAULT_READERS: usize = 2;
+/// `reconciliation.memory_budget_bytes` by default.
+pub const DEFAULT_MEMORY_BUDGET: usize = 1024 * 1024 * 1024;
+/// `reconciliation.read_seconds` by default.
+pub const DEFAULT_READ_FOR: Duration = Duration::from_secs(120);
 
 #[derive(Clone)]
 pub struct ReconciliationSettings {
@@ -41,9 +48,9 @@ impl Default for ReconciliationSettings {
             relay: RelaySettings::default(),
             max_file_bytes: coffer_camt::Limits::default().max_bytes,
             read_every: Duration::from_secs(2),
-            readers: crate::files::turns::DEFAULT_READERS,
-            memory_budget_bytes: crate::files::turns::DEFAULT_MEMORY_BUDGET,
-            read_for: crate::files::turns::DEFAULT_READ_FOR,
+            readers: DEFAULT_READERS,
+            memory_budget_bytes: DEFAULT_MEMORY_BUDGET,
+            read_for: DEFAULT_READ_FOR,
             secrets: None,
             objects: None,
             sftp_addresses: AddressPolicy::default(),

@@ -7,7 +7,7 @@
 
 mod common;
 
-use coffer_reconciliation::uploads::object_store::ObjectStore;
+use coffer_reconciliation::object_store::ObjectStore;
 use coffer_uploads::UploadCredentials;
 use common::s3::{post_form, s3_store, spec_fields};
 use common::*;

@@ -10,8 +10,8 @@ use coffer_store::Db;
 
 use super::domain::BlueprintInput;
 use super::store::{self, Blueprint};
-use crate::ReconciliationState;
 use crate::lists::visible_page;
+use crate::state::ReconciliationState;
 use crate::tenancy::{find_visible, require_account};
 
 pub async fn create(

@@ -11,9 +11,9 @@ use serde_json::json;
 use super::commands::{self, Execution};
 use super::domain::shown_name;
 use super::turns::Turns;
-use crate::ReconciliationState;
 use crate::blueprints::commands as blueprints;
 use crate::lists::uuid_in_path;
+use crate::state::ReconciliationState;
 
 /// Above this a file sent to the deprecated execute operation is refused (SPEC.md,
 /// Limits); uploads through a source take up to `reconciliation.max_file_bytes`.

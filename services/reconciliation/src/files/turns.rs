@@ -22,13 +22,6 @@ use std::time::Duration;
 use coffer_camt::Deadline;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
-/// `reconciliation.readers` by default.
-pub const DEFAULT_READERS: usize = 2;
-/// `reconciliation.memory_budget_bytes` by default.
-pub const DEFAULT_MEMORY_BUDGET: usize = 1024 * MIB;
-/// `reconciliation.read_seconds` by default.
-pub const DEFAULT_READ_FOR: Duration = Duration::from_secs(120);
-
 const MIB: usize = 1024 * 1024;
 /// Reading and reporting a statement took at most this many times its size at the peak
 /// (docs/benchmarks.md, "Memory while reading a file").

@@ -6,8 +6,8 @@ use coffer_model::paging::Paging;
 
 use super::record::Report;
 use super::store;
-use crate::ReconciliationState;
 use crate::lists::visible_page;
+use crate::state::ReconciliationState;
 use crate::tenancy::find_visible;
 
 /// The report with its items, once the caller may see its account.

@@ -4,8 +4,8 @@ use coffer_http::ApiError;
 use coffer_http::openapi::RouteTable;
 
 use super::commands;
-use crate::ReconciliationState;
 use crate::lists::{ListQuery, uuid_in_path};
+use crate::state::ReconciliationState;
 
 pub(crate) fn routes(t: &mut RouteTable) {
     t.get("/reconciliation/reports", list)

@@ -13,7 +13,6 @@ use zeroize::Zeroizing;
 
 use super::client::{ClientError, Connection, Credential, Target};
 use super::domain::{self, Listed, Step};
-use crate::ReconciliationState;
 use crate::blueprints::store::{self as blueprints, Blueprint};
 use crate::files::commands::{Arrived, Origin, read_in_turn, refuse};
 use crate::files::domain::shown_name;
@@ -22,6 +21,7 @@ use crate::files::turns::Turns;
 use crate::sources::domain::secret_context;
 use crate::sources::domain::{DEFAULT_POLL_SECONDS, SourceKind};
 use crate::sources::store::{self as sources, Row};
+use crate::state::ReconciliationState;
 
 /// Sources polled at once by one worker: a slow server holds only its own poll.
 const POLLS_AT_ONCE: usize = 4;

@@ -12,9 +12,9 @@ use coffer_store::{Db, Store};
 
 use super::domain::{SourceInput, secret_context};
 use super::store::{self, Row, Source};
-use crate::ReconciliationState;
 use crate::blueprints::store as blueprints;
 use crate::lists::visible_page;
+use crate::state::ReconciliationState;
 use crate::tenancy::{find_visible, require_account};
 
 /// Seals again, at start, the SFTP secrets sealed under a master key that is no longer

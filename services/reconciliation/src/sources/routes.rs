@@ -6,9 +6,9 @@ use coffer_http::{ApiError, Json};
 
 use super::commands;
 use super::domain::SourceRequest;
-use crate::ReconciliationState;
 use crate::fields::read_checked;
 use crate::lists::{ListQuery, uuid_in_path};
+use crate::state::ReconciliationState;
 
 pub(crate) fn routes(t: &mut RouteTable) {
     t.get("/reconciliation/sources", list)

@@ -9,17 +9,17 @@ use coffer_auth::Caller;
 use coffer_http::{ApiError, Failure};
 use coffer_uploads::UploadCredentials;
 
-use super::object_store::ObjectStore;
-use crate::ReconciliationState;
 use crate::blueprints::store as blueprints;
 use crate::blueprints::store::Blueprint;
 use crate::files::commands::{Arrived, Origin, read_in_turn, refuse};
 use crate::files::domain::shown_name;
 use crate::files::store::{self as files, Row};
 use crate::files::turns::Turns;
+use crate::object_store::ObjectStore;
 use crate::sources::commands as sources;
 use crate::sources::domain::{SourceKind, upload_prefix};
 use crate::sources::store as source_rows;
+use crate::state::ReconciliationState;
 
 /// How long upload credentials stay valid (SPEC.md, Limits: 5 minutes).
 pub const CREDENTIALS_TTL: time::Duration = time::Duration::minutes(5);

@@ -7,10 +7,10 @@ use coffer_uploads::{UploadForm, UploadRefusal};
 use futures_util::StreamExt;
 
 use super::commands;
-use super::local::{PlaceError, Receiving};
-use super::object_store::{LOCAL_BUCKET, ObjectStore};
-use crate::ReconciliationState;
 use crate::lists::uuid_in_path;
+use crate::object_store::local::{self, PlaceError, Receiving};
+use crate::object_store::{LOCAL_BUCKET, ObjectStore};
+use crate::state::ReconciliationState;
 
 /// Text fields of an upload form: SPEC.md's are fewer than 12, each well under 8 KiB.
 const MAX_FIELDS: usize = 32;
@@ -117,7 +117,7 @@ pub(crate) async fn upload(
             if let Some((_, key)) = fields
                 .iter()
                 .find(|(name, _)| name.eq_ignore_ascii_case("key"))
-                && let Err(e) = super::local::keepable(key)
+                && let Err(e) = local::keepable(key)
             {
                 return placing_refused(e);
             }

@@ -11,8 +11,8 @@ use actix_web::web;
 use coffer_events::EventWiring;
 use tokio::task::JoinHandle;
 
-use crate::ReconciliationState;
 use crate::files::turns::Turns;
+use crate::state::ReconciliationState;
 
 pub(crate) fn spawn(
     state: &web::Data<ReconciliationState>,

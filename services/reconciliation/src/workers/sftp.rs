@@ -6,9 +6,9 @@ use std::time::Duration;
 
 use actix_web::web;
 
-use crate::ReconciliationState;
 use crate::files::turns::Turns;
 use crate::sftp::commands::poll_due;
+use crate::state::ReconciliationState;
 
 pub async fn poll_forever(state: web::Data<ReconciliationState>, turns: web::Data<Turns>) {
     loop {

@@ -10,8 +10,8 @@ use std::time::Duration;
 use actix_web::web;
 use tokio::task::{Id, JoinSet};
 
-use crate::ReconciliationState;
 use crate::files::turns::Turns;
+use crate::state::ReconciliationState;
 use crate::uploads::commands::{due_fairly, read_upload, receive_new};
 
 /// Readings started and not finished, at most: the rest of the waiting files are picked

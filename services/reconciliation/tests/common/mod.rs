@@ -13,7 +13,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use coffer_http::Module;
-use coffer_reconciliation::uploads::object_store::ObjectStore;
+use coffer_reconciliation::object_store::ObjectStore;
 use coffer_reconciliation::{Reconciliation, ReconciliationSettings};
 use serde_json::Value;
 pub use world::*;

@@ -13,10 +13,10 @@ use coffer_http::ApiError;
 use coffer_http::idempotency::{self, Held, IdempotencyKey};
 
 use super::{Arrived, Origin, read_in_turn, refuse};
-use crate::ReconciliationState;
 use crate::blueprints::store::Blueprint;
 use crate::files::turns::Turns;
 use crate::reports::record::Report;
+use crate::state::ReconciliationState;
 
 /// How long a request under a key another request holds waits for that one's answer.
 const WAIT: Duration = Duration::from_secs(30);

@@ -21,7 +21,6 @@ pub use execute::{Execution, execute};
 
 use super::store as files;
 use super::turns::Turn;
-use crate::ReconciliationState;
 use crate::blueprints::domain::Processing;
 use crate::blueprints::store::Blueprint;
 use crate::payouts::store as payouts;
@@ -30,6 +29,7 @@ use crate::processing::{self, Context, fit};
 use crate::reports::domain::ReportStatus;
 use crate::reports::record::{Report, TotalsColumn};
 use crate::reports::store::{self as reports, Row};
+use crate::state::ReconciliationState;
 
 /// A file to read, with where it came from.
 #[derive(Debug, Clone)]

@@ -1,6 +1,9 @@
 //! Where uploaded files land: an S3-compatible bucket, or (standalone) a directory that
 //! Coffer itself serves the browser-POST protocol for. Both sign and check the same
-//! policies (coffer-uploads); only listing, reading and removing differ.
+//! policies (coffer-uploads); only listing, reading and removing differ. It stands below
+//! every feature: the state holds it, and `uploads/` uses it.
+
+pub mod local;
 
 use std::path::{Path, PathBuf};
 
@@ -47,7 +50,7 @@ impl ObjectStore {
             ObjectStore::Local { root, signer } => {
                 let base = Self::bucket_dir(root, signer);
                 let prefix = prefix.to_owned();
-                tokio::task::spawn_blocking(move || super::local::list(&base, &prefix))
+                tokio::task::spawn_blocking(move || local::list(&base, &prefix))
                     .await
                     .map_err(|e| ObjectError::Io(std::io::Error::other(e)))?
                     .map_err(ObjectError::Io)

@@ -23,6 +23,7 @@ mod schema;
 pub mod sso;
 mod state;
 mod tenancy;
+mod throttles;
 pub mod tokens;
 pub mod users;
 mod workers;
@@ -45,7 +46,9 @@ pub use routes::part as api_part;
 
 use crate::admin::Admin;
 use crate::keys::KeyringError;
+use crate::organisations::cache::DirectoryCache;
 use crate::state::IdentityState;
+use crate::tokens::issuer::TokenIssuer;
 
 /// The inputs operators and other crates build, at the paths they have always used.
 pub mod domain {
@@ -59,6 +62,10 @@ pub mod domain {
 /// The identity service as an HTTP module.
 pub struct Identity {
     state: web::Data<IdentityState>,
+    /// The token endpoint's grants (tokens/), and recently read organisations
+    /// (organisations/): each read by one feature, so held beside the state, not in it.
+    issuer: web::Data<TokenIssuer>,
+    directory: web::Data<DirectoryCache>,
     /// The outbox's relay, and the consumer of onboarding's partner integrations.
     events: EventWiring,
 }
@@ -84,9 +91,21 @@ impl Identity {
         );
         coffer_partners::wire(&mut events);
         let outbox = events.outbox().clone();
+        let (lifetime_secs, read_cache_ttl) =
+            (settings.token_lifetime_secs, settings.read_cache_ttl);
         let state = IdentityState::start(store, clock, keys, outbox, secrets, settings).await?;
+        let issuer = TokenIssuer::new(
+            state.store.clone(),
+            Arc::clone(&state.keyring),
+            Arc::clone(&state.clock),
+            state.access_issuer.clone(),
+            lifetime_secs,
+            read_cache_ttl,
+        );
         Ok(Self {
             state: web::Data::new(state),
+            issuer: web::Data::new(issuer),
+            directory: web::Data::new(DirectoryCache::new(read_cache_ttl)),
             events,
         })
     }
@@ -112,6 +131,9 @@ impl Module for Identity {
 
     fn configure(&self, cfg: &mut web::ServiceConfig) {
         cfg.app_data(self.state.clone());
+        cfg.app_data(self.issuer.clone());
+        cfg.app_data(self.directory.clone());
+        cfg.app_data(web::Data::from(Arc::clone(&self.state.keyring)));
         cfg.app_data(coffer_partners::app_data(self.state.store.clone()));
         routes::table().register(cfg);
     }

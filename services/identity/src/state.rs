@@ -1,4 +1,8 @@
 //! What identity's handlers, commands and workers share, and the settings it is built from.
+//! It stands below every feature but keys/ (the keyring) and throttles/: a part that one
+//! feature alone reads and that is built from that feature's own rooms (the token issuer,
+//! the directory cache) is app data of its own, built in lib.rs, so the state never
+//! imports the features that use it.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -9,13 +13,11 @@ use coffer_model::clock::Clock;
 use coffer_secrets::Secrets;
 use coffer_store::Store;
 
+use serde::{Deserialize, Serialize};
+
 use crate::keys::{Keyring, KeyringError, commands as keys};
-use crate::organisations::cache::DirectoryCache;
-use crate::sso::SsoSettings;
-use crate::sso::throttle::SignInThrottle;
-use crate::tokens::ThrottleSettings;
-use crate::tokens::issuer::TokenIssuer;
-use crate::tokens::throttle::FailureThrottle;
+use crate::throttles::failures::{FailureThrottle, ThrottleSettings};
+use crate::throttles::sign_ins::{SignInThrottle, SignInThrottleSettings};
 use crate::writes::Writes;
 
 /// What identity needs from the process that hosts it.
@@ -52,15 +54,41 @@ impl Default for IdentitySettings {
     }
 }
 
+/// The `sso.*` settings (docs/configuration.md).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct SsoSettings {
+    /// The issuer of ID tokens and the base of the discovery document's URLs: identity's
+    /// public address as partners reach it, without a trailing slash. Empty: taken from
+    /// each request's scheme and host, which suits `coffer dev` and tests only.
+    pub issuer: String,
+    /// How long an authorization code may wait to be exchanged.
+    pub code_ttl_secs: i64,
+    pub id_token_lifetime_secs: i64,
+    /// How long a login page may stay open before its form must be sent again.
+    pub form_ttl_secs: i64,
+    pub sign_in_failures: SignInThrottleSettings,
+}
+
+impl Default for SsoSettings {
+    fn default() -> Self {
+        Self {
+            issuer: String::new(),
+            code_ttl_secs: 60,
+            id_token_lifetime_secs: 300,
+            form_ttl_secs: 1800,
+            sign_in_failures: SignInThrottleSettings::default(),
+        }
+    }
+}
+
 pub(crate) struct IdentityState {
     pub store: Store,
     pub clock: Arc<dyn Clock>,
     pub outbox: Outbox,
     pub key_reload: Duration,
     pub keyring: Arc<Keyring>,
-    pub issuer: TokenIssuer,
     pub failures: FailureThrottle,
-    pub directory: DirectoryCache,
     /// The `iss` of access tokens (auth.issuer); ID tokens carry `sso.issuer`.
     pub access_issuer: String,
     pub sso: SsoSettings,
@@ -88,16 +116,8 @@ impl IdentityState {
             keys,
         ));
         keys::start(&store, clock.as_ref(), &keyring).await?;
-        let access_issuer = settings.issuer.clone();
+        let access_issuer = settings.issuer;
         let sign_ins = SignInThrottle::new(Arc::clone(&clock), settings.sso.sign_in_failures);
-        let issuer = TokenIssuer::new(
-            store.clone(),
-            Arc::clone(&keyring),
-            Arc::clone(&clock),
-            settings.issuer,
-            settings.token_lifetime_secs,
-            settings.read_cache_ttl,
-        );
         let failures = FailureThrottle::new(Arc::clone(&clock), settings.failure_throttle);
         Ok(Self {
             store,
@@ -105,9 +125,7 @@ impl IdentityState {
             outbox,
             key_reload: settings.key_reload,
             keyring,
-            issuer,
             failures,
-            directory: DirectoryCache::new(settings.read_cache_ttl),
             access_issuer,
             sso: settings.sso,
             sign_ins,

@@ -6,6 +6,7 @@ use coffer_model::paging::Paging;
 use coffer_store::Store;
 use uuid::Uuid;
 
+use super::cache::DirectoryCache;
 use super::domain::OrganisationInput;
 use super::events;
 use super::store::{self as organisations, OrganisationRow};
@@ -112,11 +113,12 @@ pub(crate) async fn visible(
 /// An organisation with its accounts, served from the directory cache when fresh.
 pub(crate) async fn get(
     state: &IdentityState,
+    directory: &DirectoryCache,
     caller: &Caller,
     raw_uuid: &str,
 ) -> Result<(OrganisationRow, Vec<AccountRow>), ApiError> {
     let uuid = tenancy::uuid("organisation_uuid", raw_uuid)?;
-    let cached = state.directory.organisations.get(&uuid);
+    let cached = directory.organisations.get(&uuid);
     let (organisation, accounts) = match cached {
         Some(found) => found,
         None => {
@@ -132,7 +134,7 @@ pub(crate) async fn get(
                 })
                 .await?
                 .ok_or_else(|| ApiError::not_found("Organisation"))?;
-            state.directory.organisations.insert(uuid, found.clone());
+            directory.organisations.insert(uuid, found.clone());
             found
         }
     };

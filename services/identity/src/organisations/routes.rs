@@ -7,6 +7,7 @@ use coffer_http::ApiError;
 use coffer_model::paging::{PagingLimits, PagingQuery};
 use serde::{Deserialize, Serialize};
 
+use super::cache::DirectoryCache;
 use super::commands;
 use super::views::{OrganisationDetail, OrganisationItem};
 use crate::state::IdentityState;
@@ -73,9 +74,10 @@ pub(crate) async fn search(
         (status = 404, description = "No such organisation")))]
 pub(crate) async fn get(
     state: web::Data<IdentityState>,
+    directory: web::Data<DirectoryCache>,
     caller: Caller,
     path: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
-    let (organisation, accounts) = commands::get(&state, &caller, &path).await?;
+    let (organisation, accounts) = commands::get(&state, &directory, &caller, &path).await?;
     Ok(HttpResponse::Ok().json(OrganisationDetail::new(&organisation, &accounts)))
 }

@@ -9,10 +9,8 @@ pub(crate) mod form_token;
 pub(crate) mod id_token;
 pub(crate) mod page;
 pub(crate) mod routes;
-pub(crate) mod settings;
 pub(crate) mod store;
 pub(crate) mod texts;
-pub mod throttle;
 
-pub use settings::SsoSettings;
-pub use throttle::SignInThrottleSettings;
+pub use crate::state::SsoSettings;
+pub use crate::throttles::sign_ins::SignInThrottleSettings;

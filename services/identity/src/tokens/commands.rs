@@ -2,7 +2,7 @@
 
 use std::net::IpAddr;
 
-use super::issuer::{GrantError, IssuedToken};
+use super::issuer::{GrantError, IssuedToken, TokenIssuer};
 use crate::state::IdentityState;
 
 /// A token for the client that proves its secret. A failure is counted against the client
@@ -11,11 +11,12 @@ use crate::state::IdentityState;
 /// gets its token.
 pub(crate) async fn client_credentials(
     state: &IdentityState,
+    issuer: &TokenIssuer,
     client_id: &str,
     secret: &str,
     from: IpAddr,
 ) -> Result<IssuedToken, GrantError> {
-    match state.issuer.client_credentials(client_id, secret).await {
+    match issuer.client_credentials(client_id, secret).await {
         Err(GrantError::InvalidClient) => Err(failed_client(state, client_id, from)),
         other => other,
     }

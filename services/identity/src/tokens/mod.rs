@@ -7,6 +7,5 @@ pub(crate) mod domain;
 pub(crate) mod issuer;
 pub(crate) mod routes;
 pub(crate) mod store;
-pub(crate) mod throttle;
 
-pub use throttle::ThrottleSettings;
+pub use crate::throttles::failures::ThrottleSettings;

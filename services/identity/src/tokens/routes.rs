@@ -7,6 +7,7 @@ use coffer_model::validation::{FieldError, Violations};
 use serde::Deserialize;
 
 use super::commands;
+use super::issuer::TokenIssuer;
 use crate::sso::commands::{self as sso, CodeExchange};
 use crate::state::IdentityState;
 
@@ -56,6 +57,7 @@ fn present(value: Option<String>) -> Option<String> {
         (status = 429, description = "Too many failed attempts from this network; see Retry-After")))]
 pub(crate) async fn grant(
     state: web::Data<IdentityState>,
+    grants: web::Data<TokenIssuer>,
     req: HttpRequest,
     from: ClientAddress,
     body: JsonOrForm<TokenRequest>,
@@ -90,9 +92,14 @@ pub(crate) async fn grant(
         .insert_header((header::PRAGMA, "no-cache"));
     match (grant_type.as_str(), code) {
         ("client_credentials", _) => {
-            let issued =
-                commands::client_credentials(&state, &client_id, &client_secret, from.network())
-                    .await?;
+            let issued = commands::client_credentials(
+                &state,
+                &grants,
+                &client_id,
+                &client_secret,
+                from.network(),
+            )
+            .await?;
             Ok(ok.json(Issued {
                 token_type: "Bearer",
                 expires_in: issued.expires_in,

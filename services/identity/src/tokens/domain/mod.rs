@@ -1,10 +1,8 @@
-//! What an access token says about its client, and when failed authentications are
-//! throttled (failure_window.rs).
+//! What an access token says about its client (when failed authentications are
+//! throttled is crate::throttles::failure_window).
 
 use coffer_auth::{Claims, scopes};
 use uuid::Uuid;
-
-pub mod failure_window;
 
 /// Everything a client may touch, as loaded for a token grant.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -1,5 +1,5 @@
 //! Failed sign-ins counted per (e-mail address, source network) and per source network
-//! (domain/delays.rs has the rule). A key that must wait is answered 429 without its
+//! (delays.rs has the rule). A key that must wait is answered 429 without its
 //! password being checked; the right password from a network with no failures is never
 //! delayed, whatever is tried against the same address elsewhere.
 //!
@@ -14,7 +14,7 @@ use coffer_model::clock::Clock;
 use quick_cache::sync::{Cache, EntryAction, EntryResult};
 use serde::{Deserialize, Serialize};
 
-use super::domain::delays::{Delay, DelayRule};
+use super::delays::{Delay, DelayRule};
 
 /// The `sign_in_failures.*` settings (docs/configuration.md).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

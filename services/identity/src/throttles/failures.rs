@@ -1,5 +1,5 @@
 //! Failed client authentications at the token endpoint, counted per client id and per
-//! source address (see domain/failure_window.rs for the rule).
+//! source address (see failure_window.rs for the rule).
 //!
 //! Only failures are counted and only failures are throttled: the secret is checked on
 //! every request, and the right one is always answered with a token. Refusing the right
@@ -18,7 +18,7 @@ use coffer_model::clock::Clock;
 use quick_cache::sync::{Cache, EntryAction, EntryResult};
 use serde::{Deserialize, Serialize};
 
-use super::domain::failure_window::{FailureLimit, FailureWindow};
+use super::failure_window::{FailureLimit, FailureWindow};
 
 /// The `token_failures.*` settings (docs/configuration.md).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

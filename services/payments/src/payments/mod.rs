@@ -3,6 +3,5 @@
 pub mod commands;
 pub mod domain;
 pub mod events;
-pub mod intent;
 pub mod routes;
 pub mod store;

@@ -1,5 +1,6 @@
 //! Payment method profiles: for each account, which provider handles which method.
 
+pub mod commands;
 pub mod routes;
 pub mod store;
 

@@ -10,11 +10,12 @@ use serde_json::json;
 use super::commands::{self, Keeping};
 use crate::PaymentsState;
 use crate::command_kit::Asker;
-use crate::payments::intent::{account_and_profile, supporter_of};
+use crate::profiles::commands::account_and_profile;
 use crate::profiles::store::Profile;
 use crate::shared::card::keyed_for_idempotency;
 use crate::shared::method::{Instrument, instrument_for, mandate_reference};
 use crate::shared::request::{Checked, PaymentRequest};
+use crate::supporters::request::supporter_of;
 
 pub(crate) fn routes(t: &mut RouteTable) {
     t.post("/payment-sources", create)

@@ -14,11 +14,12 @@ use super::current;
 use super::intents::{self, Reserving};
 use crate::command_kit::{Asker, Parts, Reserved, within};
 use crate::connectors::ChargeRequest;
-use crate::payments::intent::{RequestSupporter, account_and_profile, invalid, supporter_of};
+use crate::profiles::commands::account_and_profile;
 use crate::shared::method::{Instrument, instrument_for, mandate_reference};
 use crate::shared::record::{ChargeState, Payment, PaymentStatus};
 use crate::shared::request::Checked;
 use crate::supporters::domain::Supporter;
+use crate::supporters::request::{RequestSupporter, supporter_of};
 
 /// A payment about to be asked of its provider.
 struct Intent {
@@ -96,9 +97,9 @@ async fn prepare(state: &Parts, caller: &Caller, checked: Checked) -> Result<Int
     let method = profile.payment_method.as_str();
     let (instrument, masked) = instrument_for(method, &checked, &state.fingerprint_key, now)?
         .ok_or_else(|| {
-            invalid(
+            ApiError::invalid(
                 "payment_method",
-                &format!("{method} payments are not available yet"),
+                format!("{method} payments are not available yet"),
             )
         })?;
     let RequestSupporter {

@@ -1,66 +1,13 @@
-//! What a payment initialisation request names, read the same way for a payment
-//! (commands/initiate.rs) and a payment source (the same request shape): its account and
-//! profile, and its supporter.
+//! The supporter a payment or payment source request carries, read as a supporter is.
 
-use coffer_auth::Caller;
 use coffer_http::ApiError;
 use coffer_http::body::parse_value_at;
 use coffer_model::ids::parse_uuid;
 use coffer_model::validation::FieldError;
 use serde_json::json;
 
-use crate::PaymentsState;
-use crate::profiles::store::{self as profiles, Profile};
-use crate::replica::account_organisation;
+use super::domain::{Supporter, SupporterInput};
 use crate::shared::request::Checked;
-use crate::supporters::domain::{Supporter, SupporterInput};
-
-pub(crate) fn invalid(property: &str, message: &str) -> ApiError {
-    ApiError::validation(vec![FieldError::not_valid(property, message)])
-}
-
-/// RaiseNow's examples send this for "the account's default for the method"; it names
-/// that default even where a profile happens to be called so (docs/payments.md).
-const DEFAULT_PROFILE: &str = "default";
-
-/// The profile a request names (by uuid or name), or the account's default for its method.
-fn choose_profile(profiles: Vec<Profile>, checked: &Checked) -> Result<Profile, ApiError> {
-    let profile = match checked.profile.as_deref() {
-        Some(wanted) if wanted != DEFAULT_PROFILE => profiles
-            .into_iter()
-            .find(|p| p.uuid == wanted || p.name == wanted)
-            .ok_or_else(|| invalid("profile", "no such payment method profile for this account"))?,
-        _ => {
-            let Some(method) = checked.payment_method.as_deref() else {
-                return Err(ApiError::validation(vec![FieldError::new(
-                    coffer_model::validation::codes::NOT_NULL,
-                    "payment_method",
-                    "profile \"default\" needs the payment_method it is the default of",
-                )]));
-            };
-            profiles
-                .into_iter()
-                .find(|p| p.payment_method == method && p.is_default)
-                .ok_or_else(|| {
-                    invalid(
-                        "payment_method",
-                        "the account has no profile for this method",
-                    )
-                })?
-        }
-    };
-    if checked
-        .payment_method
-        .as_deref()
-        .is_some_and(|m| m != profile.payment_method)
-    {
-        return Err(invalid(
-            "payment_method",
-            "does not match the profile's method",
-        ));
-    }
-    Ok(profile)
-}
 
 /// The supporter a payment request carries (SPEC.md's PaymentSupporter), read whether or
 /// not it is to be created: each field is checked as a supporter's is, every fault named
@@ -178,38 +125,4 @@ pub(crate) fn supporter_of(
         named: named.filter(|_| created.is_none()),
         created,
     })
-}
-
-/// The account's organisation, once the caller may touch the account, and the profile the
-/// request names (or the default for its method).
-pub(crate) async fn account_and_profile(
-    state: &PaymentsState,
-    caller: &Caller,
-    checked: &Checked,
-) -> Result<(String, Profile), ApiError> {
-    let key_account = checked.account.to_string();
-    let (organisation, profiles) = match state.accounts.get(&key_account) {
-        Some(known) => known,
-        None => {
-            let account = key_account.clone();
-            let (organisation, profiles) = state
-                .store
-                .query(move |db| {
-                    let organisation = account_organisation(db, &account)?;
-                    let profiles = profiles::list(db, Some(&account), None)?;
-                    Ok((organisation, profiles))
-                })
-                .await?;
-            let organisation = organisation.ok_or_else(|| ApiError::not_found("Account"))?;
-            state
-                .accounts
-                .insert(key_account, (organisation.clone(), profiles.clone()));
-            (organisation, profiles)
-        }
-    };
-    caller.require_account(
-        checked.account,
-        organisation.parse().map_err(ApiError::internal)?,
-    )?;
-    Ok((organisation, choose_profile(profiles, checked)?))
 }

@@ -26,7 +26,7 @@ struct Row {
     timezone: String,
     recurring_interval: String,
     anchor_date: String,
-    status: String,
+    status: SubscriptionStatus,
     next_due_date: Option<i64>,
     planned_effective_from: Option<String>,
     planned_since: Option<i64>,
@@ -71,7 +71,7 @@ impl Row {
             timezone: x.timezone.clone(),
             recurring_interval: x.recurring_interval.clone(),
             anchor_date: x.anchor_date.format("%Y-%m-%d").to_string(),
-            status: x.status.as_str().to_owned(),
+            status: x.status,
             next_due_date: x.next_due_date,
             planned_effective_from: text(x.planned_effective_from),
             planned_since: x.planned_since,
@@ -115,7 +115,7 @@ impl Row {
             amount: self.amount,
             timezone: self.timezone,
             recurring_interval: self.recurring_interval,
-            status: SubscriptionStatus::parse(&self.status).ok_or_else(|| broken("status"))?,
+            status: self.status,
             next_due_date: self.next_due_date,
             planned_since: self.planned_since,
             ended_at: self.ended_at,
@@ -141,7 +141,7 @@ pub fn save(
 ) -> QueryResult<bool> {
     let row = Row::of(x, now);
     let changed = db_run!(db: {
-        diesel::update(s::subscriptions.find(&row.uuid).filter(s::status.eq(expected.as_str())))
+        diesel::update(s::subscriptions.find(&row.uuid).filter(s::status.eq(expected)))
             .set(&row)
             .execute(db)
     })?;

@@ -1,6 +1,5 @@
 use coffer_store::{Db, db_run};
 use diesel::prelude::*;
-use diesel::result::Error as DieselError;
 
 use super::domain::{ClockStatus, TestClock};
 use crate::schema::test_clocks::dsl as c;
@@ -12,30 +11,25 @@ struct Row {
     owner: String,
     frozen_time: i64,
     target_time: Option<i64>,
-    status: String,
+    status: ClockStatus,
     created: i64,
 }
 
 impl Row {
     fn into_clock(self) -> QueryResult<TestClock> {
-        let status = ClockStatus::parse(&self.status).ok_or_else(|| {
-            DieselError::DeserializationError(
-                format!("unknown test clock status {}", self.status).into(),
-            )
-        })?;
         Ok(TestClock {
             uuid: self.uuid,
             owner: self.owner,
             frozen_time: self.frozen_time,
             target_time: self.target_time,
-            status,
+            status: self.status,
             created: self.created,
         })
     }
 }
 
-const READY: &str = ClockStatus::Ready.as_str();
-const ADVANCING: &str = ClockStatus::Advancing.as_str();
+const READY: ClockStatus = ClockStatus::Ready;
+const ADVANCING: ClockStatus = ClockStatus::Advancing;
 
 pub fn insert(db: &mut Db<'_>, x: &TestClock) -> QueryResult<()> {
     db_run!(db: {
@@ -45,7 +39,7 @@ pub fn insert(db: &mut Db<'_>, x: &TestClock) -> QueryResult<()> {
                 c::owner.eq(&x.owner),
                 c::frozen_time.eq(x.frozen_time),
                 c::target_time.eq(x.target_time),
-                c::status.eq(x.status.as_str()),
+                c::status.eq(x.status),
                 c::created.eq(x.created),
                 c::updated.eq(x.created),
             ))

@@ -4,7 +4,7 @@ use coffer_store::{Db, db_run};
 use diesel::prelude::*;
 use diesel::result::Error as DieselError;
 
-use super::domain::{AttemptStatus, ChargeAttempt, Invoice, InvoiceStatus};
+use super::domain::{AttemptStatus, ChargeAttempt, Invoice, InvoiceReason, InvoiceStatus};
 use crate::schema::{charge_attempts::dsl as a, invoices::dsl as i};
 
 #[derive(Debug, Clone, Queryable, Selectable, Insertable, AsChangeset)]
@@ -18,8 +18,8 @@ struct InvoiceRow {
     account_uuid: String,
     period_date: Option<String>,
     due_date: i64,
-    status: String,
-    status_reason: String,
+    status: InvoiceStatus,
+    status_reason: InvoiceReason,
     amount: i64,
     refunded_amount: i64,
     currency: String,
@@ -38,19 +38,15 @@ struct AttemptRow {
     uuid: String,
     invoice_uuid: String,
     subscription_uuid: String,
-    status: String,
+    status: AttemptStatus,
     status_reason: Option<String>,
     payment_uuid: Option<String>,
     created: i64,
     updated: i64,
 }
 
-const OPEN: &str = InvoiceStatus::Open.as_str();
-const PENDING: &str = AttemptStatus::Pending.as_str();
-
-fn unknown(what: &str) -> DieselError {
-    DieselError::DeserializationError(format!("unknown {what}").into())
-}
+const OPEN: InvoiceStatus = InvoiceStatus::Open;
+const PENDING: AttemptStatus = AttemptStatus::Pending;
 
 fn json<T: serde::de::DeserializeOwned>(text: &str) -> QueryResult<T> {
     serde_json::from_str(text).map_err(|e| DieselError::DeserializationError(Box::new(e)))
@@ -65,8 +61,8 @@ impl InvoiceRow {
             account_uuid: x.account_uuid.clone(),
             period_date: x.period_date.clone(),
             due_date: x.due_date,
-            status: x.status.as_str().to_owned(),
-            status_reason: x.status_reason.clone(),
+            status: x.status,
+            status_reason: x.status_reason,
             amount: x.amount,
             refunded_amount: x.refunded_amount,
             currency: x.currency.clone(),
@@ -90,7 +86,7 @@ impl InvoiceRow {
             account_uuid: self.account_uuid,
             period_date: self.period_date,
             due_date: self.due_date,
-            status: InvoiceStatus::parse(&self.status).ok_or_else(|| unknown("invoice status"))?,
+            status: self.status,
             status_reason: self.status_reason,
             amount: self.amount,
             refunded_amount: self.refunded_amount,
@@ -109,7 +105,7 @@ impl AttemptRow {
             uuid: self.uuid,
             invoice_uuid: self.invoice_uuid,
             subscription_uuid: self.subscription_uuid,
-            status: AttemptStatus::parse(&self.status).ok_or_else(|| unknown("attempt status"))?,
+            status: self.status,
             status_reason: self.status_reason,
             payment_uuid: self.payment_uuid,
             created: self.created,
@@ -154,7 +150,7 @@ pub fn save_invoice(
 ) -> QueryResult<bool> {
     let row = InvoiceRow::of(x, now);
     let n = db_run!(db: {
-        diesel::update(i::invoices.find(&row.uuid).filter(i::status.eq(expected.as_str()))).set(&row).execute(db)
+        diesel::update(i::invoices.find(&row.uuid).filter(i::status.eq(expected))).set(&row).execute(db)
     })?;
     Ok(n == 1)
 }
@@ -209,8 +205,9 @@ pub fn mark_paid(db: &mut Db<'_>, uuids: &[String], now: i64) -> QueryResult<usi
     db_run!(db: {
         diesel::update(i::invoices.filter(i::uuid.eq_any(uuids)).filter(i::status.eq(OPEN)))
             .set((
-                i::status.eq(InvoiceStatus::Paid.as_str()),
-                i::status_reason.eq("paid"),
+                // As domain::state::pay leaves an invoice.
+                i::status.eq(InvoiceStatus::Paid),
+                i::status_reason.eq(InvoiceReason::Paid),
                 i::next_attempt_date.eq(None::<i64>),
                 i::updated.eq(now),
             ))
@@ -249,7 +246,7 @@ impl AttemptRow {
             uuid: x.uuid.clone(),
             invoice_uuid: x.invoice_uuid.clone(),
             subscription_uuid: x.subscription_uuid.clone(),
-            status: x.status.as_str().to_owned(),
+            status: x.status,
             status_reason: x.status_reason.clone(),
             payment_uuid: x.payment_uuid.clone(),
             created: x.created,
@@ -322,7 +319,7 @@ pub fn finish_attempt(
     let n = db_run!(db: {
         diesel::update(a::charge_attempts.find(uuid).filter(a::status.eq(PENDING)))
             .set((
-                a::status.eq(status.as_str()),
+                a::status.eq(status),
                 a::status_reason.eq(reason),
                 a::payment_uuid.eq(payment),
                 a::updated.eq(now),
@@ -369,7 +366,7 @@ pub fn finish_attempts_succeeded(
             .bind::<Array<Text>, _>(xs.iter().map(|x| x.attempt).collect::<Vec<_>>())
             .bind::<Array<Nullable<Text>>, _>(xs.iter().map(|x| x.reason).collect::<Vec<_>>())
             .bind::<Array<Text>, _>(xs.iter().map(|x| x.payment).collect::<Vec<_>>())
-            .bind::<Text, _>(AttemptStatus::Succeeded.as_str())
+            .bind::<Text, _>(AttemptStatus::Succeeded)
             .bind::<BigInt, _>(now)
             .bind::<Text, _>(PENDING)
             .load(&mut **conn)?;

@@ -12,8 +12,8 @@ use coffer_store::Db;
 
 use super::results::apply_payment_result;
 use crate::error::{Failure, changed_meanwhile};
-use crate::invoices::domain::InvoiceStatus::{Open, Paid};
-use crate::invoices::domain::{AttemptStatus, ChargeAttempt, Invoice};
+use crate::invoices::domain::InvoiceStatus::Open;
+use crate::invoices::domain::{AttemptStatus, ChargeAttempt, Invoice, state};
 use crate::invoices::events::{self, ChargeResult};
 use crate::invoices::store;
 use crate::subscriptions::store as subscriptions;
@@ -131,9 +131,8 @@ fn pay(
         announced.push(events::attempt_finished_event(
             outbox, &attempt, &invoice, true, data,
         )?);
-        invoice.status = Paid;
-        invoice.status_reason = "paid".into();
-        invoice.next_attempt_date = None;
+        // As the statement above wrote it.
+        state::pay(&mut invoice);
         let body = invoice.render(
             attempts_of
                 .get(&invoice.uuid)

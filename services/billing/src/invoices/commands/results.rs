@@ -9,8 +9,9 @@ use coffer_store::Db;
 
 use crate::error::{Failure, changed_meanwhile};
 use crate::invoices::domain::AttemptStatus;
-use crate::invoices::domain::InvoiceStatus::{self, Open, Paid};
+use crate::invoices::domain::InvoiceStatus::Open;
 use crate::invoices::domain::dunning::{AfterFailure, after_failure};
+use crate::invoices::domain::state as invoice_state;
 use crate::invoices::events::{self, ChargeResult};
 use crate::invoices::store;
 use crate::plans::domain::{GLOBAL_UUID, global};
@@ -79,9 +80,7 @@ pub(crate) fn apply_payment_result(
     let subscription_status = s.status;
     let failed_before = s.consecutive_failed_invoices;
     if succeeded {
-        invoice.status = Paid;
-        invoice.status_reason = "paid".into();
-        invoice.next_attempt_date = None;
+        invoice_state::pay(&mut invoice);
         s.consecutive_failed_invoices = 0;
     } else {
         invoice.failed_payment_attempts += 1;
@@ -95,9 +94,7 @@ pub(crate) fn apply_payment_result(
             AfterFailure::GiveUp {
                 cancel_subscription,
             } => {
-                invoice.status = InvoiceStatus::Cancelled;
-                invoice.status_reason = "failed".into();
-                invoice.next_attempt_date = None;
+                invoice_state::fail(&mut invoice);
                 s.consecutive_failed_invoices += 1;
                 if cancel_subscription {
                     // Dunning's last word: already cancelled (by hand) stays as it is.

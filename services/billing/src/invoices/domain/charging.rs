@@ -4,7 +4,7 @@
 use serde_json::{Map, Value, json};
 
 use super::record::Invoice;
-use super::status::InvoiceStatus;
+use super::status::{InvoiceReason, InvoiceStatus};
 use crate::subscriptions::domain::Subscription;
 
 /// An open invoice of the subscription's amount, due at `due`.
@@ -18,7 +18,7 @@ pub fn draft(s: &Subscription, period: Option<String>, due: i64, now: i64) -> In
         period_date: period,
         due_date: due,
         status: InvoiceStatus::Open,
-        status_reason: "pending".into(),
+        status_reason: InvoiceReason::Pending,
         amount: s.amount,
         refunded_amount: 0,
         currency: s.currency.code().to_owned(),

@@ -5,6 +5,7 @@ use coffer_model::validation::FieldError;
 use serde_json::{Map, Value};
 
 use super::record::{ChargeAttempt, Invoice};
+use super::state;
 use super::status::{AttemptStatus, InvoiceStatus};
 
 /// What a manual invoice may set over the subscription's terms.
@@ -102,9 +103,7 @@ pub fn close(
              close the invoice once the attempt has ended",
         ));
     }
-    invoice.status = status;
-    invoice.status_reason = "manual".into();
-    invoice.next_attempt_date = None;
+    state::close(&mut invoice, status);
     Ok(invoice)
 }
 

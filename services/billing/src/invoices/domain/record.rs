@@ -3,7 +3,7 @@
 use serde::Serialize;
 use serde_json::{Map, Value, json};
 
-use super::status::{AttemptStatus, InvoiceStatus};
+use super::status::{AttemptStatus, InvoiceReason, InvoiceStatus};
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct Invoice {
@@ -16,8 +16,7 @@ pub struct Invoice {
     /// When it fell due (local midnight of its charge date, or its creation).
     pub due_date: i64,
     pub status: InvoiceStatus,
-    /// pending, paid, failed or manual.
-    pub status_reason: String,
+    pub status_reason: InvoiceReason,
     pub amount: i64,
     pub refunded_amount: i64,
     pub currency: String,
@@ -90,7 +89,7 @@ impl Invoice {
             created: self.created,
             due_date: self.due_date,
             status: self.status,
-            status_reason: self.status_reason.clone(),
+            status_reason: self.status_reason,
             amount: self.amount,
             refunded_amount: self.refunded_amount,
             currency: self.currency.clone(),
@@ -130,7 +129,9 @@ pub struct InvoiceView {
     pub due_date: i64,
     pub status: InvoiceStatus,
     /// pending, paid, failed or manual.
-    pub status_reason: String,
+    // Described as the plain string it has always been, so the API description is unchanged.
+    #[schema(value_type = String)]
+    pub status_reason: InvoiceReason,
     pub amount: i64,
     pub refunded_amount: i64,
     /// ISO 4217.

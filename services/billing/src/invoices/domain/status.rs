@@ -1,4 +1,5 @@
-//! The statuses of an invoice and of a charge attempt, as kept and as shown.
+//! The statuses of an invoice and of a charge attempt, and why an invoice is as it is, as
+//! kept and as shown.
 
 use coffer_model::text_enum;
 
@@ -7,6 +8,17 @@ text_enum! {
         Open => "open",
         Paid => "paid",
         Cancelled => "cancelled",
+    }
+}
+
+text_enum! {
+    /// Why an invoice is in its status: open and waiting for a charge, paid by one, given up
+    /// after failed ones, or closed by hand.
+    pub enum InvoiceReason {
+        Pending => "pending",
+        Paid => "paid",
+        Failed => "failed",
+        Manual => "manual",
     }
 }
 

@@ -11,7 +11,7 @@ use coffer_store::Db;
 use serde_json::{Map, json};
 
 use crate::error::Failure;
-use crate::invoices::domain::{AttemptStatus, ChargeAttempt, InvoiceStatus, charging};
+use crate::invoices::domain::{AttemptStatus, ChargeAttempt, charging, state as invoice_state};
 use crate::invoices::{events as invoice_events, store as invoices};
 use crate::plans::domain::GLOBAL_UUID;
 use crate::plans::store as plans;
@@ -143,8 +143,7 @@ pub(crate) fn start_from_payment(
         due_instant(zone, anchor),
         paid_at,
     );
-    invoice.status = InvoiceStatus::Paid;
-    invoice.status_reason = "paid".into();
+    invoice_state::pay(&mut invoice);
     invoices::insert_invoice(db, &invoice)?;
     let attempt = ChargeAttempt {
         uuid: uuid::Uuid::new_v4().to_string(),

@@ -1,4 +1,4 @@
-//! What the test provider's pages do (payments/test_psp_pages.rs): find what a donor is
+//! What the test provider's pages do (payments/routes.rs): find what a donor is
 //! asked to approve, record their decision on a payment (and on the source it keeps) or on
 //! a source, and, in test mode, a bank's collection of a direct debit. Real providers host
 //! such pages themselves and tell the outcome by webhook.

@@ -4,6 +4,7 @@
 //! enabled one.
 
 pub(crate) mod commands;
+pub(crate) mod domain;
 pub(crate) mod events;
 pub(crate) mod routes;
 pub(crate) mod store;

@@ -2,6 +2,7 @@ use coffer_store::{Db, db_run};
 use diesel::prelude::*;
 use serde::Serialize;
 
+use super::domain::IntegrationStatus;
 use crate::schema::partner_integrations_made::dsl as i;
 
 #[derive(
@@ -16,7 +17,9 @@ pub struct IntegrationRow {
     pub configuration_uuid: String,
     pub process_uuid: String,
     /// `enabled` or `disabled`.
-    pub status: String,
+    // Described as the plain string it has always been, so the API description is unchanged.
+    #[schema(value_type = String)]
+    pub status: IntegrationStatus,
     pub created: i64,
     pub updated: i64,
 }
@@ -56,8 +59,8 @@ pub fn list(conn: &mut Db<'_>, f: &Filter, limit: i64) -> QueryResult<Vec<Integr
 /// Disables an enabled integration; false when it was not enabled.
 pub fn disable(conn: &mut Db<'_>, uuid: &str, now: i64) -> QueryResult<bool> {
     let changed = db_run!(conn: {
-        diesel::update(i::partner_integrations_made.find(uuid).filter(i::status.eq("enabled")))
-            .set((i::status.eq("disabled"), i::updated.eq(now)))
+        diesel::update(i::partner_integrations_made.find(uuid).filter(i::status.eq(IntegrationStatus::Enabled)))
+            .set((i::status.eq(IntegrationStatus::Disabled), i::updated.eq(now)))
             .execute(conn)
     })?;
     Ok(changed == 1)
@@ -71,7 +74,7 @@ pub fn enabled_between(
 ) -> QueryResult<Option<IntegrationRow>> {
     db_run!(conn: {
         i::partner_integrations_made
-            .filter(i::partner_uuid.eq(partner).and(i::organisation_uuid.eq(organisation)).and(i::status.eq("enabled")))
+            .filter(i::partner_uuid.eq(partner).and(i::organisation_uuid.eq(organisation)).and(i::status.eq(IntegrationStatus::Enabled)))
             .select(IntegrationRow::as_select())
             .first(conn)
             .optional()

@@ -32,6 +32,7 @@ use super::store::{self as processes, ProcessRow};
 use super::views::{Form, ProcessRecord};
 use crate::configurations::commands as configurations;
 use crate::error::OnboardingError;
+use crate::integrations::domain::IntegrationStatus;
 use crate::integrations::events as integration_events;
 use crate::integrations::store::{self as integrations, IntegrationRow};
 use crate::state::OnboardingState;
@@ -64,7 +65,7 @@ pub(crate) async fn create(
         token_sha256: token_digest(&token),
         token,
         external_id: request.external_id,
-        status: ProcessStatus::Pending.as_str().to_owned(),
+        status: ProcessStatus::Pending,
         initialisation_data: body.to_string(),
         planned: None,
         results: None,
@@ -133,7 +134,7 @@ pub(crate) async fn by_token(
 
 /// 409 unless the process can still be executed or connected.
 fn open(row: &ProcessRow, now: i64) -> Result<(), OnboardingError> {
-    if row.status != ProcessStatus::Pending.as_str() {
+    if row.status != ProcessStatus::Pending {
         return Err(OnboardingError::Conflict(
             "this onboarding process is completed already".into(),
         ));
@@ -229,7 +230,7 @@ async fn complete(
         organisation_uuid: organisation.to_string(),
         configuration_uuid: row.configuration_uuid.clone(),
         process_uuid: row.uuid.clone(),
-        status: "enabled".into(),
+        status: IntegrationStatus::Enabled,
         created: now,
         updated: now,
     };

@@ -2,36 +2,23 @@
 
 use coffer_model::email::Email;
 use coffer_model::iban::Iban;
+use coffer_model::text_enum;
 use coffer_model::validation::{FieldError, Violations};
 use serde_json::Value;
 use uuid::Uuid;
 
 pub const MAX_TEXT_CHARS: usize = 200;
 
-/// A process's states. SPEC.md shows `pending`; Coffer adds `completed` (executed or
-/// connected). Expiry is not a state: `expired` is computed against the clock.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ProcessStatus {
-    Pending,
-    Completed,
+text_enum! {
+    /// A process's states. SPEC.md shows `pending`; Coffer adds `completed` (executed or
+    /// connected). Expiry is not a state: `expired` is computed against the clock.
+    pub enum ProcessStatus {
+        Pending => "pending",
+        Completed => "completed",
+    }
 }
 
 impl ProcessStatus {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ProcessStatus::Pending => "pending",
-            ProcessStatus::Completed => "completed",
-        }
-    }
-
-    pub fn parse(raw: &str) -> Option<Self> {
-        match raw {
-            "pending" => Some(ProcessStatus::Pending),
-            "completed" => Some(ProcessStatus::Completed),
-            _ => None,
-        }
-    }
-
     /// The record's `label`: the state as a person reads it.
     pub fn label(self) -> &'static str {
         match self {

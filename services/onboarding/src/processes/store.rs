@@ -10,6 +10,7 @@ use coffer_store::{Db, db_run};
 use diesel::prelude::*;
 use diesel::result::Error as DieselError;
 
+use super::domain::ProcessStatus;
 use crate::schema::onboarding_processes::dsl as p;
 
 #[derive(Debug, Clone, PartialEq, Eq, Queryable, Selectable, Insertable)]
@@ -23,7 +24,7 @@ pub struct ProcessRow {
     pub token: String,
     pub token_sha256: String,
     pub external_id: String,
-    pub status: String,
+    pub status: ProcessStatus,
     /// The create request as given (JSON).
     pub initialisation_data: String,
     /// The uuids an execution makes (JSON `Planned`), once chosen.
@@ -157,9 +158,9 @@ pub fn complete(
     now: i64,
 ) -> QueryResult<bool> {
     let changed = db_run!(conn: {
-        diesel::update(p::onboarding_processes.find(uuid).filter(p::status.eq("pending")))
+        diesel::update(p::onboarding_processes.find(uuid).filter(p::status.eq(ProcessStatus::Pending)))
             .set((
-                p::status.eq("completed"),
+                p::status.eq(ProcessStatus::Completed),
                 p::results.eq(results),
                 p::partner_integration_uuid.eq(integration),
                 p::updated.eq(now),

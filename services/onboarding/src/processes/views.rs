@@ -23,7 +23,9 @@ pub struct ProcessRecord {
     /// The state as a person reads it.
     pub label: String,
     /// `pending` or `completed`.
-    pub status: String,
+    // Described as the plain string it has always been, so the API description is unchanged.
+    #[schema(value_type = String)]
+    pub status: ProcessStatus,
     pub token: String,
     pub expires_at: i64,
     pub expired: bool,
@@ -38,14 +40,14 @@ pub struct ProcessRecord {
 
 impl ProcessRecord {
     pub fn of(row: &ProcessRow, form: Form, now: i64) -> Self {
-        let status = ProcessStatus::parse(&row.status).unwrap_or(ProcessStatus::Pending);
+        let status = row.status;
         ProcessRecord {
             uuid: row.uuid.clone(),
             onboarding_configuration_uuid: row.configuration_uuid.clone(),
             partner_integration_uuid: (form == Form::Partner)
                 .then(|| row.partner_integration_uuid.clone()),
             label: status.label().to_owned(),
-            status: status.as_str().to_owned(),
+            status,
             token: row.token.clone(),
             expires_at: row.expires_at,
             expired: status == ProcessStatus::Pending && now >= row.expires_at,

@@ -1,36 +1,17 @@
 //! A delivery task: one event owed to one endpoint, and where it stands.
 
-/// Where a task stands; stored as its name.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum TaskState {
-    /// Waiting for its next try (or in one, until the try's lease ends).
-    Pending,
-    Delivered,
-    /// Its tries ran out, or the endpoint answered 410.
-    Failed,
-    /// Its endpoint was deleted or turned off before its turn came.
-    Dropped,
-}
+use coffer_model::text_enum;
 
-impl TaskState {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            TaskState::Pending => "pending",
-            TaskState::Delivered => "delivered",
-            TaskState::Failed => "failed",
-            TaskState::Dropped => "dropped",
-        }
-    }
-
-    pub fn parse(raw: &str) -> Option<TaskState> {
-        [
-            TaskState::Pending,
-            TaskState::Delivered,
-            TaskState::Failed,
-            TaskState::Dropped,
-        ]
-        .into_iter()
-        .find(|s| s.as_str() == raw)
+text_enum! {
+    /// Where a task stands; stored as its name.
+    pub enum TaskState {
+        /// Waiting for its next try (or in one, until the try's lease ends).
+        Pending => "pending",
+        Delivered => "delivered",
+        /// Its tries ran out, or the endpoint answered 410.
+        Failed => "failed",
+        /// Its endpoint was deleted or turned off before its turn came.
+        Dropped => "dropped",
     }
 }
 

@@ -2,7 +2,6 @@
 
 use coffer_store::{Db, db_run};
 use diesel::prelude::*;
-use diesel::result::Error as DieselError;
 
 use crate::deliveries::domain::task::{Standing, Task, TaskState};
 use crate::schema::delivery_tasks::dsl as t;
@@ -21,7 +20,7 @@ struct Row {
     account_uuid: Option<String>,
     object_uuid: String,
     body: String,
-    state: String,
+    state: TaskState,
     tries: i32,
     max_tries: i32,
     due_ms: i64,
@@ -31,9 +30,6 @@ struct Row {
 
 impl Row {
     fn into_task(self) -> QueryResult<Task> {
-        let state = TaskState::parse(&self.state).ok_or_else(|| {
-            DieselError::DeserializationError(format!("unknown task state {}", self.state).into())
-        })?;
         Ok(Task {
             uuid: self.uuid,
             event_uuid: self.event_uuid,
@@ -43,7 +39,7 @@ impl Row {
             account_uuid: self.account_uuid,
             object_uuid: self.object_uuid,
             body: self.body,
-            state,
+            state: self.state,
             tries: self.tries,
             max_tries: self.max_tries,
             due_ms: self.due_ms,
@@ -65,7 +61,7 @@ pub fn insert(db: &mut Db<'_>, tasks: &[Task], now_ms: i64) -> QueryResult<usize
             account_uuid: x.account_uuid.clone(),
             object_uuid: x.object_uuid.clone(),
             body: x.body.clone(),
-            state: x.state.as_str().to_owned(),
+            state: x.state,
             tries: x.tries,
             max_tries: x.max_tries,
             due_ms: x.due_ms,
@@ -105,18 +101,20 @@ pub fn endpoints_due(
     after: &str,
     limit: i64,
 ) -> QueryResult<Vec<(String, String)>> {
-    const PENDING: &str = "state = 'pending'";
+    // Written into the statement, not bound, so that it matches the partial index's
+    // `WHERE state = 'pending'` and the index is used.
+    let pending = format!("state = '{}'", TaskState::Pending);
     let scan = |now: &str, after: &str, limit: &str| {
         format!(
             "WITH RECURSIVE e(endpoint_uuid) AS (\
-               SELECT (SELECT endpoint_uuid FROM delivery_tasks WHERE {PENDING} AND due_ms <= {now} \
+               SELECT (SELECT endpoint_uuid FROM delivery_tasks WHERE {pending} AND due_ms <= {now} \
                        AND endpoint_uuid > {after} ORDER BY endpoint_uuid LIMIT 1) \
                UNION ALL \
-               SELECT (SELECT t.endpoint_uuid FROM delivery_tasks t WHERE t.{PENDING} AND t.due_ms <= {now} \
+               SELECT (SELECT t.endpoint_uuid FROM delivery_tasks t WHERE t.{pending} AND t.due_ms <= {now} \
                        AND t.endpoint_uuid > e.endpoint_uuid ORDER BY t.endpoint_uuid LIMIT 1) \
                FROM e WHERE e.endpoint_uuid IS NOT NULL) \
              SELECT e.endpoint_uuid, (SELECT o.organisation_uuid FROM delivery_tasks o \
-                       WHERE o.{PENDING} AND o.endpoint_uuid = e.endpoint_uuid LIMIT 1) AS organisation_uuid \
+                       WHERE o.{pending} AND o.endpoint_uuid = e.endpoint_uuid LIMIT 1) AS organisation_uuid \
              FROM e WHERE e.endpoint_uuid IS NOT NULL LIMIT {limit}"
         )
     };
@@ -144,7 +142,7 @@ pub fn endpoints_due(
 /// skipped, so replicas share the work; SQLite's write transaction is exclusive already.
 pub fn due_of(db: &mut Db<'_>, endpoint: &str, now_ms: i64, limit: i64) -> QueryResult<Vec<Task>> {
     let query = t::delivery_tasks
-        .filter(t::state.eq(TaskState::Pending.as_str()))
+        .filter(t::state.eq(TaskState::Pending))
         .filter(t::endpoint_uuid.eq(endpoint))
         .filter(t::due_ms.le(now_ms))
         .order(t::due_ms.asc())
@@ -188,29 +186,25 @@ pub fn find(db: &mut Db<'_>, uuid: &str) -> QueryResult<Option<Task>> {
 
 /// Where the tasks of `uuids` that exist stand, their bodies left unread.
 pub fn standing_many(db: &mut Db<'_>, uuids: &[String]) -> QueryResult<Vec<Standing>> {
-    let rows: Vec<(String, String, String, String, i32, i32)> = db_run!(db: {
+    let rows: Vec<(String, String, String, TaskState, i32, i32)> = db_run!(db: {
         t::delivery_tasks
             .filter(t::uuid.eq_any(uuids))
             .select((t::uuid, t::event_name, t::endpoint_uuid, t::state, t::tries, t::max_tries))
             .load(db)
     })?;
-    rows.into_iter()
+    Ok(rows
+        .into_iter()
         .map(
-            |(uuid, event_name, endpoint_uuid, state, tries, max_tries)| {
-                let state = TaskState::parse(&state).ok_or_else(|| {
-                    DieselError::DeserializationError(format!("unknown task state {state}").into())
-                })?;
-                Ok(Standing {
-                    uuid,
-                    event_name,
-                    endpoint_uuid,
-                    state,
-                    tries,
-                    max_tries,
-                })
+            |(uuid, event_name, endpoint_uuid, state, tries, max_tries)| Standing {
+                uuid,
+                event_name,
+                endpoint_uuid,
+                state,
+                tries,
+                max_tries,
             },
         )
-        .collect()
+        .collect())
 }
 
 /// Sets where a task stands and when it is next due.
@@ -223,7 +217,7 @@ pub fn settle(
 ) -> QueryResult<()> {
     db_run!(db: {
         diesel::update(t::delivery_tasks.find(uuid))
-            .set((t::state.eq(state.as_str()), t::due_ms.eq(due_ms), t::updated_ms.eq(now_ms)))
+            .set((t::state.eq(state), t::due_ms.eq(due_ms), t::updated_ms.eq(now_ms)))
             .execute(db)
             .map(drop)
     })
@@ -241,7 +235,7 @@ pub fn settle_many(
     }
     db_run!(db: {
         diesel::update(t::delivery_tasks.filter(t::uuid.eq_any(uuids)))
-            .set((t::state.eq(state.as_str()), t::due_ms.eq(now_ms), t::updated_ms.eq(now_ms)))
+            .set((t::state.eq(state), t::due_ms.eq(now_ms), t::updated_ms.eq(now_ms)))
             .execute(db)
             .map(drop)
     })
@@ -252,7 +246,7 @@ pub fn again(db: &mut Db<'_>, uuid: &str, now_ms: i64) -> QueryResult<()> {
     db_run!(db: {
         diesel::update(t::delivery_tasks.find(uuid))
             .set((
-                t::state.eq(TaskState::Pending.as_str()),
+                t::state.eq(TaskState::Pending),
                 t::max_tries.eq(t::tries + 1),
                 t::due_ms.eq(now_ms),
                 t::updated_ms.eq(now_ms),
@@ -264,7 +258,7 @@ pub fn again(db: &mut Db<'_>, uuid: &str, now_ms: i64) -> QueryResult<()> {
 
 /// Pending tasks, and when the longest-waiting of those due fell due (Unix ms).
 pub fn waiting(db: &mut Db<'_>, now_ms: i64) -> QueryResult<(i64, Option<i64>)> {
-    let pending = t::delivery_tasks.filter(t::state.eq(TaskState::Pending.as_str()));
+    let pending = t::delivery_tasks.filter(t::state.eq(TaskState::Pending));
     let count: i64 = db_run!(db: { pending.count().get_result(db) })?;
     let oldest: Option<i64> = db_run!(db: {
         pending
@@ -279,7 +273,7 @@ pub fn waiting(db: &mut Db<'_>, now_ms: i64) -> QueryResult<(i64, Option<i64>)> 
 pub fn purge(db: &mut Db<'_>, before_ms: i64, limit: i64) -> QueryResult<usize> {
     db_run!(db: {
         let old: Vec<String> = t::delivery_tasks
-            .filter(t::state.ne(TaskState::Pending.as_str()))
+            .filter(t::state.ne(TaskState::Pending))
             .filter(t::updated_ms.lt(before_ms))
             .select(t::uuid)
             .limit(limit)

@@ -9,7 +9,6 @@ use coffer_store::{Batches, Store, TtlCache};
 
 use crate::payments::commands::intents::{Reserved, Reserving};
 use crate::payments::commands::outcome::{Recorded, Recording};
-use crate::payouts::commands::Settler;
 use crate::payouts::domain::FeeSchedule;
 use crate::{connectors, profiles};
 
@@ -69,16 +68,4 @@ pub(crate) struct PaymentsState {
     pub outcomes: Batches<Recording, Recorded>,
     /// Intents waiting to be recorded together (payments/commands/intents.rs).
     pub intents: Batches<Reserving, Reserved>,
-}
-
-impl PaymentsState {
-    /// What settling an account needs, as the payout worker holds it.
-    pub(crate) fn settler(&self) -> Settler {
-        Settler {
-            store: self.store.clone(),
-            outbox: self.outbox.clone(),
-            clock: Arc::clone(&self.clock),
-            fees: self.payout_fees,
-        }
-    }
 }

@@ -24,7 +24,10 @@ pub(crate) fn spawn(state: &Parts, events: &EventWiring) -> Vec<JoinHandle<()>> 
     started.extend([
         tokio::spawn(charges::send_forever(state.clone())),
         tokio::spawn(charges::settle_forever(state.clone())),
-        tokio::spawn(payouts::settle_forever(state.settler(), state.payout_every)),
+        tokio::spawn(payouts::settle_forever(
+            payouts::settler(state),
+            state.payout_every,
+        )),
         tokio::spawn(crate::search::counts::fold_forever(
             state.store.clone(),
             Duration::from_secs(1),

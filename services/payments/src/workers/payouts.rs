@@ -2,9 +2,21 @@
 //! payments from before today and no payout today, so a pass missed (a restart, a pod
 //! moved) is made up by the next.
 
+use std::sync::Arc;
 use std::time::Duration;
 
+use crate::PaymentsState;
 use crate::payouts::commands::{Settler, settle_due};
+
+/// What settling an account needs, as the worker holds it.
+pub(crate) fn settler(state: &PaymentsState) -> Settler {
+    Settler {
+        store: state.store.clone(),
+        outbox: state.outbox.clone(),
+        clock: Arc::clone(&state.clock),
+        fees: state.payout_fees,
+    }
+}
 
 pub async fn settle_forever(settler: Settler, every: Duration) {
     loop {

@@ -166,6 +166,13 @@ coffer_testkit::backend_tests! {
         let body = json(res).await;
         assert_eq!(body["errors"][0]["property"], "organisation_uuid");
         assert_eq!(body["errors"][0]["code"], "error.validation.not_valid");
+        // Every malformed uuid of a path is named, in the path's order.
+        let res = w.app.get("/accounts/x/addresses/y", &token).await;
+        assert_eq!(res.status(), 400);
+        let body = json(res).await;
+        let named: Vec<&str> = body["errors"].as_array().unwrap().iter()
+            .map(|e| e["property"].as_str().unwrap()).collect();
+        assert_eq!(named, ["account_uuid", "address_uuid"], "{body}");
     }
 
     async fn search_filters_by_name_and_pages(backend) {

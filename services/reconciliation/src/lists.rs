@@ -50,13 +50,6 @@ impl ListQuery {
     }
 }
 
-/// A uuid in the path, as text in its canonical form.
-pub fn uuid_in_path(property: &str, raw: &str) -> Result<String, ApiError> {
-    parse_uuid(property, raw)
-        .map(|u| u.to_string())
-        .map_err(|e| ApiError::validation(vec![e]))
-}
-
 /// The order of every list: newest first and, among those made in the same second (times
 /// are whole seconds), by uuid. Paging skips `from` rows of it, so it must be total: with
 /// ties, the database may order them differently from one page's query to the next, and a

@@ -99,4 +99,21 @@ coffer_testkit::backend_tests! {
         assert_eq!(status, 400, "{refused}");
         assert_eq!(named(&refused), ["blueprint_uuid", "sftp.poll_seconds", "sftp.port"], "{refused}");
     }
+
+    async fn a_malformed_uuid_in_the_path_is_a_400_naming_the_parameter(backend) {
+        let w = reconciliation_world(backend, None).await;
+        let (_, _, token) = w.merchant().await;
+        for (path, parameter) in [
+            ("/reconciliation/blueprints/not-a-uuid", "blueprint_uuid"),
+            ("/reconciliation/sources/{67e55044-10b1-426f-9247-bb680e5fe0c8}", "source_uuid"),
+            ("/reconciliation/sources/67e5504410b1426f9247bb680e5fe0c8/file-upload-credentials", "source_uuid"),
+            ("/reconciliation/reports/7", "report_uuid"),
+        ] {
+            let res = w.app.get(path, &token).await;
+            assert_eq!(res.status(), 400, "{path}");
+            let body: Value = res.json().await.unwrap();
+            assert_eq!(body["errors"][0]["property"], parameter, "{path}: {body}");
+            assert_eq!(body["errors"][0]["code"], "error.validation.not_valid", "{path}: {body}");
+        }
+    }
 }

@@ -14,7 +14,7 @@ use crate::organisations::commands::existing as existing_organisation;
 use crate::organisations::events as organisation_events;
 use crate::organisations::store::OrganisationRow;
 use crate::state::IdentityState;
-use crate::tenancy::{self, visible_organisations};
+use crate::tenancy::visible_organisations;
 use crate::writes::Writes;
 
 /// The same cap as List Organisations: a plain array has no paging.
@@ -128,9 +128,9 @@ pub(crate) async fn list(
 pub(crate) async fn visible(
     state: &IdentityState,
     caller: &Caller,
-    raw_uuid: &str,
+    account: Uuid,
 ) -> Result<(AccountRow, OrganisationRow), ApiError> {
-    let uuid = tenancy::uuid("account_uuid", raw_uuid)?;
+    let uuid = account.to_string();
     let (account, organisation) = state
         .store
         .query(move |c| accounts::find_with_organisation(c, &uuid))
@@ -145,9 +145,9 @@ pub(crate) async fn visible(
 pub(crate) async fn billing_data(
     state: &IdentityState,
     caller: &Caller,
-    raw_uuid: &str,
+    account: Uuid,
 ) -> Result<BillingData, ApiError> {
-    let (account, organisation) = visible(state, caller, raw_uuid).await?;
+    let (account, organisation) = visible(state, caller, account).await?;
     let uuid = account.uuid.clone();
     let billing = state
         .store

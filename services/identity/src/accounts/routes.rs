@@ -3,7 +3,7 @@
 
 use actix_web::{HttpResponse, web};
 use coffer_auth::Caller;
-use coffer_http::ApiError;
+use coffer_http::{ApiError, PathUuid};
 
 use super::commands;
 use super::views::{AccountDetail, AccountItem, BillingDataView};
@@ -28,9 +28,9 @@ pub(crate) async fn list(
 pub(crate) async fn get(
     state: web::Data<IdentityState>,
     caller: Caller,
-    path: web::Path<String>,
+    account: PathUuid,
 ) -> Result<HttpResponse, ApiError> {
-    let (account, organisation) = commands::visible(&state, &caller, &path).await?;
+    let (account, organisation) = commands::visible(&state, &caller, account.into_inner()).await?;
     Ok(HttpResponse::Ok().json(AccountDetail::new(&account, &organisation)))
 }
 
@@ -42,9 +42,9 @@ pub(crate) async fn get(
 pub(crate) async fn billing_data(
     state: web::Data<IdentityState>,
     caller: Caller,
-    path: web::Path<String>,
+    account: PathUuid,
 ) -> Result<HttpResponse, ApiError> {
-    let b = commands::billing_data(&state, &caller, &path).await?;
+    let b = commands::billing_data(&state, &caller, account.into_inner()).await?;
     Ok(HttpResponse::Ok().json(BillingDataView::new(
         &b.billing,
         &b.account,

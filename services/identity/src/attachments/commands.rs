@@ -14,7 +14,7 @@ use super::store::{self as attachments, AddressRow, OwnerRef};
 use crate::error::CommandError;
 use crate::state::IdentityState;
 use crate::writes::Writes;
-use crate::{accounts, organisations, tenancy};
+use crate::{accounts, organisations};
 
 pub(crate) async fn add_organisation_address(
     writes: &Writes,
@@ -97,16 +97,16 @@ async fn visible_owner(
     state: &IdentityState,
     caller: &Caller,
     kind: OwnerKind,
-    raw: &str,
+    owner: Uuid,
 ) -> Result<Owner, ApiError> {
     let uuid = match kind {
         OwnerKind::Organisation => {
-            organisations::commands::visible(state, caller, raw)
+            organisations::commands::visible(state, caller, owner)
                 .await?
                 .uuid
         }
         OwnerKind::Account => {
-            accounts::commands::visible(state, caller, raw)
+            accounts::commands::visible(state, caller, owner)
                 .await?
                 .0
                 .uuid
@@ -119,9 +119,9 @@ pub(crate) async fn addresses(
     state: &IdentityState,
     caller: &Caller,
     kind: OwnerKind,
-    raw_owner: &str,
+    owner: Uuid,
 ) -> Result<Vec<AddressRow>, ApiError> {
-    let owner = visible_owner(state, caller, kind, raw_owner).await?;
+    let owner = visible_owner(state, caller, kind, owner).await?;
     Ok(state
         .store
         .query(move |c| attachments::list_addresses(c, stored(&owner)))
@@ -132,11 +132,11 @@ pub(crate) async fn address(
     state: &IdentityState,
     caller: &Caller,
     kind: OwnerKind,
-    raw_owner: &str,
-    raw_address: &str,
+    owner: Uuid,
+    address: Uuid,
 ) -> Result<AddressRow, ApiError> {
-    let owner = visible_owner(state, caller, kind, raw_owner).await?;
-    let address = tenancy::uuid("address_uuid", raw_address)?;
+    let owner = visible_owner(state, caller, kind, owner).await?;
+    let address = address.to_string();
     state
         .store
         .query(move |c| attachments::find_address(c, stored(&owner), &address))
@@ -148,9 +148,9 @@ pub(crate) async fn metadata(
     state: &IdentityState,
     caller: &Caller,
     kind: OwnerKind,
-    raw_owner: &str,
+    owner: Uuid,
 ) -> Result<BTreeMap<String, String>, ApiError> {
-    let owner = visible_owner(state, caller, kind, raw_owner).await?;
+    let owner = visible_owner(state, caller, kind, owner).await?;
     Ok(state
         .store
         .query(move |c| attachments::metadata(c, owner.uuid()))

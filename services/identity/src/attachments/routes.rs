@@ -3,7 +3,7 @@
 
 use actix_web::{HttpResponse, web};
 use coffer_auth::Caller;
-use coffer_http::ApiError;
+use coffer_http::{ApiError, PathUuid, PathUuids};
 
 use super::commands;
 use super::domain::OwnerKind;
@@ -14,9 +14,9 @@ async fn addresses(
     state: &IdentityState,
     caller: &Caller,
     kind: OwnerKind,
-    owner: &str,
+    owner: PathUuid,
 ) -> Result<HttpResponse, ApiError> {
-    let rows = commands::addresses(state, caller, kind, owner).await?;
+    let rows = commands::addresses(state, caller, kind, owner.into_inner()).await?;
     Ok(HttpResponse::Ok().json(rows.iter().map(AddressView::from).collect::<Vec<_>>()))
 }
 
@@ -24,10 +24,10 @@ async fn address(
     state: &IdentityState,
     caller: &Caller,
     kind: OwnerKind,
-    path: web::Path<(String, String)>,
+    path: PathUuids<2>,
 ) -> Result<HttpResponse, ApiError> {
-    let (owner, address) = path.into_inner();
-    let row = commands::address(state, caller, kind, &owner, &address).await?;
+    let [owner, address] = path.into_inner();
+    let row = commands::address(state, caller, kind, owner, address).await?;
     Ok(HttpResponse::Ok().json(AddressView::from(&row)))
 }
 
@@ -35,9 +35,9 @@ async fn metadata(
     state: &IdentityState,
     caller: &Caller,
     kind: OwnerKind,
-    owner: &str,
+    owner: PathUuid,
 ) -> Result<HttpResponse, ApiError> {
-    let entries = commands::metadata(state, caller, kind, owner).await?;
+    let entries = commands::metadata(state, caller, kind, owner.into_inner()).await?;
     Ok(HttpResponse::Ok().json(entries))
 }
 
@@ -49,9 +49,9 @@ async fn metadata(
 pub(crate) async fn organisation_addresses(
     state: web::Data<IdentityState>,
     caller: Caller,
-    path: web::Path<String>,
+    owner: PathUuid,
 ) -> Result<HttpResponse, ApiError> {
-    addresses(&state, &caller, OwnerKind::Organisation, &path).await
+    addresses(&state, &caller, OwnerKind::Organisation, owner).await
 }
 
 /// One of the organisation's addresses.
@@ -62,7 +62,7 @@ pub(crate) async fn organisation_addresses(
 pub(crate) async fn organisation_address(
     state: web::Data<IdentityState>,
     caller: Caller,
-    path: web::Path<(String, String)>,
+    path: PathUuids<2>,
 ) -> Result<HttpResponse, ApiError> {
     address(&state, &caller, OwnerKind::Organisation, path).await
 }
@@ -75,9 +75,9 @@ pub(crate) async fn organisation_address(
 pub(crate) async fn organisation_metadata(
     state: web::Data<IdentityState>,
     caller: Caller,
-    path: web::Path<String>,
+    owner: PathUuid,
 ) -> Result<HttpResponse, ApiError> {
-    metadata(&state, &caller, OwnerKind::Organisation, &path).await
+    metadata(&state, &caller, OwnerKind::Organisation, owner).await
 }
 
 /// The account's addresses.
@@ -88,9 +88,9 @@ pub(crate) async fn organisation_metadata(
 pub(crate) async fn account_addresses(
     state: web::Data<IdentityState>,
     caller: Caller,
-    path: web::Path<String>,
+    owner: PathUuid,
 ) -> Result<HttpResponse, ApiError> {
-    addresses(&state, &caller, OwnerKind::Account, &path).await
+    addresses(&state, &caller, OwnerKind::Account, owner).await
 }
 
 /// One of the account's addresses.
@@ -101,7 +101,7 @@ pub(crate) async fn account_addresses(
 pub(crate) async fn account_address(
     state: web::Data<IdentityState>,
     caller: Caller,
-    path: web::Path<(String, String)>,
+    path: PathUuids<2>,
 ) -> Result<HttpResponse, ApiError> {
     address(&state, &caller, OwnerKind::Account, path).await
 }
@@ -114,7 +114,7 @@ pub(crate) async fn account_address(
 pub(crate) async fn account_metadata(
     state: web::Data<IdentityState>,
     caller: Caller,
-    path: web::Path<String>,
+    owner: PathUuid,
 ) -> Result<HttpResponse, ApiError> {
-    metadata(&state, &caller, OwnerKind::Account, &path).await
+    metadata(&state, &caller, OwnerKind::Account, owner).await
 }

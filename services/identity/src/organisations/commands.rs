@@ -13,7 +13,7 @@ use super::store::{self as organisations, OrganisationRow};
 use crate::accounts::store::{self as accounts, AccountRow};
 use crate::error::CommandError;
 use crate::state::IdentityState;
-use crate::tenancy::{self, visible_organisations};
+use crate::tenancy::visible_organisations;
 use crate::writes::Writes;
 
 /// SPEC.md caps List Organisations at 500 records; search pages beyond that.
@@ -97,9 +97,9 @@ pub(crate) async fn search(
 pub(crate) async fn visible(
     state: &IdentityState,
     caller: &Caller,
-    raw_uuid: &str,
+    organisation: Uuid,
 ) -> Result<OrganisationRow, ApiError> {
-    let uuid = tenancy::uuid("organisation_uuid", raw_uuid)?;
+    let uuid = organisation.to_string();
     let row = state
         .store
         .query(move |c| organisations::find(c, &uuid))
@@ -115,9 +115,9 @@ pub(crate) async fn get(
     state: &IdentityState,
     directory: &DirectoryCache,
     caller: &Caller,
-    raw_uuid: &str,
+    organisation: Uuid,
 ) -> Result<(OrganisationRow, Vec<AccountRow>), ApiError> {
-    let uuid = tenancy::uuid("organisation_uuid", raw_uuid)?;
+    let uuid = organisation.to_string();
     let cached = directory.organisations.get(&uuid);
     let (organisation, accounts) = match cached {
         Some(found) => found,

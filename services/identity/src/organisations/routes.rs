@@ -3,7 +3,7 @@
 
 use actix_web::{HttpResponse, web};
 use coffer_auth::Caller;
-use coffer_http::ApiError;
+use coffer_http::{ApiError, PathUuid};
 use coffer_model::paging::{PagingLimits, PagingQuery};
 use serde::{Deserialize, Serialize};
 
@@ -76,8 +76,9 @@ pub(crate) async fn get(
     state: web::Data<IdentityState>,
     directory: web::Data<DirectoryCache>,
     caller: Caller,
-    path: web::Path<String>,
+    organisation: PathUuid,
 ) -> Result<HttpResponse, ApiError> {
-    let (organisation, accounts) = commands::get(&state, &directory, &caller, &path).await?;
+    let (organisation, accounts) =
+        commands::get(&state, &directory, &caller, organisation.into_inner()).await?;
     Ok(HttpResponse::Ok().json(OrganisationDetail::new(&organisation, &accounts)))
 }

@@ -2,9 +2,9 @@ use actix_multipart::Multipart;
 use actix_web::http::header::{HeaderName, HeaderValue};
 use actix_web::{HttpRequest, HttpResponse, web};
 use coffer_auth::Caller;
-use coffer_http::ApiError;
 use coffer_http::idempotency::{self, IdempotencyKey};
 use coffer_http::openapi::RouteTable;
+use coffer_http::{ApiError, PathUuid};
 use futures_util::StreamExt;
 use serde_json::json;
 
@@ -12,7 +12,6 @@ use super::commands::{self, Execution};
 use super::domain::shown_name;
 use super::turns::Turns;
 use crate::blueprints::commands as blueprints;
-use crate::lists::uuid_in_path;
 use crate::state::ReconciliationState;
 
 /// Above this a file sent to the deprecated execute operation is refused (SPEC.md,
@@ -50,12 +49,14 @@ pub(crate) async fn execute(
     turns: web::Data<Turns>,
     caller: Result<Caller, ApiError>,
     key: Result<IdempotencyKey, ApiError>,
+    blueprint: Result<PathUuid, ApiError>,
     req: HttpRequest,
     payload: web::Payload,
 ) -> HttpResponse {
     // Every answer says the operation is deprecated, refusals too: the caller and key are
     // extracted here rather than before the handler, so a 401 carries the header as well.
-    let mut response = match answer((&state, &turns), (caller, key), &req, payload).await {
+    let mut response = match answer((&state, &turns), (caller, key, blueprint), &req, payload).await
+    {
         Ok(response) => response,
         Err(e) => actix_web::ResponseError::error_response(&e),
     };
@@ -68,15 +69,17 @@ pub(crate) async fn execute(
 
 async fn answer(
     (state, turns): (&ReconciliationState, &Turns),
-    (caller, key): (Result<Caller, ApiError>, Result<IdempotencyKey, ApiError>),
+    (caller, key, blueprint): (
+        Result<Caller, ApiError>,
+        Result<IdempotencyKey, ApiError>,
+        Result<PathUuid, ApiError>,
+    ),
     req: &HttpRequest,
     payload: web::Payload,
 ) -> Result<HttpResponse, ApiError> {
     let caller = caller?;
     let key = key?;
-    let path = req.match_info().get("blueprint_uuid").unwrap_or_default();
-    let uuid = uuid_in_path("blueprint_uuid", path)?;
-    let blueprint = blueprints::get(state, &caller, uuid).await?;
+    let blueprint = blueprints::get(state, &caller, blueprint?.to_string()).await?;
     let declared = req
         .headers()
         .get(actix_web::http::header::CONTENT_LENGTH)

@@ -1,10 +1,10 @@
 use actix_web::{HttpResponse, web};
 use coffer_auth::Caller;
-use coffer_http::ApiError;
 use coffer_http::openapi::RouteTable;
+use coffer_http::{ApiError, PathUuid};
 
 use super::commands;
-use crate::lists::{ListQuery, uuid_in_path};
+use crate::lists::ListQuery;
 use crate::state::ReconciliationState;
 
 pub(crate) fn routes(t: &mut RouteTable) {
@@ -34,8 +34,8 @@ pub(crate) async fn list(
 pub(crate) async fn get(
     state: web::Data<ReconciliationState>,
     caller: Caller,
-    path: web::Path<String>,
+    uuid: PathUuid,
 ) -> Result<HttpResponse, ApiError> {
-    let uuid = uuid_in_path("report_uuid", &path)?;
+    let uuid = uuid.to_string();
     Ok(HttpResponse::Ok().json(commands::get(&state, &caller, uuid).await?))
 }

@@ -2,12 +2,12 @@ use actix_web::{HttpRequest, HttpResponse, web};
 use coffer_auth::Caller;
 use coffer_http::idempotency::{IdempotencyKey, Once};
 use coffer_http::openapi::RouteTable;
-use coffer_http::{ApiError, Json};
+use coffer_http::{ApiError, Json, PathUuid};
 
 use super::commands;
 use super::domain::SourceRequest;
 use crate::fields::read_checked;
-use crate::lists::{ListQuery, uuid_in_path};
+use crate::lists::ListQuery;
 use crate::state::ReconciliationState;
 
 pub(crate) fn routes(t: &mut RouteTable) {
@@ -65,8 +65,8 @@ pub(crate) async fn list(
 pub(crate) async fn get(
     state: web::Data<ReconciliationState>,
     caller: Caller,
-    path: web::Path<String>,
+    uuid: PathUuid,
 ) -> Result<HttpResponse, ApiError> {
-    let uuid = uuid_in_path("source_uuid", &path)?;
+    let uuid = uuid.to_string();
     Ok(HttpResponse::Ok().json(commands::get(&state, &caller, uuid).await?))
 }

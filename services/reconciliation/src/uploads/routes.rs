@@ -1,13 +1,12 @@
 use actix_multipart::Multipart;
 use actix_web::{HttpRequest, HttpResponse, web};
 use coffer_auth::Caller;
-use coffer_http::ApiError;
 use coffer_http::openapi::RouteTable;
+use coffer_http::{ApiError, PathUuid};
 use coffer_uploads::{UploadForm, UploadRefusal};
 use futures_util::StreamExt;
 
 use super::commands;
-use crate::lists::uuid_in_path;
 use crate::object_store::local::{self, PlaceError, Receiving};
 use crate::object_store::{LOCAL_BUCKET, ObjectStore};
 use crate::state::ReconciliationState;
@@ -41,9 +40,9 @@ pub fn local_routes(cfg: &mut web::ServiceConfig) {
 pub(crate) async fn credentials(
     state: web::Data<ReconciliationState>,
     caller: Caller,
-    path: web::Path<String>,
+    uuid: PathUuid,
 ) -> Result<HttpResponse, ApiError> {
-    let uuid = uuid_in_path("source_uuid", &path)?;
+    let uuid = uuid.to_string();
     Ok(HttpResponse::Ok().json(commands::credentials(&state, &caller, uuid).await?))
 }
 

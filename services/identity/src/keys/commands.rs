@@ -7,9 +7,9 @@ use coffer_secrets::Secrets;
 use coffer_store::{Store, StoreError};
 use zeroize::Zeroizing;
 
-use super::domain::{self as key_policy, records, sealing};
+use super::domain::{self as key_policy, KeyRow, records, sealing};
 use super::keyring::{Keyring, KeyringError};
-use super::store::{self as keys, KeyRow};
+use super::store as keys;
 
 /// Makes sure a signing key exists (creating the first one), seals every stored key under
 /// the current master key, and loads the set into `keyring`.

@@ -9,8 +9,7 @@ use coffer_secrets::Secrets;
 use coffer_store::StoreError;
 
 use super::domain::sealing::{self, SealingError};
-use super::domain::{self as key_policy, records};
-use super::store::KeyRow;
+use super::domain::{self as key_policy, KeyRow, records};
 
 /// Identity's part in a process's [`SharedKeys`].
 const SOURCE: &str = "identity";

@@ -2,22 +2,47 @@ use coffer_store::resealing::scrubbed;
 use coffer_store::{Db, WriteTx, db_run};
 use diesel::prelude::*;
 
+pub use super::domain::KeyRow;
+use super::domain::sealing::Reseal;
 use crate::schema::signing_keys::dsl as k;
 
-#[derive(Debug, Clone, PartialEq, Eq, Queryable, Selectable, Insertable)]
+/// The table's row; the rest of keys/ reads and writes [`KeyRow`].
+#[derive(Queryable, Selectable, Insertable)]
 #[diesel(table_name = crate::schema::signing_keys)]
-pub struct KeyRow {
-    pub kid: String,
-    /// PKCS#8 DER sealed by coffer-secrets (`v1.<master kid>.<...>`); rows from before
-    /// sealing hold the DER in plaintext base64 until the next start seals them. The
-    /// column keeps its name so that code before sealing still reads it during a rollout.
-    pub private_key_pkcs8: String,
-    pub created: i64,
-    pub retired_at: Option<i64>,
+struct Row {
+    kid: String,
+    private_key_pkcs8: String,
+    created: i64,
+    retired_at: Option<i64>,
+}
+
+impl From<Row> for KeyRow {
+    fn from(r: Row) -> Self {
+        Self {
+            kid: r.kid,
+            private_key_pkcs8: r.private_key_pkcs8,
+            created: r.created,
+            retired_at: r.retired_at,
+        }
+    }
+}
+
+impl From<&KeyRow> for Row {
+    fn from(r: &KeyRow) -> Self {
+        Self {
+            kid: r.kid.clone(),
+            private_key_pkcs8: r.private_key_pkcs8.clone(),
+            created: r.created,
+            retired_at: r.retired_at,
+        }
+    }
 }
 
 pub fn all(conn: &mut Db<'_>) -> QueryResult<Vec<KeyRow>> {
-    db_run!(conn: { k::signing_keys.select(KeyRow::as_select()).order(k::created.asc()).load(conn) })
+    let rows: Vec<Row> = db_run!(conn: {
+        k::signing_keys.select(Row::as_select()).order(k::created.asc()).load(conn)
+    })?;
+    Ok(rows.into_iter().map(KeyRow::from).collect())
 }
 
 /// Adds `row` as the signing key and retires every other one, atomically, so there is
@@ -28,18 +53,10 @@ pub fn rotate_to(conn: &mut Db<'_>, row: &KeyRow) -> QueryResult<()> {
             diesel::update(k::signing_keys.filter(k::retired_at.is_null()))
                 .set(k::retired_at.eq(row.created))
                 .execute(conn)?;
-            diesel::insert_into(k::signing_keys).values(row).execute(conn)?;
+            diesel::insert_into(k::signing_keys).values(Row::from(row)).execute(conn)?;
             Ok(())
         })
     })
-}
-
-/// A stored key value to replace, if it still holds `was`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Reseal {
-    pub kid: String,
-    pub was: String,
-    pub now: String,
 }
 
 /// Replaces key values in one transaction; a row another replica changed first is left

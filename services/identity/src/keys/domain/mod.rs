@@ -4,9 +4,19 @@
 //! token it could have signed has expired (retirement + token lifetime), so rotation never
 //! cuts off a token in flight. How a key is kept in its row is sealing.rs.
 
-use super::store::KeyRow;
-
 pub mod sealing;
+
+/// A signing key as it is kept (store.rs maps its table's rows to it).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KeyRow {
+    pub kid: String,
+    /// PKCS#8 DER sealed by coffer-secrets (`v1.<master kid>.<...>`); rows from before
+    /// sealing hold the DER in plaintext base64 until the next start seals them. The
+    /// column keeps its name so that code before sealing still reads it during a rollout.
+    pub private_key_pkcs8: String,
+    pub created: i64,
+    pub retired_at: Option<i64>,
+}
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct KeyRecord {

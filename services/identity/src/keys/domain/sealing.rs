@@ -8,7 +8,15 @@ use base64::engine::general_purpose::STANDARD;
 use coffer_secrets::{OpenError, SealError, Secrets};
 use zeroize::Zeroizing;
 
-use crate::keys::store::{KeyRow, Reseal};
+use super::KeyRow;
+
+/// A stored key value to replace, if it still holds `was`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Reseal {
+    pub kid: String,
+    pub was: String,
+    pub now: String,
+}
 
 /// Why a key's stored value did not open or seal; the keyring passes it on as it is.
 #[derive(Debug, thiserror::Error)]

@@ -18,6 +18,14 @@ pub struct KnownSource {
     pub status: String,
 }
 
+impl KnownSource {
+    /// Whether payments announced it `active`, the one status billing tells apart. The copy
+    /// keeps payments' text as it came, whatever statuses payments has, so it stays text.
+    pub fn is_active(&self) -> bool {
+        self.status == "active"
+    }
+}
+
 /// Whether the source is kept as announced after `at` (ms): events of one object may
 /// arrive out of order on redelivery.
 pub fn newer_source_kept(db: &mut Db<'_>, uuid: &str, at: i64) -> QueryResult<bool> {

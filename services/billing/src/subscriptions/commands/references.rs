@@ -24,7 +24,7 @@ pub(super) fn apply_references(
         let source = replica::source(tx, uuid)?
             .filter(|src| src.organisation_uuid == s.organisation_uuid)
             .ok_or_else(|| ApiError::not_found("Payment source"))?;
-        if source.status != "active" {
+        if !source.is_active() {
             return Err(Failure::Api(ApiError::invalid(
                 "payment_source_uuid",
                 format!("the payment source is {}, not active", source.status),

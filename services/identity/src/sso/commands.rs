@@ -17,7 +17,6 @@ use super::{form_token, id_token, page, texts};
 use crate::clients::domain::secret;
 use crate::partners::store::{self as partners, PartnerClient};
 use crate::state::IdentityState;
-use crate::tokens::commands::failed_client;
 use crate::users::commands::{self as users, Unchecked};
 use crate::users::store as user_store;
 
@@ -337,7 +336,7 @@ pub(crate) async fn exchange(
     });
     let secret_ok = secret::matches(&asked.client_secret, stored);
     let Some(partner) = found.filter(|p| secret_ok && p.client.disabled_at.is_none()) else {
-        return Err(failed_client(state, &asked.client_id, network).into());
+        return Err(state.failures.refuse(&asked.client_id, network).into());
     };
     let now = state.clock.unix();
     let digest = secret::digest_hex(&asked.code);

@@ -14,6 +14,7 @@ use std::hash::{BuildHasher, Hash, RandomState};
 use std::net::IpAddr;
 use std::sync::Arc;
 
+use coffer_error::ApiError;
 use coffer_model::clock::Clock;
 use quick_cache::sync::{Cache, EntryAction, EntryResult};
 use serde::{Deserialize, Serialize};
@@ -100,6 +101,40 @@ impl FailureThrottle {
         }
         let client = client.throttled_for(now, self.by_client);
         client.max(from.throttled_for(now, self.by_address))
+    }
+
+    /// A failed client authentication (the client-credentials grant's, or the code
+    /// exchange's of sso/), counted as [`FailureThrottle::failed`] counts it, as the
+    /// client is answered.
+    pub fn refuse(&self, client_id: &str, address: IpAddr) -> ClientRefused {
+        match self.failed(client_id, address) {
+            None => ClientRefused::Invalid,
+            Some(retry_after) => ClientRefused::Throttled { retry_after },
+        }
+    }
+}
+
+/// How a failed client authentication is answered: `invalid_client` (RFC 6749 section
+/// 5.2), with 429 and a `Retry-After` once the client id or the address has failed too
+/// often.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ClientRefused {
+    Invalid,
+    Throttled { retry_after: u64 },
+}
+
+impl From<ClientRefused> for ApiError {
+    fn from(refused: ClientRefused) -> Self {
+        match refused {
+            ClientRefused::Invalid => ApiError::unauthorized().with_oauth("invalid_client"),
+            ClientRefused::Throttled { retry_after } => ApiError::too_many_requests(
+                format!(
+                    "Too many failed client authentications; try again in {retry_after} seconds"
+                ),
+                retry_after,
+            )
+            .with_oauth("invalid_client"),
+        }
     }
 }
 

@@ -17,17 +17,7 @@ pub(crate) async fn client_credentials(
     from: IpAddr,
 ) -> Result<IssuedToken, GrantError> {
     match issuer.client_credentials(client_id, secret).await {
-        Err(GrantError::InvalidClient) => Err(failed_client(state, client_id, from)),
+        Err(GrantError::InvalidClient) => Err(state.failures.refuse(client_id, from).into()),
         other => other,
-    }
-}
-
-/// A failed client authentication (this grant's, or the code exchange's of sso/): counted
-/// against the client id and the address, and answered `Throttled` once either has
-/// failed too often.
-pub(crate) fn failed_client(state: &IdentityState, client_id: &str, from: IpAddr) -> GrantError {
-    match state.failures.failed(client_id, from) {
-        None => GrantError::InvalidClient,
-        Some(retry_after) => GrantError::Throttled { retry_after },
     }
 }

@@ -13,6 +13,16 @@ use super::domain::{ClientGrants, access_claims};
 use super::store::{ClientRecord, client_record};
 use crate::clients::domain::secret;
 use crate::keys::Keyring;
+use crate::throttles::failures::ClientRefused;
+
+impl From<ClientRefused> for GrantError {
+    fn from(refused: ClientRefused) -> Self {
+        match refused {
+            ClientRefused::Invalid => GrantError::InvalidClient,
+            ClientRefused::Throttled { retry_after } => GrantError::Throttled { retry_after },
+        }
+    }
+}
 
 /// Tokens signed in the current second (the `i64`), by client id and key id.
 type RecentTokens = (i64, HashMap<(String, String), (Claims, String)>);
@@ -21,7 +31,8 @@ type RecentTokens = (i64, HashMap<(String, String), (Claims, String)>);
 pub enum GrantError {
     #[error("unknown client, wrong secret or disabled client")]
     InvalidClient,
-    /// Failed too often lately (throttle.rs); the secret was checked all the same.
+    /// Failed too often lately (crate::throttles::failures); the secret was checked all the
+    /// same.
     #[error("too many failed client authentications; retry in {retry_after} seconds")]
     Throttled { retry_after: u64 },
     #[error("no signing key is loaded")]
@@ -162,16 +173,10 @@ impl TokenIssuer {
 impl From<GrantError> for coffer_error::ApiError {
     fn from(e: GrantError) -> Self {
         match e {
-            GrantError::InvalidClient => {
-                coffer_error::ApiError::unauthorized().with_oauth("invalid_client")
+            GrantError::InvalidClient => ClientRefused::Invalid.into(),
+            GrantError::Throttled { retry_after } => {
+                ClientRefused::Throttled { retry_after }.into()
             }
-            GrantError::Throttled { retry_after } => coffer_error::ApiError::too_many_requests(
-                format!(
-                    "Too many failed client authentications; try again in {retry_after} seconds"
-                ),
-                retry_after,
-            )
-            .with_oauth("invalid_client"),
             GrantError::Store(e) => e.into(),
             other => coffer_error::ApiError::internal(other),
         }

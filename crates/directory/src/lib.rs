@@ -51,13 +51,6 @@ pub struct NewAccount {
     pub at_ms: i64,
 }
 
-fn text(event: &Event, field: &str) -> Result<String, HandlerError> {
-    event.data[field]
-        .as_str()
-        .map(str::to_owned)
-        .ok_or_else(|| HandlerError::Permanent(format!("{} has no {field}", event.name)))
-}
-
 /// Whether `event` is about something the copy holds (an organisation or an account).
 pub fn concerns(event: &Event) -> bool {
     matches!(event.object.as_str(), "organisation" | "account")
@@ -73,7 +66,7 @@ pub fn apply(db: &mut Db<'_>, event: &Event) -> Result<Option<NewAccount>, Handl
     }
     match event.object.as_str() {
         "organisation" => {
-            let name = text(event, "name")?;
+            let name = event.text("name")?;
             db_run!(db: {
                 diesel::insert_into(o::organisations)
                     .values((o::uuid.eq(&uuid), o::name.eq(&name), o::active.eq(active), o::updated_ms.eq(at)))
@@ -85,7 +78,7 @@ pub fn apply(db: &mut Db<'_>, event: &Event) -> Result<Option<NewAccount>, Handl
             Ok(None)
         }
         "account" => {
-            let name = text(event, "name")?;
+            let name = event.text("name")?;
             let organisation = event
                 .organisation_uuid
                 .map(|u| u.to_string())

@@ -47,21 +47,14 @@ pub fn concerns(event: &Event) -> bool {
     event.object == "partner_integration"
 }
 
-fn text(event: &Event, field: &str) -> Result<String, HandlerError> {
-    event.data[field]
-        .as_str()
-        .map(str::to_owned)
-        .ok_or_else(|| HandlerError::Permanent(format!("{} has no {field}", event.name)))
-}
-
 /// Applies one of onboarding's partner integration events.
 pub fn apply(db: &mut Db<'_>, event: &Event) -> Result<(), HandlerError> {
     if !concerns(event) {
         return Ok(());
     }
     let uuid = event.object_uuid.to_string();
-    let partner = text(event, "partner_uuid")?;
-    let organisation = text(event, "organisation_uuid")?;
+    let partner = event.text("partner_uuid")?;
+    let organisation = event.text("organisation_uuid")?;
     let enabled = event.data["status"].as_str() == Some("enabled");
     let at = event.timestamp;
     let known: Option<i64> = db_run!(db: {

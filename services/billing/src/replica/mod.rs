@@ -24,13 +24,6 @@ pub struct Replica {
     pub clock: Arc<dyn Clock>,
 }
 
-fn text(event: &Event, field: &str) -> Result<String, HandlerError> {
-    event.data[field]
-        .as_str()
-        .map(str::to_owned)
-        .ok_or_else(|| HandlerError::Permanent(format!("{} has no {field}", event.name)))
-}
-
 impl Replica {
     /// A payment may start a subscription, or answer a charge attempt.
     fn payment(&self, db: &mut Db<'_>, event: &Event) -> Result<(), HandlerError> {
@@ -104,17 +97,17 @@ impl Handler for Replica {
                 }
                 let source = KnownSource {
                     uuid,
-                    organisation_uuid: text(event, "organisation_uuid")?,
-                    account_uuid: text(event, "account_uuid")?,
+                    organisation_uuid: event.text("organisation_uuid")?,
+                    account_uuid: event.text("account_uuid")?,
                     test_mode: event.data["test_mode"].as_bool().unwrap_or(false),
-                    payment_method: text(event, "payment_method")?,
-                    payment_provider: text(event, "payment_provider")?,
-                    status: text(event, "status")?,
+                    payment_method: event.text("payment_method")?,
+                    payment_provider: event.text("payment_provider")?,
+                    status: event.text("status")?,
                 };
                 Ok(store::keep_source(db, &source, event.timestamp)?)
             }
             "supporter" => {
-                let organisation = text(event, "organisation_uuid")?;
+                let organisation = event.text("organisation_uuid")?;
                 Ok(store::keep_supporter(
                     db,
                     &uuid,

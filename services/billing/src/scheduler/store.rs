@@ -174,8 +174,29 @@ pub fn mark(db: &mut Db<'_>, uuid: &str, due: i64) -> QueryResult<()> {
 
 #[cfg(test)]
 mod tests {
+    use super::{DUE, NEAR_THEIR_ANNOUNCEMENT, RETRIES, SUSPENDED_UNTIL};
+    use crate::invoices::domain::InvoiceStatus::Open;
+    use crate::subscriptions::domain::SubscriptionStatus::{Active, Suspended};
+
     #[test]
     fn the_batch_of_the_query_texts_is_the_batch() {
         assert_eq!(super::BATCH.to_string(), batch!());
+    }
+
+    /// The statuses are written into the statements, not bound (a bound value does not
+    /// match a partial index's predicate); written, they are the enums' texts.
+    #[test]
+    fn the_statements_name_statuses_by_their_enums_texts() {
+        let scheduled = format!("status IN ('{Active}', '{Suspended}')");
+        for claim in [&DUE, &NEAR_THEIR_ANNOUNCEMENT] {
+            assert!(claim.real.contains(&scheduled), "{}", claim.real);
+            assert!(claim.test.contains(&scheduled), "{}", claim.test);
+        }
+        assert!(RETRIES.real.contains(&format!("status = '{Open}'")));
+        assert!(
+            SUSPENDED_UNTIL
+                .real
+                .contains(&format!("status = '{Suspended}'"))
+        );
     }
 }

@@ -18,7 +18,7 @@ pub use crate::error::CommandError as AdminError;
 
 use crate::accounts::domain::BillingInput;
 use crate::accounts::views::{AccountDetail, BillingDataView};
-use crate::attachments::domain::AddressInput;
+use crate::address::AddressInput;
 use crate::attachments::views::AddressView;
 use crate::organisations::domain::OrganisationInput;
 use crate::organisations::views::OrganisationDetail;

@@ -7,6 +7,7 @@
 //! operators' way into the features' commands.
 
 pub mod accounts;
+mod address;
 pub mod admin;
 pub mod attachments;
 pub mod clients;
@@ -54,7 +55,7 @@ use crate::tokens::issuer::TokenIssuer;
 pub mod domain {
     pub mod directory {
         pub use crate::accounts::domain::BillingInput;
-        pub use crate::attachments::domain::AddressInput;
+        pub use crate::address::AddressInput;
         pub use crate::organisations::domain::OrganisationInput;
     }
 }

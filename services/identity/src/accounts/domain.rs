@@ -4,8 +4,7 @@ use coffer_model::email::Email;
 use coffer_model::iban::Iban;
 use coffer_model::validation::{FieldError, Violations};
 
-use crate::attachments::domain::AddressInput;
-use crate::organisations::domain::not_blank;
+use crate::address::{AddressInput, not_blank};
 
 /// An account's name, trimmed; it must not be blank.
 pub fn account_name(name: &str) -> Result<String, Vec<FieldError>> {

@@ -8,9 +8,10 @@ use coffer_http::ApiError;
 use coffer_store::Store;
 use uuid::Uuid;
 
-use super::domain::{AddressInput, Owner, OwnerKind, validate_metadata};
+use super::domain::{Owner, OwnerKind, validate_metadata};
 use super::events::owner_updated;
 use super::store::{self as attachments, AddressRow, OwnerRef};
+use crate::address::AddressInput;
 use crate::error::CommandError;
 use crate::state::IdentityState;
 use crate::writes::Writes;

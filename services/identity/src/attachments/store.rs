@@ -3,7 +3,8 @@ use std::collections::BTreeMap;
 use coffer_store::{Db, WriteTx, db_run};
 use diesel::prelude::*;
 
-use super::domain::{AddressInput, Owner};
+use super::domain::Owner;
+use crate::address::AddressInput;
 use crate::schema::addresses::dsl as ad;
 use crate::schema::metadata::dsl as m;
 

@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
 use crate::accounts::domain::{BillingInput, account_name};
-use crate::attachments::domain::AddressInput;
+use crate::address::AddressInput;
 use crate::organisations::domain::{OrganisationInput, ValidOrganisation};
 use crate::users::domain::{UserInput, ValidUser};
 

@@ -4,6 +4,8 @@
 use coffer_model::locale::Locale;
 use coffer_model::validation::{FieldError, Violations};
 
+use crate::address::not_blank;
+
 /// Approval states Coffer knows. SPEC.md shows two and says the set is larger; Coffer
 /// adds `rejected` (docs/decisions/identity.md).
 pub const APPROVAL_STATUSES: [&str; 3] = ["approved", "approval_pending", "rejected"];
@@ -22,12 +24,6 @@ pub struct ValidOrganisation {
     pub approval_status: String,
     pub merchant_category_code: Option<String>,
     pub locale: Option<String>,
-}
-
-pub(crate) fn not_blank(v: &mut Violations, property: &str, value: &str) {
-    if value.trim().is_empty() {
-        v.push(FieldError::not_blank(property));
-    }
 }
 
 impl OrganisationInput {

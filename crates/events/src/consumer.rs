@@ -40,6 +40,18 @@ pub enum HandlerError {
     Query(#[from] diesel::result::Error),
 }
 
+// Beside the error it answers with, so the envelope knows nothing of consumers.
+impl Event {
+    /// A text field of `data` a consumer cannot do without: missing, the event can never
+    /// be applied, and a retry would not change that.
+    pub fn text(&self, field: &str) -> Result<String, HandlerError> {
+        self.data[field]
+            .as_str()
+            .map(str::to_owned)
+            .ok_or_else(|| HandlerError::Permanent(format!("{} has no {field}", self.name)))
+    }
+}
+
 impl From<StoreError> for HandlerError {
     fn from(e: StoreError) -> Self {
         HandlerError::Transient(e.to_string())

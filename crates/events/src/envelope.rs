@@ -57,15 +57,6 @@ impl Event {
         self.name.rsplit('.').next().unwrap_or_default()
     }
 
-    /// A text field of `data` a consumer cannot do without: missing, the event can never
-    /// be applied, and a retry would not change that.
-    pub fn text(&self, field: &str) -> Result<String, crate::HandlerError> {
-        self.data[field]
-            .as_str()
-            .map(str::to_owned)
-            .ok_or_else(|| crate::HandlerError::Permanent(format!("{} has no {field}", self.name)))
-    }
-
     pub fn to_json(&self) -> Result<Vec<u8>, serde_json::Error> {
         serde_json::to_vec(&EnvelopeOf { event: self })
     }

@@ -23,6 +23,7 @@ mod request_id;
 mod server;
 pub mod telemetry;
 mod tunnels;
+pub mod workers;
 
 pub use basic_auth::basic_credentials;
 pub use body::{Form, Json, JsonEvenAsForm, JsonOrForm, OptionalJson};

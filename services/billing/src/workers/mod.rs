@@ -14,51 +14,43 @@ mod scheduler;
 mod test_clocks;
 
 use coffer_events::EventWiring;
+use coffer_http::workers::{Worker, start_all};
 use tokio::task::JoinHandle;
 
 use crate::state::BillingState;
 
-pub(crate) struct Worker {
-    pub name: &'static str,
-    pub description: &'static str,
-    start: fn(&BillingState) -> JoinHandle<()>,
-}
-
-pub(crate) const WORKERS: &[Worker] = &[
+pub(crate) const WORKERS: &[Worker<BillingState>] = &[
     Worker {
         name: "resume_test_clocks",
         description: "at start, finishes the test clock advances a stopped process left half-way",
-        start: |s| tokio::spawn(test_clocks::resume(s.handles())),
+        start: |s| Some(tokio::spawn(test_clocks::resume(s.handles()))),
     },
     Worker {
         name: "advance_test_clocks",
         description: "runs each test clock advance a request has begun, stepping the clock to \
                       its target",
-        start: |s| tokio::spawn(test_clocks::run_begun(s.handles(), s.advances.runner())),
+        start: |s| {
+            Some(tokio::spawn(test_clocks::run_begun(
+                s.handles(),
+                s.advances.runner(),
+            )))
+        },
     },
     Worker {
         name: "scheduler",
         description: "every scheduler_every, announces upcoming charges, invoices and charges \
                       what fell due, retries and ends suspensions",
         start: |s| {
-            tokio::spawn(scheduler::run_forever(
+            Some(tokio::spawn(scheduler::run_forever(
                 s.handles(),
                 s.scheduler_every,
                 s.scheduler_workers,
-            ))
+            )))
         },
     },
 ];
 
 /// Starts the event relay and consumers, then every worker of [`WORKERS`].
 pub(crate) fn spawn(state: &BillingState, events: &EventWiring) -> Vec<JoinHandle<()>> {
-    let workers = WORKERS.iter().map(|w| {
-        tracing::debug!(
-            worker = w.name,
-            description = w.description,
-            "billing worker starts"
-        );
-        (w.start)(state)
-    });
-    events.spawn().into_iter().chain(workers).collect()
+    start_all("billing", events.spawn(), WORKERS, state)
 }

@@ -8,13 +8,25 @@ mod code_purge;
 mod key_reload;
 
 use coffer_events::EventWiring;
+use coffer_http::workers::{Worker, start_all};
 use tokio::task::JoinHandle;
 
 use crate::state::IdentityState;
 
+pub(crate) const WORKERS: &[Worker<IdentityState>] = &[
+    Worker {
+        name: "key_reload",
+        description: "rereads the signing keys, so a rotation made elsewhere arrives here",
+        start: |s| Some(key_reload::spawn(s)),
+    },
+    Worker {
+        name: "code_purge",
+        description: "forgets authorization codes long expired",
+        start: |s| Some(code_purge::spawn(s)),
+    },
+];
+
+/// Starts the event relay, then every worker of [`WORKERS`].
 pub(crate) fn spawn(state: &IdentityState, events: &EventWiring) -> Vec<JoinHandle<()>> {
-    let mut started = events.spawn();
-    started.push(key_reload::spawn(state));
-    started.push(code_purge::spawn(state));
-    started
+    start_all("identity", events.spawn(), WORKERS, state)
 }

@@ -13,28 +13,25 @@ mod upkeep;
 
 use actix_web::web;
 use coffer_events::EventWiring;
+use coffer_http::workers::{Worker, start_all};
 use tokio::task::JoinHandle;
 
 use crate::state::NotificationsState;
 
-pub(crate) struct Worker {
-    pub name: &'static str,
-    pub description: &'static str,
-    start: fn(web::Data<NotificationsState>) -> JoinHandle<()>,
-}
+type Workers = [Worker<web::Data<NotificationsState>>];
 
-pub(crate) const WORKERS: &[Worker] = &[
+pub(crate) const WORKERS: &Workers = &[
     Worker {
         name: "sender",
         description: "claims due delivery tasks, sends each try outside any transaction, \
                       and records the answers in batches",
-        start: |s| tokio::spawn(sender::run_forever(s)),
+        start: |s| Some(tokio::spawn(sender::run_forever(s.clone()))),
     },
     Worker {
         name: "upkeep",
         description: "every few seconds sets the waiting-task gauges; every hour purges the \
                       delivery log past its retention",
-        start: |s| tokio::spawn(upkeep::run_forever(s)),
+        start: |s| Some(tokio::spawn(upkeep::run_forever(s.clone()))),
     },
 ];
 
@@ -43,13 +40,5 @@ pub(crate) fn spawn(
     state: &web::Data<NotificationsState>,
     events: &EventWiring,
 ) -> Vec<JoinHandle<()>> {
-    let workers = WORKERS.iter().map(|w| {
-        tracing::debug!(
-            worker = w.name,
-            description = w.description,
-            "notifications worker starts"
-        );
-        (w.start)(state.clone())
-    });
-    events.spawn().into_iter().chain(workers).collect()
+    start_all("notifications", events.spawn(), WORKERS, state)
 }

@@ -3,8 +3,13 @@
 //! that failed halfway is finished by the next request to execute it.
 
 use coffer_events::EventWiring;
+use coffer_http::workers::{Worker, start_all};
 use tokio::task::JoinHandle;
 
+/// None: the list is kept so onboarding's workers are listed as every service's are.
+pub(crate) const WORKERS: &[Worker<()>] = &[];
+
+/// Starts the event relay and consumers.
 pub(crate) fn spawn(events: &EventWiring) -> Vec<JoinHandle<()>> {
-    events.spawn()
+    start_all("onboarding", events.spawn(), WORKERS, &())
 }

@@ -14,24 +14,45 @@ pub mod payouts;
 use std::time::Duration;
 
 use coffer_events::EventWiring;
+use coffer_http::workers::{Worker, start_all};
 use tokio::task::JoinHandle;
 
 use crate::command_kit::Parts;
 
-/// Starts every worker of payments, the event relay and consumers first.
+pub(crate) const WORKERS: &[Worker<Parts>] = &[
+    Worker {
+        name: "send_charges",
+        description: "sends the charges billing's attempts recorded",
+        start: |s| Some(tokio::spawn(charges::send_forever(s.clone()))),
+    },
+    Worker {
+        name: "settle_charges",
+        description: "settles calls to the provider that were never answered",
+        start: |s| Some(tokio::spawn(charges::settle_forever(s.clone()))),
+    },
+    Worker {
+        name: "payouts",
+        description: "pays out each account's payments once a day",
+        start: |s| {
+            Some(tokio::spawn(payouts::settle_forever(
+                payouts::settler(s),
+                s.payout_every,
+            )))
+        },
+    },
+    Worker {
+        name: "search_counts",
+        description: "folds the kept payment counts searches answer from",
+        start: |s| {
+            Some(tokio::spawn(crate::search::counts::fold_forever(
+                s.store.clone(),
+                Duration::from_secs(1),
+            )))
+        },
+    },
+];
+
+/// Starts the event relay and consumers, then every worker of [`WORKERS`].
 pub(crate) fn spawn(state: &Parts, events: &EventWiring) -> Vec<JoinHandle<()>> {
-    let mut started = events.spawn();
-    started.extend([
-        tokio::spawn(charges::send_forever(state.clone())),
-        tokio::spawn(charges::settle_forever(state.clone())),
-        tokio::spawn(payouts::settle_forever(
-            payouts::settler(state),
-            state.payout_every,
-        )),
-        tokio::spawn(crate::search::counts::fold_forever(
-            state.store.clone(),
-            Duration::from_secs(1),
-        )),
-    ]);
-    started
+    start_all("payments", events.spawn(), WORKERS, state)
 }

@@ -76,6 +76,44 @@ fn message(err: &Value) -> String {
 }
 
 coffer_testkit::backend_tests! {
+    async fn a_malformed_path_uuid_is_a_400_naming_its_parameter(backend) {
+        let w = world(backend).await;
+        let (_, _, token) = merchant(&w).await;
+        let platform = w.app.platform_token();
+        let charge = r#"{"amount": {"value": "100", "currency": "CHF"}}"#;
+        // (method, path, token, body, the parameter, whether the operation answers in shape C)
+        let post = reqwest::Method::POST;
+        let cases = [
+            (reqwest::Method::GET, "/payments/nope", token.as_str(), "", "payment_uuid", false),
+            (post.clone(), "/payment-sources/nope/charges", platform.as_str(), charge, "payment_source_uuid", false),
+            (post.clone(), "/payments/nope/cancel", token.as_str(), "", "payment_uuid", true),
+            (reqwest::Method::PUT, "/payments/nope/custom-parameters", token.as_str(), "{}", "payment_uuid", true),
+            (reqwest::Method::PATCH, "/payments/nope/custom-parameters", token.as_str(), "{}", "payment_uuid", true),
+            (post.clone(), "/payments/nope/refunds", token.as_str(), "", "payment_uuid", false),
+            (reqwest::Method::GET, "/payment-sources/nope", token.as_str(), "", "payment_source_uuid", false),
+            (reqwest::Method::PUT, "/payment-sources/nope/custom-parameters", token.as_str(), "{}", "payment_source_uuid", true),
+            (reqwest::Method::GET, "/supporters/nope", token.as_str(), "", "supporter_uuid", false),
+            (reqwest::Method::PATCH, "/supporters/nope", token.as_str(), "{}", "supporter_uuid", false),
+            (reqwest::Method::GET, "/payouts/nope", token.as_str(), "", "payout_uuid", false),
+            // The test provider's pages.
+            (reqwest::Method::GET, "/test-psp/3ds/nope", token.as_str(), "", "payment_uuid", false),
+            (post.clone(), "/test-psp/3ds/nope/approve", token.as_str(), "", "payment_uuid", false),
+            (post.clone(), "/test-psp/3ds/nope/decline", token.as_str(), "", "payment_uuid", false),
+            (post.clone(), "/test-psp/sepa/nope/settle", token.as_str(), "", "payment_uuid", false),
+        ];
+        for (method, path, token, body, parameter, shape_c) in cases {
+            let content_type = (!body.is_empty()).then_some("application/json");
+            let (status, err) = send(&w, method.clone(), path, token, content_type, body).await;
+            assert_eq!(status, 400, "{method} {path}: {err}");
+            let said = message(&err);
+            assert!(said.contains(parameter) && said.contains("UUID"), "{method} {path}: {err}");
+            assert_eq!(err.get("errors").is_none() && err.get("error").is_none(), shape_c, "{method} {path}: {err}");
+        }
+        // A decision the page does not offer is no route, whatever the uuid.
+        let (status, _) = send(&w, post, "/test-psp/3ds/nope/maybe", &token, None, "").await;
+        assert_eq!(status, 404);
+    }
+
     async fn a_refund_body_that_cannot_be_read_refunds_nothing(backend) {
         let w = world(backend).await;
         let (_, account, token) = merchant(&w).await;

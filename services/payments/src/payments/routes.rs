@@ -10,8 +10,7 @@ use coffer_auth::Caller;
 use coffer_http::body::parse_value;
 use coffer_http::idempotency::{self, IdempotencyKey};
 use coffer_http::openapi::RouteTable;
-use coffer_http::{ApiError, Json, OptionalJson, RequestTrace, Shape};
-use coffer_model::ids::parse_uuid;
+use coffer_http::{ApiError, Json, OptionalJson, PathUuid, RequestTrace, Shape};
 use serde::Deserialize;
 
 use super::commands;
@@ -45,18 +44,13 @@ pub(crate) fn routes(t: &mut RouteTable) {
     // The donor's side of the test provider: a page a browser opens, not the API.
     t.hidden(|t| {
         t.public(|t| {
+            // A route for each decision, so the path's one parameter is the uuid.
             t.get("/test-psp/3ds/{payment_uuid}", page)
-                .post("/test-psp/3ds/{payment_uuid}/{decision}", decide);
+                .post("/test-psp/3ds/{payment_uuid}/approve", approve)
+                .post("/test-psp/3ds/{payment_uuid}/decline", decline);
         })
         .post("/test-psp/sepa/{payment_uuid}/settle", settle);
     });
-}
-
-/// The uuid of a path parameter, or a 400 naming it.
-fn path_uuid(name: &str, raw: &str) -> Result<String, ApiError> {
-    parse_uuid(name, raw)
-        .map(|u| u.to_string())
-        .map_err(|e| ApiError::validation(vec![e]))
 }
 
 /// Charges a donor now, or starts a payment that waits for them (`action`).
@@ -95,12 +89,9 @@ pub(crate) async fn create(
 pub(crate) async fn get(
     state: web::Data<PaymentsState>,
     caller: Caller,
-    path: web::Path<String>,
+    uuid: PathUuid,
 ) -> Result<HttpResponse, ApiError> {
-    let id = parse_uuid("payment_uuid", &path)
-        .map_err(|e| ApiError::validation(vec![e]))?
-        .to_string();
-    Ok(HttpResponse::Ok().json(commands::load(&state, &caller, id).await?))
+    Ok(HttpResponse::Ok().json(commands::load(&state, &caller, uuid.to_string()).await?))
 }
 
 // Only a platform caller may: billing charges a donor's source for each invoice with its
@@ -118,14 +109,14 @@ pub(crate) async fn charge_source(
     caller: Caller,
     req: HttpRequest,
     key: IdempotencyKey,
-    path: web::Path<String>,
+    uuid: PathUuid,
     trace: RequestTrace,
     body: Json<serde_json::Value>,
 ) -> Result<HttpResponse, ApiError> {
     if !caller.is_platform() {
         return Err(ApiError::forbidden());
     }
-    let uuid = path_uuid("payment_source_uuid", &path)?;
+    let uuid = uuid.to_string();
     let hash = idempotency::request_hash(&req, &body.0);
     commands::charge_source(&state, &caller, key, hash, (uuid, &body.0), &trace.0).await
 }
@@ -152,11 +143,10 @@ pub(crate) struct CancelRequest {
 pub(crate) async fn cancel(
     state: web::Data<PaymentsState>,
     caller: Caller,
-    path: web::Path<String>,
+    uuid: PathUuid,
     trace: RequestTrace,
     body: OptionalJson<CancelRequest>,
 ) -> Result<HttpResponse, ApiError> {
-    let uuid = path_uuid("payment_uuid", &path)?;
     let reason = body.0.reason;
     if reason
         .as_ref()
@@ -167,7 +157,8 @@ pub(crate) async fn cancel(
             format!("must be at most {MAX_REASON} characters"),
         ));
     }
-    let payment = commands::changes::cancel(&state, caller, uuid, reason, trace.0).await?;
+    let payment =
+        commands::changes::cancel(&state, caller, uuid.to_string(), reason, trace.0).await?;
     Ok(HttpResponse::Ok().json(payment))
 }
 
@@ -186,12 +177,12 @@ fn object(
 async fn change_parameters(
     state: web::Data<PaymentsState>,
     caller: Caller,
-    path: web::Path<String>,
+    uuid: PathUuid,
     body: serde_json::Value,
     merge: bool,
 ) -> Result<HttpResponse, ApiError> {
-    let uuid = path_uuid("payment_uuid", &path)?;
     let incoming = object(body)?;
+    let uuid = uuid.to_string();
     let parameters =
         commands::changes::change_parameters(&state, caller, uuid, incoming, merge).await?;
     Ok(HttpResponse::Ok().json(parameters))
@@ -206,10 +197,10 @@ async fn change_parameters(
 pub(crate) async fn replace_parameters(
     state: web::Data<PaymentsState>,
     caller: Caller,
-    path: web::Path<String>,
+    uuid: PathUuid,
     body: Json<serde_json::Value>,
 ) -> Result<HttpResponse, ApiError> {
-    change_parameters(state, caller, path, body.0, false).await
+    change_parameters(state, caller, uuid, body.0, false).await
 }
 
 /// Merges parameters into a payment's custom parameters (a null removes one).
@@ -221,10 +212,10 @@ pub(crate) async fn replace_parameters(
 pub(crate) async fn patch_parameters(
     state: web::Data<PaymentsState>,
     caller: Caller,
-    path: web::Path<String>,
+    uuid: PathUuid,
     body: Json<serde_json::Value>,
 ) -> Result<HttpResponse, ApiError> {
-    change_parameters(state, caller, path, body.0, true).await
+    change_parameters(state, caller, uuid, body.0, true).await
 }
 
 // The test provider's pages.
@@ -282,37 +273,46 @@ fn render(subject: &Subject) -> HttpResponse {
         .body(body)
 }
 
-async fn page(
+async fn page(state: web::Data<PaymentsState>, uuid: PathUuid) -> Result<HttpResponse, ApiError> {
+    Ok(render(&test_psp::subject(&state, uuid.to_string()).await?))
+}
+
+async fn approve(
     state: web::Data<PaymentsState>,
-    path: web::Path<String>,
+    uuid: PathUuid,
 ) -> Result<HttpResponse, ApiError> {
-    let uuid = path_uuid("payment_uuid", &path)?;
-    Ok(render(&test_psp::subject(&state, uuid).await?))
+    decide(&state, uuid, Decision::Approve).await
+}
+
+async fn decline(
+    state: web::Data<PaymentsState>,
+    uuid: PathUuid,
+) -> Result<HttpResponse, ApiError> {
+    decide(&state, uuid, Decision::Decline).await
 }
 
 async fn decide(
-    state: web::Data<PaymentsState>,
-    path: web::Path<(String, String)>,
+    state: &web::Data<PaymentsState>,
+    uuid: PathUuid,
+    decision: Decision,
 ) -> Result<HttpResponse, ApiError> {
-    let (raw, decision) = path.into_inner();
-    let decision = Decision::parse(&decision).ok_or_else(ApiError::route_not_found)?;
-    let uuid = path_uuid("payment_uuid", &raw)?;
-    Ok(match test_psp::decide(&state, uuid, decision).await? {
-        Next::Back(location) => HttpResponse::SeeOther()
-            .insert_header((header::LOCATION, location))
-            .finish(),
-        Next::Page(subject) => render(&subject),
-    })
+    Ok(
+        match test_psp::decide(state, uuid.to_string(), decision).await? {
+            Next::Back(location) => HttpResponse::SeeOther()
+                .insert_header((header::LOCATION, location))
+                .finish(),
+            Next::Page(subject) => render(&subject),
+        },
+    )
 }
 
 /// Test mode only: the bank has collected a direct debit.
 async fn settle(
     state: web::Data<PaymentsState>,
     caller: Caller,
-    path: web::Path<String>,
+    uuid: PathUuid,
     trace: RequestTrace,
 ) -> Result<HttpResponse, ApiError> {
-    let uuid = path_uuid("payment_uuid", &path)?;
-    let payment = test_psp::settle_debit(&state, &caller, uuid, trace.0).await?;
+    let payment = test_psp::settle_debit(&state, &caller, uuid.to_string(), trace.0).await?;
     Ok(HttpResponse::Ok().json(payment))
 }

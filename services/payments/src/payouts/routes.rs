@@ -1,7 +1,7 @@
 use actix_web::{HttpResponse, web};
 use coffer_auth::Caller;
-use coffer_http::ApiError;
 use coffer_http::openapi::RouteTable;
+use coffer_http::{ApiError, PathUuid};
 use coffer_model::ids::parse_uuid;
 use coffer_model::paging::{PagingLimits, PagingQuery};
 use serde::Deserialize;
@@ -67,8 +67,8 @@ pub(crate) async fn list(
 pub(crate) async fn get(
     state: web::Data<PaymentsState>,
     caller: Caller,
-    path: web::Path<String>,
+    uuid: PathUuid,
 ) -> Result<HttpResponse, ApiError> {
-    let uuid = parse_uuid("payout_uuid", &path).map_err(|e| ApiError::validation(vec![e]))?;
-    Ok(HttpResponse::Ok().json(commands::get(&state.store, &caller, uuid).await?))
+    let payout = commands::get(&state.store, &caller, uuid.into_inner()).await?;
+    Ok(HttpResponse::Ok().json(payout))
 }

@@ -4,8 +4,7 @@ use actix_web::{HttpRequest, HttpResponse, web};
 use coffer_auth::Caller;
 use coffer_http::idempotency::{self, IdempotencyKey};
 use coffer_http::openapi::RouteTable;
-use coffer_http::{ApiError, OptionalJson, RequestTrace};
-use coffer_model::ids::parse_uuid;
+use coffer_http::{ApiError, OptionalJson, PathUuid, RequestTrace};
 use coffer_model::money::Money;
 use coffer_model::validation::FieldError;
 
@@ -36,14 +35,12 @@ pub(crate) async fn create(
     state: web::Data<PaymentsState>,
     caller: Caller,
     req: HttpRequest,
-    path: web::Path<String>,
+    uuid: PathUuid,
     key: IdempotencyKey,
     trace: RequestTrace,
     body: OptionalJson<serde_json::Value>,
 ) -> Result<HttpResponse, ApiError> {
-    let uuid = parse_uuid("payment_uuid", &path)
-        .map_err(|e| ApiError::validation(vec![e]))?
-        .to_string();
+    let uuid = uuid.to_string();
     // No body at all refunds the residual; a body that was sent must say so itself, so a
     // request whose amount was lost on the way is refused rather than refunding everything.
     // The same holds for a property that is not `amount` (a misspelt `amont`): refused,

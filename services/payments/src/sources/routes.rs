@@ -3,8 +3,7 @@ use coffer_auth::Caller;
 use coffer_http::body::parse_value;
 use coffer_http::idempotency::{self, IdempotencyKey};
 use coffer_http::openapi::RouteTable;
-use coffer_http::{ApiError, Json, RequestTrace, Shape};
-use coffer_model::ids::parse_uuid;
+use coffer_http::{ApiError, Json, PathUuid, RequestTrace, Shape};
 use serde_json::json;
 
 use super::commands::{self, Keeping};
@@ -100,12 +99,6 @@ fn instrument_of(
     Ok((instrument, masked))
 }
 
-fn source_uuid(raw: &str) -> Result<String, ApiError> {
-    parse_uuid("payment_source_uuid", raw)
-        .map(|u| u.to_string())
-        .map_err(|e| ApiError::validation(vec![e]))
-}
-
 /// One payment source.
 #[utoipa::path(get, path = "/payment-sources/{payment_source_uuid}", operation_id = "getPaymentSource", tag = "Payment sources",
     params(("payment_source_uuid" = uuid::Uuid, Path, description = "The payment source")),
@@ -114,10 +107,9 @@ fn source_uuid(raw: &str) -> Result<String, ApiError> {
 pub(crate) async fn get(
     state: web::Data<PaymentsState>,
     caller: Caller,
-    path: web::Path<String>,
+    uuid: PathUuid,
 ) -> Result<HttpResponse, ApiError> {
-    let uuid = source_uuid(&path)?;
-    Ok(HttpResponse::Ok().json(commands::load(&state, &caller, uuid).await?))
+    Ok(HttpResponse::Ok().json(commands::load(&state, &caller, uuid.to_string()).await?))
 }
 
 /// Replaces a payment source's custom parameters.
@@ -129,7 +121,7 @@ pub(crate) async fn get(
 pub(crate) async fn replace_parameters(
     state: web::Data<PaymentsState>,
     caller: Caller,
-    path: web::Path<String>,
+    uuid: PathUuid,
     body: Json<serde_json::Value>,
 ) -> Result<HttpResponse, ApiError> {
     if !body.0.is_object() {
@@ -138,7 +130,7 @@ pub(crate) async fn replace_parameters(
             "must be a JSON object",
         ));
     }
-    let uuid = source_uuid(&path)?;
+    let uuid = uuid.to_string();
     let parameters = commands::replace_parameters(&state, &caller, uuid, body.0).await?;
     Ok(HttpResponse::Ok().json(parameters))
 }

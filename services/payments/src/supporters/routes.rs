@@ -3,7 +3,7 @@ use coffer_auth::Caller;
 use coffer_http::body::parse_value;
 use coffer_http::idempotency::{self, IdempotencyKey};
 use coffer_http::openapi::RouteTable;
-use coffer_http::{ApiError, Json, RequestTrace, Shape};
+use coffer_http::{ApiError, Json, PathUuid, RequestTrace, Shape};
 use coffer_model::ids::parse_uuid;
 use coffer_model::paging::{PagingLimits, PagingQuery};
 use coffer_model::validation::FieldError;
@@ -105,8 +105,12 @@ pub(crate) async fn create(
     commands::create(&state, asker, hash, trace.0, organisation, supporter).await
 }
 
-async fn load(state: &PaymentsState, caller: &Caller, raw: &str) -> Result<Supporter, ApiError> {
-    let id = uuid("supporter_uuid", raw)?;
+async fn load(
+    state: &PaymentsState,
+    caller: &Caller,
+    uuid: PathUuid,
+) -> Result<Supporter, ApiError> {
+    let id = uuid.to_string();
     let supporter = state
         .store
         .query(move |db| store::find(db, &id))
@@ -129,9 +133,9 @@ async fn load(state: &PaymentsState, caller: &Caller, raw: &str) -> Result<Suppo
 pub(crate) async fn get(
     state: web::Data<PaymentsState>,
     caller: Caller,
-    path: web::Path<String>,
+    uuid: PathUuid,
 ) -> Result<HttpResponse, ApiError> {
-    Ok(HttpResponse::Ok().json(load(&state, &caller, &path).await?))
+    Ok(HttpResponse::Ok().json(load(&state, &caller, uuid).await?))
 }
 
 /// Changes a supporter: a field left out is kept, one sent as null is cleared.
@@ -143,7 +147,7 @@ pub(crate) async fn get(
 pub(crate) async fn update(
     state: web::Data<PaymentsState>,
     caller: Caller,
-    path: web::Path<String>,
+    uuid: PathUuid,
     trace: RequestTrace,
     body: Json<serde_json::Value>,
 ) -> Result<HttpResponse, ApiError> {
@@ -154,7 +158,7 @@ pub(crate) async fn update(
             "a supporter cannot move to another organisation",
         )]));
     }
-    let mut supporter = load(&state, &caller, &path).await?;
+    let mut supporter = load(&state, &caller, uuid).await?;
     let this_year = state.clock.now().year();
     supporter
         .apply(input, this_year)

@@ -3,23 +3,23 @@
 //! through [`run`], so the stored response and the change commit together.
 
 use actix_web::HttpResponse;
+use coffer_http::ApiError;
 pub(crate) use coffer_http::idempotency::Once;
 use coffer_http::idempotency::Outcome;
 use coffer_store::Db;
 
-use crate::error::Failure;
 use crate::state::BillingState;
 
-/// Runs `effect` once under `once`'s key, on billing's store and clock.
-pub(crate) async fn run<F>(
+/// Runs `effect` once under `once`'s key, on billing's store and clock. The answer is the
+/// helper's own `ApiError`; commands carry it on with `?`.
+pub(crate) async fn run<F, E>(
     once: Once,
     state: &BillingState,
     effect: F,
-) -> Result<HttpResponse, Failure>
+) -> Result<HttpResponse, ApiError>
 where
-    F: FnMut(&mut Db<'_>) -> Result<Outcome, Failure> + Send + 'static,
+    F: FnMut(&mut Db<'_>) -> Result<Outcome, E> + Send + 'static,
+    E: From<diesel::result::Error> + Into<ApiError> + Send + 'static,
 {
-    once.run(&state.store, state.clock.as_ref(), effect)
-        .await
-        .map_err(Failure::Api)
+    once.run(&state.store, state.clock.as_ref(), effect).await
 }

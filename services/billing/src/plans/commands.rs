@@ -3,7 +3,6 @@
 use actix_web::HttpResponse;
 use actix_web::http::StatusCode;
 use coffer_auth::Caller;
-use coffer_http::{ApiError, internal};
 use coffer_model::ids::parse_uuid;
 use coffer_model::validation::FieldError;
 use coffer_store::Db;
@@ -12,41 +11,44 @@ use serde_json::Value;
 
 use super::domain::{self, GLOBAL_UUID, Plan};
 use super::store;
-use crate::error::Failure;
+use crate::error::BillingError;
 use crate::idempotent::{self, Once};
 use crate::replica::account_organisation;
 use crate::state::BillingState;
 
-fn uuid_of(raw: &str) -> Result<uuid::Uuid, ApiError> {
-    raw.parse().map_err(ApiError::internal)
+fn uuid_of(raw: &str) -> Result<uuid::Uuid, BillingError> {
+    raw.parse().map_err(BillingError::internal)
 }
 
 /// A second plan of the same name in an organisation is 409, caught by the unique index
 /// (two requests racing cannot both pass a check made before writing).
-fn name_taken(e: DieselError) -> Failure {
+fn name_taken(e: DieselError) -> BillingError {
     match e {
-        DieselError::DatabaseError(DatabaseErrorKind::UniqueViolation, _) => Failure::Api(
-            ApiError::conflict("A subscription plan of this name exists in the organisation"),
-        ),
-        other => Failure::Db(other),
+        DieselError::DatabaseError(DatabaseErrorKind::UniqueViolation, _) => {
+            BillingError::Conflict(
+                "A subscription plan of this name exists in the organisation".into(),
+            )
+        }
+        other => BillingError::from(other),
     }
 }
 
 /// The plan's account must be one of its organisation's.
-fn check_account(tx: &mut Db<'_>, plan: &Plan) -> Result<(), Failure> {
+fn check_account(tx: &mut Db<'_>, plan: &Plan) -> Result<(), BillingError> {
     let Some(account) = &plan.account_uuid else {
         return Ok(());
     };
     match account_organisation(tx, account)? {
-        None => Err(Failure::Api(ApiError::not_found("Account"))),
-        Some(org) if Some(&org) != plan.organisation_uuid.as_ref() => Err(Failure::Api(
-            ApiError::invalid("account_uuid", "is not an account of the organisation"),
+        None => Err(BillingError::NotFound("Account")),
+        Some(org) if Some(&org) != plan.organisation_uuid.as_ref() => Err(BillingError::invalid(
+            "account_uuid",
+            "is not an account of the organisation",
         )),
         Some(_) => Ok(()),
     }
 }
 
-fn save(tx: &mut Db<'_>, plan: &Plan, now: i64, new: bool) -> Result<(), Failure> {
+fn save(tx: &mut Db<'_>, plan: &Plan, now: i64, new: bool) -> Result<(), BillingError> {
     check_account(tx, plan)?;
     if new {
         store::insert(tx, plan).map_err(name_taken)?;
@@ -65,11 +67,11 @@ pub(crate) async fn list(
     state: &BillingState,
     caller: &Caller,
     organisation: Option<&str>,
-) -> Result<Vec<Plan>, Failure> {
+) -> Result<Vec<Plan>, BillingError> {
     let asked = organisation
         .map(|raw| parse_uuid("organisation_uuid", raw))
         .transpose()
-        .map_err(|e| ApiError::validation(vec![e]))?;
+        .map_err(|e| BillingError::Invalid(vec![e]))?;
     let scope = caller.organisations_listed(asked)?;
     let one_organisation = scope.as_ref().is_some_and(|s| s.len() == 1);
     let plans = state
@@ -92,8 +94,8 @@ pub(crate) async fn create(
     caller: &Caller,
     once: Once,
     body: &Value,
-) -> Result<HttpResponse, Failure> {
-    let changes = domain::changes(body).map_err(ApiError::validation)?;
+) -> Result<HttpResponse, BillingError> {
+    let changes = domain::changes(body).map_err(BillingError::Invalid)?;
     let mut missing = Vec::new();
     if changes.organisation_uuid.is_none() {
         missing.push(FieldError::not_null("organisation_uuid"));
@@ -102,7 +104,7 @@ pub(crate) async fn create(
         missing.push(FieldError::not_blank("name"));
     }
     if !missing.is_empty() {
-        return Err(Failure::Api(ApiError::validation(missing)));
+        return Err(BillingError::Invalid(missing));
     }
     let organisation = changes.organisation_uuid.clone().unwrap_or_default();
     caller.require_organisation(uuid_of(&organisation)?)?;
@@ -115,12 +117,13 @@ pub(crate) async fn create(
         ..domain::global()
     };
     domain::apply(&mut plan, changes);
-    idempotent::run(once, state, move |tx| {
+    let response = idempotent::run(once, state, move |tx| {
         save(tx, &plan, now, true)?;
-        let body = serde_json::to_value(&plan).map_err(internal)?;
-        Ok((StatusCode::CREATED, body))
+        let body = serde_json::to_value(&plan).map_err(BillingError::internal)?;
+        Ok::<_, BillingError>((StatusCode::CREATED, body))
     })
-    .await
+    .await?;
+    Ok(response)
 }
 
 /// A plan the caller may see: the global one, or one of its organisations'.
@@ -128,9 +131,9 @@ pub(crate) async fn load(
     state: &BillingState,
     caller: &Caller,
     raw: &str,
-) -> Result<Plan, Failure> {
+) -> Result<Plan, BillingError> {
     let id = parse_uuid("plan_uuid", raw)
-        .map_err(|e| ApiError::validation(vec![e]))?
+        .map_err(|e| BillingError::Invalid(vec![e]))?
         .to_string();
     if id == GLOBAL_UUID {
         return Ok(domain::global());
@@ -139,7 +142,7 @@ pub(crate) async fn load(
         .store
         .query(move |db| store::find(db, &id))
         .await?
-        .ok_or_else(|| ApiError::not_found("Subscription plan"))?;
+        .ok_or(BillingError::NotFound("Subscription plan"))?;
     caller.require_organisation(uuid_of(
         plan.organisation_uuid.as_deref().unwrap_or_default(),
     )?)?;
@@ -151,24 +154,21 @@ pub(crate) async fn update(
     caller: &Caller,
     raw: &str,
     body: &Value,
-) -> Result<Plan, Failure> {
-    let mut changes = domain::changes(body).map_err(ApiError::validation)?;
+) -> Result<Plan, BillingError> {
+    let mut changes = domain::changes(body).map_err(BillingError::Invalid)?;
     // SPEC.md: on update, `is_default` left out is false, so an update that does not say
     // the plan stays the default makes it no longer one.
     changes.is_default.get_or_insert(false);
     let mut plan = load(state, caller, raw).await?;
     if plan.uuid == GLOBAL_UUID {
-        return Err(Failure::Api(ApiError::forbidden()));
+        return Err(BillingError::Forbidden);
     }
     if changes
         .organisation_uuid
         .as_ref()
         .is_some_and(|o| Some(o) != plan.organisation_uuid.as_ref())
     {
-        return Err(Failure::Api(ApiError::invalid(
-            "organisation_uuid",
-            "cannot change",
-        )));
+        return Err(BillingError::invalid("organisation_uuid", "cannot change"));
     }
     domain::apply(&mut plan, changes);
     let now = state.clock.unix();

@@ -53,12 +53,13 @@ pub(crate) async fn create(
         status: ClockStatus::Ready,
         created: state.clock.unix(),
     };
-    idempotent::run(once, state, move |tx| {
+    let response = idempotent::run(once, state, move |tx| {
         store::insert(tx, &clock)?;
         let body = serde_json::to_value(&clock).map_err(internal)?;
-        Ok((StatusCode::CREATED, body))
+        Ok::<_, Failure>((StatusCode::CREATED, body))
     })
-    .await
+    .await?;
+    Ok(response)
 }
 
 /// The clock, if the caller's organisation owns it; `raw` is its uuid as the path gave it.

@@ -124,7 +124,7 @@ pub(crate) async fn create(
             &SUBSCRIPTION_CREATED,
             &trace,
         )?;
-        Ok((StatusCode::CREATED, body))
+        Ok::<_, Failure>((StatusCode::CREATED, body))
     })
     .await?;
     shared.committed();

@@ -206,6 +206,32 @@ coffer_testkit::backend_tests! {
         assert_eq!(call(&w, "GET", &path, &token, None).await.1, made, "unchanged");
     }
 
+    async fn a_malformed_path_uuid_is_a_400_naming_the_parameter(backend) {
+        let w = notifications_world(backend).await;
+        let (org, _, token) = notifications_merchant(&w).await;
+        let hook = body(org, "https://crm.example.org");
+        let subscription = json!({"organisation_uuid": org, "action_configuration_uuid": uuid::Uuid::new_v4(), "action_type": "webhook",
+            "event_name": "rnw.event.payment_gateway.payment.succeeded"});
+        for (method, path, parameter, sent) in [
+            ("GET", "/webhooks/nope", "webhook_uuid", None),
+            ("PUT", "/webhooks/nope", "webhook_uuid", Some(&hook)),
+            ("PATCH", "/webhooks/nope", "webhook_uuid", Some(&json!({"alias": "CRM"}))),
+            ("DELETE", "/webhooks/nope", "webhook_uuid", None),
+            ("GET", "/event-subscriptions/nope", "event_subscription_uuid", None),
+            ("PUT", "/event-subscriptions/nope", "event_subscription_uuid", Some(&subscription)),
+            ("PATCH", "/event-subscriptions/nope", "event_subscription_uuid", Some(&json!({"enabled": false}))),
+            ("DELETE", "/event-subscriptions/nope", "event_subscription_uuid", None),
+            ("GET", "/webhook-responses/nope", "webhook_response_uuid", None),
+            ("POST", "/webhook-responses/nope/redeliver", "webhook_response_uuid", None),
+        ] {
+            let (status, err) = call(&w, method, path, &token, sent).await;
+            assert_eq!(status, 400, "{method} {path}: {err}");
+            let errors = err["errors"].as_array().unwrap_or_else(|| panic!("shape B: {err}"));
+            assert_eq!(errors.len(), 1, "{method} {path}: {err}");
+            assert_eq!(errors[0]["property"], parameter, "{method} {path}: {err}");
+        }
+    }
+
     async fn another_tenant_is_refused_everywhere(backend) {
         let w = notifications_world(backend).await;
         let (org, _, token) = notifications_merchant(&w).await;

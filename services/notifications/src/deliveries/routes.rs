@@ -2,7 +2,7 @@
 
 use actix_web::{HttpResponse, web};
 use coffer_auth::Caller;
-use coffer_http::{ApiError, OptionalJson};
+use coffer_http::{ApiError, OptionalJson, PathUuid};
 use coffer_model::paging::PagingQuery;
 use serde::Deserialize;
 
@@ -73,9 +73,9 @@ pub(crate) enum TryStatus {
 pub(crate) async fn get(
     state: web::Data<NotificationsState>,
     caller: Caller,
-    path: web::Path<String>,
+    try_uuid: PathUuid,
 ) -> Result<HttpResponse, ApiError> {
-    let entry = log::show(&state, &caller, &path).await?;
+    let entry = log::show(&state, &caller, try_uuid.into_inner()).await?;
     Ok(HttpResponse::Ok().json(entry.view()))
 }
 
@@ -95,9 +95,9 @@ pub(crate) struct RedeliverBody {}
 pub(crate) async fn redeliver(
     state: web::Data<NotificationsState>,
     caller: Caller,
-    path: web::Path<String>,
+    try_uuid: PathUuid,
     _body: OptionalJson<RedeliverBody>,
 ) -> Result<HttpResponse, ApiError> {
-    let entry = log::redeliver(&state, &caller, &path).await?;
+    let entry = log::redeliver(&state, &caller, try_uuid.into_inner()).await?;
     Ok(HttpResponse::Accepted().json(entry.item()))
 }

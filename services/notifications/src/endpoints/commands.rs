@@ -240,11 +240,9 @@ pub(crate) async fn create(
 pub(crate) async fn show(
     state: &NotificationsState,
     caller: &Caller,
-    raw: &str,
+    endpoint: Uuid,
 ) -> Result<Endpoint, Failure> {
-    let id = parse_uuid("webhook_uuid", raw)
-        .map_err(|e| ApiError::validation(vec![e]))?
-        .to_string();
+    let id = endpoint.to_string();
     let secrets = state.secrets.clone();
     let endpoint = state
         .store
@@ -259,7 +257,7 @@ pub(crate) async fn show(
 pub(crate) async fn change(
     state: &NotificationsState,
     caller: &Caller,
-    raw: &str,
+    uuid: Uuid,
     body: &Value,
     replace: bool,
 ) -> Result<Endpoint, Failure> {
@@ -267,7 +265,7 @@ pub(crate) async fn change(
     if replace {
         request::require_endpoint(&f).map_err(ApiError::validation)?;
     }
-    let mut endpoint = show(state, caller, raw).await?;
+    let mut endpoint = show(state, caller, uuid).await?;
     let now = state.clock.unix();
     apply(&mut endpoint, f, replace, now)?;
     check_reachable(state, &endpoint)?;
@@ -288,9 +286,9 @@ pub(crate) async fn change(
 pub(crate) async fn delete(
     state: &NotificationsState,
     caller: &Caller,
-    raw: &str,
+    uuid: Uuid,
 ) -> Result<(), Failure> {
-    let endpoint = show(state, caller, raw).await?;
+    let endpoint = show(state, caller, uuid).await?;
     // Its subscriptions go with it: they could deliver nowhere.
     state
         .store

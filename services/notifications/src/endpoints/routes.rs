@@ -3,7 +3,7 @@
 use actix_web::{HttpRequest, HttpResponse, web};
 use coffer_auth::Caller;
 use coffer_http::idempotency::{IdempotencyKey, Once};
-use coffer_http::{ApiError, Json};
+use coffer_http::{ApiError, Json, PathUuid};
 use coffer_model::paging::PagingQuery;
 use serde::Deserialize;
 use serde_json::Value;
@@ -93,9 +93,9 @@ pub(crate) async fn create(
 pub(crate) async fn get(
     state: web::Data<NotificationsState>,
     caller: Caller,
-    path: web::Path<String>,
+    endpoint: PathUuid,
 ) -> Result<HttpResponse, ApiError> {
-    let endpoint = commands::show(&state, &caller, &path).await?;
+    let endpoint = commands::show(&state, &caller, endpoint.into_inner()).await?;
     Ok(HttpResponse::Ok().json(endpoint.view()))
 }
 
@@ -109,10 +109,10 @@ pub(crate) async fn get(
 pub(crate) async fn replace(
     state: web::Data<NotificationsState>,
     caller: Caller,
-    path: web::Path<String>,
+    endpoint: PathUuid,
     body: Json<Value>,
 ) -> Result<HttpResponse, ApiError> {
-    let endpoint = commands::change(&state, &caller, &path, &body.0, true).await?;
+    let endpoint = commands::change(&state, &caller, endpoint.into_inner(), &body.0, true).await?;
     Ok(HttpResponse::Ok().json(endpoint.view()))
 }
 
@@ -126,10 +126,10 @@ pub(crate) async fn replace(
 pub(crate) async fn update(
     state: web::Data<NotificationsState>,
     caller: Caller,
-    path: web::Path<String>,
+    endpoint: PathUuid,
     body: Json<Value>,
 ) -> Result<HttpResponse, ApiError> {
-    let endpoint = commands::change(&state, &caller, &path, &body.0, false).await?;
+    let endpoint = commands::change(&state, &caller, endpoint.into_inner(), &body.0, false).await?;
     Ok(HttpResponse::Ok().json(endpoint.view()))
 }
 
@@ -141,8 +141,8 @@ pub(crate) async fn update(
 pub(crate) async fn delete(
     state: web::Data<NotificationsState>,
     caller: Caller,
-    path: web::Path<String>,
+    endpoint: PathUuid,
 ) -> Result<HttpResponse, ApiError> {
-    commands::delete(&state, &caller, &path).await?;
+    commands::delete(&state, &caller, endpoint.into_inner()).await?;
     Ok(HttpResponse::NoContent().finish())
 }

@@ -178,11 +178,9 @@ pub(crate) async fn create(
 pub(crate) async fn show(
     state: &NotificationsState,
     caller: &Caller,
-    raw: &str,
+    subscription: Uuid,
 ) -> Result<Subscription, Failure> {
-    let id = parse_uuid("event_subscription_uuid", raw)
-        .map_err(|e| ApiError::validation(vec![e]))?
-        .to_string();
+    let id = subscription.to_string();
     let x = state
         .store
         .query(move |db| store::find(db, &id))
@@ -196,7 +194,7 @@ pub(crate) async fn show(
 pub(crate) async fn change(
     state: &NotificationsState,
     caller: &Caller,
-    raw: &str,
+    uuid: Uuid,
     body: &Value,
     replace: bool,
 ) -> Result<Subscription, Failure> {
@@ -204,7 +202,7 @@ pub(crate) async fn change(
     if replace {
         request::require_whole(&f).map_err(ApiError::validation)?;
     }
-    let mut x = show(state, caller, raw).await?;
+    let mut x = show(state, caller, uuid).await?;
     apply(&mut x, f, replace)?;
     let now = state.clock.unix();
     let saved = x.clone();
@@ -224,9 +222,9 @@ pub(crate) async fn change(
 pub(crate) async fn delete(
     state: &NotificationsState,
     caller: &Caller,
-    raw: &str,
+    uuid: Uuid,
 ) -> Result<(), Failure> {
-    let x = show(state, caller, raw).await?;
+    let x = show(state, caller, uuid).await?;
     state
         .store
         .query(move |db| store::delete(db, &x.uuid))

@@ -3,7 +3,7 @@
 use actix_web::{HttpRequest, HttpResponse, web};
 use coffer_auth::Caller;
 use coffer_http::idempotency::{IdempotencyKey, Once};
-use coffer_http::{ApiError, Json};
+use coffer_http::{ApiError, Json, PathUuid};
 use coffer_model::paging::PagingQuery;
 use serde::Deserialize;
 use serde_json::Value;
@@ -73,9 +73,13 @@ pub(crate) async fn create(
 pub(crate) async fn get(
     state: web::Data<NotificationsState>,
     caller: Caller,
-    path: web::Path<String>,
+    subscription: PathUuid,
 ) -> Result<HttpResponse, ApiError> {
-    Ok(HttpResponse::Ok().json(commands::show(&state, &caller, &path).await?.view()))
+    Ok(HttpResponse::Ok().json(
+        commands::show(&state, &caller, subscription.into_inner())
+            .await?
+            .view(),
+    ))
 }
 
 /// Replaces a subscription: what the body leaves out is cleared.
@@ -87,10 +91,10 @@ pub(crate) async fn get(
 pub(crate) async fn replace(
     state: web::Data<NotificationsState>,
     caller: Caller,
-    path: web::Path<String>,
+    subscription: PathUuid,
     body: Json<Value>,
 ) -> Result<HttpResponse, ApiError> {
-    let x = commands::change(&state, &caller, &path, &body.0, true).await?;
+    let x = commands::change(&state, &caller, subscription.into_inner(), &body.0, true).await?;
     Ok(HttpResponse::Ok().json(x.view()))
 }
 
@@ -103,10 +107,10 @@ pub(crate) async fn replace(
 pub(crate) async fn update(
     state: web::Data<NotificationsState>,
     caller: Caller,
-    path: web::Path<String>,
+    subscription: PathUuid,
     body: Json<Value>,
 ) -> Result<HttpResponse, ApiError> {
-    let x = commands::change(&state, &caller, &path, &body.0, false).await?;
+    let x = commands::change(&state, &caller, subscription.into_inner(), &body.0, false).await?;
     Ok(HttpResponse::Ok().json(x.view()))
 }
 
@@ -118,8 +122,8 @@ pub(crate) async fn update(
 pub(crate) async fn delete(
     state: web::Data<NotificationsState>,
     caller: Caller,
-    path: web::Path<String>,
+    subscription: PathUuid,
 ) -> Result<HttpResponse, ApiError> {
-    commands::delete(&state, &caller, &path).await?;
+    commands::delete(&state, &caller, subscription.into_inner()).await?;
     Ok(HttpResponse::NoContent().finish())
 }

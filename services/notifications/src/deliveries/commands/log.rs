@@ -5,6 +5,7 @@ use coffer_http::{ApiError, Failure};
 use coffer_model::ids::parse_uuid;
 use coffer_model::paging::{PagingLimits, PagingQuery};
 use coffer_model::validation::FieldError;
+use uuid::Uuid;
 
 use crate::deliveries::domain::log::WebhookResponse;
 use crate::deliveries::store::responses::{self, Scope};
@@ -89,11 +90,9 @@ pub(crate) async fn list(
 pub(crate) async fn show(
     state: &NotificationsState,
     caller: &Caller,
-    raw: &str,
+    try_uuid: Uuid,
 ) -> Result<WebhookResponse, Failure> {
-    let id = parse_uuid("webhook_response_uuid", raw)
-        .map_err(|e| ApiError::validation(vec![e]))?
-        .to_string();
+    let id = try_uuid.to_string();
     let entry = state
         .store
         .query(move |db| responses::find(db, &id))
@@ -112,9 +111,9 @@ pub(crate) async fn show(
 pub(crate) async fn redeliver(
     state: &NotificationsState,
     caller: &Caller,
-    raw: &str,
+    try_uuid: Uuid,
 ) -> Result<WebhookResponse, Failure> {
-    let entry = show(state, caller, raw).await?;
+    let entry = show(state, caller, try_uuid).await?;
     let (task, endpoint) = (
         entry.task_uuid.clone(),
         entry.webhook_configuration_uuid.clone(),

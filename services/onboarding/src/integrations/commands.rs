@@ -3,6 +3,7 @@
 use coffer_auth::Caller;
 use coffer_events::append;
 use coffer_events::catalogue::PARTNER_INTEGRATION_DISABLED;
+use uuid::Uuid;
 
 use super::events;
 use super::store::{self as integrations, Filter, IntegrationRow};
@@ -64,9 +65,9 @@ fn may_touch(caller: &Caller, row: &IntegrationRow) -> bool {
 pub(crate) async fn disable(
     state: &OnboardingState,
     caller: &Caller,
-    uuid: String,
+    uuid: Uuid,
 ) -> Result<IntegrationRow, OnboardingError> {
-    let key = uuid.clone();
+    let key = uuid.to_string();
     let found = state
         .store
         .query(move |c| integrations::find(c, &key))

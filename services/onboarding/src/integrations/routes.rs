@@ -2,7 +2,7 @@
 
 use actix_web::{HttpResponse, web};
 use coffer_auth::Caller;
-use coffer_http::ApiError;
+use coffer_http::{ApiError, PathUuid};
 use coffer_model::ids::parse_uuid;
 use serde::Deserialize;
 
@@ -78,9 +78,8 @@ pub(crate) async fn list(
 pub(crate) async fn disable(
     state: web::Data<OnboardingState>,
     caller: Caller,
-    path: web::Path<String>,
+    integration: PathUuid,
 ) -> Result<HttpResponse, ApiError> {
-    let id = uuid("partner_integration_uuid", &path)?;
-    let row = commands::disable(&state, &caller, id).await?;
+    let row = commands::disable(&state, &caller, integration.into_inner()).await?;
     Ok(HttpResponse::Ok().json(row))
 }

@@ -95,9 +95,9 @@ pub(crate) async fn create(
 pub(crate) async fn by_uuid(
     state: &OnboardingState,
     caller: &Caller,
-    uuid: String,
+    uuid: Uuid,
 ) -> Result<ProcessRecord, OnboardingError> {
-    let secrets = state.secrets.clone();
+    let (uuid, secrets) = (uuid.to_string(), state.secrets.clone());
     let row = state
         .store
         .query(move |c| processes::find(c, &secrets, &uuid))

@@ -4,8 +4,7 @@
 use actix_web::{HttpRequest, HttpResponse, web};
 use coffer_auth::Caller;
 use coffer_http::idempotency::{IdempotencyKey, Once};
-use coffer_http::{ApiError, ClientAddress, Json, OptionalJson};
-use coffer_model::ids::parse_uuid;
+use coffer_http::{ApiError, ClientAddress, Json, OptionalJson, PathUuid};
 use serde::Deserialize;
 use serde_json::Value;
 
@@ -60,10 +59,9 @@ pub(crate) async fn create(
 pub(crate) async fn get(
     state: web::Data<OnboardingState>,
     caller: Caller,
-    path: web::Path<String>,
+    process: PathUuid,
 ) -> Result<HttpResponse, ApiError> {
-    let uuid = parse_uuid("uuid", &path).map_err(|e| ApiError::validation(vec![e]))?;
-    let record = commands::by_uuid(&state, &caller, uuid.to_string()).await?;
+    let record = commands::by_uuid(&state, &caller, process.into_inner()).await?;
     Ok(HttpResponse::Created().json(record))
 }
 

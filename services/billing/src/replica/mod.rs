@@ -33,8 +33,7 @@ impl Replica {
                 &self.outbox,
                 self.clock.unix(),
                 start,
-            )
-            .map_err(for_handler)?;
+            )?;
         }
         if let Some(result) = invoices::events::charge_result(event) {
             invoices::commands::results::apply_payment_result(

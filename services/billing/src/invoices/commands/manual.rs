@@ -89,7 +89,7 @@ pub(crate) async fn close(
                 let closed = manual::close(current, &attempts, status)
                     .map_err(|e| ApiError::validation(vec![e]))?;
                 if !store::save_invoice(tx, &closed, InvoiceStatus::Open, now)? {
-                    return Err(changed_meanwhile("invoice"));
+                    return Err(changed_meanwhile("The invoice changed meanwhile"));
                 }
                 let body = closed.render(&attempts);
                 events::closed(tx, &outbox, &closed, body.clone(), Some(&trace))?;

@@ -116,7 +116,7 @@ fn pay(
     }
     let paid: Vec<String> = finished.iter().map(|(_, i)| i.uuid.clone()).collect();
     if store::mark_paid(db, &paid, now)? != paid.len() {
-        return Err(changed_meanwhile("invoice"));
+        return Err(changed_meanwhile("The invoice changed meanwhile"));
     }
     let mut attempts_of: HashMap<String, Vec<ChargeAttempt>> = HashMap::new();
     for a in store::attempts_of_many(db, &paid)? {

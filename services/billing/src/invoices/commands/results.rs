@@ -104,7 +104,7 @@ pub(crate) fn apply_payment_result(
         }
     }
     if !store::save_invoice(db, &invoice, Open, now)? {
-        return Err(changed_meanwhile("invoice"));
+        return Err(changed_meanwhile("The invoice changed meanwhile"));
     }
     let attempts = store::attempts_of(db, &invoice.uuid)?;
     if invoice.status != Open {
@@ -120,7 +120,7 @@ pub(crate) fn apply_payment_result(
             }
         }
     } else if !subscriptions::save(db, &s, subscription_status, now)? {
-        return Err(changed_meanwhile("subscription"));
+        return Err(changed_meanwhile("The subscription changed meanwhile"));
     }
     if s.status == SubscriptionStatus::Cancelled
         && subscription_status != SubscriptionStatus::Cancelled

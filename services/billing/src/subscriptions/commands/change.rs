@@ -7,26 +7,25 @@ use coffer_events::catalogue::{
     SUBSCRIPTION_ACTIVATED, SUBSCRIPTION_CANCELLED, SUBSCRIPTION_SUSPENDED, SUBSCRIPTION_UPDATED,
 };
 use coffer_events::{EventType, TraceContext};
-use coffer_http::ApiError;
 use coffer_store::Db;
 use serde_json::Value;
 
 use super::references::{apply_references, await_references};
 use super::{commit, load, time_of};
-use crate::error::Failure;
+use crate::error::BillingError;
 use crate::schedule::local_date;
 use crate::state::BillingState;
 use crate::subscriptions::domain::terms::{apply_terms, check_terms, reschedules};
 use crate::subscriptions::domain::{Refusal, Subscription, SubscriptionStatus, request, state};
 use crate::subscriptions::store;
 
-fn not_updatable(s: &Subscription) -> Option<Failure> {
+fn not_updatable(s: &Subscription) -> Option<BillingError> {
     s.status.is_over().then(|| {
-        Failure::Api(ApiError::conflict(format!(
+        BillingError::Conflict(format!(
             "{} {} subscription cannot be updated",
             state::article(s.status.as_str()),
             s.status
-        )))
+        ))
     })
 }
 
@@ -36,9 +35,9 @@ pub(crate) async fn update(
     raw: &str,
     body: &Value,
     trace: TraceContext,
-) -> Result<Value, Failure> {
-    request::refuse_fixed_for_update(body).map_err(ApiError::validation)?;
-    let fields = request::read(body).map_err(ApiError::validation)?;
+) -> Result<Value, BillingError> {
+    request::refuse_fixed_for_update(body).map_err(BillingError::Invalid)?;
+    let fields = request::read(body).map_err(BillingError::Invalid)?;
     let current = load(st, caller, raw).await?;
     if let Some(refused) = not_updatable(&current) {
         return Err(refused);
@@ -58,7 +57,7 @@ pub(crate) async fn update(
                 apply_references(tx, &mut s, &fields, false)?;
                 let reschedule = reschedules(&fields);
                 apply_terms(&mut s, fields);
-                check_terms(&s).map_err(ApiError::validation)?;
+                check_terms(&s).map_err(BillingError::Invalid)?;
                 if reschedule && s.status == SubscriptionStatus::Active {
                     let today = local_date(s.zone, now);
                     state::schedule_from(&mut s, today);
@@ -79,8 +78,8 @@ pub(crate) async fn update(
     Ok(body)
 }
 
-fn locked(tx: &mut Db<'_>, uuid: &str) -> Result<Subscription, Failure> {
-    store::find_locked(tx, uuid)?.ok_or_else(|| Failure::Api(ApiError::not_found("Subscription")))
+fn locked(tx: &mut Db<'_>, uuid: &str) -> Result<Subscription, BillingError> {
+    store::find_locked(tx, uuid)?.ok_or(BillingError::NotFound("Subscription"))
 }
 
 /// What a state change does to a subscription, given its local today and its time.
@@ -93,9 +92,9 @@ async fn transition(
     caller: &Caller,
     raw: &str,
     kind: &'static EventType,
-    change: impl FnOnce() -> Result<Transition, Failure>,
+    change: impl FnOnce() -> Result<Transition, BillingError>,
     trace: TraceContext,
-) -> Result<Value, Failure> {
+) -> Result<Value, BillingError> {
     let loaded = load(st, caller, raw).await?;
     let change = change()?;
     let now = time_of(st, loaded.test_clock_uuid.as_deref()).await?;
@@ -121,7 +120,7 @@ pub(crate) async fn activate(
     caller: &Caller,
     raw: &str,
     trace: TraceContext,
-) -> Result<Value, Failure> {
+) -> Result<Value, BillingError> {
     let change = || Ok(Box::new(state::activate) as Transition);
     transition(st, caller, raw, &SUBSCRIPTION_ACTIVATED, change, trace).await
 }
@@ -131,7 +130,7 @@ pub(crate) async fn cancel(
     caller: &Caller,
     raw: &str,
     trace: TraceContext,
-) -> Result<Value, Failure> {
+) -> Result<Value, BillingError> {
     let change =
         || Ok(Box::new(|s: &mut Subscription, _, now| state::cancel(s, now)) as Transition);
     transition(st, caller, raw, &SUBSCRIPTION_CANCELLED, change, trace).await
@@ -145,7 +144,7 @@ pub(crate) async fn suspend(
     raw: &str,
     (start, end): (Option<String>, Option<String>),
     trace: TraceContext,
-) -> Result<Value, Failure> {
+) -> Result<Value, BillingError> {
     let change = move || {
         let mut errors = Vec::new();
         let mut date = |property: &str, raw: Option<String>| {
@@ -153,7 +152,7 @@ pub(crate) async fn suspend(
         };
         let (start, end) = (date("suspension_start", start), date("suspension_end", end));
         if !errors.is_empty() {
-            return Err(Failure::Api(ApiError::validation(errors)));
+            return Err(BillingError::Invalid(errors));
         }
         Ok(
             Box::new(move |s: &mut Subscription, today, _| state::suspend(s, start, end, today))

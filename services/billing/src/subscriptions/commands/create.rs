@@ -5,12 +5,11 @@ use actix_web::http::StatusCode;
 use coffer_auth::Caller;
 use coffer_events::TraceContext;
 use coffer_events::catalogue::SUBSCRIPTION_CREATED;
-use coffer_http::ApiError;
 use serde_json::{Value, json};
 
 use super::commit;
 use super::references::{apply_references, await_references};
-use crate::error::Failure;
+use crate::error::BillingError;
 use crate::idempotent::{self, Once};
 use crate::plans::domain::GLOBAL_UUID;
 use crate::replica::account_organisation;
@@ -26,9 +25,9 @@ pub(crate) async fn create(
     once: Once,
     body: &Value,
     trace: TraceContext,
-) -> Result<HttpResponse, Failure> {
-    let fields = request::read(body).map_err(ApiError::validation)?;
-    request::require_for_create(&fields).map_err(ApiError::validation)?;
+) -> Result<HttpResponse, BillingError> {
+    let fields = request::read(body).map_err(BillingError::Invalid)?;
+    request::require_for_create(&fields).map_err(BillingError::Invalid)?;
     let account = fields.account_uuid.clone().unwrap_or_default();
     await_references(st, &account, &fields).await?;
     let lookup = account.clone();
@@ -36,27 +35,27 @@ pub(crate) async fn create(
         .store
         .query(move |db| account_organisation(db, &lookup))
         .await?
-        .ok_or_else(|| ApiError::not_found("Account"))?;
+        .ok_or(BillingError::NotFound("Account"))?;
     caller.require_account(
-        account.parse().map_err(ApiError::internal)?,
-        organisation.parse().map_err(ApiError::internal)?,
+        account.parse().map_err(BillingError::internal)?,
+        organisation.parse().map_err(BillingError::internal)?,
     )?;
     // A subscription on a test clock lives in the clock's time from its creation on.
     let now = match &fields.test_clock_uuid {
         None => st.clock.unix(),
         Some(uuid) => {
             if fields.test_mode != Some(true) {
-                return Err(Failure::Api(ApiError::invalid(
+                return Err(BillingError::invalid(
                     "test_clock_uuid",
                     "only a test-mode subscription can live on a test clock",
-                )));
+                ));
             }
             let id = uuid.clone();
             st.store
                 .query(move |db| test_clocks::find(db, &id))
                 .await?
                 .filter(|c| c.owner == organisation)
-                .ok_or_else(|| ApiError::not_found("Test clock"))?
+                .ok_or(BillingError::NotFound("Test clock"))?
                 .frozen_time
         }
     };
@@ -69,9 +68,9 @@ pub(crate) async fn create(
     let (Some(currency), Some((interval_text, interval))) =
         (fields.currency, fields.recurring_interval.clone())
     else {
-        return Err(Failure::Api(ApiError::internal(
+        return Err(BillingError::internal(
             "currency and recurring_interval were checked",
-        )));
+        ));
     };
     let draft = Subscription {
         uuid: uuid::Uuid::new_v4().to_string(),
@@ -124,7 +123,7 @@ pub(crate) async fn create(
             &SUBSCRIPTION_CREATED,
             &trace,
         )?;
-        Ok::<_, Failure>((StatusCode::CREATED, body))
+        Ok::<_, BillingError>((StatusCode::CREATED, body))
     })
     .await?;
     shared.committed();

@@ -10,7 +10,7 @@ use coffer_model::zone;
 use coffer_store::Db;
 use serde_json::{Map, json};
 
-use crate::error::Failure;
+use crate::error::BillingError;
 use crate::invoices::domain::{AttemptStatus, ChargeAttempt, charging, state as invoice_state};
 use crate::invoices::{events as invoice_events, store as invoices};
 use crate::plans::domain::GLOBAL_UUID;
@@ -35,7 +35,7 @@ pub(crate) fn start_from_payment(
     outbox: &Outbox,
     now: i64,
     start: PaymentStart<'_>,
-) -> Result<(), Failure> {
+) -> Result<(), BillingError> {
     let PaymentStart {
         payment_uuid: payment,
         payment: data,

@@ -8,7 +8,6 @@ mod references;
 
 use coffer_auth::Caller;
 use coffer_events::{EventType, Outbox, TraceContext};
-use coffer_http::ApiError;
 use coffer_model::ids::parse_uuid;
 use coffer_search::Source;
 use coffer_store::Db;
@@ -21,7 +20,7 @@ use super::domain::{Subscription, SubscriptionStatus};
 use super::events::announce_change;
 use super::search::SUBSCRIPTIONS;
 use super::store;
-use crate::error::Failure;
+use crate::error::BillingError;
 use crate::state::BillingState;
 use crate::test_clocks::store as test_clocks;
 
@@ -30,18 +29,20 @@ pub(crate) async fn load(
     state: &BillingState,
     caller: &Caller,
     raw: &str,
-) -> Result<Subscription, Failure> {
+) -> Result<Subscription, BillingError> {
     let id = parse_uuid("subscription_uuid", raw)
-        .map_err(|e| ApiError::validation(vec![e]))?
+        .map_err(|e| BillingError::Invalid(vec![e]))?
         .to_string();
     let s = state
         .store
         .query(move |db| store::find(db, &id))
         .await?
-        .ok_or_else(|| ApiError::not_found("Subscription"))?;
+        .ok_or(BillingError::NotFound("Subscription"))?;
     caller.require_account(
-        s.account_uuid.parse().map_err(ApiError::internal)?,
-        s.organisation_uuid.parse().map_err(ApiError::internal)?,
+        s.account_uuid.parse().map_err(BillingError::internal)?,
+        s.organisation_uuid
+            .parse()
+            .map_err(BillingError::internal)?,
     )?;
     Ok(s)
 }
@@ -51,7 +52,7 @@ pub(crate) async fn show(
     state: &BillingState,
     caller: &Caller,
     raw: &str,
-) -> Result<Value, Failure> {
+) -> Result<Value, BillingError> {
     let s = load(state, caller, raw).await?;
     Ok(state.store.query(move |db| store::rendered(db, &s)).await?)
 }
@@ -61,7 +62,7 @@ pub(crate) async fn search(
     state: &BillingState,
     caller: &Caller,
     body: Value,
-) -> Result<Value, Failure> {
+) -> Result<Value, BillingError> {
     Ok(coffer_search::search(
         &state.store,
         &SUBSCRIPTIONS,
@@ -77,7 +78,10 @@ pub(crate) async fn search(
 }
 
 /// The time of a subscription: its test clock's, or the real one.
-pub(crate) async fn time_of(state: &BillingState, clock: Option<&str>) -> Result<i64, Failure> {
+pub(crate) async fn time_of(
+    state: &BillingState,
+    clock: Option<&str>,
+) -> Result<i64, BillingError> {
     let (clock, real) = (clock.map(str::to_owned), state.clock.unix());
     Ok(state
         .store
@@ -96,14 +100,14 @@ pub(crate) fn commit(
     expected: Option<SubscriptionStatus>,
     kind: &'static EventType,
     trace: &TraceContext,
-) -> Result<Value, Failure> {
+) -> Result<Value, BillingError> {
     match expected {
         None => store::insert(tx, s)?,
         Some(status) => {
             if !store::save(tx, s, status, now)? {
-                return Err(Failure::Api(ApiError::conflict(
+                return Err(BillingError::ChangedMeanwhile(
                     "The subscription changed meanwhile; fetch it and try again",
-                )));
+                ));
             }
         }
     }

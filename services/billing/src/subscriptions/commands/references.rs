@@ -1,10 +1,9 @@
 //! The references a create or update names (payment source, supporter, plan), checked
 //! against what billing has learnt of them from other services' events.
 
-use coffer_http::ApiError;
 use coffer_store::Db;
 
-use crate::error::Failure;
+use crate::error::BillingError;
 use crate::plans::domain::GLOBAL_UUID;
 use crate::plans::store as plans;
 use crate::replica::{self, account_organisation};
@@ -19,22 +18,22 @@ pub(super) fn apply_references(
     s: &mut Subscription,
     f: &Fields,
     creating: bool,
-) -> Result<(), Failure> {
+) -> Result<(), BillingError> {
     if let Some(uuid) = &f.payment_source_uuid {
         let source = replica::source(tx, uuid)?
             .filter(|src| src.organisation_uuid == s.organisation_uuid)
-            .ok_or_else(|| ApiError::not_found("Payment source"))?;
+            .ok_or(BillingError::NotFound("Payment source"))?;
         if !source.is_active() {
-            return Err(Failure::Api(ApiError::invalid(
+            return Err(BillingError::invalid(
                 "payment_source_uuid",
                 format!("the payment source is {}, not active", source.status),
-            )));
+            ));
         }
         if source.test_mode != s.test_mode {
-            return Err(Failure::Api(ApiError::invalid(
+            return Err(BillingError::invalid(
                 "test_mode",
                 "must match the payment source's test_mode",
-            )));
+            ));
         }
         s.payment_source_uuid = source.uuid;
         s.payment_provider = source.payment_provider;
@@ -42,14 +41,14 @@ pub(super) fn apply_references(
     }
     if let Some(Some(uuid)) = &f.supporter_uuid {
         if !creating && s.supporter_uuid.as_ref().is_some_and(|known| known != uuid) {
-            return Err(Failure::Api(ApiError::conflict(
-                "supporter_uuid can only be set while the subscription has none",
-            )));
+            return Err(BillingError::Conflict(
+                "supporter_uuid can only be set while the subscription has none".into(),
+            ));
         }
         if replica::supporter_organisation(tx, uuid)?.as_deref()
             != Some(s.organisation_uuid.as_str())
         {
-            return Err(Failure::Api(ApiError::not_found("Supporter")));
+            return Err(BillingError::NotFound("Supporter"));
         }
         s.supporter_uuid = Some(uuid.clone());
     }
@@ -58,7 +57,7 @@ pub(super) fn apply_references(
         Some(uuid) => {
             let plan = plans::find(tx, uuid)?
                 .filter(|p| p.organisation_uuid.as_deref() == Some(s.organisation_uuid.as_str()))
-                .ok_or_else(|| ApiError::not_found("Subscription plan"))?;
+                .ok_or(BillingError::NotFound("Subscription plan"))?;
             s.plan_uuid = plan.uuid;
         }
         None if creating => {
@@ -79,7 +78,7 @@ pub(super) async fn await_references(
     state: &BillingState,
     account: &str,
     f: &Fields,
-) -> Result<(), Failure> {
+) -> Result<(), BillingError> {
     let (account, source) = (account.to_owned(), f.payment_source_uuid.clone());
     let supporter = f.supporter_uuid.clone().flatten();
     let started = std::time::Instant::now();

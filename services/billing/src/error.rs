@@ -116,21 +116,6 @@ impl From<Refusal> for Failure {
     }
 }
 
-/// A row changed between reading and writing it: worth another try.
-pub(crate) fn changed_meanwhile(message: &'static str) -> Failure {
-    Failure::Api(ApiError::from(BillingError::ChangedMeanwhile(message)))
-}
-
-/// How a command's failure reads to the event consumer: a database error or a conflict is
-/// retried (another writer won a race), anything else will not get better by retrying.
-pub(crate) fn for_handler(f: Failure) -> HandlerError {
-    match f {
-        Failure::Db(e) => HandlerError::Query(e),
-        Failure::Api(e) if e.status().as_u16() == 409 => HandlerError::Transient(e.to_string()),
-        Failure::Api(e) => HandlerError::Permanent(e.to_string()),
-    }
-}
-
 /// While invoices and test clocks still answer `Failure`, what they call of billing's
 /// converted commands reaches them as one.
 impl From<BillingError> for Failure {

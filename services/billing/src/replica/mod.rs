@@ -15,7 +15,6 @@ use coffer_store::Db;
 pub use coffer_directory::account_organisation;
 pub use store::{KnownSource, source, supporter_organisation};
 
-use crate::error::for_handler;
 use crate::{invoices, subscriptions};
 
 /// The handler of billing's consumer (the `replica` worker).
@@ -41,8 +40,7 @@ impl Replica {
                 &self.outbox,
                 self.clock.unix(),
                 &result,
-            )
-            .map_err(for_handler)?;
+            )?;
         }
         Ok(())
     }
@@ -82,7 +80,7 @@ impl Handler for Replica {
             self.clock.unix(),
             &paid,
         )
-        .map_err(for_handler)
+        .map_err(HandlerError::from)
     }
 
     fn handle(&self, db: &mut Db<'_>, event: &Event) -> Result<(), HandlerError> {

@@ -4,12 +4,11 @@ use actix_web::HttpResponse;
 use actix_web::http::StatusCode;
 use coffer_auth::Caller;
 use coffer_events::TraceContext;
-use coffer_http::ApiError;
 use coffer_model::over_maximum;
 use serde_json::Value;
 
 use super::{load, open, rendered, start_attempt};
-use crate::error::{Failure, changed_meanwhile};
+use crate::error::BillingError;
 use crate::idempotent::{self, Once};
 use crate::invoices::domain::{InvoiceStatus, charging, manual};
 use crate::invoices::{events, store};
@@ -27,16 +26,16 @@ pub(crate) async fn create(
     subscription: &str,
     body: &Value,
     trace: TraceContext,
-) -> Result<HttpResponse, Failure> {
-    let asked = manual::read(body).map_err(ApiError::validation)?;
+) -> Result<HttpResponse, BillingError> {
+    let asked = manual::read(body).map_err(BillingError::Invalid)?;
     let s = load_subscription(state, caller, subscription).await?;
     if asked
         .amount
         .is_some_and(|a| a > s.currency.max_minor_units())
     {
-        return Err(Failure::Api(ApiError::validation(vec![over_maximum(
+        return Err(BillingError::Invalid(vec![over_maximum(
             "amount", s.currency,
-        )])));
+        )]));
     }
     let now = state.clock.unix();
     let mut invoice = charging::draft(&s, None, now, now);
@@ -53,7 +52,7 @@ pub(crate) async fn create(
         // Judged on the subscription as it is now, locked: one cancelled meanwhile takes
         // no further invoice.
         let s = subscriptions::find_locked(tx, &invoice.subscription_uuid)?
-            .ok_or_else(|| ApiError::not_found("Subscription"))?;
+            .ok_or(BillingError::NotFound("Subscription"))?;
         if !s.status.takes_invoices() {
             return Err(over(s.status, "invoices"));
         }
@@ -74,8 +73,8 @@ pub(crate) async fn close(
     path: (&str, &str),
     body: &Value,
     trace: TraceContext,
-) -> Result<Value, Failure> {
-    let status = manual::closing_status(body).map_err(|e| ApiError::validation(vec![e]))?;
+) -> Result<Value, BillingError> {
+    let status = manual::closing_status(body).map_err(|e| BillingError::Invalid(vec![e]))?;
     let (_, invoice) = load(state, caller, path).await?;
     let now = state.clock.unix();
     let outbox = state.outbox.clone();
@@ -84,16 +83,18 @@ pub(crate) async fn close(
         .run(move |db| {
             db.write_tx(|tx| {
                 let current = store::find_invoice_locked(tx, &invoice.uuid)?
-                    .ok_or_else(|| ApiError::not_found("Invoice"))?;
+                    .ok_or(BillingError::NotFound("Invoice"))?;
                 let attempts = store::attempts_of(tx, &current.uuid)?;
                 let closed = manual::close(current, &attempts, status)
-                    .map_err(|e| ApiError::validation(vec![e]))?;
+                    .map_err(|e| BillingError::Invalid(vec![e]))?;
                 if !store::save_invoice(tx, &closed, InvoiceStatus::Open, now)? {
-                    return Err(changed_meanwhile("The invoice changed meanwhile"));
+                    return Err(BillingError::ChangedMeanwhile(
+                        "The invoice changed meanwhile",
+                    ));
                 }
                 let body = closed.render(&attempts);
                 events::closed(tx, &outbox, &closed, body.clone(), Some(&trace))?;
-                Ok::<_, Failure>(body)
+                Ok::<_, BillingError>(body)
             })
         })
         .await?;
@@ -109,7 +110,7 @@ pub(crate) async fn charge(
     once: Once,
     path: (&str, &str),
     trace: TraceContext,
-) -> Result<HttpResponse, Failure> {
+) -> Result<HttpResponse, BillingError> {
     // Every state is judged inside the key's transaction, so a retry of an attempt made
     // before (whose invoice is paid by now) is answered as it was, not refused.
     let (_, invoice) = load(state, caller, path).await?;
@@ -120,15 +121,15 @@ pub(crate) async fn charge(
         // a payment's result takes them): one paid meanwhile (its attempt succeeded while
         // this request waited) takes no other, nor does a cancelled subscription's.
         let invoice = store::find_invoice_locked(tx, &invoice.uuid)?
-            .ok_or_else(|| ApiError::not_found("Invoice"))?;
+            .ok_or(BillingError::NotFound("Invoice"))?;
         if invoice.status != InvoiceStatus::Open {
-            return Err(Failure::Api(ApiError::conflict(format!(
+            return Err(BillingError::Conflict(format!(
                 "The invoice is {}",
                 invoice.status
-            ))));
+            )));
         }
         let s = subscriptions::find_locked(tx, &invoice.subscription_uuid)?
-            .ok_or_else(|| ApiError::not_found("Subscription"))?;
+            .ok_or(BillingError::NotFound("Subscription"))?;
         if !s.status.takes_charge_attempts() {
             return Err(over(s.status, "charge attempts"));
         }
@@ -141,7 +142,7 @@ pub(crate) async fn charge(
             now,
             Some(&trace),
         )?
-        .ok_or_else(|| ApiError::conflict("The invoice has a pending charge attempt"))?;
+        .ok_or_else(|| BillingError::Conflict("The invoice has a pending charge attempt".into()))?;
         Ok((
             StatusCode::CREATED,
             attempt.render(&invoice, Some(subscription)),
@@ -153,8 +154,8 @@ pub(crate) async fn charge(
 }
 
 /// 409 for a subscription that takes no more `what`.
-fn over(status: SubscriptionStatus, what: &str) -> Failure {
-    Failure::Api(ApiError::conflict(format!(
+fn over(status: SubscriptionStatus, what: &str) -> BillingError {
+    BillingError::Conflict(format!(
         "The subscription is {status}: it takes no further {what}"
-    )))
+    ))
 }

@@ -7,7 +7,6 @@ pub(crate) mod results;
 
 use coffer_auth::Caller;
 use coffer_events::{Outbox, TraceContext};
-use coffer_http::ApiError;
 use coffer_model::ids::parse_uuid;
 use coffer_store::Db;
 use diesel::QueryResult;
@@ -17,7 +16,7 @@ pub(crate) use manual::{charge, close, create};
 
 use super::domain::{ChargeAttempt, Invoice};
 use super::{events, store};
-use crate::error::Failure;
+use crate::error::BillingError;
 use crate::state::BillingState;
 use crate::subscriptions::commands::load as load_subscription;
 use crate::subscriptions::domain::Subscription;
@@ -33,17 +32,17 @@ async fn load(
     state: &BillingState,
     caller: &Caller,
     (subscription, invoice): (&str, &str),
-) -> Result<(Subscription, Invoice), Failure> {
+) -> Result<(Subscription, Invoice), BillingError> {
     let s = load_subscription(state, caller, subscription).await?;
     let id = parse_uuid("invoice_uuid", invoice)
-        .map_err(|e| ApiError::validation(vec![e]))?
+        .map_err(|e| BillingError::Invalid(vec![e]))?
         .to_string();
     let invoice = state
         .store
         .query(move |db| store::find_invoice(db, &id))
         .await?
         .filter(|i| i.subscription_uuid == s.uuid)
-        .ok_or_else(|| ApiError::not_found("Invoice"))?;
+        .ok_or(BillingError::NotFound("Invoice"))?;
     Ok((s, invoice))
 }
 
@@ -52,7 +51,7 @@ pub(crate) async fn list(
     state: &BillingState,
     caller: &Caller,
     subscription: &str,
-) -> Result<Vec<Value>, Failure> {
+) -> Result<Vec<Value>, BillingError> {
     let s = load_subscription(state, caller, subscription).await?;
     Ok(state
         .store
@@ -69,7 +68,7 @@ pub(crate) async fn show(
     state: &BillingState,
     caller: &Caller,
     path: (&str, &str),
-) -> Result<Value, Failure> {
+) -> Result<Value, BillingError> {
     let (_, invoice) = load(state, caller, path).await?;
     // Read again beside its attempts, on one snapshot: a payment's result ends both at once.
     let shown = state

@@ -11,7 +11,7 @@ use coffer_events::{Outbox, append};
 use coffer_store::Db;
 
 use super::results::apply_payment_result;
-use crate::error::{Failure, changed_meanwhile};
+use crate::error::BillingError;
 use crate::invoices::domain::InvoiceStatus::Open;
 use crate::invoices::domain::{AttemptStatus, ChargeAttempt, Invoice, state};
 use crate::invoices::events::{self, ChargeResult};
@@ -24,7 +24,7 @@ pub(crate) fn apply_successes(
     outbox: &Outbox,
     now: i64,
     results: &[ChargeResult],
-) -> Result<(), Failure> {
+) -> Result<(), BillingError> {
     if results.is_empty() {
         return Ok(());
     }
@@ -86,7 +86,7 @@ fn pay(
     outbox: &Outbox,
     now: i64,
     together: Vec<(&ChargeResult, ChargeAttempt, Invoice)>,
-) -> Result<(), Failure> {
+) -> Result<(), BillingError> {
     if together.is_empty() {
         return Ok(());
     }
@@ -116,7 +116,9 @@ fn pay(
     }
     let paid: Vec<String> = finished.iter().map(|(_, i)| i.uuid.clone()).collect();
     if store::mark_paid(db, &paid, now)? != paid.len() {
-        return Err(changed_meanwhile("The invoice changed meanwhile"));
+        return Err(BillingError::ChangedMeanwhile(
+            "The invoice changed meanwhile",
+        ));
     }
     let mut attempts_of: HashMap<String, Vec<ChargeAttempt>> = HashMap::new();
     for a in store::attempts_of_many(db, &paid)? {

@@ -7,7 +7,7 @@ use coffer_events::Outbox;
 use coffer_events::catalogue::SUBSCRIPTION_CANCELLED;
 use coffer_store::Db;
 
-use crate::error::{Failure, changed_meanwhile};
+use crate::error::BillingError;
 use crate::invoices::domain::AttemptStatus;
 use crate::invoices::domain::InvoiceStatus::Open;
 use crate::invoices::domain::dunning::{AfterFailure, after_failure};
@@ -26,7 +26,7 @@ pub(crate) fn apply_payment_result(
     outbox: &Outbox,
     now: i64,
     result: &ChargeResult,
-) -> Result<(), Failure> {
+) -> Result<(), BillingError> {
     let succeeded = result.succeeded;
     let Some(attempt) = store::find_attempt(db, &result.attempt_uuid)? else {
         return Ok(());
@@ -104,7 +104,9 @@ pub(crate) fn apply_payment_result(
         }
     }
     if !store::save_invoice(db, &invoice, Open, now)? {
-        return Err(changed_meanwhile("The invoice changed meanwhile"));
+        return Err(BillingError::ChangedMeanwhile(
+            "The invoice changed meanwhile",
+        ));
     }
     let attempts = store::attempts_of(db, &invoice.uuid)?;
     if invoice.status != Open {
@@ -120,7 +122,9 @@ pub(crate) fn apply_payment_result(
             }
         }
     } else if !subscriptions::save(db, &s, subscription_status, now)? {
-        return Err(changed_meanwhile("The subscription changed meanwhile"));
+        return Err(BillingError::ChangedMeanwhile(
+            "The subscription changed meanwhile",
+        ));
     }
     if s.status == SubscriptionStatus::Cancelled
         && subscription_status != SubscriptionStatus::Cancelled

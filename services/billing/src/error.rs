@@ -5,7 +5,6 @@
 
 use coffer_events::HandlerError;
 use coffer_http::ApiError;
-pub(crate) use coffer_http::Failure;
 use coffer_model::validation::FieldError;
 use coffer_store::StoreError;
 use diesel::result::Error as DieselError;
@@ -106,23 +105,6 @@ impl From<BillingError> for HandlerError {
             BillingError::Db(StoreError::Query(e)) => HandlerError::Query(e),
             e if e.retryable() => HandlerError::Transient(e.to_string()),
             e => HandlerError::Permanent(e.to_string()),
-        }
-    }
-}
-
-impl From<Refusal> for Failure {
-    fn from(r: Refusal) -> Self {
-        Failure::Api(ApiError::from(BillingError::from(r)))
-    }
-}
-
-/// While invoices and test clocks still answer `Failure`, what they call of billing's
-/// converted commands reaches them as one.
-impl From<BillingError> for Failure {
-    fn from(e: BillingError) -> Self {
-        match e {
-            BillingError::Db(StoreError::Query(e)) => Failure::Db(e),
-            e => Failure::Api(ApiError::from(e)),
         }
     }
 }

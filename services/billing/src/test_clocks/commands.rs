@@ -5,7 +5,6 @@ use actix_web::http::StatusCode;
 use coffer_auth::Caller;
 use coffer_events::TraceContext;
 use coffer_events::catalogue::SUBSCRIPTION_CANCELLED;
-use coffer_http::{ApiError, internal};
 use coffer_model::ids::parse_uuid;
 use coffer_store::Db;
 use diesel::QueryResult;
@@ -13,7 +12,7 @@ use uuid::Uuid;
 
 use super::domain::{self, ClockStatus, TestClock};
 use super::store;
-use crate::error::Failure;
+use crate::error::BillingError;
 use crate::idempotent::{self, Once};
 use crate::invoices::store as invoices;
 use crate::schedule::due_instant;
@@ -30,18 +29,20 @@ pub(crate) async fn create(
     once: Once,
     frozen_time: Option<i64>,
     organisation_uuid: Option<String>,
-) -> Result<HttpResponse, Failure> {
-    let time = domain::frozen_time(frozen_time).map_err(ApiError::validation)?;
+) -> Result<HttpResponse, BillingError> {
+    let time = domain::frozen_time(frozen_time).map_err(BillingError::Invalid)?;
     let named = organisation_uuid
-        .map(|raw| parse_uuid("organisation_uuid", &raw).map_err(|e| ApiError::validation(vec![e])))
+        .map(|raw| {
+            parse_uuid("organisation_uuid", &raw).map_err(|e| BillingError::Invalid(vec![e]))
+        })
         .transpose()?;
     let organisation = match (named, caller.organisation_filter()) {
         (Some(org), _) => org,
         (None, Some([only])) => *only,
         _ => {
-            return Err(Failure::Api(ApiError::validation(vec![
+            return Err(BillingError::Invalid(vec![
                 coffer_model::validation::FieldError::not_null("organisation_uuid"),
-            ])));
+            ]));
         }
     };
     caller.require_organisation(organisation)?;
@@ -55,8 +56,8 @@ pub(crate) async fn create(
     };
     let response = idempotent::run(once, state, move |tx| {
         store::insert(tx, &clock)?;
-        let body = serde_json::to_value(&clock).map_err(internal)?;
-        Ok::<_, Failure>((StatusCode::CREATED, body))
+        let body = serde_json::to_value(&clock).map_err(BillingError::internal)?;
+        Ok::<_, BillingError>((StatusCode::CREATED, body))
     })
     .await?;
     Ok(response)
@@ -67,16 +68,16 @@ pub(crate) async fn load(
     state: &BillingState,
     caller: &Caller,
     raw: &str,
-) -> Result<TestClock, Failure> {
+) -> Result<TestClock, BillingError> {
     let id = parse_uuid("test_clock_uuid", raw)
-        .map_err(|e| ApiError::validation(vec![e]))?
+        .map_err(|e| BillingError::Invalid(vec![e]))?
         .to_string();
     let clock = state
         .store
         .query(move |db| store::find(db, &id))
         .await?
-        .ok_or_else(|| ApiError::not_found("Test clock"))?;
-    caller.require_organisation(clock.owner.parse().map_err(ApiError::internal)?)?;
+        .ok_or(BillingError::NotFound("Test clock"))?;
+    caller.require_organisation(clock.owner.parse().map_err(BillingError::internal)?)?;
     Ok(clock)
 }
 
@@ -86,19 +87,19 @@ pub(crate) async fn advance(
     caller: &Caller,
     uuid: &str,
     target: Option<i64>,
-) -> Result<TestClock, Failure> {
-    let target = domain::frozen_time(target).map_err(ApiError::validation)?;
+) -> Result<TestClock, BillingError> {
+    let target = domain::frozen_time(target).map_err(BillingError::Invalid)?;
     let clock = load(state, caller, uuid).await?;
-    domain::check_advance(&clock, target).map_err(|e| ApiError::validation(vec![e]))?;
+    domain::check_advance(&clock, target).map_err(|e| BillingError::Invalid(vec![e]))?;
     let (id, now) = (clock.uuid.clone(), state.clock.unix());
     if !state
         .store
         .query(move |db| store::begin(db, &id, target, now))
         .await?
     {
-        return Err(Failure::Api(ApiError::conflict(
-            "The test clock is advancing already",
-        )));
+        return Err(BillingError::Conflict(
+            "The test clock is advancing already".into(),
+        ));
     }
     state.advances.begun(clock.uuid.clone());
     Ok(TestClock {
@@ -114,7 +115,7 @@ pub(crate) async fn delete(
     caller: &Caller,
     uuid: &str,
     trace: TraceContext,
-) -> Result<(), Failure> {
+) -> Result<(), BillingError> {
     let clock = load(state, caller, uuid).await?;
     let (outbox, real) = (state.outbox.clone(), state.clock.clone());
     state
@@ -137,7 +138,7 @@ pub(crate) async fn delete(
                     }
                 }
                 store::delete(tx, &clock.uuid)?;
-                Ok::<_, Failure>(())
+                Ok::<_, BillingError>(())
             })
         })
         .await?;

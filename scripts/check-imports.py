@@ -34,10 +34,14 @@ ROOT = Path(__file__).resolve().parent.parent
 
 # Each crate's low room: the folders (or files) of shared types below every feature of the
 # crate, which import no feature. A feature is any other top-level folder of the crate's
-# src/. Add a row when a crate gets one (payments' comes with its restructuring).
+# src/. Add a row when a crate gets one.
 LOW_ROOMS: dict[str, list[str]] = {
     # Who may see what, and how every list pages: every feature's routes use them.
     "services/reconciliation": ["tenancy.rs", "lists.rs", "fields.rs"],
+    # The payment record and its statuses, the card, the method and the request.
+    "services/payments": ["shared"],
+    # The sign-in and token throttles, and an address as organisations and accounts take it.
+    "services/identity": ["throttles", "address.rs"],
 }
 
 # Import cycles that exist today and are owned elsewhere, each as the files it may span

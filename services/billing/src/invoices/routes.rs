@@ -3,7 +3,7 @@
 use actix_web::{HttpRequest, HttpResponse, web};
 use coffer_auth::Caller;
 use coffer_http::idempotency::IdempotencyKey;
-use coffer_http::{ApiError, Json, OptionalJson, RequestTrace};
+use coffer_http::{ApiError, Json, OptionalJson, PathUuid, PathUuids, RequestTrace};
 use serde_json::Value;
 
 use super::commands;
@@ -18,9 +18,9 @@ use crate::state::BillingState;
 pub(crate) async fn list(
     state: web::Data<BillingState>,
     caller: Caller,
-    path: web::Path<String>,
+    subscription: PathUuid,
 ) -> Result<HttpResponse, ApiError> {
-    Ok(HttpResponse::Ok().json(commands::list(&state, &caller, &path).await?))
+    Ok(HttpResponse::Ok().json(commands::list(&state, &caller, subscription.0).await?))
 }
 
 /// One invoice.
@@ -31,9 +31,9 @@ pub(crate) async fn list(
 pub(crate) async fn get(
     state: web::Data<BillingState>,
     caller: Caller,
-    path: web::Path<(String, String)>,
+    uuids: PathUuids<2>,
 ) -> Result<HttpResponse, ApiError> {
-    let body = commands::show(&state, &caller, (&path.0, &path.1)).await?;
+    let body = commands::show(&state, &caller, uuids.0).await?;
     Ok(HttpResponse::Ok().json(body))
 }
 
@@ -49,12 +49,12 @@ pub(crate) async fn create(
     caller: Caller,
     req: HttpRequest,
     key: IdempotencyKey,
-    path: web::Path<String>,
+    subscription: PathUuid,
     trace: RequestTrace,
     body: OptionalJson<Value>,
 ) -> Result<HttpResponse, ApiError> {
     let once = Once::of(&caller, key, &req, &body.0);
-    Ok(commands::create(&state, &caller, once, &path, &body.0, trace.0).await?)
+    Ok(commands::create(&state, &caller, once, subscription.0, &body.0, trace.0).await?)
 }
 
 /// Closes an invoice by hand, as paid or not.
@@ -67,11 +67,11 @@ pub(crate) async fn create(
 pub(crate) async fn close(
     state: web::Data<BillingState>,
     caller: Caller,
-    path: web::Path<(String, String)>,
+    uuids: PathUuids<2>,
     trace: RequestTrace,
     body: Json<Value>,
 ) -> Result<HttpResponse, ApiError> {
-    let body = commands::close(&state, &caller, (&path.0, &path.1), &body.0, trace.0).await?;
+    let body = commands::close(&state, &caller, uuids.0, &body.0, trace.0).await?;
     Ok(HttpResponse::Ok().json(body))
 }
 
@@ -86,12 +86,12 @@ pub(crate) async fn charge(
     caller: Caller,
     req: HttpRequest,
     key: IdempotencyKey,
-    path: web::Path<(String, String)>,
+    uuids: PathUuids<2>,
     trace: RequestTrace,
     // Nothing is read from it, but a body that is sent must be an object: `[]` or `"x"`
     // is a mistake, answered 400 before anything is charged.
     _body: OptionalJson<serde_json::Map<String, Value>>,
 ) -> Result<HttpResponse, ApiError> {
     let once = Once::of(&caller, key, &req, &Value::Null);
-    Ok(commands::charge(&state, &caller, once, (&path.0, &path.1), trace.0).await?)
+    Ok(commands::charge(&state, &caller, once, uuids.0, trace.0).await?)
 }

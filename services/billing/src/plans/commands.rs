@@ -8,6 +8,7 @@ use coffer_model::validation::FieldError;
 use coffer_store::Db;
 use diesel::result::{DatabaseErrorKind, Error as DieselError};
 use serde_json::Value;
+use uuid::Uuid;
 
 use super::domain::{self, GLOBAL_UUID, Plan};
 use super::store;
@@ -16,7 +17,7 @@ use crate::idempotent::{self, Once};
 use crate::replica::account_organisation;
 use crate::state::BillingState;
 
-fn uuid_of(raw: &str) -> Result<uuid::Uuid, BillingError> {
+fn uuid_of(raw: &str) -> Result<Uuid, BillingError> {
     raw.parse().map_err(BillingError::internal)
 }
 
@@ -110,7 +111,7 @@ pub(crate) async fn create(
     caller.require_organisation(uuid_of(&organisation)?)?;
     let now = state.clock.unix();
     let mut plan = Plan {
-        uuid: uuid::Uuid::new_v4().to_string(),
+        uuid: Uuid::new_v4().to_string(),
         organisation_uuid: Some(organisation),
         is_default: false,
         created: now,
@@ -130,11 +131,9 @@ pub(crate) async fn create(
 pub(crate) async fn load(
     state: &BillingState,
     caller: &Caller,
-    raw: &str,
+    uuid: Uuid,
 ) -> Result<Plan, BillingError> {
-    let id = parse_uuid("plan_uuid", raw)
-        .map_err(|e| BillingError::Invalid(vec![e]))?
-        .to_string();
+    let id = uuid.to_string();
     if id == GLOBAL_UUID {
         return Ok(domain::global());
     }
@@ -152,14 +151,14 @@ pub(crate) async fn load(
 pub(crate) async fn update(
     state: &BillingState,
     caller: &Caller,
-    raw: &str,
+    uuid: Uuid,
     body: &Value,
 ) -> Result<Plan, BillingError> {
     let mut changes = domain::changes(body).map_err(BillingError::Invalid)?;
     // SPEC.md: on update, `is_default` left out is false, so an update that does not say
     // the plan stays the default makes it no longer one.
     changes.is_default.get_or_insert(false);
-    let mut plan = load(state, caller, raw).await?;
+    let mut plan = load(state, caller, uuid).await?;
     if plan.uuid == GLOBAL_UUID {
         return Err(BillingError::Forbidden);
     }

@@ -3,7 +3,7 @@
 use actix_web::{HttpRequest, HttpResponse, web};
 use coffer_auth::Caller;
 use coffer_http::idempotency::IdempotencyKey;
-use coffer_http::{ApiError, Json};
+use coffer_http::{ApiError, Json, PathUuid};
 use serde::Deserialize;
 use serde_json::Value;
 
@@ -55,9 +55,9 @@ pub(crate) async fn create(
 pub(crate) async fn get(
     state: web::Data<BillingState>,
     caller: Caller,
-    path: web::Path<String>,
+    uuid: PathUuid,
 ) -> Result<HttpResponse, ApiError> {
-    Ok(HttpResponse::Ok().json(commands::load(&state, &caller, &path).await?))
+    Ok(HttpResponse::Ok().json(commands::load(&state, &caller, uuid.0).await?))
 }
 
 /// Changes a subscription plan; a field left out is kept.
@@ -69,8 +69,8 @@ pub(crate) async fn get(
 pub(crate) async fn update(
     state: web::Data<BillingState>,
     caller: Caller,
-    path: web::Path<String>,
+    uuid: PathUuid,
     body: Json<Value>,
 ) -> Result<HttpResponse, ApiError> {
-    Ok(HttpResponse::Ok().json(commands::update(&state, &caller, &path, &body.0).await?))
+    Ok(HttpResponse::Ok().json(commands::update(&state, &caller, uuid.0, &body.0).await?))
 }

@@ -3,7 +3,7 @@
 use actix_web::{HttpRequest, HttpResponse, web};
 use coffer_auth::Caller;
 use coffer_http::idempotency::IdempotencyKey;
-use coffer_http::{ApiError, Json, OptionalJson, RequestTrace};
+use coffer_http::{ApiError, Json, OptionalJson, PathUuid, RequestTrace};
 use serde::Deserialize;
 use serde_json::Value;
 
@@ -38,9 +38,9 @@ pub(crate) async fn create(
 pub(crate) async fn get(
     state: web::Data<BillingState>,
     caller: Caller,
-    path: web::Path<String>,
+    uuid: PathUuid,
 ) -> Result<HttpResponse, ApiError> {
-    let body = commands::show(&state, &caller, &path).await?;
+    let body = commands::show(&state, &caller, uuid.0).await?;
     Ok(HttpResponse::Ok().json(body))
 }
 
@@ -54,11 +54,11 @@ pub(crate) async fn get(
 pub(crate) async fn update(
     state: web::Data<BillingState>,
     caller: Caller,
-    path: web::Path<String>,
+    uuid: PathUuid,
     trace: RequestTrace,
     body: Json<Value>,
 ) -> Result<HttpResponse, ApiError> {
-    let body = commands::update(&state, &caller, &path, &body.0, trace.0).await?;
+    let body = commands::update(&state, &caller, uuid.0, &body.0, trace.0).await?;
     Ok(HttpResponse::Ok().json(body))
 }
 
@@ -73,11 +73,11 @@ pub(crate) async fn update(
 pub(crate) async fn activate(
     state: web::Data<BillingState>,
     caller: Caller,
-    path: web::Path<String>,
+    uuid: PathUuid,
     trace: RequestTrace,
     _body: OptionalJson<SuspendBody>,
 ) -> Result<HttpResponse, ApiError> {
-    let body = commands::activate(&state, &caller, &path, trace.0).await?;
+    let body = commands::activate(&state, &caller, uuid.0, trace.0).await?;
     Ok(HttpResponse::Ok().json(body))
 }
 
@@ -92,11 +92,11 @@ pub(crate) async fn activate(
 pub(crate) async fn cancel(
     state: web::Data<BillingState>,
     caller: Caller,
-    path: web::Path<String>,
+    uuid: PathUuid,
     trace: RequestTrace,
     _body: OptionalJson<SuspendBody>,
 ) -> Result<HttpResponse, ApiError> {
-    let body = commands::cancel(&state, &caller, &path, trace.0).await?;
+    let body = commands::cancel(&state, &caller, uuid.0, trace.0).await?;
     Ok(HttpResponse::Ok().json(body))
 }
 
@@ -120,12 +120,12 @@ pub(crate) struct SuspendBody {
 pub(crate) async fn suspend(
     state: web::Data<BillingState>,
     caller: Caller,
-    path: web::Path<String>,
+    uuid: PathUuid,
     trace: RequestTrace,
     body: OptionalJson<SuspendBody>,
 ) -> Result<HttpResponse, ApiError> {
     let dates = (body.0.suspension_start, body.0.suspension_end);
-    let body = commands::suspend(&state, &caller, &path, dates, trace.0).await?;
+    let body = commands::suspend(&state, &caller, uuid.0, dates, trace.0).await?;
     Ok(HttpResponse::Ok().json(body))
 }
 

@@ -63,15 +63,13 @@ pub(crate) async fn create(
     Ok(response)
 }
 
-/// The clock, if the caller's organisation owns it; `raw` is its uuid as the path gave it.
+/// The clock, if the caller's organisation owns it.
 pub(crate) async fn load(
     state: &BillingState,
     caller: &Caller,
-    raw: &str,
+    uuid: Uuid,
 ) -> Result<TestClock, BillingError> {
-    let id = parse_uuid("test_clock_uuid", raw)
-        .map_err(|e| BillingError::Invalid(vec![e]))?
-        .to_string();
+    let id = uuid.to_string();
     let clock = state
         .store
         .query(move |db| store::find(db, &id))
@@ -85,7 +83,7 @@ pub(crate) async fn load(
 pub(crate) async fn advance(
     state: &BillingState,
     caller: &Caller,
-    uuid: &str,
+    uuid: Uuid,
     target: Option<i64>,
 ) -> Result<TestClock, BillingError> {
     let target = domain::frozen_time(target).map_err(BillingError::Invalid)?;
@@ -113,7 +111,7 @@ pub(crate) async fn advance(
 pub(crate) async fn delete(
     state: &BillingState,
     caller: &Caller,
-    uuid: &str,
+    uuid: Uuid,
     trace: TraceContext,
 ) -> Result<(), BillingError> {
     let clock = load(state, caller, uuid).await?;

@@ -4,7 +4,7 @@ use actix_web::{HttpRequest, HttpResponse, web};
 use coffer_auth::Caller;
 use coffer_http::body::parse_value;
 use coffer_http::idempotency::IdempotencyKey;
-use coffer_http::{ApiError, Json, RequestTrace};
+use coffer_http::{ApiError, Json, PathUuid, RequestTrace};
 use serde::Deserialize;
 use serde_json::Value;
 
@@ -58,9 +58,9 @@ pub(crate) async fn create(
 pub(crate) async fn get(
     state: web::Data<BillingState>,
     caller: Caller,
-    path: web::Path<String>,
+    uuid: PathUuid,
 ) -> Result<HttpResponse, ApiError> {
-    Ok(HttpResponse::Ok().json(commands::load(&state, &caller, &path).await?))
+    Ok(HttpResponse::Ok().json(commands::load(&state, &caller, uuid.0).await?))
 }
 
 /// Deletes the clock, stops an advance under way, and cancels the subscriptions on it.
@@ -71,10 +71,10 @@ pub(crate) async fn get(
 pub(crate) async fn delete(
     state: web::Data<BillingState>,
     caller: Caller,
-    path: web::Path<String>,
+    uuid: PathUuid,
     trace: RequestTrace,
 ) -> Result<HttpResponse, ApiError> {
-    commands::delete(&state, &caller, &path, trace.0).await?;
+    commands::delete(&state, &caller, uuid.0, trace.0).await?;
     Ok(HttpResponse::NoContent().finish())
 }
 
@@ -89,10 +89,10 @@ pub(crate) async fn delete(
 pub(crate) async fn advance(
     state: web::Data<BillingState>,
     caller: Caller,
-    path: web::Path<String>,
+    uuid: PathUuid,
     body: Json<Value>,
 ) -> Result<HttpResponse, ApiError> {
     let request: AdvanceRequest = parse_value(body.0)?;
-    let clock = commands::advance(&state, &caller, &path, request.frozen_time).await?;
+    let clock = commands::advance(&state, &caller, uuid.0, request.frozen_time).await?;
     Ok(HttpResponse::Ok().json(clock))
 }

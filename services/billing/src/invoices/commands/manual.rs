@@ -6,6 +6,7 @@ use coffer_auth::Caller;
 use coffer_events::TraceContext;
 use coffer_model::over_maximum;
 use serde_json::Value;
+use uuid::Uuid;
 
 use super::{load, open, rendered, start_attempt};
 use crate::error::BillingError;
@@ -23,7 +24,7 @@ pub(crate) async fn create(
     state: &BillingState,
     caller: &Caller,
     once: Once,
-    subscription: &str,
+    subscription: Uuid,
     body: &Value,
     trace: TraceContext,
 ) -> Result<HttpResponse, BillingError> {
@@ -70,7 +71,7 @@ pub(crate) async fn create(
 pub(crate) async fn close(
     state: &BillingState,
     caller: &Caller,
-    path: (&str, &str),
+    path: [Uuid; 2],
     body: &Value,
     trace: TraceContext,
 ) -> Result<Value, BillingError> {
@@ -108,7 +109,7 @@ pub(crate) async fn charge(
     state: &BillingState,
     caller: &Caller,
     once: Once,
-    path: (&str, &str),
+    path: [Uuid; 2],
     trace: TraceContext,
 ) -> Result<HttpResponse, BillingError> {
     // Every state is judged inside the key's transaction, so a retry of an attempt made

@@ -7,10 +7,10 @@ pub(crate) mod results;
 
 use coffer_auth::Caller;
 use coffer_events::{Outbox, TraceContext};
-use coffer_model::ids::parse_uuid;
 use coffer_store::Db;
 use diesel::QueryResult;
 use serde_json::Value;
+use uuid::Uuid;
 
 pub(crate) use manual::{charge, close, create};
 
@@ -31,12 +31,10 @@ fn rendered(db: &mut Db<'_>, invoice: &Invoice) -> QueryResult<Value> {
 async fn load(
     state: &BillingState,
     caller: &Caller,
-    (subscription, invoice): (&str, &str),
+    [subscription, invoice]: [Uuid; 2],
 ) -> Result<(Subscription, Invoice), BillingError> {
     let s = load_subscription(state, caller, subscription).await?;
-    let id = parse_uuid("invoice_uuid", invoice)
-        .map_err(|e| BillingError::Invalid(vec![e]))?
-        .to_string();
+    let id = invoice.to_string();
     let invoice = state
         .store
         .query(move |db| store::find_invoice(db, &id))
@@ -50,7 +48,7 @@ async fn load(
 pub(crate) async fn list(
     state: &BillingState,
     caller: &Caller,
-    subscription: &str,
+    subscription: Uuid,
 ) -> Result<Vec<Value>, BillingError> {
     let s = load_subscription(state, caller, subscription).await?;
     Ok(state
@@ -67,7 +65,7 @@ pub(crate) async fn list(
 pub(crate) async fn show(
     state: &BillingState,
     caller: &Caller,
-    path: (&str, &str),
+    path: [Uuid; 2],
 ) -> Result<Value, BillingError> {
     let (_, invoice) = load(state, caller, path).await?;
     // Read again beside its attempts, on one snapshot: a payment's result ends both at once.

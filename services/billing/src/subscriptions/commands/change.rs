@@ -9,6 +9,7 @@ use coffer_events::catalogue::{
 use coffer_events::{EventType, TraceContext};
 use coffer_store::Db;
 use serde_json::Value;
+use uuid::Uuid;
 
 use super::references::{apply_references, await_references};
 use super::{commit, load, time_of};
@@ -32,13 +33,13 @@ fn not_updatable(s: &Subscription) -> Option<BillingError> {
 pub(crate) async fn update(
     st: &BillingState,
     caller: &Caller,
-    raw: &str,
+    uuid: Uuid,
     body: &Value,
     trace: TraceContext,
 ) -> Result<Value, BillingError> {
     request::refuse_fixed_for_update(body).map_err(BillingError::Invalid)?;
     let fields = request::read(body).map_err(BillingError::Invalid)?;
-    let current = load(st, caller, raw).await?;
+    let current = load(st, caller, uuid).await?;
     if let Some(refused) = not_updatable(&current) {
         return Err(refused);
     }
@@ -90,12 +91,12 @@ type Transition = Box<dyn Fn(&mut Subscription, NaiveDate, i64) -> Result<(), Re
 async fn transition(
     st: &BillingState,
     caller: &Caller,
-    raw: &str,
+    uuid: Uuid,
     kind: &'static EventType,
     change: impl FnOnce() -> Result<Transition, BillingError>,
     trace: TraceContext,
 ) -> Result<Value, BillingError> {
-    let loaded = load(st, caller, raw).await?;
+    let loaded = load(st, caller, uuid).await?;
     let change = change()?;
     let now = time_of(st, loaded.test_clock_uuid.as_deref()).await?;
     let today = local_date(loaded.zone, now);
@@ -118,22 +119,22 @@ async fn transition(
 pub(crate) async fn activate(
     st: &BillingState,
     caller: &Caller,
-    raw: &str,
+    uuid: Uuid,
     trace: TraceContext,
 ) -> Result<Value, BillingError> {
     let change = || Ok(Box::new(state::activate) as Transition);
-    transition(st, caller, raw, &SUBSCRIPTION_ACTIVATED, change, trace).await
+    transition(st, caller, uuid, &SUBSCRIPTION_ACTIVATED, change, trace).await
 }
 
 pub(crate) async fn cancel(
     st: &BillingState,
     caller: &Caller,
-    raw: &str,
+    uuid: Uuid,
     trace: TraceContext,
 ) -> Result<Value, BillingError> {
     let change =
         || Ok(Box::new(|s: &mut Subscription, _, now| state::cancel(s, now)) as Transition);
-    transition(st, caller, raw, &SUBSCRIPTION_CANCELLED, change, trace).await
+    transition(st, caller, uuid, &SUBSCRIPTION_CANCELLED, change, trace).await
 }
 
 /// Suspends from `start` (today when none) until `end` (open when none), both
@@ -141,7 +142,7 @@ pub(crate) async fn cancel(
 pub(crate) async fn suspend(
     st: &BillingState,
     caller: &Caller,
-    raw: &str,
+    uuid: Uuid,
     (start, end): (Option<String>, Option<String>),
     trace: TraceContext,
 ) -> Result<Value, BillingError> {
@@ -159,5 +160,5 @@ pub(crate) async fn suspend(
                 as Transition,
         )
     };
-    transition(st, caller, raw, &SUBSCRIPTION_SUSPENDED, change, trace).await
+    transition(st, caller, uuid, &SUBSCRIPTION_SUSPENDED, change, trace).await
 }

@@ -8,10 +8,10 @@ mod references;
 
 use coffer_auth::Caller;
 use coffer_events::{EventType, Outbox, TraceContext};
-use coffer_model::ids::parse_uuid;
 use coffer_search::Source;
 use coffer_store::Db;
 use serde_json::Value;
+use uuid::Uuid;
 
 pub(crate) use change::{activate, cancel, suspend, update};
 pub(crate) use create::create;
@@ -28,11 +28,9 @@ use crate::test_clocks::store as test_clocks;
 pub(crate) async fn load(
     state: &BillingState,
     caller: &Caller,
-    raw: &str,
+    uuid: Uuid,
 ) -> Result<Subscription, BillingError> {
-    let id = parse_uuid("subscription_uuid", raw)
-        .map_err(|e| BillingError::Invalid(vec![e]))?
-        .to_string();
+    let id = uuid.to_string();
     let s = state
         .store
         .query(move |db| store::find(db, &id))
@@ -51,9 +49,9 @@ pub(crate) async fn load(
 pub(crate) async fn show(
     state: &BillingState,
     caller: &Caller,
-    raw: &str,
+    uuid: Uuid,
 ) -> Result<Value, BillingError> {
-    let s = load(state, caller, raw).await?;
+    let s = load(state, caller, uuid).await?;
     Ok(state.store.query(move |db| store::rendered(db, &s)).await?)
 }
 

@@ -4,6 +4,7 @@
 
 mod config;
 mod migrations;
+mod module;
 
 use std::future::Future;
 use std::net::TcpListener;
@@ -24,6 +25,13 @@ use serde::de::DeserializeOwned;
 
 pub use coffer_http::config::{ConfigError, Validate as ValidateConfig};
 pub use config::{CommonConfig, EventSettings, ServeSettings};
+
+/// What [`module!`]'s expansion names, so a service need not depend on it by name.
+#[doc(hidden)]
+pub mod __private {
+    pub use coffer_events;
+    pub use coffer_http;
+}
 
 #[derive(Parser)]
 struct Cli {

@@ -26,7 +26,6 @@ use std::sync::Arc;
 
 use actix_web::web;
 use coffer_events::{Bus, EventWiring};
-use coffer_http::{Module, ReadyFuture};
 use coffer_model::clock::Clock;
 use coffer_store::Store;
 
@@ -76,30 +75,9 @@ impl Billing {
     }
 }
 
-impl Module for Billing {
-    fn name(&self) -> &'static str {
-        "billing"
-    }
-
-    fn configure(&self, cfg: &mut web::ServiceConfig) {
-        cfg.app_data(self.state.clone());
-        cfg.app_data(coffer_partners::app_data(self.state.store.clone()));
-        routes::table().register(cfg);
-    }
-
-    fn api(&self) -> coffer_http::openapi::Part {
-        routes::part()
-    }
-
-    fn ready(&self) -> ReadyFuture<'_> {
-        Box::pin(self.events.ready())
-    }
-
-    fn register_metrics(&self, registry: &prometheus::Registry) {
-        coffer_events::metrics::register(registry);
-    }
-
-    fn spawn_workers(&self) -> Vec<tokio::task::JoinHandle<()>> {
-        workers::spawn(&self.state, &self.events)
-    }
+coffer_service::module! {
+    Billing: "billing",
+    app_data: [state],
+    partners: coffer_partners::app_data,
+    workers: [state, events],
 }

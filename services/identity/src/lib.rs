@@ -35,7 +35,6 @@ use std::sync::Arc;
 use actix_web::web;
 use coffer_auth::SharedKeys;
 use coffer_events::{Bus, EventWiring};
-use coffer_http::{Module, ReadyFuture};
 use coffer_model::clock::Clock;
 use coffer_secrets::Secrets;
 use coffer_store::Store;
@@ -125,33 +124,13 @@ impl Identity {
     }
 }
 
-impl Module for Identity {
-    fn name(&self) -> &'static str {
-        "identity"
-    }
-
-    fn configure(&self, cfg: &mut web::ServiceConfig) {
-        cfg.app_data(self.state.clone());
-        cfg.app_data(self.issuer.clone());
-        cfg.app_data(self.directory.clone());
-        cfg.app_data(web::Data::from(Arc::clone(&self.state.keyring)));
-        cfg.app_data(coffer_partners::app_data(self.state.store.clone()));
-        routes::table().register(cfg);
-    }
-
-    fn api(&self) -> coffer_http::openapi::Part {
-        routes::part()
-    }
-
-    fn ready(&self) -> ReadyFuture<'_> {
-        Box::pin(self.events.ready())
-    }
-
-    fn register_metrics(&self, registry: &prometheus::Registry) {
-        coffer_events::metrics::register(registry);
-    }
-
-    fn spawn_workers(&self) -> Vec<tokio::task::JoinHandle<()>> {
-        workers::spawn(&self.state, &self.events)
-    }
+coffer_service::module! {
+    Identity: "identity",
+    app_data: [state, issuer, directory],
+    partners: coffer_partners::app_data,
+    // The keyring is app data of its own: the JWKS route reads it without the state.
+    configure: |identity, cfg| {
+        cfg.app_data(web::Data::from(Arc::clone(&identity.state.keyring)));
+    },
+    workers: [state, events],
 }

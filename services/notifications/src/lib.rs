@@ -23,7 +23,6 @@ use std::sync::Arc;
 use actix_web::web;
 use coffer_events::catalogue::domains;
 use coffer_events::{Bus, EventWiring};
-use coffer_http::{Module, ReadyFuture};
 use coffer_model::clock::Clock;
 use coffer_secrets::Secrets;
 use coffer_store::Store;
@@ -126,31 +125,12 @@ impl Notifications {
     }
 }
 
-impl Module for Notifications {
-    fn name(&self) -> &'static str {
-        "notifications"
-    }
-
-    fn configure(&self, cfg: &mut web::ServiceConfig) {
-        cfg.app_data(self.state.clone());
-        cfg.app_data(coffer_partners::app_data(self.state.store.clone()));
-        routes::table().register(cfg);
-    }
-
-    fn api(&self) -> coffer_http::openapi::Part {
-        routes::part()
-    }
-
-    fn ready(&self) -> ReadyFuture<'_> {
-        Box::pin(self.events.ready())
-    }
-
-    fn register_metrics(&self, registry: &prometheus::Registry) {
-        self.state.metrics.register(registry);
-        coffer_events::metrics::register(registry);
-    }
-
-    fn spawn_workers(&self) -> Vec<tokio::task::JoinHandle<()>> {
-        workers::spawn(&self.state, &self.events)
-    }
+coffer_service::module! {
+    Notifications: "notifications",
+    app_data: [state],
+    partners: coffer_partners::app_data,
+    metrics: |notifications, registry| {
+        notifications.state.metrics.register(registry);
+    },
+    workers: [state, events],
 }

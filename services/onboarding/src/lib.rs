@@ -26,7 +26,6 @@ use std::sync::Arc;
 
 use actix_web::web;
 use coffer_events::{Bus, EventWiring};
-use coffer_http::{Module, ReadyFuture};
 use coffer_model::clock::Clock;
 use coffer_secrets::Secrets;
 use coffer_store::Store;
@@ -89,29 +88,8 @@ impl Onboarding {
     }
 }
 
-impl Module for Onboarding {
-    fn name(&self) -> &'static str {
-        "onboarding"
-    }
-
-    fn configure(&self, cfg: &mut web::ServiceConfig) {
-        cfg.app_data(self.state.clone());
-        routes::table().register(cfg);
-    }
-
-    fn api(&self) -> coffer_http::openapi::Part {
-        routes::part()
-    }
-
-    fn ready(&self) -> ReadyFuture<'_> {
-        Box::pin(self.events.ready())
-    }
-
-    fn register_metrics(&self, registry: &prometheus::Registry) {
-        coffer_events::metrics::register(registry);
-    }
-
-    fn spawn_workers(&self) -> Vec<tokio::task::JoinHandle<()>> {
-        workers::spawn(&self.events)
-    }
+coffer_service::module! {
+    Onboarding: "onboarding",
+    app_data: [state],
+    workers: [events],
 }

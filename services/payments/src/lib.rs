@@ -39,7 +39,6 @@ use std::time::Duration;
 
 use actix_web::web;
 use coffer_events::{Bus, EventWiring};
-use coffer_http::{Module, ReadyFuture};
 use coffer_model::clock::Clock;
 use coffer_store::{Batches, Store, TtlCache};
 
@@ -129,30 +128,9 @@ impl Payments {
     }
 }
 
-impl Module for Payments {
-    fn name(&self) -> &'static str {
-        "payments"
-    }
-
-    fn configure(&self, cfg: &mut web::ServiceConfig) {
-        cfg.app_data(self.state.clone());
-        cfg.app_data(coffer_partners::app_data(self.state.store.clone()));
-        routes::table().register(cfg);
-    }
-
-    fn api(&self) -> coffer_http::openapi::Part {
-        routes::part()
-    }
-
-    fn ready(&self) -> ReadyFuture<'_> {
-        Box::pin(self.events.ready())
-    }
-
-    fn register_metrics(&self, registry: &prometheus::Registry) {
-        coffer_events::metrics::register(registry);
-    }
-
-    fn spawn_workers(&self) -> Vec<tokio::task::JoinHandle<()>> {
-        workers::spawn(&self.state, &self.events)
-    }
+coffer_service::module! {
+    Payments: "payments",
+    app_data: [state],
+    partners: coffer_partners::app_data,
+    workers: [state, events],
 }

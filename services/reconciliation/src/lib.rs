@@ -31,7 +31,6 @@ use std::sync::Arc;
 
 use actix_web::web;
 use coffer_events::{Bus, EventWiring};
-use coffer_http::{Module, ReadyFuture};
 use coffer_model::clock::Clock;
 use coffer_store::Store;
 
@@ -120,37 +119,18 @@ impl Reconciliation {
     }
 }
 
-impl Module for Reconciliation {
-    fn name(&self) -> &'static str {
-        "reconciliation"
-    }
-
-    fn configure(&self, cfg: &mut web::ServiceConfig) {
-        cfg.app_data(self.state.clone());
-        cfg.app_data(self.turns.clone());
-        cfg.app_data(coffer_partners::app_data(self.state.store.clone()));
-        routes::table().register(cfg);
+coffer_service::module! {
+    Reconciliation: "reconciliation",
+    app_data: [state, turns],
+    partners: coffer_partners::app_data,
+    // Uploads to a local object store come back through routes of this service.
+    configure: |reconciliation, cfg| {
         if matches!(
-            self.state.objects,
+            reconciliation.state.objects,
             Some(object_store::ObjectStore::Local { .. })
         ) {
             uploads::routes::local_routes(cfg);
         }
-    }
-
-    fn api(&self) -> coffer_http::openapi::Part {
-        routes::part()
-    }
-
-    fn ready(&self) -> ReadyFuture<'_> {
-        Box::pin(self.events.ready())
-    }
-
-    fn register_metrics(&self, registry: &prometheus::Registry) {
-        coffer_events::metrics::register(registry);
-    }
-
-    fn spawn_workers(&self) -> Vec<tokio::task::JoinHandle<()>> {
-        workers::spawn(&self.state, &self.turns, &self.events)
-    }
+    },
+    workers: [state, turns, events],
 }

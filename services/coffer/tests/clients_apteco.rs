@@ -7,7 +7,7 @@
 
 mod common;
 
-use common::replay::{answer, assert_reads, filled};
+use common::replay::{assert_reads, send};
 use serde_json::{Value, json};
 
 const REQUESTS: &str = include_str!("clients/apteco_raisenow.json");
@@ -46,37 +46,29 @@ async fn pay(base: &str, token: &str, account: &str) -> Vec<String> {
 
 /// Sends one request of the file as the plugin builds it.
 async fn replay(base: &str, request: &Value, fill: &[(String, String)]) -> (u16, Value) {
-    let method =
-        reqwest::Method::from_bytes(request["method"].as_str().unwrap().as_bytes()).unwrap();
-    let path = filled(request["path"].as_str().unwrap(), fill);
-    // The plugin's base ends in a slash and its objects start without one.
-    let mut req = reqwest::Client::new().request(method, format!("{base}/{path}"));
-    let query: Vec<(String, String)> = request["query"]
-        .as_object()
-        .unwrap()
-        .iter()
-        .map(|(k, v)| (k.clone(), v.as_str().unwrap().to_owned()))
-        .collect();
-    if !query.is_empty() {
-        req = req.query(&query);
-    }
     // PowerShell sends a User-Agent of its own; the plugin sets none.
-    req = req.header(
-        "User-Agent",
-        "Mozilla/5.0 (Windows NT 10.0; Microsoft Windows 10.0.22631; en-US) PowerShell/7.4.5",
+    let mut headers = vec![(
+        "User-Agent".to_owned(),
+        "Mozilla/5.0 (Windows NT 10.0; Microsoft Windows 10.0.22631; en-US) PowerShell/7.4.5"
+            .to_owned(),
+    )];
+    headers.extend(
+        request["headers"]
+            .as_object()
+            .unwrap()
+            .iter()
+            .map(|(k, v)| (k.clone(), v.as_str().unwrap().to_owned())),
     );
-    for (name, value) in request["headers"].as_object().unwrap() {
-        req = req.header(name.as_str(), filled(value.as_str().unwrap(), fill));
-    }
-    if let Some(body) = request.get("body") {
-        let text = if request["compress"] == true {
+    let body = request.get("body").map(|body| {
+        if request["compress"] == true {
             serde_json::to_string(body).unwrap()
         } else {
             serde_json::to_string_pretty(body).unwrap()
-        };
-        req = req.body(filled(&text, fill));
-    }
-    answer(req.send().await.unwrap()).await
+        }
+    });
+    // The plugin's base ends in a slash and its objects start without one.
+    let url = format!("{base}/{}", request["path"].as_str().unwrap());
+    send(url, request, &headers, body, fill).await
 }
 
 #[tokio::test]

@@ -7,7 +7,7 @@
 
 mod common;
 
-use common::replay::{answer, assert_reads, at, filled, unread};
+use common::replay::{assert_reads, at, send, unread};
 use serde_json::Value;
 
 const REQUESTS: &str = include_str!("clients/n8n_raisenow.json");
@@ -20,22 +20,9 @@ const NODE_HEADERS: [(&str, &str); 3] = [
     ("Authorization", "Bearer {token}"),
 ];
 
-/// Sends one request of the file as n8n builds it: a body as JSON text, query values as
-/// given (empty ones too), the node's headers unless the request lists its own.
+/// Sends one request of the file as n8n builds it: a body as JSON text, the node's
+/// headers unless the request lists its own.
 async fn replay(base: &str, request: &Value, fill: &[(String, String)]) -> (u16, Value) {
-    let method =
-        reqwest::Method::from_bytes(request["method"].as_str().unwrap().as_bytes()).unwrap();
-    let path = filled(request["path"].as_str().unwrap(), fill);
-    let mut req = reqwest::Client::new().request(method, format!("{base}{path}"));
-    let query: Vec<(String, String)> = request["query"]
-        .as_object()
-        .unwrap()
-        .iter()
-        .map(|(k, v)| (k.clone(), filled(v.as_str().unwrap(), fill)))
-        .collect();
-    if !query.is_empty() {
-        req = req.query(&query);
-    }
     let headers: Vec<(String, String)> = match request.get("headers") {
         Some(own) => own
             .as_object()
@@ -48,13 +35,11 @@ async fn replay(base: &str, request: &Value, fill: &[(String, String)]) -> (u16,
             .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
             .collect(),
     };
-    for (name, value) in headers {
-        req = req.header(name, filled(&value, fill));
-    }
-    if let Some(body) = request.get("body") {
-        req = req.body(filled(&serde_json::to_string(body).unwrap(), fill));
-    }
-    answer(req.send().await.unwrap()).await
+    let body = request
+        .get("body")
+        .map(|body| serde_json::to_string(body).unwrap());
+    let url = format!("{base}{}", request["path"].as_str().unwrap());
+    send(url, request, &headers, body, fill).await
 }
 
 #[tokio::test]

@@ -13,6 +13,37 @@ pub fn filled(text: &str, fill: &[(String, String)]) -> String {
     })
 }
 
+/// Sends one request of a file to `url` as its client builds it: the request's method, its
+/// query (values filled in, empty ones sent too), `headers` (filled in) and `body` text
+/// (filled in); the answer as [`answer`] reads it.
+pub async fn send(
+    url: String,
+    request: &Value,
+    headers: &[(String, String)],
+    body: Option<String>,
+    fill: &[(String, String)],
+) -> (u16, Value) {
+    let method =
+        reqwest::Method::from_bytes(request["method"].as_str().unwrap().as_bytes()).unwrap();
+    let mut req = reqwest::Client::new().request(method, filled(&url, fill));
+    let query: Vec<(String, String)> = request["query"]
+        .as_object()
+        .unwrap()
+        .iter()
+        .map(|(k, v)| (k.clone(), filled(v.as_str().unwrap(), fill)))
+        .collect();
+    if !query.is_empty() {
+        req = req.query(&query);
+    }
+    for (name, value) in headers {
+        req = req.header(name.as_str(), filled(value, fill));
+    }
+    if let Some(text) = body {
+        req = req.body(filled(&text, fill));
+    }
+    answer(req.send().await.unwrap()).await
+}
+
 /// The answer's status and body, unpacked when the server compressed it (as the clients'
 /// HTTP stacks unpack it); a body that is no JSON is kept as text, and no body is `null`.
 pub async fn answer(res: reqwest::Response) -> (u16, Value) {

@@ -7,7 +7,6 @@ use coffer_http::idempotency::Once;
 use coffer_http::{ApiError, Failure};
 use coffer_model::ids::parse_uuid;
 use coffer_model::paging::{PagingLimits, PagingQuery};
-use coffer_model::validation::FieldError;
 use coffer_secrets::Secrets;
 use coffer_store::resealing::{self, PassError};
 use coffer_store::{Db, Store};
@@ -170,12 +169,12 @@ pub(crate) async fn create(
     let mut f = fields(body)?;
     // SPEC.md has organisation_uuid optional: left out, it is the caller's organisation
     // when its token reaches exactly one (a platform or partner caller must name it).
-    if f.organisation_uuid.is_none() {
-        f.organisation_uuid = caller.sole_organisation().map(|o| o.to_string());
-    }
     let mut missing = Vec::new();
     if f.organisation_uuid.is_none() {
-        missing.push(FieldError::not_null("organisation_uuid"));
+        match caller.sole_organisation_or_named() {
+            Ok(sole) => f.organisation_uuid = Some(sole.to_string()),
+            Err(e) => missing.push(e),
+        }
     }
     missing.extend(request::require_endpoint(&f).err().unwrap_or_default());
     if !missing.is_empty() {

@@ -9,8 +9,6 @@ use coffer_model::validation::FieldError;
 use coffer_store::StoreError;
 use diesel::result::Error as DieselError;
 
-use crate::subscriptions::domain::Refusal;
-
 #[derive(Debug, thiserror::Error)]
 pub(crate) enum BillingError {
     /// The request names properties that are wrong, each of them (400).
@@ -72,15 +70,6 @@ impl BillingError {
 impl From<DieselError> for BillingError {
     fn from(e: DieselError) -> Self {
         BillingError::Db(StoreError::Query(e))
-    }
-}
-
-impl From<Refusal> for BillingError {
-    fn from(r: Refusal) -> Self {
-        match r {
-            Refusal::Invalid(errors) => BillingError::Invalid(errors),
-            Refusal::Conflict(message) => BillingError::Conflict(message),
-        }
     }
 }
 

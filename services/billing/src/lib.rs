@@ -8,7 +8,6 @@
 mod announce;
 pub mod config;
 mod error;
-mod idempotent;
 pub mod invoices;
 mod migrations;
 pub mod plans;

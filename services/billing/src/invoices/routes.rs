@@ -7,8 +7,8 @@ use coffer_http::{ApiError, Json, OptionalJson, PathUuid, PathUuids, RequestTrac
 use serde_json::Value;
 
 use super::commands;
-use crate::idempotent::Once;
 use crate::state::BillingState;
+use coffer_http::idempotency::Once;
 
 /// A subscription's invoices.
 #[utoipa::path(get, path = "/subscriptions/{subscription_uuid}/invoices", operation_id = "listInvoices", tag = "Invoices",

@@ -13,9 +13,9 @@ use uuid::Uuid;
 use super::domain::{self, GLOBAL_UUID, Plan};
 use super::store;
 use crate::error::BillingError;
-use crate::idempotent::{self, Once};
 use crate::replica::account_organisation;
 use crate::state::BillingState;
+use coffer_http::idempotency::Once;
 
 fn uuid_of(raw: &str) -> Result<Uuid, BillingError> {
     raw.parse().map_err(BillingError::internal)
@@ -118,12 +118,13 @@ pub(crate) async fn create(
         ..domain::global()
     };
     domain::apply(&mut plan, changes);
-    let response = idempotent::run(once, state, move |tx| {
-        save(tx, &plan, now, true)?;
-        let body = serde_json::to_value(&plan).map_err(BillingError::internal)?;
-        Ok::<_, BillingError>((StatusCode::CREATED, body))
-    })
-    .await?;
+    let response = once
+        .run(&state.store, state.clock.as_ref(), move |tx| {
+            save(tx, &plan, now, true)?;
+            let body = serde_json::to_value(&plan).map_err(BillingError::internal)?;
+            Ok::<_, BillingError>((StatusCode::CREATED, body))
+        })
+        .await?;
     Ok(response)
 }
 

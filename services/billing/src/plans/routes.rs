@@ -8,8 +8,8 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::commands;
-use crate::idempotent::Once;
 use crate::state::BillingState;
+use coffer_http::idempotency::Once;
 
 #[derive(Debug, Deserialize)]
 pub(crate) struct ListQuery {

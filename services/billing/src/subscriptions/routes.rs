@@ -8,8 +8,8 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::commands;
-use crate::idempotent::Once;
 use crate::state::BillingState;
+use coffer_http::idempotency::Once;
 
 /// Starts charging a payment source on a schedule.
 #[utoipa::path(post, path = "/subscriptions", operation_id = "createSubscription", tag = "Subscriptions",

@@ -13,7 +13,6 @@ use uuid::Uuid;
 use super::domain::{self, ClockStatus, TestClock};
 use super::store;
 use crate::error::BillingError;
-use crate::idempotent::{self, Once};
 use crate::invoices::store as invoices;
 use crate::schedule::due_instant;
 use crate::scheduler::{self, commands::upcoming};
@@ -21,6 +20,7 @@ use crate::state::BillingState;
 use crate::subscriptions::commands::commit;
 use crate::subscriptions::domain::{SubscriptionStatus, state as subscription_state};
 use crate::subscriptions::store as subscriptions;
+use coffer_http::idempotency::Once;
 
 /// A new clock at `frozen_time`, for the organisation named or the caller's only one.
 pub(crate) async fn create(
@@ -54,12 +54,13 @@ pub(crate) async fn create(
         status: ClockStatus::Ready,
         created: state.clock.unix(),
     };
-    let response = idempotent::run(once, state, move |tx| {
-        store::insert(tx, &clock)?;
-        let body = serde_json::to_value(&clock).map_err(BillingError::internal)?;
-        Ok::<_, BillingError>((StatusCode::CREATED, body))
-    })
-    .await?;
+    let response = once
+        .run(&state.store, state.clock.as_ref(), move |tx| {
+            store::insert(tx, &clock)?;
+            let body = serde_json::to_value(&clock).map_err(BillingError::internal)?;
+            Ok::<_, BillingError>((StatusCode::CREATED, body))
+        })
+        .await?;
     Ok(response)
 }
 

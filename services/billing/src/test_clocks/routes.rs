@@ -9,8 +9,8 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::commands;
-use crate::idempotent::Once;
 use crate::state::BillingState;
+use coffer_http::idempotency::Once;
 
 /// The create body; a property of the wrong type is a 400 naming it.
 #[derive(Debug, Deserialize, utoipa::ToSchema)]

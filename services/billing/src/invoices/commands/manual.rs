@@ -10,13 +10,13 @@ use uuid::Uuid;
 
 use super::{load, open, rendered, start_attempt};
 use crate::error::BillingError;
-use crate::idempotent::{self, Once};
 use crate::invoices::domain::{InvoiceStatus, charging, manual};
 use crate::invoices::{events, store};
 use crate::state::BillingState;
 use crate::subscriptions::commands::load as load_subscription;
 use crate::subscriptions::domain::SubscriptionStatus;
 use crate::subscriptions::store as subscriptions;
+use coffer_http::idempotency::Once;
 
 /// An invoice made by hand: the subscription's amount unless another is given, its custom
 /// parameters with the request's over them. It is charged when a charge attempt is made.
@@ -49,18 +49,19 @@ pub(crate) async fn create(
         invoice.service_parameters = service;
     }
     let outbox = state.outbox.clone();
-    let response = idempotent::run(once, state, move |tx| {
-        // Judged on the subscription as it is now, locked: one cancelled meanwhile takes
-        // no further invoice.
-        let s = subscriptions::find_locked(tx, &invoice.subscription_uuid)?
-            .ok_or(BillingError::NotFound("Subscription"))?;
-        if !s.status.takes_invoices() {
-            return Err(over(s.status, "invoices"));
-        }
-        open(tx, &outbox, &invoice, Some(&trace))?;
-        Ok((StatusCode::CREATED, rendered(tx, &invoice)?))
-    })
-    .await?;
+    let response = once
+        .run(&state.store, state.clock.as_ref(), move |tx| {
+            // Judged on the subscription as it is now, locked: one cancelled meanwhile takes
+            // no further invoice.
+            let s = subscriptions::find_locked(tx, &invoice.subscription_uuid)?
+                .ok_or(BillingError::NotFound("Subscription"))?;
+            if !s.status.takes_invoices() {
+                return Err(over(s.status, "invoices"));
+            }
+            open(tx, &outbox, &invoice, Some(&trace))?;
+            Ok((StatusCode::CREATED, rendered(tx, &invoice)?))
+        })
+        .await?;
     state.outbox.committed();
     Ok(response)
 }
@@ -117,39 +118,42 @@ pub(crate) async fn charge(
     let (_, invoice) = load(state, caller, path).await?;
     let now = state.clock.unix();
     let outbox = state.outbox.clone();
-    let response = idempotent::run(once, state, move |tx| {
-        // Judged on the invoice and its subscription as they are now, locked (in the order
-        // a payment's result takes them): one paid meanwhile (its attempt succeeded while
-        // this request waited) takes no other, nor does a cancelled subscription's.
-        let invoice = store::find_invoice_locked(tx, &invoice.uuid)?
-            .ok_or(BillingError::NotFound("Invoice"))?;
-        if invoice.status != InvoiceStatus::Open {
-            return Err(BillingError::Conflict(format!(
-                "The invoice is {}",
-                invoice.status
-            )));
-        }
-        let s = subscriptions::find_locked(tx, &invoice.subscription_uuid)?
-            .ok_or(BillingError::NotFound("Subscription"))?;
-        if !s.status.takes_charge_attempts() {
-            return Err(over(s.status, "charge attempts"));
-        }
-        let subscription = subscriptions::rendered(tx, &s)?;
-        let attempt = start_attempt(
-            tx,
-            &outbox,
-            subscription.clone(),
-            &invoice,
-            now,
-            Some(&trace),
-        )?
-        .ok_or_else(|| BillingError::Conflict("The invoice has a pending charge attempt".into()))?;
-        Ok((
-            StatusCode::CREATED,
-            attempt.render(&invoice, Some(subscription)),
-        ))
-    })
-    .await?;
+    let response = once
+        .run(&state.store, state.clock.as_ref(), move |tx| {
+            // Judged on the invoice and its subscription as they are now, locked (in the order
+            // a payment's result takes them): one paid meanwhile (its attempt succeeded while
+            // this request waited) takes no other, nor does a cancelled subscription's.
+            let invoice = store::find_invoice_locked(tx, &invoice.uuid)?
+                .ok_or(BillingError::NotFound("Invoice"))?;
+            if invoice.status != InvoiceStatus::Open {
+                return Err(BillingError::Conflict(format!(
+                    "The invoice is {}",
+                    invoice.status
+                )));
+            }
+            let s = subscriptions::find_locked(tx, &invoice.subscription_uuid)?
+                .ok_or(BillingError::NotFound("Subscription"))?;
+            if !s.status.takes_charge_attempts() {
+                return Err(over(s.status, "charge attempts"));
+            }
+            let subscription = subscriptions::rendered(tx, &s)?;
+            let attempt = start_attempt(
+                tx,
+                &outbox,
+                subscription.clone(),
+                &invoice,
+                now,
+                Some(&trace),
+            )?
+            .ok_or_else(|| {
+                BillingError::Conflict("The invoice has a pending charge attempt".into())
+            })?;
+            Ok((
+                StatusCode::CREATED,
+                attempt.render(&invoice, Some(subscription)),
+            ))
+        })
+        .await?;
     state.outbox.committed();
     Ok(response)
 }

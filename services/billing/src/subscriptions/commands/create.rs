@@ -10,7 +10,6 @@ use serde_json::{Value, json};
 use super::commit;
 use super::references::{apply_references, await_references};
 use crate::error::BillingError;
-use crate::idempotent::{self, Once};
 use crate::plans::domain::GLOBAL_UUID;
 use crate::replica::account_organisation;
 use crate::schedule::local_date;
@@ -18,6 +17,7 @@ use crate::state::BillingState;
 use crate::subscriptions::domain::terms::apply_terms;
 use crate::subscriptions::domain::{Subscription, SubscriptionStatus, request, state};
 use crate::test_clocks::store as test_clocks;
+use coffer_http::idempotency::Once;
 
 pub(crate) async fn create(
     st: &BillingState,
@@ -107,25 +107,26 @@ pub(crate) async fn create(
         == Some(SubscriptionStatus::Active);
     let shared = st.outbox.clone();
     let (clock, outbox) = (st.clock.clone(), shared.clone());
-    let response = idempotent::run(once, st, move |tx| {
-        let mut s = draft.clone();
-        apply_references(tx, &mut s, &fields, true)?;
-        apply_terms(&mut s, fields.clone());
-        if activate {
-            state::activate(&mut s, today, now)?;
-        }
-        let body = commit(
-            tx,
-            &outbox,
-            clock.unix(),
-            &s,
-            None,
-            &SUBSCRIPTION_CREATED,
-            &trace,
-        )?;
-        Ok::<_, BillingError>((StatusCode::CREATED, body))
-    })
-    .await?;
+    let response = once
+        .run(&st.store, st.clock.as_ref(), move |tx| {
+            let mut s = draft.clone();
+            apply_references(tx, &mut s, &fields, true)?;
+            apply_terms(&mut s, fields.clone());
+            if activate {
+                state::activate(&mut s, today, now)?;
+            }
+            let body = commit(
+                tx,
+                &outbox,
+                clock.unix(),
+                &s,
+                None,
+                &SUBSCRIPTION_CREATED,
+                &trace,
+            )?;
+            Ok::<_, BillingError>((StatusCode::CREATED, body))
+        })
+        .await?;
     shared.committed();
     Ok(response)
 }

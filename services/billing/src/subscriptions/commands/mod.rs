@@ -16,13 +16,24 @@ use uuid::Uuid;
 pub(crate) use change::{activate, cancel, suspend, update};
 pub(crate) use create::create;
 
-use super::domain::{Subscription, SubscriptionStatus};
+use super::domain::{Refusal, Subscription, SubscriptionStatus};
 use super::events::announce_change;
 use super::search::SUBSCRIPTIONS;
 use super::store;
 use crate::error::BillingError;
 use crate::state::BillingState;
 use crate::test_clocks::store as test_clocks;
+
+// Here, where a refused transition becomes the command's error, rather than in error.rs:
+// the service's error is a low room that knows no feature.
+impl From<Refusal> for BillingError {
+    fn from(r: Refusal) -> Self {
+        match r {
+            Refusal::Invalid(errors) => BillingError::Invalid(errors),
+            Refusal::Conflict(message) => BillingError::Conflict(message),
+        }
+    }
+}
 
 /// A subscription the caller may touch.
 pub(crate) async fn load(

@@ -5,8 +5,10 @@ use coffer_model::validation::FieldError;
 use coffer_model::zone;
 use serde_json::{Map, Value};
 
+use crate::faults::gathered;
+use crate::filter::{Field, Kind};
 use crate::histogram::{Histogram, Interval};
-use crate::query::{Field, Kind, Schema};
+use crate::query::Schema;
 use crate::ranges::{self, Bucket};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -171,25 +173,6 @@ pub fn parse(
             .iter()
             .map(|(name, spec)| one(schema, name, spec)),
     )
-}
-
-/// Every part read, or every fault of every part.
-pub(crate) fn gathered<T>(
-    parts: impl Iterator<Item = Result<T, Vec<FieldError>>>,
-) -> Result<Vec<T>, Vec<FieldError>> {
-    let mut read = Vec::new();
-    let mut errors = Vec::new();
-    for part in parts {
-        match part {
-            Ok(p) => read.push(p),
-            Err(e) => errors.extend(e),
-        }
-    }
-    if errors.is_empty() {
-        Ok(read)
-    } else {
-        Err(errors)
-    }
 }
 
 #[cfg(test)]

@@ -6,8 +6,8 @@ use coffer_store::Store;
 use serde_json::Value;
 use uuid::Uuid;
 
+use crate::plan::Plan;
 use crate::query::Schema;
-use crate::request::Plan;
 use crate::run::{Render, Source, run};
 
 /// Reads the body, checks it against `schema`, and runs it over the caller's

@@ -8,7 +8,10 @@
 pub mod aggs;
 pub mod dates;
 pub mod endpoint;
+mod faults;
+mod filter;
 pub mod histogram;
+pub mod plan;
 pub mod query;
 pub mod range;
 pub mod ranges;
@@ -20,6 +23,7 @@ pub mod sort;
 pub mod sql;
 
 pub use endpoint::{rendered, search};
+pub use plan::Plan;
 pub use query::{Field, Filter, Kind, Schema, custom_parameter};
-pub use request::{Plan, SearchRequest};
+pub use request::SearchRequest;
 pub use run::{Found, Render, SearchError, Source, run};

@@ -6,7 +6,7 @@ use coffer_model::validation::FieldError;
 use serde_json::{Map, Value};
 
 use crate::dates::{self, Reading};
-use crate::query::{Field, Filter, Kind};
+use crate::filter::{Field, Filter, Kind};
 
 /// The operator a bound's name stands for.
 pub fn operator(name: &str) -> Option<&'static str> {
@@ -95,8 +95,9 @@ fn bound(
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {
+    use crate::filter::{Field, Filter, Kind};
+    use crate::query::parse;
     use crate::query::tests::SCHEMA;
-    use crate::query::{Field, Filter, Kind, parse};
     use serde_json::{Value, json};
 
     fn bounds(query: Value) -> Vec<(&'static str, Value)> {

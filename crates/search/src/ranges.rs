@@ -6,8 +6,8 @@
 use coffer_model::validation::FieldError;
 use serde_json::{Value, json};
 
-use crate::aggs::gathered;
 use crate::dates::{self, Reading};
+use crate::faults::gathered;
 
 /// The most ranges one aggregation may count, and the longest `key` one may carry.
 pub const MAX_RANGES: usize = 100;

@@ -10,9 +10,10 @@ use diesel::sql_types::{BigInt, Bool, Nullable, Text};
 use serde_json::{Map, Value, json};
 
 use crate::aggs::{AggKind, Aggregation};
+use crate::filter::{Field, Kind};
 use crate::histogram;
-use crate::query::{Field, Kind, Schema};
-use crate::request::Plan;
+use crate::plan::Plan;
+use crate::query::Schema;
 use crate::shape::shape;
 use crate::sql::{Bind, Builder, order};
 

@@ -6,7 +6,7 @@ use coffer_model::validation::FieldError;
 use coffer_store::Backend;
 use serde_json::Value;
 
-use crate::query::{Field, Filter, Kind};
+use crate::filter::{Field, Filter, Kind};
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum Bind {

@@ -5,7 +5,8 @@
 use coffer_model::validation::FieldError;
 use serde_json::{Map, Value};
 
-use super::{Field, Filter, MAX_ERRORS, Schema};
+use super::{MAX_ERRORS, Schema};
+use crate::filter::{Field, Filter};
 use crate::sql;
 
 /// What stands in for a clause that could not be read; its faults are in `errors`.

@@ -6,19 +6,7 @@ mod clause;
 use coffer_model::validation::FieldError;
 use serde_json::Value;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Kind {
-    Text,
-    Int,
-    Bool,
-}
-
-/// A searchable field: a column, or a key inside a JSON column.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Field {
-    Column { name: &'static str, kind: Kind },
-    Json { column: &'static str, key: String },
-}
+pub use crate::filter::{Field, Filter, Kind};
 
 /// One searchable kind of object: its table, and the fields a query may name there.
 #[derive(Debug, Clone, Copy)]
@@ -50,23 +38,13 @@ pub fn custom_parameter(path: &str) -> Option<Field> {
     })
 }
 
-#[derive(Debug, Clone, PartialEq)]
-pub enum Filter {
-    Match(Field, Value),
-    And(Vec<Filter>),
-    Or(Vec<Filter>),
-    Not(Box<Filter>),
-    /// (operator as SQL, value)
-    Range(Field, Vec<(&'static str, Value)>),
-    Exists(Field),
-}
-
 /// The most conditions one query may hold, and the deepest it may nest operators. A
 /// condition becomes a bound parameter and an expression in SQL, and the databases stop
 /// at an expression depth of 1,000; these bounds keep every query far inside that.
 pub const MAX_CONDITIONS: usize = 200;
 pub const MAX_DEPTH: usize = 12;
 
+/// A filter's size and depth, measured against the bounds above.
 impl Filter {
     fn conditions(&self) -> usize {
         match self {

@@ -4,6 +4,7 @@
 mod entries;
 
 use coffer_model::validation::FieldError;
+use serde::Deserialize;
 use serde_json::Value;
 use utoipa::PartialSchema;
 use utoipa::openapi::RefOr;
@@ -13,8 +14,30 @@ use utoipa::openapi::schema::{
 
 pub use self::entries::MAX_SORT_ENTRIES;
 use self::entries::{Entry, entries};
-use crate::query::{self, Field, Kind};
-use crate::request::{Sort, SortSpec};
+use crate::filter::{Field, Kind};
+use crate::query;
+
+/// One entry of the list form of `sort`, as the description shows it (entries.rs reads
+/// every form).
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
+pub struct SortSpec {
+    /// A field of the objects searched, as the query names it.
+    pub field: String,
+    /// Sent by RaiseNow's clients; the field's own kind decides.
+    #[allow(dead_code)]
+    pub field_type: Option<String>,
+    /// `asc` or `desc` (the default), in any case.
+    #[schema(pattern = "^([aA][sS][cC]|[dD][eE][sS][cC])$")]
+    pub direction: Option<String>,
+}
+
+/// The order of hits: a column, then uuid to break ties.
+#[derive(Debug, Clone)]
+pub struct Sort {
+    pub column: &'static str,
+    pub kind: Kind,
+    pub descending: bool,
+}
 
 /// `asc` or `desc` in any case, as the description writes it.
 pub(crate) const DIRECTION: &str = "^([aA][sS][cC]|[dD][eE][sS][cC])$";

@@ -46,7 +46,7 @@ pub fn assert_described(part: &Part) {
     let unrouted: Vec<_> = described.difference(&routed).collect();
     assert!(
         undescribed.is_empty(),
-        "routed but not described (add #[utoipa::path] and list it in routes.rs' description): {undescribed:?}"
+        "routed but not described (give it #[utoipa::path] and add it with coffer_http::route!): {undescribed:?}"
     );
     assert!(
         unrouted.is_empty(),

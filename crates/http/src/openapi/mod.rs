@@ -16,6 +16,10 @@ use utoipa::openapi::security::{ClientCredentials, Flow, OAuth2, Scopes, Securit
 use utoipa::openapi::{Content, Info, OpenApi, Ref, RefOr, Response, Server};
 
 pub use routes::{Operation, RouteTable};
+
+/// For [`route!`](crate::route), which names the type `#[utoipa::path]` makes.
+#[doc(hidden)]
+pub use pastey;
 pub use serve::{configure, standalone};
 
 use coffer_error::Shape;
@@ -34,11 +38,24 @@ pub struct Part {
 }
 
 impl Part {
-    /// A service's documented operations, completed from its route table.
+    /// A service's documented operations, completed from its route table: `doc` carries
+    /// what the service says as a whole (tags, schemas used only in queries), the table
+    /// each routed operation's own description and the schemas it names.
     pub fn new(mut doc: OpenApi, table: &RouteTable) -> Self {
+        for d in table.descriptions() {
+            doc.paths
+                .add_path_operation(&d.path, vec![d.method.clone()], d.operation.clone());
+        }
+        let schemas = table.schemas();
+        if !schemas.is_empty() {
+            let components = doc.components.get_or_insert_with(Default::default);
+            for (name, schema) in schemas {
+                components.schemas.insert(name.clone(), schema.clone());
+            }
+        }
         let operations = table.operations();
         for op in &operations {
-            let Some(item) = doc.paths.paths.get_mut(op.path) else {
+            let Some(item) = doc.paths.paths.get_mut(op.path.as_str()) else {
                 continue;
             };
             if let Some(described) = method_of(item, &op.method) {

@@ -12,6 +12,7 @@ pub mod admin;
 pub mod attachments;
 pub mod clients;
 pub mod config;
+mod directory;
 mod error;
 pub mod keys;
 mod migrations;

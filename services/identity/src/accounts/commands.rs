@@ -2,17 +2,16 @@
 //! serves.
 
 use coffer_auth::Caller;
-use coffer_http::ApiError;
 use coffer_store::Store;
 use uuid::Uuid;
 
 use super::domain::{BillingInput, account_name};
 use super::events;
-use super::store::{self as accounts, AccountRow, BillingRow};
+use super::store::{self as accounts, BillingRow};
+use crate::directory::{self, AccountRow, OrganisationRow};
 use crate::error::CommandError;
 use crate::organisations::commands::existing as existing_organisation;
 use crate::organisations::events as organisation_events;
-use crate::organisations::store::OrganisationRow;
 use crate::state::IdentityState;
 use crate::tenancy::visible_organisations;
 use crate::writes::Writes;
@@ -98,7 +97,7 @@ pub(crate) async fn uuids_of(
 ) -> Result<Vec<String>, CommandError> {
     let key = organisation.to_owned();
     let rows = store
-        .query(move |c| accounts::of_organisation(c, &key))
+        .query(move |c| directory::accounts_of(c, &key))
         .await?;
     Ok(rows.into_iter().map(|a| a.uuid).collect())
 }
@@ -107,7 +106,7 @@ pub(crate) async fn uuids_of(
 pub(crate) async fn list(
     state: &IdentityState,
     caller: &Caller,
-) -> Result<Vec<AccountRow>, ApiError> {
+) -> Result<Vec<AccountRow>, CommandError> {
     let organisations = visible_organisations(caller);
     let grants: Vec<String> = caller
         .account_grants()
@@ -129,15 +128,15 @@ pub(crate) async fn visible(
     state: &IdentityState,
     caller: &Caller,
     account: Uuid,
-) -> Result<(AccountRow, OrganisationRow), ApiError> {
+) -> Result<(AccountRow, OrganisationRow), CommandError> {
     let uuid = account.to_string();
     let (account, organisation) = state
         .store
         .query(move |c| accounts::find_with_organisation(c, &uuid))
         .await?
-        .ok_or_else(|| ApiError::not_found("Account"))?;
-    let account_id = account.uuid.parse().map_err(ApiError::internal)?;
-    let organisation_id = organisation.uuid.parse().map_err(ApiError::internal)?;
+        .ok_or(CommandError::NotFound("Account"))?;
+    let account_id = account.uuid.parse().map_err(CommandError::internal)?;
+    let organisation_id = organisation.uuid.parse().map_err(CommandError::internal)?;
     caller.require_account(account_id, organisation_id)?;
     Ok((account, organisation))
 }
@@ -146,14 +145,14 @@ pub(crate) async fn billing_data(
     state: &IdentityState,
     caller: &Caller,
     account: Uuid,
-) -> Result<BillingData, ApiError> {
+) -> Result<BillingData, CommandError> {
     let (account, organisation) = visible(state, caller, account).await?;
     let uuid = account.uuid.clone();
     let billing = state
         .store
         .query(move |c| accounts::find_billing(c, &uuid))
         .await?
-        .ok_or_else(|| ApiError::not_found("Billing data"))?;
+        .ok_or(CommandError::NotFound("Billing data"))?;
     Ok(BillingData {
         billing,
         account,

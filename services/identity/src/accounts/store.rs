@@ -2,18 +2,8 @@ use super::domain::BillingInput;
 use coffer_store::{Db, db_run};
 use diesel::prelude::*;
 
-use crate::organisations::store::OrganisationRow;
+use crate::directory::{AccountRow, OrganisationRow};
 use crate::schema::{accounts::dsl as a, billing_data::dsl as b, organisations::dsl as o};
-
-#[derive(Debug, Clone, PartialEq, Eq, Queryable, Selectable, Insertable)]
-#[diesel(table_name = crate::schema::accounts)]
-pub struct AccountRow {
-    pub uuid: String,
-    pub organisation_uuid: String,
-    pub name: String,
-    pub created: i64,
-    pub active: bool,
-}
 
 #[derive(Debug, Clone, PartialEq, Eq, Queryable, Selectable, Insertable, AsChangeset)]
 #[diesel(table_name = crate::schema::billing_data)]
@@ -69,16 +59,6 @@ pub fn find_with_organisation(
             .select((AccountRow::as_select(), OrganisationRow::as_select()))
             .first(conn)
             .optional()
-    })
-}
-
-pub fn of_organisation(conn: &mut Db<'_>, organisation: &str) -> QueryResult<Vec<AccountRow>> {
-    db_run!(conn: {
-        a::accounts
-            .filter(a::organisation_uuid.eq(organisation))
-            .select(AccountRow::as_select())
-            .order((a::created.asc(), a::uuid.asc()))
-            .load(conn)
     })
 }
 

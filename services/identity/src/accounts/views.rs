@@ -3,8 +3,8 @@
 
 use serde::Serialize;
 
-use super::store::{AccountRow, BillingRow};
-use crate::organisations::store::OrganisationRow;
+use super::store::BillingRow;
+use crate::directory::{AccountRow, OrganisationRow};
 
 /// The list form of an Account.
 #[derive(Debug, Serialize, utoipa::ToSchema)]

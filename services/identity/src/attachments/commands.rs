@@ -4,7 +4,6 @@
 use std::collections::BTreeMap;
 
 use coffer_auth::Caller;
-use coffer_http::ApiError;
 use coffer_store::Store;
 use uuid::Uuid;
 
@@ -99,7 +98,7 @@ async fn visible_owner(
     caller: &Caller,
     kind: OwnerKind,
     owner: Uuid,
-) -> Result<Owner, ApiError> {
+) -> Result<Owner, CommandError> {
     let uuid = match kind {
         OwnerKind::Organisation => {
             organisations::commands::visible(state, caller, owner)
@@ -121,7 +120,7 @@ pub(crate) async fn addresses(
     caller: &Caller,
     kind: OwnerKind,
     owner: Uuid,
-) -> Result<Vec<AddressRow>, ApiError> {
+) -> Result<Vec<AddressRow>, CommandError> {
     let owner = visible_owner(state, caller, kind, owner).await?;
     Ok(state
         .store
@@ -135,14 +134,14 @@ pub(crate) async fn address(
     kind: OwnerKind,
     owner: Uuid,
     address: Uuid,
-) -> Result<AddressRow, ApiError> {
+) -> Result<AddressRow, CommandError> {
     let owner = visible_owner(state, caller, kind, owner).await?;
     let address = address.to_string();
     state
         .store
         .query(move |c| attachments::find_address(c, stored(&owner), &address))
         .await?
-        .ok_or_else(|| ApiError::not_found("Address"))
+        .ok_or(CommandError::NotFound("Address"))
 }
 
 pub(crate) async fn metadata(
@@ -150,7 +149,7 @@ pub(crate) async fn metadata(
     caller: &Caller,
     kind: OwnerKind,
     owner: Uuid,
-) -> Result<BTreeMap<String, String>, ApiError> {
+) -> Result<BTreeMap<String, String>, CommandError> {
     let owner = visible_owner(state, caller, kind, owner).await?;
     Ok(state
         .store

@@ -6,12 +6,13 @@ use uuid::Uuid;
 
 use super::domain::{Onboarded, OnboardedAccount, OnboardingRequest, ValidOnboarding};
 use crate::accounts::events as account_events;
-use crate::accounts::store::{self as accounts, AccountRow, BillingRow};
+use crate::accounts::store::{self as accounts, BillingRow};
 use crate::attachments::domain::Owner;
 use crate::attachments::store::{self as attachments, AddressRow};
+use crate::directory::{AccountRow, OrganisationRow};
 use crate::error::CommandError;
 use crate::organisations::events as organisation_events;
-use crate::organisations::store::{self as organisations, OrganisationRow};
+use crate::organisations::store as organisations;
 use crate::users::domain::email_key;
 use crate::users::store::{self as users, UserRow};
 use crate::writes::Writes;
@@ -151,7 +152,7 @@ impl Rows {
                 uuid: org.clone(),
                 name: v.organisation.name.clone(),
                 created: now,
-                approval_status: v.organisation.approval_status.clone(),
+                approval_status: v.organisation.approval_status,
                 active: true,
                 merchant_category_code: v.organisation.merchant_category_code.clone(),
                 locale: v.organisation.locale.clone(),
@@ -181,22 +182,17 @@ impl Rows {
 pub(crate) async fn check_credentials(
     state: &crate::state::IdentityState,
     check: super::domain::CredentialsCheck,
-) -> Result<super::domain::KnownUser, coffer_http::ApiError> {
+) -> Result<super::domain::KnownUser, CommandError> {
     use crate::users::commands::{Unchecked, sign_in};
-    use coffer_http::{ApiError, ClientAddress};
+    use coffer_http::ClientAddress;
     let network = ClientAddress(check.source).network();
     let user = match sign_in(state, &check.email, check.password, network).await {
         Ok(Some(user)) => user,
-        Ok(None) => return Err(ApiError::unauthorized()),
-        Err(Unchecked::Wait(wait)) => {
-            return Err(ApiError::too_many_requests(
-                format!("Too many failed sign-ins; try again in {wait} seconds"),
-                u64::try_from(wait).unwrap_or(1),
-            ));
-        }
-        Err(Unchecked::Failed(e)) => return Err(e.into()),
+        Ok(None) => return Err(CommandError::WrongCredentials),
+        Err(Unchecked::Wait(wait)) => return Err(CommandError::SignInsThrottled(wait)),
+        Err(Unchecked::Failed(e)) => return Err(e),
     };
-    let parse = |raw: &str| raw.parse::<Uuid>().map_err(ApiError::internal);
+    let parse = |raw: &str| raw.parse::<Uuid>().map_err(CommandError::internal);
     Ok(super::domain::KnownUser {
         user_uuid: parse(&user.uuid)?,
         organisation_uuid: parse(&user.organisation_uuid)?,

@@ -7,6 +7,7 @@ use uuid::Uuid;
 
 use crate::accounts::domain::{BillingInput, account_name};
 use crate::address::AddressInput;
+use crate::directory::ApprovalStatus;
 use crate::organisations::domain::{OrganisationInput, ValidOrganisation};
 use crate::users::domain::{UserInput, ValidUser};
 
@@ -116,7 +117,7 @@ impl OnboardingRequest {
         let o = self.organisation;
         let organisation = OrganisationInput {
             name: o.name.clone(),
-            approval_status: Some("approval_pending".into()),
+            approval_status: Some(ApprovalStatus::Pending.as_str().into()),
             merchant_category_code: o.merchant_category_code.clone(),
             locale: o.locale.clone(),
         }

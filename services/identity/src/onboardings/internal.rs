@@ -1,6 +1,7 @@
 //! Identity's internal operations for a caller in the same process (`coffer dev`, where
 //! onboarding runs beside identity): the same commands `POST /internal/*` runs, without
-//! HTTP in between.
+//! HTTP in between. It stands where those routes stand, so it answers as they do: with the
+//! `ApiError` the command's error becomes.
 
 use actix_web::web;
 use coffer_http::ApiError;
@@ -20,7 +21,7 @@ impl Internal {
     }
 
     pub async fn check_credentials(&self, check: CredentialsCheck) -> Result<KnownUser, ApiError> {
-        commands::check_credentials(&self.state, check).await
+        Ok(commands::check_credentials(&self.state, check).await?)
     }
 
     pub async fn email_exists(&self, email: &str) -> Result<bool, ApiError> {

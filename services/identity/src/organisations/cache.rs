@@ -5,8 +5,7 @@ use std::time::Duration;
 
 use coffer_store::TtlCache;
 
-use super::store::OrganisationRow;
-use crate::accounts::store::AccountRow;
+use crate::directory::{AccountRow, OrganisationRow};
 
 pub(crate) struct DirectoryCache {
     pub organisations: TtlCache<String, (OrganisationRow, Vec<AccountRow>)>,

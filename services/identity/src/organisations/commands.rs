@@ -1,7 +1,6 @@
 //! Organisation use cases: creating one, and the reads the API serves.
 
 use coffer_auth::Caller;
-use coffer_http::ApiError;
 use coffer_model::paging::Paging;
 use coffer_store::Store;
 use uuid::Uuid;
@@ -9,8 +8,8 @@ use uuid::Uuid;
 use super::cache::DirectoryCache;
 use super::domain::OrganisationInput;
 use super::events;
-use super::store::{self as organisations, OrganisationRow};
-use crate::accounts::store::{self as accounts, AccountRow};
+use super::store as organisations;
+use crate::directory::{self, AccountRow, OrganisationRow};
 use crate::error::CommandError;
 use crate::state::IdentityState;
 use crate::tenancy::visible_organisations;
@@ -61,7 +60,7 @@ pub(crate) async fn first(store: &Store) -> Result<Option<String>, CommandError>
 pub(crate) async fn list(
     state: &IdentityState,
     caller: &Caller,
-) -> Result<Vec<OrganisationRow>, ApiError> {
+) -> Result<Vec<OrganisationRow>, CommandError> {
     let only = visible_organisations(caller);
     Ok(state
         .store
@@ -75,7 +74,7 @@ pub(crate) async fn search(
     caller: &Caller,
     name: Option<String>,
     paging: Paging,
-) -> Result<(i64, Vec<OrganisationRow>), ApiError> {
+) -> Result<(i64, Vec<OrganisationRow>), CommandError> {
     let only = visible_organisations(caller);
     let name = name.filter(|n| !n.trim().is_empty());
     Ok(state
@@ -98,14 +97,14 @@ pub(crate) async fn visible(
     state: &IdentityState,
     caller: &Caller,
     organisation: Uuid,
-) -> Result<OrganisationRow, ApiError> {
+) -> Result<OrganisationRow, CommandError> {
     let uuid = organisation.to_string();
     let row = state
         .store
         .query(move |c| organisations::find(c, &uuid))
         .await?
-        .ok_or_else(|| ApiError::not_found("Organisation"))?;
-    let id = row.uuid.parse().map_err(ApiError::internal)?;
+        .ok_or(CommandError::NotFound("Organisation"))?;
+    let id = row.uuid.parse().map_err(CommandError::internal)?;
     caller.require_organisation(id)?;
     Ok(row)
 }
@@ -116,7 +115,7 @@ pub(crate) async fn get(
     directory: &DirectoryCache,
     caller: &Caller,
     organisation: Uuid,
-) -> Result<(OrganisationRow, Vec<AccountRow>), ApiError> {
+) -> Result<(OrganisationRow, Vec<AccountRow>), CommandError> {
     let uuid = organisation.to_string();
     let cached = directory.organisations.get(&uuid);
     let (organisation, accounts) = match cached {
@@ -129,15 +128,15 @@ pub(crate) async fn get(
                     let Some(organisation) = organisations::find(c, &key)? else {
                         return Ok(None);
                     };
-                    let accounts = accounts::of_organisation(c, &key)?;
+                    let accounts = directory::accounts_of(c, &key)?;
                     Ok(Some((organisation, accounts)))
                 })
                 .await?
-                .ok_or_else(|| ApiError::not_found("Organisation"))?;
+                .ok_or(CommandError::NotFound("Organisation"))?;
             directory.organisations.insert(uuid, found.clone());
             found
         }
     };
-    caller.require_organisation(organisation.uuid.parse().map_err(ApiError::internal)?)?;
+    caller.require_organisation(organisation.uuid.parse().map_err(CommandError::internal)?)?;
     Ok((organisation, accounts))
 }

@@ -5,10 +5,7 @@ use coffer_model::locale::Locale;
 use coffer_model::validation::{FieldError, Violations};
 
 use crate::address::not_blank;
-
-/// Approval states Coffer knows. SPEC.md shows two and says the set is larger; Coffer
-/// adds `rejected` (docs/decisions/identity.md).
-pub const APPROVAL_STATUSES: [&str; 3] = ["approved", "approval_pending", "rejected"];
+use crate::directory::ApprovalStatus;
 
 #[derive(Debug, Clone, Default)]
 pub struct OrganisationInput {
@@ -21,7 +18,7 @@ pub struct OrganisationInput {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ValidOrganisation {
     pub name: String,
-    pub approval_status: String,
+    pub approval_status: ApprovalStatus,
     pub merchant_category_code: Option<String>,
     pub locale: Option<String>,
 }
@@ -30,11 +27,15 @@ impl OrganisationInput {
     pub fn validate(self) -> Result<ValidOrganisation, Vec<FieldError>> {
         let mut v = Violations::default();
         not_blank(&mut v, "name", &self.name);
-        let approval_status = self.approval_status.unwrap_or_else(|| "approved".into());
-        if !APPROVAL_STATUSES.contains(&approval_status.as_str()) {
+        let approval_status = match self.approval_status.as_deref() {
+            None => Some(ApprovalStatus::Approved),
+            Some(text) => ApprovalStatus::parse(text),
+        };
+        if approval_status.is_none() {
+            let known: Vec<_> = ApprovalStatus::ALL.map(ApprovalStatus::as_str).into();
             v.push(FieldError::invalid_choice(
                 "approval_status",
-                format!("must be one of {}", APPROVAL_STATUSES.join(", ")),
+                format!("must be one of {}", known.join(", ")),
             ));
         }
         // ISO 18245 merchant category codes are four digits.
@@ -54,7 +55,8 @@ impl OrganisationInput {
         };
         v.finish(ValidOrganisation {
             name: self.name.trim().to_owned(),
-            approval_status,
+            // Never seen when unknown: `finish` refuses an input with a violation.
+            approval_status: approval_status.unwrap_or(ApprovalStatus::Approved),
             merchant_category_code: self.merchant_category_code,
             locale,
         })
@@ -74,7 +76,7 @@ mod tests {
         };
         let valid = o.validate().unwrap();
         assert_eq!(valid.name, "Red Cross");
-        assert_eq!(valid.approval_status, "approved");
+        assert_eq!(valid.approval_status, ApprovalStatus::Approved);
     }
 
     #[test]

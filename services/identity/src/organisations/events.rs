@@ -10,7 +10,7 @@ use diesel::result::Error as DieselError;
 
 use super::store as organisations;
 use super::views::OrganisationDetail;
-use crate::accounts::store as accounts;
+use crate::directory;
 use crate::writes::{payload, stored_uuid};
 
 pub fn created(tx: &mut Db<'_>, outbox: &Outbox, uuid: &str) -> QueryResult<OutboxEvent> {
@@ -28,7 +28,7 @@ fn announce(
     uuid_text: &str,
 ) -> QueryResult<OutboxEvent> {
     let org = organisations::find(tx, uuid_text)?.ok_or(DieselError::NotFound)?;
-    let accounts = accounts::of_organisation(tx, uuid_text)?;
+    let accounts = directory::accounts_of(tx, uuid_text)?;
     let id = stored_uuid(&org.uuid)?;
     Ok(outbox.event(
         kind,

@@ -1,19 +1,8 @@
 use coffer_store::{Db, db_run};
 use diesel::prelude::*;
 
+use crate::directory::OrganisationRow;
 use crate::schema::organisations::dsl as o;
-
-#[derive(Debug, Clone, PartialEq, Eq, Queryable, Selectable, Insertable)]
-#[diesel(table_name = crate::schema::organisations)]
-pub struct OrganisationRow {
-    pub uuid: String,
-    pub name: String,
-    pub created: i64,
-    pub approval_status: String,
-    pub active: bool,
-    pub merchant_category_code: Option<String>,
-    pub locale: Option<String>,
-}
 
 diesel::define_sql_function!(fn lower(x: diesel::sql_types::Text) -> diesel::sql_types::Text);
 

@@ -3,8 +3,7 @@
 
 use serde::Serialize;
 
-use super::store::OrganisationRow;
-use crate::accounts::store::AccountRow;
+use crate::directory::{AccountRow, OrganisationRow};
 
 /// The list form of an Organisation.
 #[derive(Debug, Serialize, utoipa::ToSchema)]
@@ -22,7 +21,7 @@ impl<'a> From<&'a OrganisationRow> for OrganisationItem<'a> {
             uuid: &o.uuid,
             name: &o.name,
             created: o.created,
-            approval_status: &o.approval_status,
+            approval_status: o.approval_status.as_str(),
             active: o.active,
         }
     }

@@ -4,9 +4,9 @@
 
 use std::net::IpAddr;
 
+use crate::error::CommandError;
 use actix_web::http::StatusCode;
 use coffer_auth::Claims;
-use coffer_http::ApiError;
 
 use super::domain::authorize::{
     self, Authorization, AuthorizeParams, PageFault, Refusal, Registered,
@@ -76,7 +76,7 @@ pub(crate) struct SignInForm {
 async fn partner(
     state: &IdentityState,
     client_id: Option<&str>,
-) -> Result<Option<PartnerClient>, ApiError> {
+) -> Result<Option<PartnerClient>, CommandError> {
     let Some(id) = client_id.filter(|c| !c.is_empty() && c.len() <= MAX_CLIENT_ID_CHARS) else {
         return Ok(None);
     };
@@ -319,17 +319,13 @@ pub(crate) struct CodeExchange {
     pub code_verifier: Option<String>,
 }
 
-fn invalid_grant(why: &str) -> ApiError {
-    ApiError::bad_request(format!("invalid grant: {why}")).with_oauth("invalid_grant")
-}
-
 /// POST /oauth2/token with grant_type=authorization_code.
 pub(crate) async fn exchange(
     state: &IdentityState,
     issuer: &str,
     asked: CodeExchange,
     network: IpAddr,
-) -> Result<CodeTokens, ApiError> {
+) -> Result<CodeTokens, CommandError> {
     let found = partner(state, Some(&asked.client_id)).await?;
     let stored = found.as_ref().map_or(secret::UNKNOWN_CLIENT_DIGEST, |p| {
         p.client.secret_sha256.as_str()
@@ -348,27 +344,33 @@ pub(crate) async fn exchange(
         Redeemed::First(row) => *row,
         Redeemed::Again => {
             tracing::warn!(client_id = %asked.client_id, "a code was presented again; it is revoked");
-            return Err(invalid_grant("the code was used already"));
+            return Err(CommandError::InvalidGrant("the code was used already"));
         }
-        Redeemed::Unknown => return Err(invalid_grant("unknown code")),
+        Redeemed::Unknown => return Err(CommandError::InvalidGrant("unknown code")),
     };
     if row.client_id != partner.client.client_id {
-        return Err(invalid_grant("the code was issued to another client"));
+        return Err(CommandError::InvalidGrant(
+            "the code was issued to another client",
+        ));
     }
     if row.expires_at <= now {
-        return Err(invalid_grant("the code has expired"));
+        return Err(CommandError::InvalidGrant("the code has expired"));
     }
     if asked.redirect_uri.as_deref() != Some(row.redirect_uri.as_str()) {
-        return Err(invalid_grant(
+        return Err(CommandError::InvalidGrant(
             "redirect_uri differs from the authorization request's",
         ));
     }
     match (&row.code_challenge, &asked.code_verifier) {
         (Some(challenge), Some(verifier)) if pkce::matches(verifier, challenge) => {}
-        (Some(_), _) => return Err(invalid_grant("code_verifier does not match")),
+        (Some(_), _) => return Err(CommandError::InvalidGrant("code_verifier does not match")),
         // RFC 9700 section 2.1.1: a verifier for a code issued without a challenge is a
         // downgrade attempt.
-        (None, Some(_)) => return Err(invalid_grant("no code_challenge was sent for this code")),
+        (None, Some(_)) => {
+            return Err(CommandError::InvalidGrant(
+                "no code_challenge was sent for this code",
+            ));
+        }
         (None, None) => {}
     }
     let uuid = row.user_uuid.clone();
@@ -376,11 +378,8 @@ pub(crate) async fn exchange(
         .store
         .query(move |c| user_store::find(c, &uuid))
         .await?
-        .ok_or_else(|| invalid_grant("the user is gone"))?;
-    let signer = state
-        .keyring
-        .signer()
-        .ok_or_else(|| ApiError::unavailable("no signing key is loaded"))?;
+        .ok_or(CommandError::InvalidGrant("the user is gone"))?;
+    let signer = state.keyring.signer().ok_or(CommandError::NoSigningKey)?;
     // Issued expired, as SPEC.md says: the partner's API calls use its own client
     // credentials, and this token only completes the OAuth exchange.
     let access = Claims {
@@ -395,7 +394,7 @@ pub(crate) async fn exchange(
         nbf: None,
         exp: now,
     };
-    let access_token = signer.sign(&access).map_err(ApiError::internal)?;
+    let access_token = signer.sign(&access).map_err(CommandError::internal)?;
     let scopes: Vec<&str> = row.scope.split(' ').collect();
     let subject = id_token::Subject {
         issuer,
@@ -409,7 +408,8 @@ pub(crate) async fn exchange(
         issued_at: now,
         lifetime_secs: state.sso.id_token_lifetime_secs,
     };
-    let id_token = id_token::sign(&subject, &signer, &access_token).map_err(ApiError::internal)?;
+    let id_token =
+        id_token::sign(&subject, &signer, &access_token).map_err(CommandError::internal)?;
     Ok(CodeTokens {
         access_token,
         token_type: "Bearer",

@@ -14,7 +14,6 @@ use std::hash::{BuildHasher, Hash, RandomState};
 use std::net::IpAddr;
 use std::sync::Arc;
 
-use coffer_error::ApiError;
 use coffer_model::clock::Clock;
 use quick_cache::sync::{Cache, EntryAction, EntryResult};
 use serde::{Deserialize, Serialize};
@@ -116,26 +115,11 @@ impl FailureThrottle {
 
 /// How a failed client authentication is answered: `invalid_client` (RFC 6749 section
 /// 5.2), with 429 and a `Retry-After` once the client id or the address has failed too
-/// often.
+/// often (the answers are written in error.rs).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ClientRefused {
     Invalid,
     Throttled { retry_after: u64 },
-}
-
-impl From<ClientRefused> for ApiError {
-    fn from(refused: ClientRefused) -> Self {
-        match refused {
-            ClientRefused::Invalid => ApiError::unauthorized().with_oauth("invalid_client"),
-            ClientRefused::Throttled { retry_after } => ApiError::too_many_requests(
-                format!(
-                    "Too many failed client authentications; try again in {retry_after} seconds"
-                ),
-                retry_after,
-            )
-            .with_oauth("invalid_client"),
-        }
-    }
 }
 
 /// Records a failure of `key` at `now` and gives its window as it stands after.

@@ -12,29 +12,18 @@ use coffer_store::{Store, StoreError, TtlCache};
 use super::domain::{ClientGrants, access_claims};
 use super::store::{ClientRecord, client_record};
 use crate::clients::domain::secret;
+use crate::error::CommandError;
 use crate::keys::Keyring;
 use crate::throttles::failures::ClientRefused;
-
-impl From<ClientRefused> for GrantError {
-    fn from(refused: ClientRefused) -> Self {
-        match refused {
-            ClientRefused::Invalid => GrantError::InvalidClient,
-            ClientRefused::Throttled { retry_after } => GrantError::Throttled { retry_after },
-        }
-    }
-}
 
 /// Tokens signed in the current second (the `i64`), by client id and key id.
 type RecentTokens = (i64, HashMap<(String, String), (Claims, String)>);
 
 #[derive(Debug, thiserror::Error)]
 pub enum GrantError {
+    /// Counted by the command that asked (tokens/commands.rs), which may then throttle.
     #[error("unknown client, wrong secret or disabled client")]
     InvalidClient,
-    /// Failed too often lately (crate::throttles::failures); the secret was checked all the
-    /// same.
-    #[error("too many failed client authentications; retry in {retry_after} seconds")]
-    Throttled { retry_after: u64 },
     #[error("no signing key is loaded")]
     NoSigningKey,
     #[error(transparent)]
@@ -170,15 +159,14 @@ impl TokenIssuer {
     }
 }
 
-impl From<GrantError> for coffer_error::ApiError {
+/// The grant's failures as the service's: without a key the token endpoint answers a bare
+/// 500 (single sign-on, which can wait for one, answers 503).
+impl From<GrantError> for CommandError {
     fn from(e: GrantError) -> Self {
         match e {
-            GrantError::InvalidClient => ClientRefused::Invalid.into(),
-            GrantError::Throttled { retry_after } => {
-                ClientRefused::Throttled { retry_after }.into()
-            }
-            GrantError::Store(e) => e.into(),
-            other => coffer_error::ApiError::internal(other),
+            GrantError::InvalidClient => CommandError::ClientRefused(ClientRefused::Invalid),
+            GrantError::Store(e) => CommandError::Store(e),
+            other => CommandError::internal(other),
         }
     }
 }

@@ -24,9 +24,9 @@ mod workers;
 use std::sync::Arc;
 
 use actix_web::web;
-use coffer_events::{Bus, EventWiring};
+use coffer_events::{Bus, Event, EventWiring, Handler, HandlerError};
 use coffer_model::clock::Clock;
-use coffer_store::Store;
+use coffer_store::{Db, Store};
 
 pub use migrations::MIGRATIONS;
 /// This service's part of the API description.
@@ -37,7 +37,7 @@ use state::BillingState;
 pub struct Billing {
     state: web::Data<BillingState>,
     /// The outbox's relay, and the consumer of identity's, payments' and supporters'
-    /// events (replica/).
+    /// events (the copies in replica/, payments' answers in invoices/events.rs).
     events: EventWiring,
 }
 
@@ -57,13 +57,18 @@ impl Billing {
             &settings.event_prefix,
             settings.relay.clone(),
         );
+        // One consumer under its first name, "replica": its bus position and its inbox
+        // rows are kept under that name.
         events.consume(
             "replica",
             &["identity", "payment_gateway", "supporters"],
-            Arc::new(replica::Replica {
-                outbox: events.outbox().clone(),
-                clock: Arc::clone(&clock),
-            }),
+            Arc::new(InTurn(
+                replica::Copies,
+                invoices::events::PaymentResults {
+                    outbox: events.outbox().clone(),
+                    clock: Arc::clone(&clock),
+                },
+            )),
         );
         coffer_partners::wire(&mut events);
         let state = BillingState::new(store, clock, events.outbox().clone(), &settings);
@@ -71,6 +76,36 @@ impl Billing {
             state: web::Data::new(state),
             events,
         }
+    }
+}
+
+/// Two handlers that share one consumer, each given the events it wants. A batch is
+/// handed over in runs of consecutive events for the same handler, so the events keep
+/// their order across the two.
+struct InTurn<A, B>(A, B);
+
+impl<A: Handler, B: Handler> Handler for InTurn<A, B> {
+    fn wants(&self, event: &Event) -> bool {
+        self.0.wants(event) || self.1.wants(event)
+    }
+
+    fn handle(&self, db: &mut Db<'_>, event: &Event) -> Result<(), HandlerError> {
+        if self.0.wants(event) {
+            self.0.handle(db, event)
+        } else {
+            self.1.handle(db, event)
+        }
+    }
+
+    fn handle_many(&self, db: &mut Db<'_>, events: &[Event]) -> Result<(), HandlerError> {
+        for run in events.chunk_by(|a, b| self.0.wants(a) == self.0.wants(b)) {
+            if self.0.wants(&run[0]) {
+                self.0.handle_many(db, run)?;
+            } else {
+                self.1.handle_many(db, run)?;
+            }
+        }
+        Ok(())
     }
 }
 

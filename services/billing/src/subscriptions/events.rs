@@ -1,10 +1,10 @@
-//! What subscriptions emit (subscription.*), and how they read a payment that starts one.
+//! What subscriptions emit (subscription.*). A payment that starts one is read with the
+//! other payments' answers, in invoices/events.rs.
 
-use coffer_events::catalogue::PAYMENT_SUCCEEDED;
-use coffer_events::{Event, EventType, Outbox, TraceContext};
+use coffer_events::{EventType, Outbox, TraceContext};
 use coffer_store::Db;
 use diesel::QueryResult;
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use super::domain::Subscription;
 use crate::announce::announce;
@@ -26,35 +26,4 @@ pub(crate) fn announce_change(
         body,
         trace,
     )
-}
-
-/// A donor's one-off payment that asked for a subscription: it succeeded, stored a
-/// payment source, and names the terms.
-pub(crate) struct PaymentStart<'a> {
-    pub payment_uuid: String,
-    /// The payment as payments announced it.
-    pub payment: &'a Value,
-    pub terms: Map<String, Value>,
-    pub source_uuid: &'a str,
-}
-
-pub(crate) fn payment_start(event: &Event) -> Option<PaymentStart<'_>> {
-    let data = &event.data;
-    // A charge attempt's payment belongs to a subscription already.
-    if !PAYMENT_SUCCEEDED.is(&event.name) || data["charge_attempt_uuid"].is_string() {
-        return None;
-    }
-    let mut terms = data["subscription"].as_object()?.clone();
-    let source_uuid = data["created_payment_source_uuid"].as_str()?;
-    // A payment's terms name the plan `plan_uuid` (SPEC.md's PaymentSubscription), where
-    // Create Subscription says `subscription_plan_uuid`.
-    if let Some(plan) = terms.remove("plan_uuid") {
-        terms.entry("subscription_plan_uuid").or_insert(plan);
-    }
-    Some(PaymentStart {
-        payment_uuid: event.object_uuid.to_string(),
-        payment: data,
-        terms,
-        source_uuid,
-    })
 }

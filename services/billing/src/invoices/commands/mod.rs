@@ -1,6 +1,7 @@
 //! What makes, closes, charges or shows an invoice: one use case per function; the only
 //! way in for routes, the scheduler and payments' results.
 
+pub(crate) mod from_payment;
 mod manual;
 pub(crate) mod paid_together;
 pub(crate) mod results;

@@ -3,7 +3,6 @@
 
 mod change;
 mod create;
-pub(crate) mod from_payment;
 mod references;
 
 use coffer_auth::Caller;

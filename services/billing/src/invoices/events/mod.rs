@@ -1,17 +1,24 @@
-//! What invoices emit (invoice.*, charge_attempt.*), and how they read what payments
-//! answers about a charge attempt.
+//! What invoices emit (invoice.*, charge_attempt.*), and what they read of payments'
+//! answers: a charge attempt's payment that ended, and a one-off payment that starts a
+//! subscription with its first invoice paid. The consumer that hands those to the
+//! commands is [`PaymentResults`] (payment_results.rs, below the commands it calls: they
+//! emit through this file).
 
 use coffer_events::catalogue::{
     CHARGE_ATTEMPT_CREATED, CHARGE_ATTEMPT_FAILED, CHARGE_ATTEMPT_SUCCEEDED, INVOICE_CANCELLED,
     INVOICE_CREATED, INVOICE_PAID, PAYMENT_CANCELLED, PAYMENT_FAILED, PAYMENT_SUCCEEDED,
 };
+mod payment_results;
+
 use coffer_events::{Event, EventType, Outbox, OutboxEvent, TraceContext};
 use coffer_store::Db;
 use diesel::QueryResult;
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use super::domain::{ChargeAttempt, Invoice, InvoiceStatus};
 use crate::announce::announce;
+
+pub use payment_results::PaymentResults;
 
 /// An event about `object`, the invoice or one of its attempts, of the invoice's owner.
 fn about(
@@ -175,5 +182,36 @@ pub(crate) fn charge_result(event: &Event) -> Option<ChargeResult> {
         payment_uuid: event.object_uuid.to_string(),
         succeeded,
         status_reason: event.data["status_reason"].as_str().map(str::to_owned),
+    })
+}
+
+/// A donor's one-off payment that asked for a subscription: it succeeded, stored a
+/// payment source, and names the terms.
+pub(crate) struct PaymentStart<'a> {
+    pub payment_uuid: String,
+    /// The payment as payments announced it.
+    pub payment: &'a Value,
+    pub terms: Map<String, Value>,
+    pub source_uuid: &'a str,
+}
+
+pub(crate) fn payment_start(event: &Event) -> Option<PaymentStart<'_>> {
+    let data = &event.data;
+    // A charge attempt's payment belongs to a subscription already.
+    if !PAYMENT_SUCCEEDED.is(&event.name) || data["charge_attempt_uuid"].is_string() {
+        return None;
+    }
+    let mut terms = data["subscription"].as_object()?.clone();
+    let source_uuid = data["created_payment_source_uuid"].as_str()?;
+    // A payment's terms name the plan `plan_uuid` (SPEC.md's PaymentSubscription), where
+    // Create Subscription says `subscription_plan_uuid`.
+    if let Some(plan) = terms.remove("plan_uuid") {
+        terms.entry("subscription_plan_uuid").or_insert(plan);
+    }
+    Some(PaymentStart {
+        payment_uuid: event.object_uuid.to_string(),
+        payment: data,
+        terms,
+        source_uuid,
     })
 }

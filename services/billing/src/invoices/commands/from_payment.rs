@@ -1,6 +1,8 @@
 //! A subscription born from a payment: a donor gives once with `create_payment_source`
 //! and a `subscription` object, and when that payment succeeds billing starts the
-//! subscription on the stored source, its first period paid by that payment.
+//! subscription on the stored source, its first period paid by that payment. It lives
+//! with invoices, above subscriptions, because it makes both: the subscription and its
+//! first invoice, paid.
 
 use chrono::NaiveDate;
 use coffer_events::Outbox;
@@ -12,13 +14,14 @@ use serde_json::{Map, json};
 
 use crate::error::BillingError;
 use crate::invoices::domain::{AttemptStatus, ChargeAttempt, charging, state as invoice_state};
-use crate::invoices::{events as invoice_events, store as invoices};
+use crate::invoices::events::{self as invoice_events, PaymentStart};
+use crate::invoices::store as invoices;
 use crate::plans::domain::GLOBAL_UUID;
 use crate::plans::store as plans;
 use crate::schedule::{Schedule, due_instant, local_date};
 use crate::subscriptions::domain::{Subscription, SubscriptionStatus, request};
-use crate::subscriptions::events::{PaymentStart, announce_change};
-use crate::subscriptions::store;
+use crate::subscriptions::events::announce_change;
+use crate::subscriptions::store as subscriptions;
 
 /// The subscription's uuid follows from the payment's, so a redelivered event finds it.
 fn uuid_for(payment: &str) -> String {
@@ -43,7 +46,7 @@ pub(crate) fn start_from_payment(
         source_uuid: source,
     } = start;
     let uuid = uuid_for(&payment);
-    if store::find(db, &uuid)?.is_some() {
+    if subscriptions::find(db, &uuid)?.is_some() {
         return Ok(());
     }
     // The terms were the donor's; ones billing cannot read start nothing (and say why).
@@ -135,7 +138,7 @@ pub(crate) fn start_from_payment(
         created: paid_at,
         test_clock_uuid: None,
     };
-    store::insert(db, &s)?;
+    subscriptions::insert(db, &s)?;
     // The first period, paid by the payment itself.
     let mut invoice = charging::draft(
         &s,
@@ -156,7 +159,7 @@ pub(crate) fn start_from_payment(
     };
     invoices::insert_attempt(db, &attempt)?;
     s.planned_since = Some(paid_at);
-    let mut body = store::rendered(db, &s)?;
+    let mut body = subscriptions::rendered(db, &s)?;
     // Payments learns from this which of its payments started the subscription.
     body["payment_uuid"] = json!(payment);
     announce_change(db, outbox, &SUBSCRIPTION_CREATED, &s, body, None)?;

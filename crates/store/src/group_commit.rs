@@ -19,7 +19,9 @@ use std::time::{Duration, Instant};
 use diesel::result::Error as DieselError;
 use tokio::sync::{Mutex, mpsc, oneshot};
 
-use crate::{Conn, Db, Store, StoreError};
+use crate::pools::Pools;
+use crate::write_tx::WriteQueue;
+use crate::{Conn, Db, StoreError};
 
 /// Writes committed together at most; more wait for the next transaction.
 const MAX_BATCH: usize = 64;
@@ -90,6 +92,15 @@ pub(crate) enum Durability {
     Unflushed,
 }
 
+/// Where the writers write: the Store's pool and, on SQLite, the queue its writers join
+/// (write_tx.rs). The writers are handed these, not the Store, which owns the writers: so
+/// they stop once the last clone of their Store is gone and no write can come.
+#[derive(Clone)]
+struct Database {
+    pool: Pools,
+    queue: Option<WriteQueue>,
+}
+
 #[derive(Clone)]
 pub(crate) struct GroupCommit {
     queue: mpsc::UnboundedSender<Box<dyn Pending>>,
@@ -101,8 +112,10 @@ impl GroupCommit {
         self.queue.is_closed()
     }
 
-    /// Starts the writers on the current tokio runtime.
-    pub(crate) fn start(store: Store, durability: Durability) -> Self {
+    /// Starts the writers of the database that `pool` connects to, on the current tokio
+    /// runtime; `queue` is that database's write queue on SQLite.
+    pub(crate) fn start(pool: Pools, queue: Option<WriteQueue>, durability: Durability) -> Self {
+        let database = Database { pool, queue };
         let (queue, receiver) = mpsc::unbounded_channel::<Box<dyn Pending>>();
         let receiver = Arc::new(Mutex::new(receiver));
         let writers = match durability {
@@ -112,7 +125,7 @@ impl GroupCommit {
             Durability::Unflushed => 1,
         };
         for _ in 0..writers {
-            let (store, receiver) = (store.clone(), Arc::clone(&receiver));
+            let (database, receiver) = (database.clone(), Arc::clone(&receiver));
             tokio::spawn(async move {
                 let mut held: Option<Held> = None;
                 loop {
@@ -154,13 +167,13 @@ impl GroupCommit {
                         }
                         batch
                     };
-                    let store = store.clone();
+                    let database = database.clone();
                     let conn = held.take();
                     // A panicking effect loses only its own batch's replies, which their
                     // callers see as a cancelled task (and the connection, checked out
                     // afresh for the next batch).
                     held = tokio::task::spawn_blocking(move || {
-                        commit(&store, durability, conn, batch)
+                        commit(&database, durability, conn, batch)
                     })
                     .await
                     .unwrap_or(None);
@@ -215,14 +228,14 @@ struct Held {
 const FRESH: Duration = Duration::from_secs(1);
 
 fn commit(
-    store: &Store,
+    database: &Database,
     durability: Durability,
     held: Option<Held>,
     mut batch: Vec<Box<dyn Pending>>,
 ) -> Option<Held> {
-    let _queue = crate::write_tx::working_on(store.write_queue());
+    let _queue = crate::write_tx::working_on(database.queue.clone());
     let fresh = held.filter(|h| h.used.elapsed() < FRESH).map(|h| h.conn);
-    let mut conn = match fresh.map_or_else(|| store.get(), Ok) {
+    let mut conn = match fresh.map_or_else(|| database.pool.get(), Ok) {
         Ok(conn) => conn,
         Err(e) => {
             refuse(batch, &e);
@@ -247,7 +260,7 @@ fn commit(
     let mut batch = batch.into_iter();
     while let Some(mut pending) = batch.next() {
         if !healthy || conn.is_broken() {
-            conn = match store.get() {
+            conn = match database.pool.get() {
                 Ok(conn) => conn,
                 Err(e) => {
                     refuse(std::iter::once(pending).chain(batch), &e);
@@ -332,158 +345,5 @@ fn refuse(batch: impl IntoIterator<Item = Box<dyn Pending>>, e: &StoreError) {
     let reason = e.to_string();
     for pending in batch {
         pending.answer(Some(StoreError::Unavailable(reason.clone())));
-    }
-}
-
-#[cfg(test)]
-#[allow(clippy::unwrap_used, clippy::expect_used)]
-mod tests {
-    use diesel::connection::SimpleConnection;
-
-    use crate::{PoolOptions, Store, StoreError, db_run};
-
-    #[tokio::test]
-    async fn a_failing_write_takes_no_other_down_and_leaves_nothing_behind() {
-        let dir = tempfile_dir("failing");
-        let url = format!("sqlite://{}/db.sqlite", dir.display());
-        let store = Store::connect(&url, &PoolOptions::default()).unwrap();
-        store
-            .run(|db| {
-                db_run!(db: { db.batch_execute("CREATE TABLE t (x INTEGER UNIQUE NOT NULL, y INTEGER)") })
-                    .map_err(StoreError::from)
-            })
-            .await
-            .unwrap();
-        // Twenty writes queued at once, so they share transactions; write 7 repeats write
-        // 3's unique value, in a second statement after a first that succeeds.
-        let writes: Vec<_> = (0..20)
-            .map(|i| {
-                let store = store.clone();
-                tokio::spawn(async move {
-                    let x = if i == 7 { 3 } else { i };
-                    store
-                        .write(move |db| {
-                            db_run!(db: {
-                                db.batch_execute(&format!("INSERT INTO t VALUES ({}, 0)", 100 + i))?;
-                                db.batch_execute(&format!("INSERT INTO t VALUES ({x}, {i})"))
-                            })
-                            .map_err(StoreError::from)
-                        })
-                        .await
-                })
-            })
-            .collect();
-        let mut failures = Vec::new();
-        for (i, w) in writes.into_iter().enumerate() {
-            if let Err(e) = w.await.unwrap() {
-                failures.push((i, e));
-            }
-        }
-        assert_eq!(failures.len(), 1, "{failures:?}");
-        assert!(failures[0].1.is_unique_violation(), "{failures:?}");
-        #[derive(diesel::QueryableByName)]
-        struct N {
-            #[diesel(sql_type = diesel::sql_types::BigInt)]
-            n: i64,
-        }
-        let rows = store
-            .query(|db| {
-                db_run!(db: { diesel::RunQueryDsl::load::<N>(diesel::sql_query("SELECT COUNT(*) AS n FROM t"), db) })
-            })
-            .await
-            .unwrap();
-        assert_eq!(
-            rows[0].n, 38,
-            "19 writes of two rows each; none of the failed one's"
-        );
-        std::fs::remove_dir_all(dir).ok();
-    }
-
-    /// An error type that counts how often it is made, as ApiError logs each time.
-    #[derive(Debug)]
-    struct Counted;
-
-    static MADE: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-
-    impl From<StoreError> for Counted {
-        fn from(_: StoreError) -> Self {
-            MADE.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-            Counted
-        }
-    }
-
-    impl From<diesel::result::Error> for Counted {
-        fn from(_: diesel::result::Error) -> Self {
-            MADE.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-            Counted
-        }
-    }
-
-    #[tokio::test]
-    async fn a_write_that_succeeds_makes_no_error_value() {
-        let dir = tempfile_dir("quiet");
-        let url = format!("sqlite://{}/db.sqlite", dir.display());
-        let store = Store::connect(&url, &PoolOptions::default()).unwrap();
-        for _ in 0..10 {
-            store.write(|_db| Ok::<_, Counted>(())).await.unwrap();
-        }
-        assert_eq!(MADE.load(std::sync::atomic::Ordering::SeqCst), 0);
-        std::fs::remove_dir_all(dir).ok();
-    }
-
-    #[tokio::test]
-    async fn an_idle_writer_gives_its_connection_back() {
-        let dir = tempfile_dir("idle");
-        let url = format!("sqlite://{}/db.sqlite", dir.display());
-        // One connection in all: while a writer keeps it, nothing else can have it.
-        let options = PoolOptions {
-            max_connections: 1,
-            connect_timeout: std::time::Duration::from_millis(300),
-            ..PoolOptions::default()
-        };
-        let store = Store::connect(&url, &options).unwrap();
-        store.write(|_db| Ok::<_, StoreError>(())).await.unwrap();
-        tokio::time::sleep(super::FRESH * 2).await;
-        store
-            .query(|db| db_run!(db: { db.batch_execute("SELECT 1") }))
-            .await
-            .expect("a writer that rests keeps no connection from readers");
-        std::fs::remove_dir_all(dir).ok();
-    }
-
-    #[test]
-    fn writers_that_stopped_with_their_runtime_are_started_again() {
-        let dir = tempfile_dir("restart");
-        let url = format!("sqlite://{}/db.sqlite", dir.display());
-        let store = Store::connect(&url, &PoolOptions::default()).unwrap();
-        let write = |store: Store| async move {
-            store
-                .write(|db| {
-                    db_run!(db: { db.batch_execute("CREATE TABLE IF NOT EXISTS t (x INTEGER)") })
-                        .map_err(StoreError::from)
-                })
-                .await
-        };
-        // The first write starts the writers on a runtime that then stops, as an HTTP
-        // server's worker does when the server stops.
-        let first = tokio::runtime::Runtime::new().unwrap();
-        first.block_on(write(store.clone())).unwrap();
-        drop(first);
-        let second = tokio::runtime::Runtime::new().unwrap();
-        second
-            .block_on(write(store.clone()))
-            .expect("a write after the first runtime stopped");
-        std::fs::remove_dir_all(dir).ok();
-    }
-
-    fn tempfile_dir(name: &str) -> std::path::PathBuf {
-        let nanos = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .unwrap()
-            .as_nanos();
-        std::env::temp_dir().join(format!(
-            "coffer-group-{name}-{}-{nanos}",
-            std::process::id()
-        ))
     }
 }

@@ -11,6 +11,7 @@ mod error;
 mod group_commit;
 pub mod idempotency;
 mod migrate;
+mod pools;
 pub mod resealing;
 mod searches;
 pub mod slots;

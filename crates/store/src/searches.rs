@@ -9,9 +9,9 @@ use std::time::{Duration, Instant};
 use diesel::connection::SimpleConnection;
 use diesel::result::Error as DieselError;
 
+use crate::pools::Pools;
 use crate::slots::Slots;
-use crate::store::Pools;
-use crate::{Db, Store, StoreError};
+use crate::{Db, StoreError};
 
 #[derive(Debug, Clone)]
 pub struct SearchOptions {
@@ -57,20 +57,15 @@ fn is_statement_timeout(e: &DieselError) -> bool {
         if info.message().contains("statement timeout"))
 }
 
-impl Store {
-    /// Runs the search `f` for `tenant` (whatever names whose bound it counts against) on
-    /// the searches' pool, on one read-only snapshot. `f` gets the instant its budget ends
-    /// and checks it between its steps; on PostgreSQL a statement running past the budget
-    /// is stopped by the server too. A tenant already running its bound of searches is
-    /// refused at once ([`StoreError::SearchesBusy`]); one past its budget ends with
-    /// [`StoreError::SearchTimedOut`].
-    pub async fn search<T, E, F>(&self, tenant: &str, f: F) -> Result<T, E>
+impl Searches {
+    /// [`crate::Store::search`]: `f` for `tenant` on this pool, within the budget.
+    pub(crate) async fn run<T, E, F>(&self, tenant: &str, f: F) -> Result<T, E>
     where
         F: FnOnce(&mut Db<'_>, Instant) -> Result<T, E> + Send + 'static,
         T: Send + 'static,
         E: From<StoreError> + From<DieselError> + Send + 'static,
     {
-        let searches = self.searches.clone();
+        let searches = self.clone();
         let slot = searches
             .running
             .take(&tenant.to_owned())
@@ -92,9 +87,9 @@ impl Store {
         .map_err(|_| StoreError::Cancelled)?
     }
 
-    /// The budget of one search, for messages.
-    pub fn search_budget(&self) -> Duration {
-        self.searches.budget
+    /// The budget of one search.
+    pub(crate) fn budget(&self) -> Duration {
+        self.budget
     }
 }
 

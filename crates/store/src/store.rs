@@ -1,11 +1,11 @@
 use std::sync::{Arc, Mutex, PoisonError};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use diesel::connection::SimpleConnection;
-use diesel::r2d2::{ConnectionManager, Pool};
-use diesel::{PgConnection, SqliteConnection};
+use diesel::result::Error as DieselError;
 
 use crate::group_commit::{Durability, GroupCommit};
+use crate::pools::Pools;
 use crate::searches::{SearchOptions, Searches};
 use crate::url::{self, Target};
 use crate::{Backend, Conn, Db, Migrations, StoreError};
@@ -29,18 +29,12 @@ impl Default for PoolOptions {
     }
 }
 
-#[derive(Clone)]
-pub(crate) enum Pools {
-    Pg(Pool<ConnectionManager<PgConnection>>),
-    Sqlite(Pool<ConnectionManager<SqliteConnection>>),
-}
-
 /// A service's database: a connection pool of one backend. Cheap to clone.
 #[derive(Clone)]
 pub struct Store {
     pools: Pools,
     /// A pool of its own for searches, and their bounds per tenant (searches.rs).
-    pub(crate) searches: Searches,
+    searches: Searches,
     /// Started by the first [`Store::write`], on that caller's runtime.
     group: Arc<Mutex<Option<GroupCommit>>>,
     /// [`Store::write_unflushed`]'s, likewise.
@@ -49,36 +43,6 @@ pub struct Store {
     _alive: Arc<()>,
     /// SQLite: where this process's writers of the database queue (write_tx.rs).
     writers: Option<crate::write_tx::WriteQueue>,
-}
-
-impl Pools {
-    /// A pool of `size` connections to `target`, connecting lazily.
-    pub(crate) fn of(target: &Target, size: u32, checkout: Duration) -> Self {
-        match target {
-            Target::Postgres(url) => Pools::Pg(
-                Pool::builder()
-                    .max_size(size)
-                    .min_idle(Some(0))
-                    .connection_timeout(checkout)
-                    .build_unchecked(ConnectionManager::new(url.clone())),
-            ),
-            Target::Sqlite(path) => Pools::Sqlite(
-                Pool::builder()
-                    .max_size(size)
-                    .min_idle(Some(0))
-                    .connection_timeout(checkout)
-                    .connection_customizer(Box::new(crate::sqlite::SqlitePragmas))
-                    .build_unchecked(ConnectionManager::new(path.clone())),
-            ),
-        }
-    }
-
-    pub(crate) fn get(&self) -> Result<Conn, StoreError> {
-        Ok(match self {
-            Pools::Pg(pool) => Conn::Pg(pool.get()?),
-            Pools::Sqlite(pool) => Conn::Sqlite(pool.get()?),
-        })
-    }
 }
 
 impl std::fmt::Debug for Store {
@@ -119,10 +83,6 @@ impl Store {
             _alive: alive,
             writers,
         })
-    }
-
-    pub(crate) fn write_queue(&self) -> Option<crate::write_tx::WriteQueue> {
-        self.writers.clone()
     }
 
     pub fn backend(&self) -> Backend {
@@ -199,11 +159,32 @@ impl Store {
         match &*slot {
             Some(running) if !running.stopped() => running.clone(),
             _ => {
-                let started = GroupCommit::start(self.clone(), durability);
+                let started =
+                    GroupCommit::start(self.pools.clone(), self.writers.clone(), durability);
                 *slot = Some(started.clone());
                 started
             }
         }
+    }
+
+    /// Runs the search `f` for `tenant` (whatever names whose bound it counts against) on
+    /// the searches' pool, on one read-only snapshot. `f` gets the instant its budget ends
+    /// and checks it between its steps; on PostgreSQL a statement running past the budget
+    /// is stopped by the server too. A tenant already running its bound of searches is
+    /// refused at once ([`StoreError::SearchesBusy`]); one past its budget ends with
+    /// [`StoreError::SearchTimedOut`].
+    pub async fn search<T, E, F>(&self, tenant: &str, f: F) -> Result<T, E>
+    where
+        F: FnOnce(&mut Db<'_>, Instant) -> Result<T, E> + Send + 'static,
+        T: Send + 'static,
+        E: From<StoreError> + From<DieselError> + Send + 'static,
+    {
+        self.searches.run(tenant, f).await
+    }
+
+    /// The budget of one search, for messages.
+    pub fn search_budget(&self) -> Duration {
+        self.searches.budget()
     }
 
     /// [`Store::run`] for store functions, which return diesel's `QueryResult`.

@@ -12,7 +12,7 @@ use diesel::result::Error as DieselError;
 use serde_json::Value;
 
 use crate::PaymentsState;
-use crate::connectors::ConnectorError;
+use crate::shared::connector::ConnectorError;
 
 /// The service's state as commands hold it: shared, cheap to move into a transaction.
 pub(crate) type Parts = actix_web::web::Data<PaymentsState>;

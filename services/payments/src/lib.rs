@@ -21,6 +21,7 @@ pub mod replica;
 mod routes;
 mod schema;
 pub mod search;
+mod settings;
 pub mod shared;
 pub mod sources;
 mod state;
@@ -31,7 +32,7 @@ pub mod workers;
 pub use migrations::MIGRATIONS;
 /// This service's part of the API description.
 pub use routes::part as api_part;
-pub use state::PaymentsSettings;
+pub use settings::PaymentsSettings;
 pub(crate) use state::PaymentsState;
 
 use std::sync::Arc;
@@ -40,12 +41,16 @@ use std::time::Duration;
 use actix_web::web;
 use coffer_events::{Bus, EventWiring};
 use coffer_model::clock::Clock;
-use coffer_store::{Batches, Store, TtlCache};
+use coffer_store::{Store, TtlCache};
 
-use crate::payments::commands::{intents, outcome};
+use crate::payments::commands::ChargeBatches;
 
 pub struct Payments {
     state: web::Data<PaymentsState>,
+    /// Payments' charges that arrive together, recorded together (payments/commands/).
+    charges: web::Data<ChargeBatches>,
+    /// What the workers start from (workers/mod.rs).
+    workers: workers::Inputs,
     /// The outbox's relay, and the consumers of identity's events (the replica), of
     /// billing's charge attempts (payments/events.rs) and of its subscriptions
     /// (agreements/events.rs).
@@ -85,12 +90,15 @@ impl Payments {
             settle_after: settings.settle_after,
             wake_sender: Arc::new(tokio::sync::Notify::new()),
             fingerprint_key: settings.fingerprint_key,
+            accounts: TtlCache::new(10_000, Duration::from_secs(2)),
+        });
+        let charges = web::Data::new(ChargeBatches::new());
+        let workers = workers::Inputs {
+            state: state.clone(),
+            charges: charges.clone(),
             payout_fees: settings.payout_fees,
             payout_every: settings.payout_every,
-            accounts: TtlCache::new(10_000, Duration::from_secs(2)),
-            outcomes: Batches::new(outcome::AT_ONCE, outcome::MAX_BATCH, outcome::record_batch),
-            intents: Batches::new(intents::AT_ONCE, intents::MAX_BATCH, intents::reserve_batch),
-        });
+        };
         events.consume(
             "payout-matches",
             &["reconciliation"],
@@ -124,13 +132,18 @@ impl Payments {
             &["subscriptions"],
             Arc::new(agreements::events::SubscriptionCopies),
         );
-        Self { state, events }
+        Self {
+            state,
+            charges,
+            workers,
+            events,
+        }
     }
 }
 
 coffer_service::module! {
     Payments: "payments",
-    app_data: [state],
+    app_data: [state, charges],
     partners: coffer_partners::app_data,
-    workers: [state, events],
+    workers: [workers, events],
 }

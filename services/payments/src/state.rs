@@ -1,71 +1,29 @@
-//! What every room of payments shares: its settings and its state.
+//! What every room of payments shares: the store, the clock, the outbox, the provider and
+//! how long to wait for it. It names no feature: what is a feature's own (payments' batches,
+//! payouts' schedule) is built in lib.rs beside it and handed to that feature.
 
 use std::sync::Arc;
 use std::time::Duration;
 
-use coffer_events::{Outbox, RelaySettings};
+use coffer_events::Outbox;
 use coffer_model::clock::Clock;
-use coffer_store::{Batches, Store, TtlCache};
+use coffer_store::{Store, TtlCache};
 
-use crate::payments::commands::intents::{Reserved, Reserving};
-use crate::payments::commands::outcome::{Recorded, Recording};
-use crate::payouts::domain::FeeSchedule;
-use crate::{connectors, profiles};
-
-#[derive(Clone)]
-pub struct PaymentsSettings {
-    pub event_prefix: String,
-    pub relay: RelaySettings,
-    /// Where this Coffer is reached from outside (redirects to its pages start here).
-    pub public_base_url: String,
-    /// Key of the card fingerprints (HMAC-SHA256); keep it secret and stable.
-    pub fingerprint_key: Vec<u8>,
-    /// How long a call to the provider may take before its outcome counts as unknown.
-    pub connector_timeout: Duration,
-    /// How long a call stays unanswered before the provider is asked what it did.
-    pub settle_after: Duration,
-    /// Faults the test provider shows (tests only; none in production).
-    pub test_psp_faults: connectors::faults::Faults,
-    /// What the test provider keeps from each payment it pays out.
-    pub payout_fees: FeeSchedule,
-    /// How often the payout worker looks for accounts to settle.
-    pub payout_every: Duration,
-}
-
-impl Default for PaymentsSettings {
-    fn default() -> Self {
-        Self {
-            event_prefix: "coffer".into(),
-            relay: RelaySettings::default(),
-            public_base_url: "http://127.0.0.1:8080".into(),
-            fingerprint_key: b"coffer-development-fingerprint-key".to_vec(),
-            connector_timeout: Duration::from_secs(10),
-            settle_after: Duration::from_secs(60),
-            test_psp_faults: connectors::faults::Faults::default(),
-            payout_fees: FeeSchedule::default(),
-            payout_every: Duration::from_secs(600),
-        }
-    }
-}
+use crate::profiles;
+use crate::shared::connector::Connector;
 
 pub(crate) struct PaymentsState {
     pub store: Store,
     pub clock: Arc<dyn Clock>,
     pub outbox: Outbox,
-    pub connector: Arc<dyn connectors::Connector>,
+    pub connector: Arc<dyn Connector>,
     pub connector_timeout: Duration,
     pub settle_after: Duration,
     /// Wakes the worker that sends reserved charges (workers/charges.rs).
     pub wake_sender: Arc<tokio::sync::Notify>,
     pub fingerprint_key: Vec<u8>,
-    pub payout_fees: FeeSchedule,
-    pub payout_every: Duration,
     /// An account's organisation and payment method profiles, read on every payment.
     /// Neither changes once the replica has the account, so a short-lived copy saves a
     /// database round trip per payment (docs/payments.md).
     pub accounts: TtlCache<String, (String, Vec<profiles::store::Profile>)>,
-    /// Providers' answers waiting to be recorded together (payments/commands/outcome.rs).
-    pub outcomes: Batches<Recording, Recorded>,
-    /// Intents waiting to be recorded together (payments/commands/intents.rs).
-    pub intents: Batches<Reserving, Reserved>,
 }

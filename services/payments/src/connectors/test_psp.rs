@@ -14,15 +14,14 @@ use serde::de::DeserializeOwned;
 
 use super::faults::{Fault, Faults};
 use super::test_psp_ledger::{self as ledger, Entry};
-use super::{
-    Call, ChargeOutcome, ChargeRequest, Charged, Connector, ConnectorError, Instrument,
-    RefundOutcome, StoreOutcome,
+use crate::shared::connector::{
+    Call, ChargeOutcome, ChargeRequest, Charged, Connector, ConnectorError, RefundOutcome,
+    StoreOutcome, TEST_PROVIDER,
 };
+use crate::shared::method::Instrument;
 
 /// References of stored cards whose later charges always fail (test card 4000000000000341).
 const FAILING: &str = "tok_fail_";
-
-pub const PROVIDER: &str = "coffer_test";
 
 pub struct TestPsp {
     /// Where the 3-D Secure page of this Coffer is served.
@@ -154,7 +153,7 @@ impl TestPsp {
 
 impl Connector for TestPsp {
     fn provider(&self) -> &'static str {
-        PROVIDER
+        TEST_PROVIDER
     }
 
     fn charge<'a>(&'a self, request: ChargeRequest<'a>) -> Call<'a, Charged> {

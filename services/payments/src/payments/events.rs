@@ -14,13 +14,12 @@ use coffer_model::money::Money;
 use coffer_store::Db;
 use serde_json::json;
 
-use super::commands::recharge;
 use super::store as payments;
 use crate::PaymentsState;
 use crate::failure::{Failure, internal};
 use crate::shared::record::{ChargeState, Payment, PaymentStatus};
-use crate::sources::domain::{Charge, SourceStatus};
-use crate::sources::store::{self as sources, Source};
+use crate::shared::source::{Charge, Source, SourceStatus};
+use crate::sources::store as sources;
 use crate::supporters::domain::Supporter;
 
 /// Writes the payment's events to the outbox and gives its response body.
@@ -205,9 +204,7 @@ impl BillingCharges {
     /// The payment that answers `asked`: reserved for the sender, or failed at once when
     /// the source can no longer be charged (the attempt fails, not the event).
     fn payment_for(&self, source: &Source, asked: Asked) -> Payment {
-        let mut payment = recharge(
-            &self.state,
-            source,
+        let mut payment = source.charged_again(
             Charge {
                 amount: asked.amount,
                 subscription_uuid: Some(asked.subscription),
@@ -215,6 +212,7 @@ impl BillingCharges {
                 custom_parameters: asked.custom,
             },
             ChargeState::Reserved,
+            self.state.clock.unix(),
         );
         if source.status != SourceStatus::Active {
             payment.status = PaymentStatus::Failed;

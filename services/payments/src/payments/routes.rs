@@ -13,8 +13,8 @@ use coffer_http::openapi::RouteTable;
 use coffer_http::{ApiError, Json, OptionalJson, PathUuid, RequestTrace, Shape};
 use serde::Deserialize;
 
-use super::commands;
 use super::commands::test_psp::{self, Next, Subject};
+use super::commands::{self, ChargeBatches};
 use super::domain::Decision;
 use crate::PaymentsState;
 use crate::command_kit::Asker;
@@ -61,7 +61,7 @@ pub(crate) fn routes(t: &mut RouteTable) {
         (status = 404, description = "No such account, profile or supporter"),
         (status = 409, description = "The Idempotency-Key was used with another body, or its first request is still in progress")))]
 pub(crate) async fn create(
-    state: web::Data<PaymentsState>,
+    (state, batches): (web::Data<PaymentsState>, web::Data<ChargeBatches>),
     caller: Caller,
     req: HttpRequest,
     key: IdempotencyKey,
@@ -78,7 +78,8 @@ pub(crate) async fn create(
         client_id: caller.client_id().to_owned(),
         key,
     };
-    commands::initiate(&state, &caller, asker, (hash, trace.0), checked).await
+    let parts = (&state, &**batches);
+    commands::initiate(parts, &caller, asker, (hash, trace.0), checked).await
 }
 
 /// One payment.
@@ -105,7 +106,7 @@ pub(crate) async fn get(
         (status = 404, description = "No such payment source"),
         (status = 409, description = "The source cannot be charged (pending, failed or revoked), or the Idempotency-Key was used with another body")))]
 pub(crate) async fn charge_source(
-    state: web::Data<PaymentsState>,
+    (state, batches): (web::Data<PaymentsState>, web::Data<ChargeBatches>),
     caller: Caller,
     req: HttpRequest,
     key: IdempotencyKey,
@@ -118,7 +119,8 @@ pub(crate) async fn charge_source(
     }
     let uuid = uuid.to_string();
     let hash = idempotency::request_hash(&req, &body.0);
-    commands::charge_source(&state, &caller, key, hash, (uuid, &body.0), &trace.0).await
+    let parts = (&state, &**batches);
+    commands::charge_source(parts, &caller, key, hash, (uuid, &body.0), &trace.0).await
 }
 
 /// The longest cancellation reason kept, in characters.

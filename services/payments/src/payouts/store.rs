@@ -4,11 +4,11 @@ use coffer_store::{Db, db_run};
 use diesel::prelude::*;
 
 use super::domain::{Item, PAID_OUT_METHODS, PayoutStatus};
-use crate::connectors::test_psp::PROVIDER;
 use crate::schema::payment_settlements::dsl as s;
 use crate::schema::payments::dsl as p;
 use crate::schema::payouts::dsl as o;
 use crate::schema::refunds::dsl as r;
+use crate::shared::connector::TEST_PROVIDER;
 use crate::shared::record::{PaymentStatus, RefundStatus};
 
 /// The most payments one payout takes; the rest wait for the next, so a settlement's
@@ -53,7 +53,7 @@ pub fn due_accounts(db: &mut Db<'_>, before: i64, today: &str) -> QueryResult<Ve
         p::payments
             .left_join(s::payment_settlements)
             .filter(p::status.eq(PaymentStatus::Succeeded.as_str()))
-            .filter(p::payment_provider.eq(PROVIDER))
+            .filter(p::payment_provider.eq(TEST_PROVIDER))
             .filter(p::payment_method.eq_any(PAID_OUT_METHODS))
             .filter(p::created.lt(before))
             .filter(s::payout_uuid.is_null())
@@ -71,7 +71,7 @@ pub fn waiting_payments(db: &mut Db<'_>, account: &str, before: i64) -> QueryRes
             .left_join(s::payment_settlements)
             .filter(p::account_uuid.eq(account))
             .filter(p::status.eq(PaymentStatus::Succeeded.as_str()))
-            .filter(p::payment_provider.eq(PROVIDER))
+            .filter(p::payment_provider.eq(TEST_PROVIDER))
             .filter(p::payment_method.eq_any(PAID_OUT_METHODS))
             .filter(p::created.lt(before))
             .filter(s::payout_uuid.is_null())
@@ -97,7 +97,7 @@ pub fn waiting_refunds(db: &mut Db<'_>, account: &str, currency: &str) -> QueryR
         r::refunds
             .inner_join(p::payments)
             .filter(p::account_uuid.eq(account))
-            .filter(p::payment_provider.eq(PROVIDER))
+            .filter(p::payment_provider.eq(TEST_PROVIDER))
             .filter(p::payment_method.eq_any(PAID_OUT_METHODS))
             .filter(r::currency.eq(currency))
             .filter(r::status.eq(RefundStatus::Succeeded.as_str()))

@@ -7,9 +7,6 @@ pub mod store;
 /// The methods every account can take, each first through Coffer's test provider.
 pub const METHODS: [&str; 4] = ["card", "sepa_dd", "twint", "paypal"];
 
-/// Coffer's built-in provider for test mode.
-pub const TEST_PROVIDER: &str = "coffer_test";
-
 /// The name of an account's test profile for `method`, e.g. `card_test`.
 pub fn test_profile_name(method: &str) -> String {
     format!("{method}_test")

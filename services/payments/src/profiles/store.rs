@@ -2,8 +2,9 @@ use coffer_store::{Db, db_run};
 use diesel::prelude::*;
 use serde::Serialize;
 
-use super::{METHODS, TEST_PROVIDER, test_profile_name};
+use super::{METHODS, test_profile_name};
 use crate::schema::payment_method_profiles::dsl as p;
+use crate::shared::connector::TEST_PROVIDER;
 
 #[derive(
     Debug, Clone, PartialEq, Eq, Queryable, Selectable, Insertable, Serialize, utoipa::ToSchema,

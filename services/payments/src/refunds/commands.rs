@@ -14,8 +14,8 @@ use coffer_store::Db;
 use serde_json::{Value, json};
 
 use crate::command_kit::{Asker, Parts, Reserved, require_owner, reserved, within};
-use crate::connectors::RefundOutcome;
 use crate::payments::store;
+use crate::shared::connector::RefundOutcome;
 use crate::shared::record::{BANK_FILE, PaymentStatus, Refund, RefundStatus};
 
 /// A refund being made: the refund recorded and the payment's reference at the provider.

@@ -1,55 +1,13 @@
-//! A payment source's rules that need neither HTTP nor the database: its statuses, which
-//! source may be charged, and what a charge of one asks.
+//! A payment source's rules that need neither HTTP nor the database: what a platform
+//! caller's charge of one asks (its statuses, and the charge itself, are in
+//! shared/source.rs, which payments holds too).
 
 use coffer_model::ids::parse_uuid;
 use coffer_model::money::Money;
-use coffer_model::text_enum;
 use coffer_model::validation::FieldError;
 use serde_json::{Value, json};
 
-text_enum! {
-    /// A payment source's status, as answered and as stored.
-    pub enum SourceStatus {
-        /// Waiting for the donor's agreement at the provider.
-        Pending => "pending",
-        Active => "active",
-        Failed => "failed",
-    }
-}
-
-impl SourceStatus {
-    /// A source kept with a payment waits with it when the donor must act first, and the
-    /// donor's decision on the payment decides the source too.
-    pub fn kept(awaits_donor: bool) -> Self {
-        if awaits_donor {
-            SourceStatus::Pending
-        } else {
-            SourceStatus::Active
-        }
-    }
-
-    /// A pending source once the donor has decided.
-    pub fn decided(approved: bool) -> Self {
-        if approved {
-            SourceStatus::Active
-        } else {
-            SourceStatus::Failed
-        }
-    }
-}
-
-/// Why a source in `status` cannot be charged: only an active one can.
-pub fn not_chargeable(status: SourceStatus) -> Option<String> {
-    (status != SourceStatus::Active).then(|| format!("the payment source is {status}, not active"))
-}
-
-/// A charge of a stored source: for billing's charge attempts, and for a platform caller.
-pub(crate) struct Charge {
-    pub amount: Money,
-    pub subscription_uuid: Option<String>,
-    pub charge_attempt_uuid: Option<String>,
-    pub custom_parameters: Value,
-}
+use crate::shared::source::Charge;
 
 /// What a platform caller's charge asks: an amount above zero, with the subscription it is
 /// for and custom parameters when it names them; each offending property is named.
@@ -125,35 +83,6 @@ pub(crate) struct ChargeBody {
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn every_status_reads_back_from_its_text() {
-        for status in [
-            SourceStatus::Pending,
-            SourceStatus::Active,
-            SourceStatus::Failed,
-        ] {
-            assert_eq!(SourceStatus::parse(status.as_str()), Some(status));
-        }
-        assert_eq!(SourceStatus::parse("inactive"), None);
-    }
-
-    #[test]
-    fn a_source_waits_with_its_payment_and_the_donor_decides_it() {
-        assert_eq!(SourceStatus::kept(true), SourceStatus::Pending);
-        assert_eq!(SourceStatus::kept(false), SourceStatus::Active);
-        assert_eq!(SourceStatus::decided(true), SourceStatus::Active);
-        assert_eq!(SourceStatus::decided(false), SourceStatus::Failed);
-    }
-
-    #[test]
-    fn only_an_active_source_is_charged() {
-        assert_eq!(not_chargeable(SourceStatus::Active), None);
-        assert_eq!(
-            not_chargeable(SourceStatus::Pending).unwrap(),
-            "the payment source is pending, not active"
-        );
-    }
 
     #[test]
     fn a_charge_needs_an_amount_above_zero() {

@@ -33,7 +33,7 @@ pub(crate) fn routes(t: &mut RouteTable) {
 #[utoipa::path(post, path = "/payment-sources", operation_id = "createPaymentSource", tag = "Payment sources",
     params(("Idempotency-Key" = Option<String>, Header, pattern = "^[!-~]{1,255}$", description = "The same key and body within 24 h answer as the first request did; the same key with another body is 409")),
     request_body = crate::shared::request::PaymentRequest,
-    responses((status = 201, description = "The payment source", body = crate::sources::store::Source),
+    responses((status = 201, description = "The payment source", body = crate::shared::source::Source),
         (status = 404, description = "No such account, profile or supporter"),
         (status = 409, description = "The Idempotency-Key was used with another body, or its first request is still in progress")))]
 pub(crate) async fn create(
@@ -102,7 +102,7 @@ fn instrument_of(
 /// One payment source.
 #[utoipa::path(get, path = "/payment-sources/{payment_source_uuid}", operation_id = "getPaymentSource", tag = "Payment sources",
     params(("payment_source_uuid" = uuid::Uuid, Path, description = "The payment source")),
-    responses((status = 200, description = "The payment source", body = crate::sources::store::Source),
+    responses((status = 200, description = "The payment source", body = crate::shared::source::Source),
         (status = 404, description = "No such payment source")))]
 pub(crate) async fn get(
     state: web::Data<PaymentsState>,

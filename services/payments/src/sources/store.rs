@@ -1,40 +1,9 @@
 use coffer_store::{Db, db_run};
 use diesel::prelude::*;
 use diesel::result::Error as DieselError;
-use serde::Serialize;
 
-use super::domain::SourceStatus;
 use crate::schema::payment_sources::dsl as s;
-
-/// A payment source as answered. `provider_reference` stays inside Coffer.
-#[derive(Debug, Clone, PartialEq, Serialize, utoipa::ToSchema)]
-pub struct Source {
-    pub uuid: String,
-    pub created: i64,
-    pub organisation_uuid: String,
-    pub account_uuid: String,
-    pub test_mode: bool,
-    pub payment_method: String,
-    pub profile: String,
-    pub payment_provider: String,
-    #[serde(skip)]
-    #[schema(ignore)]
-    pub provider_reference: String,
-    pub status: SourceStatus,
-    pub status_reason: Option<String>,
-    /// As sent, with a card's number and cvv left out.
-    #[schema(value_type = Object)]
-    pub payment_information: serde_json::Value,
-    pub supporter_uuid: Option<String>,
-    #[schema(value_type = Object)]
-    pub custom_parameters: serde_json::Value,
-    /// While pending: `{type: "redirect", url}`, where the donor approves.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    #[schema(value_type = Option<Object>)]
-    pub action: Option<serde_json::Value>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub return_url: Option<String>,
-}
+use crate::shared::source::{Source, SourceStatus};
 
 type Row = (
     String,

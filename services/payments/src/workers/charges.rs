@@ -3,10 +3,11 @@
 
 use std::time::Duration;
 
+use actix_web::web::Data;
 use futures_util::StreamExt;
 
 use crate::command_kit::Parts;
-use crate::payments::commands;
+use crate::payments::commands::{self, ChargeBatches};
 use crate::payments::store;
 
 /// Payments taken per pass.
@@ -20,7 +21,7 @@ const POLL: Duration = Duration::from_millis(500);
 
 /// Sends reserved charges as they are recorded: woken by the handler that records them,
 /// and every half second in case a wake-up came before the commit it announced.
-pub(crate) async fn send_forever(state: Parts) {
+pub(crate) async fn send_forever(state: Parts, batches: Data<ChargeBatches>) {
     loop {
         let woken = state.wake_sender.notified();
         let ids = match state.store.query(|db| store::reserved(db, BATCH)).await {
@@ -36,9 +37,9 @@ pub(crate) async fn send_forever(state: Parts) {
         // rather than one chunk's after another's.
         futures_util::stream::iter(ids.chunks(AT_ONCE))
             .for_each_concurrent(CHUNKS, |chunk| {
-                let state = state.clone();
+                let (state, batches) = (state.clone(), batches.clone());
                 async move {
-                    if let Err(e) = commands::send(&state, chunk.to_vec()).await {
+                    if let Err(e) = commands::send((&state, &batches), chunk.to_vec()).await {
                         tracing::warn!(error = %e, "sending charges failed; those not answered are settled or sent again");
                     }
                 }
@@ -51,7 +52,7 @@ pub(crate) async fn send_forever(state: Parts) {
 }
 
 /// Asks the provider about every call left unanswered for `settle_after`.
-pub(crate) async fn settle_forever(state: Parts) {
+pub(crate) async fn settle_forever(state: Parts, batches: Data<ChargeBatches>) {
     loop {
         tokio::time::sleep(POLL).await;
         let settle_after = i64::try_from(state.settle_after.as_secs()).unwrap_or(i64::MAX);
@@ -69,9 +70,9 @@ pub(crate) async fn settle_forever(state: Parts) {
         };
         futures_util::stream::iter(ids)
             .for_each_concurrent(AT_ONCE, |id| {
-                let state = state.clone();
+                let (state, batches) = (state.clone(), batches.clone());
                 async move {
-                    if let Err(e) = commands::settle(&state, &id, before).await {
+                    if let Err(e) = commands::settle((&state, &batches), &id, before).await {
                         tracing::warn!(payment = %id, error = %e, "settling a charge failed; it is tried again");
                     }
                 }

@@ -13,29 +13,52 @@ pub mod payouts;
 
 use std::time::Duration;
 
+use actix_web::web::Data;
 use coffer_events::EventWiring;
 use coffer_http::workers::{Worker, start_all};
 use tokio::task::JoinHandle;
 
 use crate::command_kit::Parts;
+use crate::payments::commands::ChargeBatches;
+use crate::payouts::domain::FeeSchedule;
 
-pub(crate) const WORKERS: &[Worker<Parts>] = &[
+/// What the workers start from: the service's state, and each feature's own part of it.
+pub(crate) struct Inputs {
+    pub state: Parts,
+    pub charges: Data<ChargeBatches>,
+    /// What the test provider keeps from each payment it pays out.
+    pub payout_fees: FeeSchedule,
+    /// How often the payout worker looks for accounts to settle.
+    pub payout_every: Duration,
+}
+
+pub(crate) const WORKERS: &[Worker<Inputs>] = &[
     Worker {
         name: "send_charges",
         description: "sends the charges billing's attempts recorded",
-        start: |s| Some(tokio::spawn(charges::send_forever(s.clone()))),
+        start: |s| {
+            Some(tokio::spawn(charges::send_forever(
+                s.state.clone(),
+                s.charges.clone(),
+            )))
+        },
     },
     Worker {
         name: "settle_charges",
         description: "settles calls to the provider that were never answered",
-        start: |s| Some(tokio::spawn(charges::settle_forever(s.clone()))),
+        start: |s| {
+            Some(tokio::spawn(charges::settle_forever(
+                s.state.clone(),
+                s.charges.clone(),
+            )))
+        },
     },
     Worker {
         name: "payouts",
         description: "pays out each account's payments once a day",
         start: |s| {
             Some(tokio::spawn(payouts::settle_forever(
-                payouts::settler(s),
+                payouts::settler(&s.state, s.payout_fees),
                 s.payout_every,
             )))
         },
@@ -45,7 +68,7 @@ pub(crate) const WORKERS: &[Worker<Parts>] = &[
         description: "folds the kept payment counts searches answer from",
         start: |s| {
             Some(tokio::spawn(crate::search::counts::fold_forever(
-                s.store.clone(),
+                s.state.store.clone(),
                 Duration::from_secs(1),
             )))
         },
@@ -53,6 +76,6 @@ pub(crate) const WORKERS: &[Worker<Parts>] = &[
 ];
 
 /// Starts the event relay and consumers, then every worker of [`WORKERS`].
-pub(crate) fn spawn(state: &Parts, events: &EventWiring) -> Vec<JoinHandle<()>> {
-    start_all("payments", events.spawn(), WORKERS, state)
+pub(crate) fn spawn(inputs: &Inputs, events: &EventWiring) -> Vec<JoinHandle<()>> {
+    start_all("payments", events.spawn(), WORKERS, inputs)
 }

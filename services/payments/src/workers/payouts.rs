@@ -7,14 +7,15 @@ use std::time::Duration;
 
 use crate::PaymentsState;
 use crate::payouts::commands::{Settler, settle_due};
+use crate::payouts::domain::FeeSchedule;
 
 /// What settling an account needs, as the worker holds it.
-pub(crate) fn settler(state: &PaymentsState) -> Settler {
+pub(crate) fn settler(state: &PaymentsState, fees: FeeSchedule) -> Settler {
     Settler {
         store: state.store.clone(),
         outbox: state.outbox.clone(),
         clock: Arc::clone(&state.clock),
-        fees: state.payout_fees,
+        fees,
     }
 }
 

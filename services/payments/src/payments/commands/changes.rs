@@ -12,8 +12,8 @@ use crate::command_kit::{Parts, require_owner};
 use crate::payments::domain::{cancel_refusal, merged_parameters};
 use crate::payments::store;
 use crate::shared::record::{Payment, PaymentStatus};
+use crate::shared::source::SourceStatus;
 use crate::sources::commands as source_commands;
-use crate::sources::domain::SourceStatus;
 
 /// The payment, locked for this transaction, once the caller may touch it.
 fn load(tx: &mut Db<'_>, caller: &Caller, uuid: &str) -> Result<Payment, Failure> {

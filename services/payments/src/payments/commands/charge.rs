@@ -20,12 +20,12 @@ use coffer_http::{ApiError, Failure};
 use coffer_store::StoreError;
 use serde_json::Value;
 
-use super::current;
 use super::intents;
 use super::outcome::Recording;
+use super::{ChargeBatches, current};
 use crate::command_kit::{Asker, Parts, Reserved, reserved, within};
-use crate::connectors::{ChargeOutcome, Charged};
 use crate::payments::store;
+use crate::shared::connector::{ChargeOutcome, Charged};
 use crate::shared::record::{ChargeState, Payment};
 use crate::sources::store as sources;
 
@@ -45,7 +45,7 @@ pub(super) async fn payment_or_answer(
 /// Step 3: records the provider's answer for a payment whose call is under way, with the
 /// source it kept, and announces the outcome. None when the answer was recorded already.
 pub(crate) async fn record(
-    state: &Parts,
+    (state, batches): (&Parts, &ChargeBatches),
     uuid: &str,
     charged: Charged,
     asker: Option<&Asker>,
@@ -57,12 +57,12 @@ pub(crate) async fn record(
     let Some(payment) = state.store.query(move |db| store::find(db, &id)).await? else {
         return Ok(None);
     };
-    record_on(state, payment, charged, asker, trace).await
+    record_on((state, batches), payment, charged, asker, trace).await
 }
 
 /// [`record`] for a payment at hand as it was recorded (its call under way).
 pub(super) async fn record_on(
-    state: &Parts,
+    (state, batches): (&Parts, &ChargeBatches),
     payment: Payment,
     charged: Charged,
     asker: Option<&Asker>,
@@ -78,7 +78,7 @@ pub(super) async fn record_on(
         completes: asker.map(|a| (a.client_id.clone(), a.key.clone())),
         trace: trace.clone(),
     };
-    let body = state
+    let body = batches
         .outcomes
         .submit(recording)
         .await
@@ -93,7 +93,11 @@ pub(super) async fn record_on(
 /// Settles a payment whose call began long enough ago and was never answered, by asking
 /// the provider what it did under the payment's key. A key the provider never received
 /// was never charged: the payment fails, and nothing is sent again.
-pub(crate) async fn settle(state: &Parts, uuid: &str, before: i64) -> Result<(), ApiError> {
+pub(crate) async fn settle(
+    (state, batches): (&Parts, &ChargeBatches),
+    uuid: &str,
+    before: i64,
+) -> Result<(), ApiError> {
     let (id, now) = (uuid.to_owned(), state.clock.unix());
     let claimed = state
         .store
@@ -116,7 +120,14 @@ pub(crate) async fn settle(state: &Parts, uuid: &str, before: i64) -> Result<(),
         },
         stored: None,
     });
-    record(state, uuid, charged, None, &TraceContext::new_root()).await?;
+    record(
+        (state, batches),
+        uuid,
+        charged,
+        None,
+        &TraceContext::new_root(),
+    )
+    .await?;
     Ok(())
 }
 
@@ -125,7 +136,7 @@ pub(crate) async fn settle(state: &Parts, uuid: &str, before: i64) -> Result<(),
 /// and records what the provider said. A retry under the same key is answered with that
 /// payment (as it stands while its call is under way), never a second charge.
 pub(crate) async fn charge_again(
-    state: &Parts,
+    (state, batches): (&Parts, &ChargeBatches),
     asker: Asker,
     hash: String,
     payment: Payment,
@@ -162,7 +173,8 @@ pub(crate) async fn charge_again(
                 outcome,
                 stored: None,
             };
-            if let Some(body) = record(state, &payment.uuid, charged, Some(&asker), trace).await? {
+            let parts = (state, batches);
+            if let Some(body) = record(parts, &payment.uuid, charged, Some(&asker), trace).await? {
                 return Ok(HttpResponse::Created().json(body));
             }
         }
@@ -178,7 +190,10 @@ pub(crate) async fn charge_again(
 /// key, side by side, and records each outcome. The caller passes only as many as it wants
 /// called at once: a taken payment's call must begin well within `settle_after`, or the
 /// settler would ask the provider about a key before it was sent.
-pub(crate) async fn send(state: &Parts, uuids: Vec<String>) -> Result<(), ApiError> {
+pub(crate) async fn send(
+    (state, batches): (&Parts, &ChargeBatches),
+    uuids: Vec<String>,
+) -> Result<(), ApiError> {
     let now = state.clock.unix();
     let claimed = state
         .store
@@ -200,7 +215,7 @@ pub(crate) async fn send(state: &Parts, uuids: Vec<String>) -> Result<(), ApiErr
             .as_ref()
             .and_then(|s| references.get(s))
             .cloned();
-        send_one(state, payment, reference)
+        send_one((state, batches), payment, reference)
     });
     for result in futures_util::future::join_all(calls).await {
         result?;
@@ -210,7 +225,7 @@ pub(crate) async fn send(state: &Parts, uuids: Vec<String>) -> Result<(), ApiErr
 
 /// One payment [`send`] took into its call.
 async fn send_one(
-    state: &Parts,
+    (state, batches): (&Parts, &ChargeBatches),
     payment: Payment,
     reference: Option<String>,
 ) -> Result<(), ApiError> {
@@ -232,7 +247,8 @@ async fn send_one(
                 outcome,
                 stored: None,
             };
-            record_on(state, payment, charged, None, &TraceContext::new_root()).await?;
+            let parts = (state, batches);
+            record_on(parts, payment, charged, None, &TraceContext::new_root()).await?;
         }
         Err(e) => {
             tracing::warn!(payment = %payment.uuid, error = %e, "the provider's answer is unknown; the payment stays pending until it is settled")

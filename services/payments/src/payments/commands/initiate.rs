@@ -10,11 +10,11 @@ use coffer_http::ApiError;
 use coffer_model::money::Money;
 
 use super::charge::{payment_or_answer, record_on};
-use super::current;
 use super::intents::{self, Reserving};
+use super::{ChargeBatches, current};
 use crate::command_kit::{Asker, Parts, Reserved, within};
-use crate::connectors::ChargeRequest;
 use crate::profiles::commands::account_and_profile;
+use crate::shared::connector::ChargeRequest;
 use crate::shared::method::{Instrument, instrument_for, mandate_reference};
 use crate::shared::record::{ChargeState, Payment, PaymentStatus};
 use crate::shared::request::Checked;
@@ -36,7 +36,7 @@ struct Intent {
 /// POST /payments: reads what the checked request becomes, records the intent, asks the
 /// provider, records what it said.
 pub(crate) async fn initiate(
-    state: &Parts,
+    (state, batches): (&Parts, &ChargeBatches),
     caller: &Caller,
     asker: Asker,
     (hash, trace): (String, TraceContext),
@@ -48,7 +48,7 @@ pub(crate) async fn initiate(
         supporter,
         named_supporter,
     } = prepare(state, caller, checked).await?;
-    let reservation = intents::reserve(Reserving {
+    let reserving = Reserving {
         state: state.clone(),
         asker: asker.clone(),
         hash,
@@ -56,8 +56,8 @@ pub(crate) async fn initiate(
         payment,
         supporter,
         named_supporter,
-    })
-    .await?;
+    };
+    let reservation = intents::reserve(batches, reserving).await?;
     let payment = match payment_or_answer(state, reservation).await? {
         Reserved::Fresh(payment) => payment,
         Reserved::Answered(response) => return Ok(response),
@@ -77,7 +77,8 @@ pub(crate) async fn initiate(
     let uuid = payment.uuid.clone();
     match answer {
         Ok(charged) => {
-            if let Some(body) = record_on(state, payment, charged, Some(&asker), &trace).await? {
+            let parts = (state, batches);
+            if let Some(body) = record_on(parts, payment, charged, Some(&asker), &trace).await? {
                 return Ok(HttpResponse::Created().json(body));
             }
         }

@@ -13,6 +13,7 @@ use coffer_store::Db;
 use diesel::result::{DatabaseErrorKind, Error as DieselError};
 use serde_json::{Value, json};
 
+use super::ChargeBatches;
 use crate::command_kit::{Asker, Parts};
 use crate::payments::store;
 use crate::shared::record::Payment;
@@ -53,7 +54,10 @@ pub(crate) fn marker(payment: &Payment) -> Value {
 
 /// Records the intent with whatever others arrive meanwhile, under its Idempotency-Key:
 /// a key used before is answered as its first request was (coffer_http's `idempotency`).
-pub(crate) async fn reserve(item: Reserving) -> Result<Reservation<Payment>, ApiError> {
+pub(crate) async fn reserve(
+    batches: &ChargeBatches,
+    item: Reserving,
+) -> Result<Reservation<Payment>, ApiError> {
     let (state, asker, hash) = (item.state.clone(), item.asker.clone(), item.hash.clone());
     let earlier = || {
         idempotency::earlier(
@@ -67,7 +71,7 @@ pub(crate) async fn reserve(item: Reserving) -> Result<Reservation<Payment>, Api
     if let Some(found) = earlier().await? {
         return Ok(found);
     }
-    let intended = state
+    let intended = batches
         .intents
         .submit(item)
         .await

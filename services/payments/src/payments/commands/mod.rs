@@ -13,14 +13,32 @@ pub(crate) mod test_psp;
 
 use coffer_auth::Caller;
 use coffer_http::ApiError;
+use coffer_store::Batches;
 use serde_json::Value;
 
 pub(crate) use self::charge::{charge_again, send, settle};
 pub(crate) use self::initiate::initiate;
-pub(crate) use self::source_charge::{charge_source, recharge};
+pub(crate) use self::source_charge::charge_source;
 use crate::command_kit::{Parts, require_owner};
 use crate::payments::store;
 use crate::shared::record::Payment;
+
+/// Charges that arrive together share their writes (coffer_store::Batches): their intents
+/// (step 1, intents.rs) and the providers' answers (step 3, outcome.rs). Payments' own,
+/// built beside the service's state (lib.rs) and handed to the commands that charge.
+pub(crate) struct ChargeBatches {
+    intents: Batches<intents::Reserving, intents::Reserved>,
+    outcomes: Batches<outcome::Recording, outcome::Recorded>,
+}
+
+impl ChargeBatches {
+    pub(crate) fn new() -> Self {
+        Self {
+            intents: Batches::new(intents::AT_ONCE, intents::MAX_BATCH, intents::reserve_batch),
+            outcomes: Batches::new(outcome::AT_ONCE, outcome::MAX_BATCH, outcome::record_batch),
+        }
+    }
+}
 
 async fn find(state: &Parts, uuid: String) -> Result<Payment, ApiError> {
     state

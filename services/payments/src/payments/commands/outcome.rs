@@ -14,13 +14,13 @@ use coffer_store::Db;
 use serde_json::{Value, json};
 
 use crate::command_kit::Parts;
-use crate::connectors::{ChargeOutcome, Charged, StoreOutcome};
 use crate::payments::events::announcements;
 use crate::payments::store::{self, Answer};
+use crate::shared::connector::{ChargeOutcome, Charged, StoreOutcome};
 use crate::shared::record::{ChargeState, Payment, PaymentStatus};
-use crate::sources::domain::SourceStatus;
+use crate::shared::source::{Source, SourceStatus};
 use crate::sources::events::announcement;
-use crate::sources::store::{self as sources, Source};
+use crate::sources::store as sources;
 
 /// Batches of outcomes recorded at a time, and answers in one batch at most.
 pub(crate) const AT_ONCE: usize = 2;

@@ -9,14 +9,14 @@ use coffer_http::{ApiError, Failure};
 use diesel::result::Error as DieselError;
 
 use crate::command_kit::{Parts, require_owner};
-use crate::connectors::test_psp::PROVIDER;
 use crate::payments::domain::{Decision, awaits_donor, return_location};
 use crate::payments::events::announce;
 use crate::payments::store;
+use crate::shared::connector::TEST_PROVIDER;
 use crate::shared::record::{Payment, PaymentStatus};
+use crate::shared::source::{Source, SourceStatus};
 use crate::sources::commands as source_commands;
-use crate::sources::domain::SourceStatus;
-use crate::sources::store::{self as sources, Source};
+use crate::sources::store as sources;
 
 /// What the donor is asked to approve: a payment, or a payment source to keep.
 pub(crate) enum Subject {
@@ -84,8 +84,8 @@ async fn any_subject(state: &Parts, uuid: String) -> Result<Subject, ApiError> {
         })
         .await?;
     match found {
-        Some(Subject::Payment(p)) if p.payment_provider == PROVIDER => Ok(Subject::Payment(p)),
-        Some(Subject::Source(s)) if s.payment_provider == PROVIDER => Ok(Subject::Source(s)),
+        Some(Subject::Payment(p)) if p.payment_provider == TEST_PROVIDER => Ok(Subject::Payment(p)),
+        Some(Subject::Source(s)) if s.payment_provider == TEST_PROVIDER => Ok(Subject::Source(s)),
         _ => Err(ApiError::not_found("Payment")),
     }
 }
@@ -93,7 +93,7 @@ async fn any_subject(state: &Parts, uuid: String) -> Result<Subject, ApiError> {
 /// The test provider's payment `uuid`.
 async fn test_payment(state: &Parts, uuid: String) -> Result<Payment, ApiError> {
     let payment = super::find(state, uuid).await?;
-    if payment.payment_provider != PROVIDER {
+    if payment.payment_provider != TEST_PROVIDER {
         return Err(ApiError::not_found("Payment"));
     }
     Ok(payment)

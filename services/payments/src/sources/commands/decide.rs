@@ -8,9 +8,9 @@ use diesel::result::Error as DieselError;
 
 use crate::PaymentsState;
 use crate::command_kit::Parts;
-use crate::sources::domain::SourceStatus;
+use crate::shared::source::{Source, SourceStatus};
 use crate::sources::events::announcement;
-use crate::sources::store::{self, Source};
+use crate::sources::store;
 
 /// Ends the pending source `uuid` as the donor decided, with the event that says so.
 pub(crate) async fn decide(

@@ -11,12 +11,12 @@ use coffer_http::{ApiError, Failure, internal};
 use serde_json::json;
 
 use crate::command_kit::{Asker, Parts, Reserved, reserved, within};
-use crate::connectors::StoreOutcome;
 use crate::profiles::store::Profile;
+use crate::shared::connector::StoreOutcome;
 use crate::shared::method::Instrument;
-use crate::sources::domain::SourceStatus;
+use crate::shared::source::{Source, SourceStatus};
 use crate::sources::events::announcement;
-use crate::sources::store::{self, Source};
+use crate::sources::store;
 use crate::supporters::domain::Supporter;
 
 /// A source about to be kept: what the request became.

@@ -10,8 +10,9 @@ use coffer_http::ApiError;
 
 pub(crate) use self::decide::{decide, decide_in};
 pub(crate) use self::keep::{Keeping, keep};
-use super::store::{self, Source};
+use super::store;
 use crate::command_kit::{Parts, require_owner};
+use crate::shared::source::Source;
 
 /// The source, once the caller may touch it.
 pub(crate) async fn load(state: &Parts, caller: &Caller, uuid: String) -> Result<Source, ApiError> {

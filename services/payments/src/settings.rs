@@ -1,0 +1,45 @@
+//! The service's settings, as the binary (main.rs) or `coffer dev` hands them to
+//! [`crate::Payments::new`], which gives each feature its part.
+
+use std::time::Duration;
+
+use coffer_events::RelaySettings;
+
+use crate::connectors;
+use crate::payouts::domain::FeeSchedule;
+
+#[derive(Clone)]
+pub struct PaymentsSettings {
+    pub event_prefix: String,
+    pub relay: RelaySettings,
+    /// Where this Coffer is reached from outside (redirects to its pages start here).
+    pub public_base_url: String,
+    /// Key of the card fingerprints (HMAC-SHA256); keep it secret and stable.
+    pub fingerprint_key: Vec<u8>,
+    /// How long a call to the provider may take before its outcome counts as unknown.
+    pub connector_timeout: Duration,
+    /// How long a call stays unanswered before the provider is asked what it did.
+    pub settle_after: Duration,
+    /// Faults the test provider shows (tests only; none in production).
+    pub test_psp_faults: connectors::faults::Faults,
+    /// What the test provider keeps from each payment it pays out.
+    pub payout_fees: FeeSchedule,
+    /// How often the payout worker looks for accounts to settle.
+    pub payout_every: Duration,
+}
+
+impl Default for PaymentsSettings {
+    fn default() -> Self {
+        Self {
+            event_prefix: "coffer".into(),
+            relay: RelaySettings::default(),
+            public_base_url: "http://127.0.0.1:8080".into(),
+            fingerprint_key: b"coffer-development-fingerprint-key".to_vec(),
+            connector_timeout: Duration::from_secs(10),
+            settle_after: Duration::from_secs(60),
+            test_psp_faults: connectors::faults::Faults::default(),
+            payout_fees: FeeSchedule::default(),
+            payout_every: Duration::from_secs(600),
+        }
+    }
+}

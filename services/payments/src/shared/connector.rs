@@ -1,0 +1,120 @@
+//! A payment service provider as payments' commands see it: one trait, what a call asks
+//! and what it answers. A provider is outside the process: every call may time out or fail
+//! without saying whether it happened, so each carries an idempotency key the provider sees
+//! (derived from the payment or refund), and an outcome that is not known is settled by
+//! asking about that key (`find_charge`, `find_refund`), never by calling again with a new
+//! one (docs/payments.md, "Charging"). The providers themselves are in connectors/.
+
+use coffer_model::money::Money;
+use futures_util::future::BoxFuture;
+use serde::{Deserialize, Serialize};
+
+use super::method::Instrument;
+
+/// The name Coffer's test provider (connectors/test_psp.rs) records on the payments,
+/// sources and profiles it serves.
+pub const TEST_PROVIDER: &str = "coffer_test";
+
+#[derive(Debug)]
+pub struct ChargeRequest<'a> {
+    /// The provider's idempotency key: the payment's uuid.
+    pub key: &'a str,
+    pub amount: Money,
+    pub instrument: &'a Instrument,
+    /// Keep the instrument for later charges as this payment source, in the same call.
+    pub store_as: Option<&'a str>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "outcome", rename_all = "snake_case")]
+pub enum ChargeOutcome {
+    Succeeded {
+        provider_payment_id: String,
+    },
+    Failed {
+        provider_payment_id: String,
+        reason: String,
+    },
+    /// Not decided yet: the donor must act first (`redirect` is where to send them), or the
+    /// bank has still to collect the money (no redirect).
+    Pending {
+        provider_payment_id: String,
+        redirect: Option<String>,
+    },
+}
+
+/// The outcome of storing an instrument (for cards: a small verification charge, refunded
+/// at once by the provider).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "outcome", rename_all = "snake_case")]
+pub enum StoreOutcome {
+    Active {
+        reference: String,
+    },
+    /// Kept once the donor approves at `redirect` (3-D Secure, a wallet's agreement).
+    Pending {
+        reference: String,
+        redirect: String,
+    },
+    Failed {
+        reason: String,
+    },
+}
+
+/// A charge's outcome, with the stored instrument when one was asked for.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Charged {
+    pub outcome: ChargeOutcome,
+    pub stored: Option<StoreOutcome>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "outcome", rename_all = "snake_case")]
+pub enum RefundOutcome {
+    Succeeded { provider_refund_id: String },
+    Failed { reason: String },
+}
+
+/// A call whose outcome is not known: it may or may not have happened at the provider.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ConnectorError {
+    #[error("the provider did not answer in time")]
+    Timeout,
+    #[error("the provider could not be reached: {0}")]
+    Unreachable(String),
+}
+
+pub type Call<'a, T> = BoxFuture<'a, Result<T, ConnectorError>>;
+
+pub trait Connector: Send + Sync {
+    fn provider(&self) -> &'static str;
+    /// Charges once per key: asked again with the same key, the provider answers as it did
+    /// the first time and charges nothing more.
+    fn charge<'a>(&'a self, request: ChargeRequest<'a>) -> Call<'a, Charged>;
+    /// Charges a stored instrument by the reference `store_instrument` gave, once per key.
+    fn charge_stored<'a>(
+        &'a self,
+        reference: &'a str,
+        key: &'a str,
+        amount: Money,
+    ) -> Call<'a, ChargeOutcome>;
+    fn store_instrument<'a>(
+        &'a self,
+        instrument: &'a Instrument,
+        key: &'a str,
+    ) -> Call<'a, StoreOutcome>;
+    /// Gives back part or all of a charge, once per key.
+    fn refund<'a>(
+        &'a self,
+        key: &'a str,
+        provider_payment_id: &'a str,
+        amount: Money,
+    ) -> Call<'a, RefundOutcome>;
+    /// What the provider knows of the charge made under `key` (with the instrument it kept,
+    /// if it was asked to); None when it never got it.
+    fn find_charge<'a>(&'a self, key: &'a str) -> Call<'a, Option<Charged>>;
+    fn find_refund<'a>(&'a self, key: &'a str) -> Call<'a, Option<RefundOutcome>>;
+    /// Told when an outcome has been committed; the test provider may stop the process
+    /// here to prove that a crash at this point loses nothing.
+    fn committed(&self) {}
+}

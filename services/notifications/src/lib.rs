@@ -10,8 +10,8 @@
 pub mod config;
 pub mod deliveries;
 pub mod endpoints;
+mod error;
 mod migrations;
-mod replica;
 mod routes;
 mod schema;
 mod state;
@@ -72,7 +72,11 @@ impl Notifications {
             &settings.event_prefix,
             settings.relay.clone(),
         );
-        events.consume("replica", &["identity"], Arc::new(replica::Replica));
+        events.consume(
+            "replica",
+            &["identity"],
+            Arc::new(coffer_directory::Replica),
+        );
         events.consume(
             "partners",
             &[coffer_partners::DOMAIN],

@@ -4,7 +4,6 @@ use actix_web::HttpResponse;
 use actix_web::http::StatusCode;
 use coffer_auth::Caller;
 use coffer_http::idempotency::Once;
-use coffer_http::{ApiError, Failure};
 use coffer_model::ids::parse_uuid;
 use coffer_model::paging::{PagingLimits, PagingQuery};
 use coffer_secrets::Secrets;
@@ -16,6 +15,7 @@ use uuid::Uuid;
 use super::domain::{Endpoint, Fields, bound, key, request};
 use super::store;
 use crate::deliveries::connect;
+use crate::error::NotificationsError;
 use crate::state::NotificationsState;
 
 /// Seals again, at start, what notifications keeps sealed under a master key that is no
@@ -33,35 +33,35 @@ pub(crate) async fn seal_at_start(store: &Store, secrets: &Secrets) -> Result<()
 /// at all, answers every endpoint from there: a list is never cut unasked).
 pub const LIMITS: PagingLimits = PagingLimits::new(1_000, 1_000);
 
-fn uuid_of(raw: &str) -> Result<Uuid, ApiError> {
-    raw.parse().map_err(ApiError::internal)
+fn uuid_of(raw: &str) -> Result<Uuid, NotificationsError> {
+    raw.parse().map_err(NotificationsError::internal)
 }
 
-fn fields(body: &Value) -> Result<Fields, ApiError> {
-    request::read(body).map_err(ApiError::validation)
+fn fields(body: &Value) -> Result<Fields, NotificationsError> {
+    request::read(body).map_err(NotificationsError::Invalid)
 }
 
 /// The endpoint's account must be one of its organisation's, as the directory knows it.
-fn check_account(tx: &mut Db<'_>, e: &Endpoint) -> Result<(), Failure> {
+fn check_account(tx: &mut Db<'_>, e: &Endpoint) -> Result<(), NotificationsError> {
     let Some(account) = &e.account_uuid else {
         return Ok(());
     };
     match coffer_directory::account_organisation(tx, account)? {
-        None => Err(Failure::Api(ApiError::not_found("Account"))),
-        Some(org) if org != e.organisation_uuid => Err(Failure::Api(ApiError::invalid(
+        None => Err(NotificationsError::NotFound("Account")),
+        Some(org) if org != e.organisation_uuid => Err(NotificationsError::invalid(
             "account_uuid",
             "is not an account of the organisation",
-        ))),
+        )),
         Some(_) => Ok(()),
     }
 }
 
 /// An endpoint that names an address itself must name one deliveries may reach (a name is
 /// checked each time a delivery resolves it).
-fn check_reachable(state: &NotificationsState, e: &Endpoint) -> Result<(), ApiError> {
-    let url = url::Url::parse(&e.endpoint).map_err(ApiError::internal)?;
+fn check_reachable(state: &NotificationsState, e: &Endpoint) -> Result<(), NotificationsError> {
+    let url = url::Url::parse(&e.endpoint).map_err(NotificationsError::internal)?;
     connect::check_url(&url, &state.addresses).map_err(|_| {
-        ApiError::invalid(
+        NotificationsError::invalid(
             "endpoint",
             "must not be a private, loopback or reserved address",
         )
@@ -70,12 +70,15 @@ fn check_reachable(state: &NotificationsState, e: &Endpoint) -> Result<(), ApiEr
 
 /// Applies a body's fields; with `replace`, what it leaves out is cleared (but the key,
 /// which is kept unless a new one is given).
-fn apply(e: &mut Endpoint, f: Fields, replace: bool, now: i64) -> Result<(), ApiError> {
+fn apply(e: &mut Endpoint, f: Fields, replace: bool, now: i64) -> Result<(), NotificationsError> {
     if f.organisation_uuid
         .as_ref()
         .is_some_and(|o| *o != e.organisation_uuid)
     {
-        return Err(ApiError::invalid("organisation_uuid", "cannot be changed"));
+        return Err(NotificationsError::invalid(
+            "organisation_uuid",
+            "cannot be changed",
+        ));
     }
     let pick = |given: Option<Option<String>>, kept: &mut Option<String>| match given {
         Some(v) => *kept = v,
@@ -111,7 +114,7 @@ pub(crate) async fn list(
     organisation: Option<&str>,
     account: Option<&str>,
     paging: &PagingQuery,
-) -> Result<Vec<Endpoint>, Failure> {
+) -> Result<Vec<Endpoint>, NotificationsError> {
     let mut errors = Vec::new();
     let window = paging.resolve(LIMITS).map_err(|e| errors.extend(e)).ok();
     // An empty value (`account_uuid=`, as the n8n RaiseNow node sends it) is left out.
@@ -136,7 +139,7 @@ pub(crate) async fn list(
         .flatten()
         .map(|a| a.to_string());
     let Some(window) = window.filter(|_| errors.is_empty()) else {
-        return Err(Failure::Api(ApiError::validation(errors)));
+        return Err(NotificationsError::Invalid(errors));
     };
     let limit = paging.size.is_some().then(|| window.limit());
     let scope = caller.organisations_listed(organisation)?;
@@ -165,7 +168,7 @@ pub(crate) async fn create(
     once: Once,
     body: &Value,
     prevent_duplicates: bool,
-) -> Result<HttpResponse, Failure> {
+) -> Result<HttpResponse, NotificationsError> {
     let mut f = fields(body)?;
     // SPEC.md has organisation_uuid optional: left out, it is the caller's organisation
     // when its token reaches exactly one (a platform or partner caller must name it).
@@ -178,12 +181,12 @@ pub(crate) async fn create(
     }
     missing.extend(request::require_endpoint(&f).err().unwrap_or_default());
     if !missing.is_empty() {
-        return Err(Failure::Api(ApiError::validation(missing)));
+        return Err(NotificationsError::Invalid(missing));
     }
     let organisation = f.organisation_uuid.clone().unwrap_or_default();
     caller.require_organisation(uuid_of(&organisation)?)?;
     let now = state.clock.unix();
-    let generated = key::generate().map_err(|_| ApiError::internal("no random key"))?;
+    let generated = key::generate().map_err(|_| NotificationsError::internal("no random key"))?;
     let mut endpoint = Endpoint {
         uuid: Uuid::new_v4().to_string(),
         organisation_uuid: organisation,
@@ -218,10 +221,10 @@ pub(crate) async fn create(
             && let Some(existing) =
                 store::find_by_url(tx, &secrets, organisation, &endpoint.endpoint)?
         {
-            return Ok::<_, Failure>((StatusCode::OK, json!(existing.view())));
+            return Ok::<_, NotificationsError>((StatusCode::OK, json!(existing.view())));
         }
         bound::one_more(store::count_of(tx, organisation)?, most)
-            .map_err(|e| ApiError::validation(vec![e]))?;
+            .map_err(|e| NotificationsError::Invalid(vec![e]))?;
         check_account(tx, &endpoint)?;
         store::insert(tx, &secrets, &endpoint)?;
         if let Some(partner) = &partner {
@@ -240,14 +243,14 @@ pub(crate) async fn show(
     state: &NotificationsState,
     caller: &Caller,
     endpoint: Uuid,
-) -> Result<Endpoint, Failure> {
+) -> Result<Endpoint, NotificationsError> {
     let id = endpoint.to_string();
     let secrets = state.secrets.clone();
     let endpoint = state
         .store
         .query(move |db| store::find(db, &secrets, &id))
         .await?
-        .ok_or_else(|| ApiError::not_found("Webhook endpoint"))?;
+        .ok_or_else(|| NotificationsError::NotFound("Webhook endpoint"))?;
     caller.require_organisation(uuid_of(&endpoint.organisation_uuid)?)?;
     Ok(endpoint)
 }
@@ -259,10 +262,10 @@ pub(crate) async fn change(
     uuid: Uuid,
     body: &Value,
     replace: bool,
-) -> Result<Endpoint, Failure> {
+) -> Result<Endpoint, NotificationsError> {
     let f = fields(body)?;
     if replace {
-        request::require_endpoint(&f).map_err(ApiError::validation)?;
+        request::require_endpoint(&f).map_err(NotificationsError::Invalid)?;
     }
     let mut endpoint = show(state, caller, uuid).await?;
     let now = state.clock.unix();
@@ -275,7 +278,7 @@ pub(crate) async fn change(
             db.write_tx(|tx| {
                 check_account(tx, &saved)?;
                 store::update(tx, &secrets, &saved, now)?;
-                Ok::<_, Failure>(())
+                Ok::<_, NotificationsError>(())
             })
         })
         .await?;
@@ -286,7 +289,7 @@ pub(crate) async fn delete(
     state: &NotificationsState,
     caller: &Caller,
     uuid: Uuid,
-) -> Result<(), Failure> {
+) -> Result<(), NotificationsError> {
     let endpoint = show(state, caller, uuid).await?;
     // Its subscriptions go with it: they could deliver nowhere.
     state
@@ -295,7 +298,7 @@ pub(crate) async fn delete(
             db.write_tx(|tx| {
                 crate::subscriptions::store::delete_of_endpoint(tx, &endpoint.uuid)?;
                 store::delete(tx, &endpoint.uuid)?;
-                Ok::<_, Failure>(())
+                Ok::<_, NotificationsError>(())
             })
         })
         .await

@@ -4,7 +4,6 @@ use actix_web::HttpResponse;
 use actix_web::http::StatusCode;
 use coffer_auth::Caller;
 use coffer_http::idempotency::Once;
-use coffer_http::{ApiError, Failure};
 use coffer_model::ids::parse_uuid;
 use coffer_model::paging::{PagingLimits, PagingQuery};
 use coffer_store::Db;
@@ -14,6 +13,7 @@ use uuid::Uuid;
 use super::domain::{Fields, Subscription, bound, request};
 use super::store::{self, Scope};
 use crate::endpoints;
+use crate::error::NotificationsError;
 use crate::state::NotificationsState;
 
 /// A page asked for with `size` is 1,000 subscriptions at most. Without it the list is
@@ -21,24 +21,24 @@ use crate::state::NotificationsState;
 /// its subscription by listing would make it again if the list were cut.
 pub const LIMITS: PagingLimits = PagingLimits::new(1_000, 1_000);
 
-fn uuid_of(raw: &str) -> Result<Uuid, ApiError> {
-    raw.parse().map_err(ApiError::internal)
+fn uuid_of(raw: &str) -> Result<Uuid, NotificationsError> {
+    raw.parse().map_err(NotificationsError::internal)
 }
 
 /// The endpoint must be one of the subscription's organisation's, and so the account.
-fn check_references(tx: &mut Db<'_>, x: &Subscription) -> Result<(), Failure> {
+fn check_references(tx: &mut Db<'_>, x: &Subscription) -> Result<(), NotificationsError> {
     match endpoints::store::organisation_of(tx, &x.action_configuration_uuid)? {
         Some(org) if org == x.organisation_uuid => {}
-        _ => return Err(Failure::Api(ApiError::not_found("Webhook endpoint"))),
+        _ => return Err(NotificationsError::NotFound("Webhook endpoint")),
     }
     if let Some(account) = &x.account_uuid {
         match coffer_directory::account_organisation(tx, account)? {
-            None => return Err(Failure::Api(ApiError::not_found("Account"))),
+            None => return Err(NotificationsError::NotFound("Account")),
             Some(org) if org != x.organisation_uuid => {
-                return Err(Failure::Api(ApiError::invalid(
+                return Err(NotificationsError::invalid(
                     "account_uuid",
                     "is not an account of the organisation",
-                )));
+                ));
             }
             Some(_) => {}
         }
@@ -47,12 +47,15 @@ fn check_references(tx: &mut Db<'_>, x: &Subscription) -> Result<(), Failure> {
 }
 
 /// Applies a body's fields; with `replace`, what it leaves out is cleared.
-fn apply(x: &mut Subscription, f: Fields, replace: bool) -> Result<(), ApiError> {
+fn apply(x: &mut Subscription, f: Fields, replace: bool) -> Result<(), NotificationsError> {
     if f.organisation_uuid
         .as_ref()
         .is_some_and(|o| *o != x.organisation_uuid)
     {
-        return Err(ApiError::invalid("organisation_uuid", "cannot be changed"));
+        return Err(NotificationsError::invalid(
+            "organisation_uuid",
+            "cannot be changed",
+        ));
     }
     match f.account_uuid {
         Some(a) => x.account_uuid = a,
@@ -88,7 +91,7 @@ pub(crate) async fn list(
     state: &NotificationsState,
     caller: &Caller,
     q: ListQuery<'_>,
-) -> Result<Vec<Subscription>, Failure> {
+) -> Result<Vec<Subscription>, NotificationsError> {
     let mut errors = Vec::new();
     // An empty value (`account_uuid=`) is left out, as clients written for RaiseNow send it.
     let mut id = |property: &str, raw: Option<&str>| {
@@ -115,7 +118,7 @@ pub(crate) async fn list(
     };
     let window = q.paging.resolve(LIMITS).map_err(|e| errors.extend(e)).ok();
     let Some(window) = window.filter(|_| errors.is_empty()) else {
-        return Err(Failure::Api(ApiError::validation(errors)));
+        return Err(NotificationsError::Invalid(errors));
     };
     let limit = q.paging.size.is_some().then(|| window.limit());
     let scope = Scope {
@@ -134,9 +137,9 @@ pub(crate) async fn create(
     caller: &Caller,
     once: Once,
     body: &Value,
-) -> Result<HttpResponse, Failure> {
-    let f = request::read(body).map_err(ApiError::validation)?;
-    request::require_whole(&f).map_err(ApiError::validation)?;
+) -> Result<HttpResponse, NotificationsError> {
+    let f = request::read(body).map_err(NotificationsError::Invalid)?;
+    request::require_whole(&f).map_err(NotificationsError::Invalid)?;
     let endpoint = f.action_configuration_uuid.clone().unwrap_or_default();
     let lookup = endpoint.clone();
     let endpoint_org = state
@@ -147,7 +150,7 @@ pub(crate) async fn create(
     let organisation = match (&f.organisation_uuid, endpoint_org) {
         (Some(named), _) => named.clone(),
         (None, Some(org)) => org,
-        (None, None) => return Err(Failure::Api(ApiError::not_found("Webhook endpoint"))),
+        (None, None) => return Err(NotificationsError::NotFound("Webhook endpoint")),
     };
     caller.require_organisation(uuid_of(&organisation)?)?;
     let mut x = Subscription {
@@ -167,9 +170,9 @@ pub(crate) async fn create(
         // Creates at once are counted one after another (the lock endpoints take too).
         endpoints::store::lock_organisation(tx, &x.organisation_uuid)?;
         bound::one_more(store::count_of(tx, &x.organisation_uuid)?)
-            .map_err(|e| ApiError::validation(vec![e]))?;
+            .map_err(|e| NotificationsError::Invalid(vec![e]))?;
         store::insert(tx, &x)?;
-        Ok::<_, Failure>((StatusCode::CREATED, json!(x.view())))
+        Ok::<_, NotificationsError>((StatusCode::CREATED, json!(x.view())))
     };
     Ok(once.run(&state.store, state.clock.as_ref(), effect).await?)
 }
@@ -179,13 +182,13 @@ pub(crate) async fn show(
     state: &NotificationsState,
     caller: &Caller,
     subscription: Uuid,
-) -> Result<Subscription, Failure> {
+) -> Result<Subscription, NotificationsError> {
     let id = subscription.to_string();
     let x = state
         .store
         .query(move |db| store::find(db, &id))
         .await?
-        .ok_or_else(|| ApiError::not_found("Event subscription"))?;
+        .ok_or_else(|| NotificationsError::NotFound("Event subscription"))?;
     caller.require_organisation(uuid_of(&x.organisation_uuid)?)?;
     Ok(x)
 }
@@ -197,10 +200,10 @@ pub(crate) async fn change(
     uuid: Uuid,
     body: &Value,
     replace: bool,
-) -> Result<Subscription, Failure> {
-    let f = request::read(body).map_err(ApiError::validation)?;
+) -> Result<Subscription, NotificationsError> {
+    let f = request::read(body).map_err(NotificationsError::Invalid)?;
     if replace {
-        request::require_whole(&f).map_err(ApiError::validation)?;
+        request::require_whole(&f).map_err(NotificationsError::Invalid)?;
     }
     let mut x = show(state, caller, uuid).await?;
     apply(&mut x, f, replace)?;
@@ -212,7 +215,7 @@ pub(crate) async fn change(
             db.write_tx(|tx| {
                 check_references(tx, &saved)?;
                 store::update(tx, &saved, now)?;
-                Ok::<_, Failure>(())
+                Ok::<_, NotificationsError>(())
             })
         })
         .await?;
@@ -223,7 +226,7 @@ pub(crate) async fn delete(
     state: &NotificationsState,
     caller: &Caller,
     uuid: Uuid,
-) -> Result<(), Failure> {
+) -> Result<(), NotificationsError> {
     let x = show(state, caller, uuid).await?;
     state
         .store

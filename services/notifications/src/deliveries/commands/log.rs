@@ -1,7 +1,6 @@
 //! The delivery log through the API: list, show, and redeliver.
 
 use coffer_auth::Caller;
-use coffer_http::{ApiError, Failure};
 use coffer_model::ids::parse_uuid;
 use coffer_model::paging::{PagingLimits, PagingQuery};
 use coffer_model::validation::FieldError;
@@ -10,6 +9,7 @@ use uuid::Uuid;
 use crate::deliveries::domain::log::WebhookResponse;
 use crate::deliveries::store::responses::{self, Scope};
 use crate::deliveries::store::tasks;
+use crate::error::NotificationsError;
 use crate::state::NotificationsState;
 
 /// 100 tries a page unless asked, at most 1,000.
@@ -32,7 +32,7 @@ pub(crate) async fn list(
     state: &NotificationsState,
     caller: &Caller,
     q: ListQuery<'_>,
-) -> Result<Vec<WebhookResponse>, Failure> {
+) -> Result<Vec<WebhookResponse>, NotificationsError> {
     let mut errors = Vec::new();
     let paging = q.paging.resolve(LIMITS).map_err(|e| errors.extend(e)).ok();
     let mut id = |property: &str, raw: Option<&str>| {
@@ -70,7 +70,7 @@ pub(crate) async fn list(
         },
     };
     let Some(paging) = paging.filter(|_| errors.is_empty()) else {
-        return Err(Failure::Api(ApiError::validation(errors)));
+        return Err(NotificationsError::Invalid(errors));
     };
     let scope = Scope {
         organisations: caller.organisations_listed(organisation)?,
@@ -91,17 +91,17 @@ pub(crate) async fn show(
     state: &NotificationsState,
     caller: &Caller,
     try_uuid: Uuid,
-) -> Result<WebhookResponse, Failure> {
+) -> Result<WebhookResponse, NotificationsError> {
     let id = try_uuid.to_string();
     let entry = state
         .store
         .query(move |db| responses::find(db, &id))
         .await?
-        .ok_or_else(|| ApiError::not_found("Webhook response"))?;
+        .ok_or_else(|| NotificationsError::NotFound("Webhook response"))?;
     let organisation = entry
         .organisation_uuid
         .parse()
-        .map_err(coffer_http::internal)?;
+        .map_err(NotificationsError::internal)?;
     caller.require_organisation(organisation)?;
     Ok(entry)
 }
@@ -112,7 +112,7 @@ pub(crate) async fn redeliver(
     state: &NotificationsState,
     caller: &Caller,
     try_uuid: Uuid,
-) -> Result<WebhookResponse, Failure> {
+) -> Result<WebhookResponse, NotificationsError> {
     let entry = show(state, caller, try_uuid).await?;
     let (task, endpoint) = (
         entry.task_uuid.clone(),
@@ -126,17 +126,17 @@ pub(crate) async fn redeliver(
             db.write_tx(|tx| {
                 let on = crate::endpoints::store::find(tx, &secrets, &endpoint)?.map(|e| e.enabled);
                 match on {
-                    None => return Err(Failure::Api(ApiError::not_found("Webhook endpoint"))),
+                    None => return Err(NotificationsError::NotFound("Webhook endpoint")),
                     Some(false) => {
-                        return Err(Failure::Api(ApiError::invalid(
+                        return Err(NotificationsError::invalid(
                             "webhook_configuration_uuid",
                             "the endpoint is turned off: turn it on (PATCH enabled: true) first",
-                        )));
+                        ));
                     }
                     Some(true) => {}
                 }
                 if tasks::find(tx, &task)?.is_none() {
-                    return Err(Failure::Api(ApiError::not_found("Delivery")));
+                    return Err(NotificationsError::NotFound("Delivery"));
                 }
                 tasks::again(tx, &task, now_ms)?;
                 Ok(())

@@ -4,6 +4,8 @@
 use coffer_model::validation::{FieldError, Violations};
 use uuid::Uuid;
 
+use crate::error::ReconciliationError;
+
 /// A required text, trimmed, of at most `max` characters and without control characters
 /// (a NUL, which PostgreSQL's text cannot hold, among them).
 pub fn required_text(
@@ -76,12 +78,12 @@ pub fn required_choice<T>(
 pub fn read_checked<T, C>(
     body: serde_json::Value,
     check: impl FnOnce(T) -> Result<C, Vec<FieldError>>,
-) -> Result<C, coffer_http::ApiError>
+) -> Result<C, ReconciliationError>
 where
     T: serde::de::DeserializeOwned,
 {
     let wrong = match coffer_http::body::parse_value_at::<T>("", body.clone()) {
-        Ok(read) => return check(read).map_err(coffer_http::ApiError::validation),
+        Ok(read) => return check(read).map_err(ReconciliationError::Invalid),
         Err(wrong) => wrong,
     };
     let mut rest = body;
@@ -95,7 +97,7 @@ where
         let named = |p: &str| wrong.iter().any(|w| owner(&w.property) == owner(p));
         all.extend(more.into_iter().filter(|m| !named(&m.property)));
     }
-    Err(coffer_http::ApiError::validation(all))
+    Err(ReconciliationError::Invalid(all))
 }
 
 /// The property an error is about, without an item's index (`versions[0]` is `versions`'s).

@@ -10,6 +10,7 @@
 
 pub mod blueprints;
 pub mod config;
+mod error;
 mod fields;
 pub mod files;
 mod lists;
@@ -34,6 +35,7 @@ use coffer_events::{Bus, EventWiring};
 use coffer_model::clock::Clock;
 use coffer_store::Store;
 
+pub use error::ReconciliationError;
 pub use migrations::MIGRATIONS;
 /// This service's part of the API description.
 pub use routes::part as api_part;

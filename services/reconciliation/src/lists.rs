@@ -1,7 +1,7 @@
 //! What every list of reconciliation takes (an optional account and `from`/`size` paging),
 //! and the one order they all share.
 
-use coffer_http::ApiError;
+use crate::error::ReconciliationError;
 use coffer_model::ids::parse_uuid;
 use coffer_model::paging::{Paging, PagingLimits, PagingQuery};
 use diesel::ExpressionMethods;
@@ -29,7 +29,7 @@ pub struct ListQuery {
 
 impl ListQuery {
     /// The account and the page; every wrong parameter is named.
-    pub fn resolve(self) -> Result<(Option<uuid::Uuid>, Paging), ApiError> {
+    pub fn resolve(self) -> Result<(Option<uuid::Uuid>, Paging), ReconciliationError> {
         let mut errors = Vec::new();
         let paging = PagingQuery {
             from: self.from,
@@ -45,7 +45,7 @@ impl ListQuery {
             .map_err(|e| errors.push(e));
         match (account, paging) {
             (Ok(account), Ok(paging)) => Ok((account, paging)),
-            _ => Err(ApiError::validation(errors)),
+            _ => Err(ReconciliationError::Invalid(errors)),
         }
     }
 }
@@ -81,7 +81,7 @@ pub async fn visible_page<T: Send + 'static>(
     account: Option<uuid::Uuid>,
     paging: Paging,
     query: PageQuery<T>,
-) -> Result<Vec<T>, ApiError> {
+) -> Result<Vec<T>, ReconciliationError> {
     if let Some(account) = account {
         crate::tenancy::require_known_account(store, caller, account).await?;
     }
@@ -98,5 +98,5 @@ pub async fn visible_page<T: Send + 'static>(
             )
         })
         .await
-        .map_err(ApiError::from)
+        .map_err(ReconciliationError::from)
 }

@@ -1,8 +1,8 @@
 //! Whose objects are whose: every blueprint, source and report belongs to an account of an
 //! organisation, as reconciliation's copy of identity's directory knows them.
 
+use crate::error::ReconciliationError;
 use coffer_auth::Caller;
-use coffer_http::ApiError;
 use coffer_store::{Db, Store};
 use uuid::Uuid;
 
@@ -25,15 +25,17 @@ pub async fn find_visible<T: Owned + Send + 'static>(
     what: &'static str,
     uuid: String,
     find: FindQuery<T>,
-) -> Result<T, ApiError> {
+) -> Result<T, ReconciliationError> {
     let found = store
         .query(move |db| find(db, &uuid))
         .await?
-        .ok_or_else(|| ApiError::not_found(what))?;
+        .ok_or_else(|| ReconciliationError::NotFound(what))?;
     let (organisation, account) = found.owner();
     caller.require_account(
-        account.parse().map_err(ApiError::internal)?,
-        organisation.parse().map_err(ApiError::internal)?,
+        account.parse().map_err(ReconciliationError::internal)?,
+        organisation
+            .parse()
+            .map_err(ReconciliationError::internal)?,
     )?;
     Ok(found)
 }
@@ -45,10 +47,12 @@ pub async fn require_account(
     caller: &Caller,
     organisation: Uuid,
     account: Uuid,
-) -> Result<(), ApiError> {
+) -> Result<(), ReconciliationError> {
     match owner_of(store, account).await? {
-        Some(o) if o == organisation.to_string() => caller.require_account(account, organisation),
-        _ => Err(ApiError::not_found("Account")),
+        Some(o) if o == organisation.to_string() => {
+            Ok(caller.require_account(account, organisation)?)
+        }
+        _ => Err(ReconciliationError::NotFound("Account")),
     }
 }
 
@@ -64,15 +68,18 @@ pub async fn require_known_account(
     store: &Store,
     caller: &Caller,
     account: Uuid,
-) -> Result<(), ApiError> {
+) -> Result<(), ReconciliationError> {
     let owner = owner_of(store, account)
         .await?
-        .ok_or_else(|| ApiError::not_found("Account"))?;
-    caller.require_account(account, owner.parse().map_err(ApiError::internal)?)
+        .ok_or(ReconciliationError::NotFound("Account"))?;
+    Ok(caller.require_account(
+        account,
+        owner.parse().map_err(ReconciliationError::internal)?,
+    )?)
 }
 
 /// The organisation the directory files `account` under, if it knows the account.
-async fn owner_of(store: &Store, account: Uuid) -> Result<Option<String>, ApiError> {
+async fn owner_of(store: &Store, account: Uuid) -> Result<Option<String>, ReconciliationError> {
     let key = account.to_string();
     Ok(store
         .query(move |db| coffer_directory::account_organisation(db, &key))

@@ -1,10 +1,10 @@
 //! Blueprints' use cases.
 
+use crate::error::ReconciliationError;
 use actix_web::HttpResponse;
 use actix_web::http::StatusCode;
 use coffer_auth::Caller;
 use coffer_http::idempotency::Once;
-use coffer_http::{ApiError, Failure};
 use coffer_model::paging::Paging;
 use coffer_store::Db;
 
@@ -19,7 +19,7 @@ pub async fn create(
     caller: &Caller,
     once: Once,
     input: BlueprintInput,
-) -> Result<HttpResponse, ApiError> {
+) -> Result<HttpResponse, ReconciliationError> {
     require_account(
         &state.store,
         caller,
@@ -29,12 +29,12 @@ pub async fn create(
     .await?;
     let now = state.clock.unix();
     let blueprint = Blueprint::new(input, now);
-    let body = serde_json::to_value(&blueprint).map_err(ApiError::internal)?;
+    let body = serde_json::to_value(&blueprint).map_err(ReconciliationError::internal)?;
     let effect = move |tx: &mut Db<'_>| {
-        store::insert(tx, &blueprint).map_err(Failure::from)?;
-        Ok::<_, Failure>((StatusCode::CREATED, body.clone()))
+        store::insert(tx, &blueprint)?;
+        Ok::<_, ReconciliationError>((StatusCode::CREATED, body.clone()))
     };
-    once.run(&state.store, state.clock.as_ref(), effect).await
+    Ok(once.run(&state.store, state.clock.as_ref(), effect).await?)
 }
 
 /// The blueprint, once the caller may see its account.
@@ -42,7 +42,7 @@ pub async fn get(
     state: &ReconciliationState,
     caller: &Caller,
     uuid: String,
-) -> Result<Blueprint, ApiError> {
+) -> Result<Blueprint, ReconciliationError> {
     find_visible(&state.store, caller, "Blueprint", uuid, store::find).await
 }
 
@@ -51,6 +51,6 @@ pub async fn list(
     caller: &Caller,
     account: Option<uuid::Uuid>,
     paging: Paging,
-) -> Result<Vec<Blueprint>, ApiError> {
+) -> Result<Vec<Blueprint>, ReconciliationError> {
     visible_page(&state.store, caller, account, paging, store::list).await
 }

@@ -32,7 +32,7 @@ pub(crate) async fn create(
 ) -> Result<HttpResponse, ApiError> {
     let once = Once::of(&caller, key, &req, &body.0);
     let input = read_checked(body.0, BlueprintRequest::check)?;
-    commands::create(&state, &caller, once, input).await
+    Ok(commands::create(&state, &caller, once, input).await?)
 }
 
 /// The blueprints of the caller's accounts, newest first.

@@ -101,7 +101,7 @@ async fn answer(
         hash: idempotency::request_hash(req, &json!(sent)),
         files,
     };
-    commands::execute(state, turns, blueprint, execution).await
+    Ok(commands::execute(state, turns, blueprint, execution).await?)
 }
 
 fn too_large() -> ApiError {

@@ -1,7 +1,7 @@
 //! Reading reports.
 
+use crate::error::ReconciliationError;
 use coffer_auth::Caller;
-use coffer_http::ApiError;
 use coffer_model::paging::Paging;
 
 use super::record::Report;
@@ -15,9 +15,9 @@ pub async fn get(
     state: &ReconciliationState,
     caller: &Caller,
     uuid: String,
-) -> Result<Report, ApiError> {
+) -> Result<Report, ReconciliationError> {
     let row = find_visible(&state.store, caller, "Report", uuid, store::find).await?;
-    Report::from_row(row, true).map_err(ApiError::internal)
+    Report::from_row(row, true).map_err(ReconciliationError::internal)
 }
 
 pub async fn list(
@@ -25,9 +25,9 @@ pub async fn list(
     caller: &Caller,
     account: Option<uuid::Uuid>,
     paging: Paging,
-) -> Result<Vec<Report>, ApiError> {
+) -> Result<Vec<Report>, ReconciliationError> {
     let rows = visible_page(&state.store, caller, account, paging, store::list).await?;
     rows.into_iter()
-        .map(|row| Report::from_row(row, false).map_err(ApiError::internal))
+        .map(|row| Report::from_row(row, false).map_err(ReconciliationError::internal))
         .collect()
 }

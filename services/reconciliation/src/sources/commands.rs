@@ -1,10 +1,10 @@
 //! Sources' use cases.
 
+use crate::error::ReconciliationError;
 use actix_web::HttpResponse;
 use actix_web::http::StatusCode;
 use coffer_auth::Caller;
 use coffer_http::idempotency::Once;
-use coffer_http::{ApiError, Failure};
 use coffer_model::paging::Paging;
 use coffer_secrets::Secrets;
 use coffer_store::resealing::{self, PassError};
@@ -35,7 +35,7 @@ pub async fn create(
     caller: &Caller,
     once: Once,
     input: SourceInput,
-) -> Result<HttpResponse, ApiError> {
+) -> Result<HttpResponse, ReconciliationError> {
     require_account(
         &state.store,
         caller,
@@ -49,7 +49,7 @@ pub async fn create(
         .query(move |db| blueprints::find(db, &key))
         .await?;
     if blueprint.is_none_or(|b| b.account_uuid != input.account_uuid.to_string()) {
-        return Err(ApiError::invalid(
+        return Err(ReconciliationError::invalid(
             "blueprint_uuid",
             "must be a blueprint of the source's account",
         ));
@@ -59,12 +59,14 @@ pub async fn create(
     let sealed = match &input.sftp {
         Some(sftp) => {
             let secrets = state.secrets.as_ref().ok_or_else(|| {
-                ApiError::unavailable("SFTP sources need the master keys (secrets.master_keys)")
+                ReconciliationError::NotConfigured(
+                    "SFTP sources need the master keys (secrets.master_keys)",
+                )
             })?;
             Some(
                 secrets
                     .seal(&secret_context(&uuid), sftp.secret.text().as_bytes())
-                    .map_err(ApiError::internal)?,
+                    .map_err(ReconciliationError::internal)?,
             )
         }
         None => None,
@@ -90,21 +92,26 @@ pub async fn create(
         created: now,
         updated: now,
     };
-    let source = serde_json::to_value(row.clone().into_source().map_err(ApiError::internal)?)
-        .map_err(ApiError::internal)?;
+    let source = serde_json::to_value(
+        row.clone()
+            .into_source()
+            .map_err(ReconciliationError::internal)?,
+    )
+    .map_err(ReconciliationError::internal)?;
     let effect = move |tx: &mut Db<'_>| {
-        store::insert(tx, &row).map_err(Failure::from)?;
-        Ok::<_, Failure>((StatusCode::CREATED, source.clone()))
+        store::insert(tx, &row)?;
+        Ok::<_, ReconciliationError>((StatusCode::CREATED, source.clone()))
     };
     // An SFTP source's request carries its password or private key: its answer and digest
     // are kept sealed under the key, as the source's row keeps the secret.
-    match &state.secrets {
+    let answered = match &state.secrets {
         Some(secrets) => {
             once.run_sealed(&state.store, state.clock.as_ref(), secrets, effect)
                 .await
         }
         None => once.run(&state.store, state.clock.as_ref(), effect).await,
-    }
+    };
+    Ok(answered?)
 }
 
 /// The source, once the caller may see its account.
@@ -112,7 +119,7 @@ pub async fn get(
     state: &ReconciliationState,
     caller: &Caller,
     uuid: String,
-) -> Result<Source, ApiError> {
+) -> Result<Source, ReconciliationError> {
     find_visible(&state.store, caller, "Source", uuid, store::find).await
 }
 
@@ -121,6 +128,6 @@ pub async fn list(
     caller: &Caller,
     account: Option<uuid::Uuid>,
     paging: Paging,
-) -> Result<Vec<Source>, ApiError> {
+) -> Result<Vec<Source>, ReconciliationError> {
     visible_page(&state.store, caller, account, paging, store::list).await
 }

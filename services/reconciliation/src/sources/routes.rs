@@ -40,7 +40,7 @@ pub(crate) async fn create(
         return Err(ApiError::invalid("sftp", "must be an object"));
     }
     let input = read_checked(body.0, SourceRequest::check)?;
-    commands::create(&state, &caller, once, input).await
+    Ok(commands::create(&state, &caller, once, input).await?)
 }
 
 /// The sources of the caller's accounts, newest first.

@@ -5,8 +5,8 @@
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
+use crate::error::ReconciliationError;
 use coffer_auth::Caller;
-use coffer_http::{ApiError, Failure};
 use coffer_uploads::UploadCredentials;
 
 use crate::blueprints::store as blueprints;
@@ -32,9 +32,11 @@ const ROUNDS: usize = 5;
 /// How long a file whose reading failed (the store unreachable) waits, per attempt.
 const RETRY_SECONDS: i64 = 30;
 
-pub(crate) fn objects(state: &ReconciliationState) -> Result<&ObjectStore, ApiError> {
+pub(crate) fn objects(state: &ReconciliationState) -> Result<&ObjectStore, ReconciliationError> {
     state.objects.as_ref().ok_or_else(|| {
-        ApiError::unavailable("no object store is configured for uploads (reconciliation.s3)")
+        ReconciliationError::NotConfigured(
+            "no object store is configured for uploads (reconciliation.s3)",
+        )
     })
 }
 
@@ -43,10 +45,10 @@ pub async fn credentials(
     state: &ReconciliationState,
     caller: &Caller,
     source: String,
-) -> Result<UploadCredentials, ApiError> {
+) -> Result<UploadCredentials, ReconciliationError> {
     let source = sources::get(state, caller, source).await?;
     if source.kind == SourceKind::Sftp {
-        return Err(ApiError::invalid(
+        return Err(ReconciliationError::invalid(
             "source_uuid",
             "an sftp source fetches its files from its server; upload to an api_upload or bank_transfer source",
         ));
@@ -59,7 +61,7 @@ pub async fn credentials(
         CREDENTIALS_TTL,
         state.limits.max_bytes as u64,
     )
-    .map_err(ApiError::internal)
+    .map_err(ReconciliationError::internal)
 }
 
 /// The source uuid and file name of a key `sources/<uuid>/<name>`: the name is the key's
@@ -147,9 +149,8 @@ pub async fn receive_new(state: &ReconciliationState) -> Result<usize, anyhow::E
             };
             let added = state
                 .store
-                .write(move |tx| files::receive(tx, &row).map_err(Failure::from))
-                .await
-                .map_err(ApiError::from)?;
+                .write(move |tx| files::receive(tx, &row).map_err(ReconciliationError::from))
+                .await?;
             new += usize::from(added);
         }
     }
@@ -259,7 +260,7 @@ async fn reported(
     state: &ReconciliationState,
     store: &ObjectStore,
     file: &Row,
-    written: Result<(), ApiError>,
+    written: Result<(), ReconciliationError>,
 ) -> Result<bool, anyhow::Error> {
     match written {
         Ok(()) => {
@@ -267,7 +268,7 @@ async fn reported(
             Ok(true)
         }
         Err(e) => {
-            tracing::warn!(file = %file.uuid, error = %e.message(), "recording a file's report failed; it is tried again");
+            tracing::warn!(file = %file.uuid, error = %e, "recording a file's report failed; it is tried again");
             postpone(state, &file.uuid, file.attempts).await?;
             Ok(false)
         }
@@ -305,9 +306,8 @@ async fn postpone(
     let key = file.to_owned();
     state
         .store
-        .write(move |tx| files::postpone(tx, &key, next).map_err(Failure::from))
-        .await
-        .map_err(ApiError::from)?;
+        .write(move |tx| files::postpone(tx, &key, next).map_err(ReconciliationError::from))
+        .await?;
     Ok(())
 }
 

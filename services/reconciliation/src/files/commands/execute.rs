@@ -7,9 +7,9 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use crate::error::ReconciliationError;
 use actix_web::HttpResponse;
 use actix_web::http::StatusCode;
-use coffer_http::ApiError;
 use coffer_http::idempotency::{self, Held, IdempotencyKey};
 
 use super::{Arrived, Origin, read_in_turn, refuse};
@@ -41,7 +41,7 @@ pub async fn execute(
     turns: &Turns,
     blueprint: Blueprint,
     execution: Execution,
-) -> Result<HttpResponse, ApiError> {
+) -> Result<HttpResponse, ReconciliationError> {
     let Execution {
         client_id,
         key,
@@ -70,7 +70,7 @@ pub async fn execute(
         1 => serde_json::to_value(&reports[0]),
         _ => serde_json::to_value(&reports),
     }
-    .map_err(ApiError::internal)?;
+    .map_err(ReconciliationError::internal)?;
     idempotency::finish(store, &client_id, &key, (StatusCode::CREATED, body.clone())).await?;
     Ok(HttpResponse::Created().json(body))
 }
@@ -82,7 +82,7 @@ async fn read_one(
     blueprint: &Blueprint,
     name: String,
     bytes: Vec<u8>,
-) -> Result<Report, ApiError> {
+) -> Result<Report, ReconciliationError> {
     let row = match turns.take(&blueprint.organisation_uuid, bytes.len()).await {
         Ok(turn) => {
             let arrived = Arrived {
@@ -110,5 +110,5 @@ async fn read_one(
             .await?
         }
     };
-    Report::from_row(row, true).map_err(ApiError::internal)
+    Report::from_row(row, true).map_err(ReconciliationError::internal)
 }

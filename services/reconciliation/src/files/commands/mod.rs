@@ -4,13 +4,13 @@
 
 use std::sync::Arc;
 
+use crate::error::ReconciliationError;
 use coffer_camt::Deadline;
 use coffer_events::catalogue::{
     DIRECT_DEBIT_RECEIVED, DIRECT_DEBIT_RETURNED, PAYOUT_MATCHED, RECONCILIATION_REPORT_CREATED,
     WIRE_TRANSFER_RECEIVED,
 };
 use coffer_events::{Outbox, OutboxEvent, append};
-use coffer_http::ApiError;
 use coffer_store::Db;
 use diesel::result::Error as DieselError;
 use serde_json::{Value, json};
@@ -96,16 +96,10 @@ impl Summary {
     }
 }
 
-/// Why a file's transaction stopped.
-#[derive(Debug, thiserror::Error)]
-enum WriteError {
-    #[error("another file matched one of the same payouts at the same time")]
-    Raced,
-    #[error(transparent)]
-    Db(#[from] DieselError),
-    #[error(transparent)]
-    Store(#[from] coffer_store::StoreError),
-}
+/// Why a file's transaction stops when another file won a race for its payouts or its
+/// waiting file.
+const RACED: &str =
+    "another file matched one of the same payouts at the same time; send the file again";
 
 /// How far back payouts matched already are looked at, so that a statement sent again
 /// under a new message id says which payouts it names were matched before.
@@ -118,9 +112,9 @@ pub async fn read(
     state: &ReconciliationState,
     blueprint: Blueprint,
     arrived: Arrived,
-) -> Result<Report, ApiError> {
+) -> Result<Report, ReconciliationError> {
     let row = read_within(state, blueprint, arrived, None).await?;
-    Report::from_row(row, true).map_err(ApiError::internal)
+    Report::from_row(row, true).map_err(ReconciliationError::internal)
 }
 
 /// Reads the file in its turn (files/turns.rs): within its share of memory, given up with
@@ -130,7 +124,7 @@ pub async fn read_in_turn(
     turn: &Turn,
     blueprint: Blueprint,
     arrived: Arrived,
-) -> Result<Row, ApiError> {
+) -> Result<Row, ReconciliationError> {
     read_within(state, blueprint, arrived, Some(turn)).await
 }
 
@@ -142,7 +136,7 @@ pub async fn refuse(
     origin: Origin,
     sha256: Option<String>,
     why: String,
-) -> Result<Row, ApiError> {
+) -> Result<Row, ReconciliationError> {
     let sha = sha256.unwrap_or_default();
     write_report(state, blueprint, origin, sha, Decided::Failed(why, None)).await
 }
@@ -152,7 +146,7 @@ async fn read_within(
     blueprint: Blueprint,
     arrived: Arrived,
     turn: Option<&Turn>,
-) -> Result<Row, ApiError> {
+) -> Result<Row, ReconciliationError> {
     let account = blueprint.account_uuid.clone();
     let open = match blueprint.processing {
         Processing::MatchSettlementPayouts => {
@@ -188,7 +182,7 @@ async fn read_within(
     let (sha, decided) =
         tokio::task::spawn_blocking(move || decide(&bytes, &limits, deadline.as_ref(), &bp, &open))
             .await
-            .map_err(ApiError::internal)?;
+            .map_err(ReconciliationError::internal)?;
     write_report(state, blueprint, origin, sha, decided).await
 }
 
@@ -234,23 +228,13 @@ async fn write_report(
     origin: Origin,
     sha: String,
     decided: Decided,
-) -> Result<Row, ApiError> {
+) -> Result<Row, ReconciliationError> {
     let (outbox, now) = (state.outbox.clone(), state.clock.unix());
     let decided = Arc::new(decided);
-    let written = state
+    let row = state
         .store
         .write(move |tx| write(tx, &outbox, &blueprint, &origin, &sha, &decided, now))
-        .await;
-    let row = match written {
-        Ok(row) => row,
-        Err(WriteError::Raced) => {
-            return Err(ApiError::conflict(
-                "another file matched one of the same payouts at the same time; send the file again",
-            ));
-        }
-        Err(WriteError::Db(e)) => return Err(ApiError::from(coffer_http::Failure::from(e))),
-        Err(WriteError::Store(e)) => return Err(ApiError::from(e)),
-    };
+        .await?;
     state.outbox.committed();
     Ok(row)
 }
@@ -263,7 +247,7 @@ fn write(
     sha: &str,
     decided: &Decided,
     now: i64,
-) -> Result<Row, WriteError> {
+) -> Result<Row, ReconciliationError> {
     if let Some(file) = &origin.file_uuid
         && let Some(done) = files::find(tx, file)?.and_then(|f| f.report_uuid)
         && let Some(row) = reports::find(tx, &done)?
@@ -333,7 +317,7 @@ fn write(
     if let Some(file) = &origin.file_uuid
         && !files::mark_done(tx, file, &report_uuid)?
     {
-        return Err(WriteError::Raced);
+        return Err(ReconciliationError::ChangedMeanwhile(RACED));
     }
     let report = Report::listed(&row).map_err(|e| DieselError::SerializationError(e.into()))?;
     let (organisation, account) = (
@@ -358,7 +342,7 @@ fn applied(
     blueprint: &Blueprint,
     report: &str,
     outcome: &Outcome,
-) -> Result<Vec<OutboxEvent>, WriteError> {
+) -> Result<Vec<OutboxEvent>, ReconciliationError> {
     let (organisation, account) = (
         blueprint.organisation_uuid.parse().ok(),
         blueprint.account_uuid.parse().ok(),
@@ -366,7 +350,7 @@ fn applied(
     let mut events = Vec::new();
     for m in &outcome.matched {
         if !payouts::mark_matched(tx, &m.payout_uuid, report)? {
-            return Err(WriteError::Raced);
+            return Err(ReconciliationError::ChangedMeanwhile(RACED));
         }
         let id = m
             .payout_uuid

@@ -1,8 +1,9 @@
 //! Identity's one error: what went wrong in a command, said by its variant, whoever called
 //! it (a route, `coffer admin`, first-start seeding, onboarding in the same process, tests).
 //! A route turns it into the `ApiError` it answers with (`?`, through the `From` below), so
-//! status, shape and message are decided here and nowhere else. Identity has no event
-//! consumer, so nothing asks whether a failure is worth retrying.
+//! status, shape and message are decided here and nowhere else. No event consumer calls
+//! identity's commands (the partners copy it keeps is crates/partners' own), so nothing
+//! asks yet whether a failure is worth retrying.
 
 use coffer_http::ApiError;
 use coffer_model::validation::FieldError;

@@ -15,6 +15,15 @@ pub enum OnboardingError {
     Conflict(String),
     #[error("{0}")]
     Forbidden(&'static str),
+    /// No credentials were given where the caller must prove who they are (401).
+    #[error("credentials required")]
+    Unauthorized,
+    /// The caller asks more often than it may; it may ask again after `wait` seconds (429).
+    #[error("{message}")]
+    Throttled { message: String, wait: u64 },
+    /// A service onboarding needs (the captcha's verifier) cannot be reached (503).
+    #[error("{0}")]
+    Unavailable(&'static str),
     /// Identity refused or could not be reached; the answer to pass on.
     #[error("identity: {}", .0.message())]
     Identity(ApiError),
@@ -22,6 +31,16 @@ pub enum OnboardingError {
     Store(#[from] StoreError),
     #[error("{0}")]
     Internal(String),
+    /// An answer a shared helper already gave (idempotency, body parsing), carried to the
+    /// route unchanged; onboarding's own failures take the variants above.
+    #[error(transparent)]
+    Api(#[from] ApiError),
+}
+
+impl From<diesel::result::Error> for OnboardingError {
+    fn from(e: diesel::result::Error) -> Self {
+        OnboardingError::Store(StoreError::Query(e))
+    }
 }
 
 /// The start-up pass that seals stored values again: a value no key opens is named.
@@ -41,9 +60,15 @@ impl From<OnboardingError> for ApiError {
             OnboardingError::NotFound(what) => ApiError::not_found(what),
             OnboardingError::Conflict(why) => ApiError::conflict(why),
             OnboardingError::Forbidden(_) => ApiError::forbidden(),
+            OnboardingError::Unauthorized => ApiError::unauthorized(),
+            OnboardingError::Throttled { message, wait } => {
+                ApiError::too_many_requests(message, wait)
+            }
+            OnboardingError::Unavailable(why) => ApiError::unavailable(why),
             OnboardingError::Identity(e) => e,
             OnboardingError::Store(e) => e.into(),
             OnboardingError::Internal(why) => ApiError::internal(why),
+            OnboardingError::Api(e) => e,
         }
     }
 }

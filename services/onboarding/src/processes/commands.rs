@@ -20,7 +20,6 @@ use coffer_events::catalogue::{
     ONBOARDING_PROCESS_COMPLETED, ONBOARDING_PROCESS_CREATED, PARTNER_INTEGRATION_CREATED,
 };
 use coffer_http::idempotency::Once;
-use coffer_http::{ApiError, Failure};
 use coffer_secrets::Secrets;
 use coffer_store::{Db, Store, resealing};
 use serde_json::{Value, json};
@@ -47,9 +46,11 @@ pub(crate) async fn create(
     caller: &Caller,
     once: Once,
     body: Value,
-) -> Result<HttpResponse, ApiError> {
+) -> Result<HttpResponse, OnboardingError> {
     let Some(partner) = caller.partner() else {
-        return Err(OnboardingError::Forbidden("only a partner's client starts processes").into());
+        return Err(OnboardingError::Forbidden(
+            "only a partner's client starts processes",
+        ));
     };
     let request = check_create(&body).map_err(OnboardingError::Invalid)?;
     let configuration = configurations::find(&state.store, &request.configuration_uuid.to_string())
@@ -75,13 +76,13 @@ pub(crate) async fn create(
         updated: now,
     };
     let answer = serde_json::to_value(ProcessRecord::of(&row, Form::Partner, now))
-        .map_err(ApiError::internal)?;
+        .map_err(|e| OnboardingError::Internal(e.to_string()))?;
     let (outbox, secrets) = (state.outbox.clone(), state.secrets.clone());
     let effect = move |tx: &mut Db<'_>| {
         processes::insert(tx, &secrets, &row)?;
         let created = events::of(&outbox, &ONBOARDING_PROCESS_CREATED, &row, now);
         append(tx, &[created], None)?;
-        Ok::<_, Failure>((StatusCode::CREATED, answer.clone()))
+        Ok::<_, OnboardingError>((StatusCode::CREATED, answer.clone()))
     };
     let (store, clock) = (&state.store, state.clock.as_ref());
     let response = once
@@ -197,22 +198,23 @@ pub(crate) async fn connect(
     token: &str,
     credentials: Option<(String, String)>,
     source: IpAddr,
-) -> Result<ProcessRecord, ApiError> {
+) -> Result<ProcessRecord, OnboardingError> {
     let row = find_by_token(state, token).await?;
     open(&row, state.clock.unix())?;
     let Some((email, password)) = credentials else {
-        return Err(ApiError::unauthorized());
+        return Err(OnboardingError::Unauthorized);
     };
     let user = state
         .identity
         .check_credentials(email, password, source)
-        .await?;
+        .await
+        .map_err(OnboardingError::Identity)?;
     let results = json!({
         "organisation": {"uuid": user.organisation_uuid},
         "accounts": {},
         "user": {"uuid": user.user_uuid},
     });
-    Ok(complete(state, row, user.organisation_uuid, results).await?)
+    complete(state, row, user.organisation_uuid, results).await
 }
 
 /// Completes the process with the integration it makes, in one transaction with both
@@ -303,7 +305,7 @@ pub(crate) async fn email_exists(
     captcha: Option<String>,
     source: IpAddr,
     network: IpAddr,
-) -> Result<bool, ApiError> {
+) -> Result<bool, OnboardingError> {
     // Both faults are named at once, before the throttle or the captcha is spent on a
     // question that has no answer: an address that is not one is 400, never "no user".
     let mut errors = Vec::new();
@@ -317,20 +319,26 @@ pub(crate) async fn email_exists(
         ));
     }
     let (Some(captcha), true) = (captcha, errors.is_empty()) else {
-        return Err(ApiError::validation(errors));
+        return Err(OnboardingError::Invalid(errors));
     };
     if let Some(wait) = state.email_checks.take(network) {
-        return Err(ApiError::too_many_requests(
-            format!("Too many e-mail checks from this network; try again in {wait} seconds"),
+        return Err(OnboardingError::Throttled {
+            message: format!(
+                "Too many e-mail checks from this network; try again in {wait} seconds"
+            ),
             wait,
-        ));
+        });
     }
     let passed = state.captcha.verify(captcha, source).await.map_err(|e| {
         tracing::warn!(error = %e, "the captcha could not be verified");
-        ApiError::unavailable("the captcha cannot be verified just now")
+        OnboardingError::Unavailable("the captcha cannot be verified just now")
     })?;
     if !passed {
-        return Err(ApiError::forbidden());
+        return Err(OnboardingError::Forbidden("the captcha was not passed"));
     }
-    state.identity.email_exists(email).await
+    state
+        .identity
+        .email_exists(email)
+        .await
+        .map_err(OnboardingError::Identity)
 }

@@ -47,7 +47,7 @@ pub(crate) async fn create(
     body: Json<Value>,
 ) -> Result<HttpResponse, ApiError> {
     let once = Once::of(&caller, key, &req, &body.0);
-    commands::create(&state, &caller, once, body.0).await
+    Ok(commands::create(&state, &caller, once, body.0).await?)
 }
 
 /// The partner's process, by its uuid.

@@ -17,8 +17,8 @@ use self::entries::{Entry, entries};
 use crate::filter::{Field, Kind};
 use crate::query;
 
-/// One entry of the list form of `sort`, as the description shows it (entries.rs reads
-/// every form).
+// One entry of the list form of `sort`, as the description shows it (entries.rs reads
+// every form). A plain comment: utoipa would put a doc comment into the description.
 #[derive(Debug, Deserialize, utoipa::ToSchema)]
 pub struct SortSpec {
     /// A field of the objects searched, as the query names it.

@@ -11,8 +11,8 @@ use coffer_store::Db;
 use diesel::result::Error as DieselError;
 use serde_json::Value;
 
-use crate::PaymentsState;
 use crate::shared::connector::ConnectorError;
+use crate::state::PaymentsState;
 
 /// The service's state as commands hold it: shared, cheap to move into a transaction.
 pub(crate) type Parts = actix_web::web::Data<PaymentsState>;

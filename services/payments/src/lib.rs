@@ -33,7 +33,6 @@ pub use migrations::MIGRATIONS;
 /// This service's part of the API description.
 pub use routes::part as api_part;
 pub use settings::PaymentsSettings;
-pub(crate) use state::PaymentsState;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -44,6 +43,7 @@ use coffer_model::clock::Clock;
 use coffer_store::{Store, TtlCache};
 
 use crate::payments::commands::ChargeBatches;
+use crate::state::PaymentsState;
 
 pub struct Payments {
     state: web::Data<PaymentsState>,

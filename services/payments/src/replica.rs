@@ -4,8 +4,6 @@
 use coffer_events::{Event, Handler, HandlerError};
 use coffer_store::Db;
 
-pub use coffer_directory::{account_organisation, organisation_exists};
-
 pub struct Replica;
 
 impl Handler for Replica {

@@ -9,8 +9,8 @@ use coffer_events::Outbox;
 use coffer_model::clock::Clock;
 use coffer_store::{Store, TtlCache};
 
-use crate::profiles;
 use crate::shared::connector::Connector;
+use crate::shared::profile::Profile;
 
 pub(crate) struct PaymentsState {
     pub store: Store,
@@ -25,5 +25,5 @@ pub(crate) struct PaymentsState {
     /// An account's organisation and payment method profiles, read on every payment.
     /// Neither changes once the replica has the account, so a short-lived copy saves a
     /// database round trip per payment (docs/payments.md).
-    pub accounts: TtlCache<String, (String, Vec<profiles::store::Profile>)>,
+    pub accounts: TtlCache<String, (String, Vec<Profile>)>,
 }

@@ -9,7 +9,7 @@ use serde_json::Value;
 
 use super::search::AGREEMENTS;
 use super::store;
-use crate::PaymentsState;
+use crate::state::PaymentsState;
 
 pub(crate) fn routes(t: &mut RouteTable) {
     t.post("/search/payment-agreements", search);

@@ -9,11 +9,11 @@ use serde_json::json;
 
 use super::domain::Reported;
 use super::store as debits;
-use crate::PaymentsState;
 use crate::payments::events::announce;
 use crate::payments::store;
 use crate::payouts::store as settlements;
 use crate::shared::record::{Payment, PaymentStatus};
+use crate::state::PaymentsState;
 
 /// The payment the file names: by EndToEndId, else the oldest pending collection of the
 /// same amount under the mandate; only the account's own direct debits count.

@@ -8,7 +8,7 @@ use coffer_store::Db;
 
 use super::commands;
 use super::domain::Reported;
-use crate::PaymentsState;
+use crate::state::PaymentsState;
 
 pub struct DirectDebits {
     pub(crate) state: web::Data<PaymentsState>,

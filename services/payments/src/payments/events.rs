@@ -15,11 +15,11 @@ use coffer_store::Db;
 use serde_json::json;
 
 use super::store as payments;
-use crate::PaymentsState;
 use crate::failure::{Failure, internal};
 use crate::shared::record::{ChargeState, Payment, PaymentStatus};
 use crate::shared::source::{Charge, Source, SourceStatus};
 use crate::sources::store as sources;
+use crate::state::PaymentsState;
 use crate::supporters::domain::Supporter;
 
 /// Writes the payment's events to the outbox and gives its response body.

@@ -16,10 +16,10 @@ use serde::Deserialize;
 use super::commands::test_psp::{self, Next, Subject};
 use super::commands::{self, ChargeBatches};
 use super::domain::Decision;
-use crate::PaymentsState;
 use crate::command_kit::Asker;
 use crate::shared::card::keyed_for_idempotency;
 use crate::shared::request::PaymentRequest;
+use crate::state::PaymentsState;
 
 pub(crate) fn routes(t: &mut RouteTable) {
     t.post("/payments", create)

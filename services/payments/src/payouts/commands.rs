@@ -17,7 +17,7 @@ use time::OffsetDateTime;
 use super::domain::{self, FeeSchedule, Item, Nothing, PayoutStatus};
 use super::record::Payout;
 use super::store::{self, PayoutRow, Waiting};
-use crate::replica::account_organisation;
+use coffer_directory::account_organisation;
 
 /// What settling needs, apart from the service's state, so that the operator's command
 /// settles exactly as the service's worker does.

@@ -7,7 +7,7 @@ use coffer_model::paging::{PagingLimits, PagingQuery};
 use serde::Deserialize;
 
 use super::commands;
-use crate::PaymentsState;
+use crate::state::PaymentsState;
 
 const LIMITS: PagingLimits = PagingLimits::new(100, 500);
 

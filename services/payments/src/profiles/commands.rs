@@ -6,10 +6,11 @@ use coffer_auth::Caller;
 use coffer_http::ApiError;
 use coffer_model::validation::FieldError;
 
-use super::store::{self as profiles, Profile};
-use crate::PaymentsState;
-use crate::replica::account_organisation;
+use super::store as profiles;
+use crate::shared::profile::Profile;
 use crate::shared::request::Checked;
+use crate::state::PaymentsState;
+use coffer_directory::account_organisation;
 
 /// The account's organisation, once the caller may touch the account, and the profile the
 /// request names (or the default for its method).

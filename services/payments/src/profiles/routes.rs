@@ -6,8 +6,8 @@ use coffer_model::ids::parse_uuid;
 use serde::Deserialize;
 
 use super::store;
-use crate::PaymentsState;
-use crate::replica::account_organisation;
+use crate::state::PaymentsState;
+use coffer_directory::account_organisation;
 
 pub(crate) fn routes(t: &mut RouteTable) {
     t.get("/payment-method-profiles", list);
@@ -21,7 +21,7 @@ pub(crate) struct Query {
 /// The payment method profiles of the caller's accounts.
 #[utoipa::path(get, path = "/payment-method-profiles", operation_id = "listPaymentMethodProfiles", tag = "Payment method profiles",
     params(("account_uuid" = Option<uuid::Uuid>, Query, description = "Only this account's")),
-    responses((status = 200, description = "The profiles", body = [crate::profiles::store::Profile]),
+    responses((status = 200, description = "The profiles", body = [crate::shared::profile::Profile]),
         (status = 404, description = "No such account")))]
 pub(crate) async fn list(
     state: web::Data<PaymentsState>,

@@ -1,26 +1,10 @@
 use coffer_store::{Db, db_run};
 use diesel::prelude::*;
-use serde::Serialize;
 
 use super::{METHODS, test_profile_name};
 use crate::schema::payment_method_profiles::dsl as p;
 use crate::shared::connector::TEST_PROVIDER;
-
-#[derive(
-    Debug, Clone, PartialEq, Eq, Queryable, Selectable, Insertable, Serialize, utoipa::ToSchema,
-)]
-#[diesel(table_name = crate::schema::payment_method_profiles)]
-pub struct Profile {
-    pub uuid: String,
-    pub account_uuid: String,
-    pub organisation_uuid: String,
-    pub name: String,
-    pub payment_method: String,
-    pub test_mode: bool,
-    pub provider: String,
-    pub is_default: bool,
-    pub created: i64,
-}
+use crate::shared::profile::Profile;
 
 /// Gives a new account its test profiles, each the default for its method. Repeating it
 /// (a redelivered event) adds nothing.

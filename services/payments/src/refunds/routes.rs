@@ -9,8 +9,8 @@ use coffer_model::money::Money;
 use coffer_model::validation::FieldError;
 
 use super::commands;
-use crate::PaymentsState;
 use crate::command_kit::Asker;
+use crate::state::PaymentsState;
 
 /// A refund's amount; left out, the residual.
 #[derive(utoipa::ToSchema)]

@@ -10,8 +10,8 @@ use serde_json::Value;
 
 use super::counts;
 use super::schema::PAYMENTS;
-use crate::PaymentsState;
 use crate::payments::store;
+use crate::state::PaymentsState;
 
 pub(crate) fn routes(t: &mut RouteTable) {
     t.post("/search/payments", search);

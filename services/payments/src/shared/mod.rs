@@ -1,11 +1,12 @@
 //! What every payments feature shares, and nothing of any feature: the payment as recorded
 //! and answered (its statuses, where its call to the provider stands, its refunds), the
 //! request that initialises a payment or a payment source, the card as a donor types it, a payment source as recorded,
-//! the payment method with the instrument it charges, and the provider as commands call it. Features import this room; it imports none of them.
+//! the payment method with the instrument it charges, the provider as commands call it, and the payment method profiles it is reached by. Features import this room; it imports none of them.
 
 pub mod card;
 pub mod connector;
 pub mod method;
+pub mod profile;
 pub mod record;
 pub mod request;
 pub mod source;

@@ -3,9 +3,9 @@
 use coffer_events::OutboxEvent;
 use coffer_events::catalogue::{PAYMENT_SOURCE_CREATED, PAYMENT_SOURCE_FAILED};
 
-use crate::PaymentsState;
 use crate::failure::{Failure, internal};
 use crate::shared::source::{Source, SourceStatus};
+use crate::state::PaymentsState;
 
 /// The event that announces `source` as it now stands; none while it is pending, as a
 /// pending source is announced once the donor has decided.

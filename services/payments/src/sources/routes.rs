@@ -7,13 +7,13 @@ use coffer_http::{ApiError, Json, PathUuid, RequestTrace, Shape};
 use serde_json::json;
 
 use super::commands::{self, Keeping};
-use crate::PaymentsState;
 use crate::command_kit::Asker;
 use crate::profiles::commands::account_and_profile;
-use crate::profiles::store::Profile;
 use crate::shared::card::keyed_for_idempotency;
 use crate::shared::method::{Instrument, instrument_for, mandate_reference};
+use crate::shared::profile::Profile;
 use crate::shared::request::{Checked, PaymentRequest};
+use crate::state::PaymentsState;
 use crate::supporters::request::supporter_of;
 
 pub(crate) fn routes(t: &mut RouteTable) {

@@ -13,7 +13,7 @@ use super::domain::Supporter;
 use super::events::announce;
 use super::store;
 use crate::command_kit::{Asker, Parts};
-use crate::replica::organisation_exists;
+use coffer_directory::organisation_exists;
 
 /// Records a new supporter of `organisation`, which must be known to payments.
 pub(crate) async fn create(

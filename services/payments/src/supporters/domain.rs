@@ -7,7 +7,6 @@ use coffer_model::validation::{FieldError, Violations};
 use serde::{Deserialize, Deserializer, Serialize};
 
 /// Calls `$m!` with every personal field of a supporter, so the list is written once.
-#[macro_export]
 macro_rules! personal_fields {
     ($m:ident) => {
         $m! {
@@ -18,6 +17,7 @@ macro_rules! personal_fields {
         }
     };
 }
+pub(crate) use personal_fields;
 
 /// Distinguishes a field left out (`None`) from one sent as null (`Some(None)`).
 fn present<'de, D, T>(d: D) -> Result<Option<Option<T>>, D::Error>

@@ -4,8 +4,8 @@ use coffer_events::{EventType, TraceContext, append};
 use coffer_store::Db;
 
 use super::domain::Supporter;
-use crate::PaymentsState;
 use crate::failure::{Failure, internal};
+use crate::state::PaymentsState;
 
 /// Writes the supporter's event to the outbox and gives its response body.
 pub(crate) fn announce(

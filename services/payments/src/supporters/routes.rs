@@ -15,8 +15,8 @@ use super::commands;
 use super::domain::{Supporter, SupporterInput, sortable};
 use super::search::SUPPORTERS;
 use super::store::{self, Sort};
-use crate::PaymentsState;
 use crate::command_kit::Asker;
+use crate::state::PaymentsState;
 
 const LIMITS: PagingLimits = PagingLimits::new(100, 1000);
 

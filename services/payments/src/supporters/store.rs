@@ -3,7 +3,7 @@ use diesel::prelude::*;
 use diesel::result::Error as DieselError;
 
 use super::domain::Supporter;
-use crate::personal_fields;
+use super::domain::personal_fields;
 use crate::schema::supporters::dsl as s;
 
 macro_rules! define_row {

@@ -7,10 +7,10 @@ use coffer_store::Db;
 use diesel::result::Error as DieselError;
 
 use super::domain::Transfer;
-use crate::PaymentsState;
 use crate::payments::events::announce;
 use crate::payments::store;
 use crate::payouts::store as settlements;
+use crate::state::PaymentsState;
 
 /// The bank credited the account: a succeeded payment under the transfer's id, dated on
 /// the value date, with its `payment.succeeded` event. The same credit reported again (in

@@ -8,7 +8,7 @@ use coffer_store::Db;
 
 use super::commands;
 use super::domain::Transfer;
-use crate::PaymentsState;
+use crate::state::PaymentsState;
 
 pub struct WireTransfers {
     pub(crate) state: web::Data<PaymentsState>,

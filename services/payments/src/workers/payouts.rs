@@ -5,9 +5,9 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::PaymentsState;
 use crate::payouts::commands::{Settler, settle_due};
 use crate::payouts::domain::FeeSchedule;
+use crate::state::PaymentsState;
 
 /// What settling an account needs, as the worker holds it.
 pub(crate) fn settler(state: &PaymentsState, fees: FeeSchedule) -> Settler {

@@ -181,7 +181,7 @@ impl World {
             let key = uuid.to_string();
             if self
                 .payments
-                .query(move |db| coffer_payments::replica::organisation_exists(db, &key))
+                .query(move |db| coffer_directory::organisation_exists(db, &key))
                 .await
                 .unwrap()
             {

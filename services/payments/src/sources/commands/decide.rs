@@ -6,11 +6,11 @@ use coffer_http::{ApiError, Failure};
 use coffer_store::Db;
 use diesel::result::Error as DieselError;
 
-use crate::PaymentsState;
 use crate::command_kit::Parts;
 use crate::shared::source::{Source, SourceStatus};
 use crate::sources::events::announcement;
 use crate::sources::store;
+use crate::state::PaymentsState;
 
 /// Ends the pending source `uuid` as the donor decided, with the event that says so.
 pub(crate) async fn decide(

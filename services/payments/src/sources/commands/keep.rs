@@ -11,9 +11,9 @@ use coffer_http::{ApiError, Failure, internal};
 use serde_json::json;
 
 use crate::command_kit::{Asker, Parts, Reserved, reserved, within};
-use crate::profiles::store::Profile;
 use crate::shared::connector::StoreOutcome;
 use crate::shared::method::Instrument;
+use crate::shared::profile::Profile;
 use crate::shared::source::{Source, SourceStatus};
 use crate::sources::events::announcement;
 use crate::sources::store;

@@ -1,0 +1,22 @@
+//! A payment method profile as recorded: which provider handles which method for an
+//! account. Payments and payment sources are made through one, and the service's state
+//! keeps each account's for a moment (state.rs).
+
+use diesel::prelude::*;
+use serde::Serialize;
+
+#[derive(
+    Debug, Clone, PartialEq, Eq, Queryable, Selectable, Insertable, Serialize, utoipa::ToSchema,
+)]
+#[diesel(table_name = crate::schema::payment_method_profiles)]
+pub struct Profile {
+    pub uuid: String,
+    pub account_uuid: String,
+    pub organisation_uuid: String,
+    pub name: String,
+    pub payment_method: String,
+    pub test_mode: bool,
+    pub provider: String,
+    pub is_default: bool,
+    pub created: i64,
+}

@@ -252,46 +252,8 @@ pub fn set_custom_parameters(
     })
 }
 
-/// Raises the payment's refunded amount by `value` if it stays within the amount and the
-/// payment has succeeded; false otherwise. One statement, so concurrent refunds can never
-/// add up to more than was paid.
-pub fn add_refunded(db: &mut Db<'_>, uuid: &str, value: i64, now: i64) -> QueryResult<bool> {
-    let changed = db_run!(db: {
-        diesel::update(
-            p::payments.filter(
-                p::uuid
-                    .eq(uuid)
-                    .and(p::status.eq(PaymentStatus::Succeeded.as_str()))
-                    .and((p::refunded_amount + value).le(p::amount_value)),
-            ),
-        )
-        .set((p::refunded_amount.eq(p::refunded_amount + value), p::updated.eq(now)))
-        .execute(db)
-    })?;
-    Ok(changed == 1)
-}
-
-/// Records a refund whose call to the provider begins now.
-pub fn insert_refund(db: &mut Db<'_>, payment: &str, refund: &Refund) -> QueryResult<()> {
-    use crate::schema::refunds::dsl as r;
-    let row = (
-        r::uuid.eq(&refund.uuid),
-        r::payment_uuid.eq(payment),
-        r::amount_value.eq(refund.amount.value),
-        r::currency.eq(refund.amount.currency.code()),
-        r::status.eq(refund.status.as_str()),
-        r::created.eq(refund.created),
-        r::charge_state.eq(if refund.status == RefundStatus::Pending {
-            ChargeState::Calling.as_str()
-        } else {
-            ChargeState::Done.as_str()
-        }),
-        r::charge_started.eq(Some(refund.created)),
-    );
-    db_run!(db: { diesel::insert_into(r::refunds).values(&row).execute(db).map(drop) })
-}
-
-type RefundRow = (
+/// A refund as its columns are read (refunds/store.rs reads them too).
+pub(crate) type RefundRow = (
     String,
     String,
     i64,
@@ -302,7 +264,7 @@ type RefundRow = (
     String,
 );
 
-fn refund_of(row: RefundRow) -> QueryResult<(String, Refund, ChargeState)> {
+pub(crate) fn refund_of(row: RefundRow) -> QueryResult<(String, Refund, ChargeState)> {
     let (uuid, payment, value, currency, status, status_reason, created, charge_state) = row;
     let currency =
         Currency::parse(&currency).map_err(|e| DieselError::DeserializationError(Box::new(e)))?;
@@ -321,22 +283,7 @@ fn refund_of(row: RefundRow) -> QueryResult<(String, Refund, ChargeState)> {
     Ok((payment, refund, charge_state))
 }
 
-/// A refund with its payment's uuid and where its call stands.
-pub fn find_refund(
-    db: &mut Db<'_>,
-    uuid: &str,
-) -> QueryResult<Option<(String, Refund, ChargeState)>> {
-    use crate::schema::refunds::dsl as r;
-    let row: Option<RefundRow> = db_run!(db: {
-        r::refunds
-            .find(uuid)
-            .select((r::uuid, r::payment_uuid, r::amount_value, r::currency, r::status, r::status_reason, r::created, r::charge_state))
-            .first(db)
-            .optional()
-    })?;
-    row.map(refund_of).transpose()
-}
-
+/// The payment's refunds, read with it.
 pub fn refunds_of(db: &mut Db<'_>, payment: &str) -> QueryResult<Vec<Refund>> {
     use crate::schema::refunds::dsl as r;
     let rows: Vec<RefundRow> = db_run!(db: {
@@ -349,61 +296,6 @@ pub fn refunds_of(db: &mut Db<'_>, payment: &str) -> QueryResult<Vec<Refund>> {
     rows.into_iter()
         .map(|row| refund_of(row).map(|(_, refund, _)| refund))
         .collect()
-}
-
-/// Records the provider's answer on a refund whose call is under way; false when it was
-/// recorded already. A failed refund gives its amount back to what may be refunded.
-pub fn record_refund(
-    db: &mut Db<'_>,
-    uuid: &str,
-    status: RefundStatus,
-    reason: Option<&str>,
-    now: i64,
-) -> QueryResult<bool> {
-    use crate::schema::refunds::dsl as r;
-    let changed = db_run!(db: {
-        diesel::update(r::refunds.filter(r::uuid.eq(uuid).and(r::charge_state.eq(ChargeState::Calling.as_str()))))
-            .set((r::status.eq(status.as_str()), r::status_reason.eq(reason), r::charge_state.eq(ChargeState::Done.as_str())))
-            .execute(db)
-    })?;
-    if changed == 1
-        && status == RefundStatus::Failed
-        && let Some((payment, refund, _)) = find_refund(db, uuid)?
-    {
-        let value = refund.amount.value;
-        db_run!(db: {
-            diesel::update(p::payments.find(&payment))
-                .set((p::refunded_amount.eq(p::refunded_amount - value), p::updated.eq(now)))
-                .execute(db)
-        })?;
-    }
-    Ok(changed == 1)
-}
-
-/// Refunds whose call began before `before` and has no recorded answer, oldest first.
-pub fn unsettled_refunds(db: &mut Db<'_>, before: i64, limit: i64) -> QueryResult<Vec<String>> {
-    use crate::schema::refunds::dsl as r;
-    db_run!(db: {
-        r::refunds
-            .filter(r::charge_state.eq(ChargeState::Calling.as_str()).and(r::charge_started.lt(before)))
-            .order(r::charge_started.asc())
-            .limit(limit)
-            .select(r::uuid)
-            .load(db)
-    })
-}
-
-/// Takes an unanswered refund for settling; false when another process took it first.
-pub fn claim_refund(db: &mut Db<'_>, uuid: &str, before: i64, now: i64) -> QueryResult<bool> {
-    use crate::schema::refunds::dsl as r;
-    let changed = db_run!(db: {
-        diesel::update(
-            r::refunds.filter(r::uuid.eq(uuid).and(r::charge_state.eq(ChargeState::Calling.as_str())).and(r::charge_started.lt(before))),
-        )
-        .set(r::charge_started.eq(now))
-        .execute(db)
-    })?;
-    Ok(changed == 1)
 }
 
 /// Ends a pending payment as `status` (succeeded or failed), with the reason for a failure.

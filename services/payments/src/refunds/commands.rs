@@ -13,6 +13,7 @@ use coffer_model::money::Money;
 use coffer_store::Db;
 use serde_json::{Value, json};
 
+use super::store as refunds;
 use crate::command_kit::{Asker, Parts, Reserved, require_owner, reserved, within};
 use crate::payments::store;
 use crate::shared::connector::RefundOutcome;
@@ -33,7 +34,7 @@ fn body_of(refund: &Refund) -> Value {
 async fn current(state: &Parts, uuid: String) -> Result<Value, ApiError> {
     let found = state
         .store
-        .query(move |db| store::find_refund(db, &uuid))
+        .query(move |db| refunds::find_refund(db, &uuid))
         .await?;
     let (_, refund, _) = found.ok_or_else(|| ApiError::not_found("Refund"))?;
     Ok(body_of(&refund))
@@ -141,7 +142,7 @@ fn reserve(
     };
     // The check that counts is in the update: a concurrent refund may have taken the
     // residual since the payment was read.
-    if !store::add_refunded(tx, uuid, amount.value, now)? {
+    if !refunds::add_refunded(tx, uuid, amount.value, now)? {
         return Err(ApiError::invalid(
             "amount.value",
             format!("exceeds what is left to refund ({residual} in minor units)"),
@@ -155,7 +156,7 @@ fn reserve(
         status_reason: None,
         created: now,
     };
-    store::insert_refund(tx, uuid, &refund)?;
+    refunds::insert_refund(tx, uuid, &refund)?;
     Ok(Recorded {
         refund,
         provider_payment_id: payment.provider_payment_id.unwrap_or_default(),
@@ -180,11 +181,11 @@ async fn record(
                 RefundOutcome::Succeeded { .. } => (RefundStatus::Succeeded, None),
                 RefundOutcome::Failed { reason } => (RefundStatus::Failed, Some(reason.as_str())),
             };
-            if !store::record_refund(tx, &uuid, status, reason, st.clock.unix())? {
+            if !refunds::record_refund(tx, &uuid, status, reason, st.clock.unix())? {
                 return Ok::<_, Failure>(None);
             }
             let (payment, refund, _) =
-                store::find_refund(tx, &uuid)?.ok_or(diesel::result::Error::NotFound)?;
+                refunds::find_refund(tx, &uuid)?.ok_or(diesel::result::Error::NotFound)?;
             let body = body_of(&refund);
             if status == RefundStatus::Succeeded {
                 let found = store::find(tx, &payment)?.ok_or(diesel::result::Error::NotFound)?;
@@ -219,7 +220,7 @@ pub(crate) async fn settle(state: &Parts, uuid: &str, before: i64) -> Result<(),
     let (id, now) = (uuid.to_owned(), state.clock.unix());
     if !state
         .store
-        .query(move |db| store::claim_refund(db, &id, before, now))
+        .query(move |db| refunds::claim_refund(db, &id, before, now))
         .await?
     {
         return Ok(());

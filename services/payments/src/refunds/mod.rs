@@ -3,3 +3,4 @@
 
 pub mod commands;
 pub mod routes;
+pub mod store;

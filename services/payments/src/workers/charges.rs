@@ -80,7 +80,7 @@ pub(crate) async fn settle_forever(state: Parts, batches: Data<ChargeBatches>) {
             .await;
         let refunds = state
             .store
-            .query(move |db| store::unsettled_refunds(db, before, BATCH))
+            .query(move |db| crate::refunds::store::unsettled_refunds(db, before, BATCH))
             .await
             .unwrap_or_else(|e| {
                 tracing::warn!(error = %e, "listing unsettled refunds failed; retrying");

@@ -16,6 +16,7 @@ mod health;
 pub mod idempotency;
 mod metrics;
 mod module;
+pub mod multipart;
 pub mod openapi;
 mod path_uuid;
 mod query_error;

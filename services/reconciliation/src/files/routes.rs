@@ -1,11 +1,10 @@
-use actix_multipart::Multipart;
 use actix_web::http::header::{HeaderName, HeaderValue};
 use actix_web::{HttpRequest, HttpResponse, web};
 use coffer_auth::Caller;
 use coffer_http::idempotency::{self, IdempotencyKey};
+use coffer_http::multipart::{MultipartReader, ReadError};
 use coffer_http::openapi::RouteTable;
 use coffer_http::{ApiError, PathUuid};
-use futures_util::StreamExt;
 use serde_json::json;
 
 use super::commands::{self, Execution};
@@ -116,41 +115,24 @@ async fn read_files(
     headers: &actix_web::http::header::HeaderMap,
     payload: web::Payload,
 ) -> Result<Vec<(String, Vec<u8>)>, ApiError> {
-    // actix-multipart's errors show as their variant names (`ContentTypeIncompatible`):
-    // the client is told in words of its own what to send instead.
-    let unreadable = |e: actix_multipart::MultipartError| {
-        use actix_multipart::MultipartError as E;
-        ApiError::bad_request(match e {
-            E::ContentTypeMissing
-            | E::ContentTypeParse
-            | E::ContentTypeIncompatible
-            | E::BoundaryMissing => {
-                "The request body must be sent as multipart/form-data with a boundary"
-            }
-            _ => {
-                "The request body is not readable multipart/form-data: it ends early or a part is malformed"
-            }
-        })
+    // The client is told in words of its own what to send instead.
+    let unreadable = |e: ReadError| match e {
+        ReadError::TooLarge => too_large(),
+        ReadError::NotMultipart => ApiError::bad_request(
+            "The request body must be sent as multipart/form-data with a boundary",
+        ),
+        ReadError::Malformed | ReadError::Stalled => ApiError::bad_request(
+            "The request body is not readable multipart/form-data: it ends early or a part is malformed",
+        ),
     };
-    let mut parts = Multipart::new(headers, payload);
+    let mut parts = MultipartReader::new(headers, payload);
     let mut files = Vec::new();
-    let mut total = 0usize;
-    while let Some(part) = parts.next().await {
-        let mut field = part.map_err(unreadable)?;
-        let name = field.name().unwrap_or_default().to_owned();
-        let file_name = field
-            .content_disposition()
-            .and_then(|cd| cd.get_filename())
-            .map(str::to_owned);
-        let mut bytes = Vec::new();
-        while let Some(chunk) = field.next().await {
-            let chunk = chunk.map_err(unreadable)?;
-            total += chunk.len();
-            if total > EXECUTE_LIMIT {
-                return Err(too_large());
-            }
-            bytes.extend_from_slice(&chunk);
-        }
+    // Every part counts, those left out too.
+    let mut left = EXECUTE_LIMIT;
+    while let Some(part) = parts.next_part().await {
+        let mut part = part.map_err(unreadable)?;
+        let bytes = part.read_within(&mut left).await.map_err(unreadable)?;
+        let (name, file_name) = (part.name(), part.file_name());
         if name == "filename" || name == "filename[]" {
             if files.len() == EXECUTE_MAX_FILES {
                 return Err(ApiError::invalid(
@@ -161,7 +143,7 @@ async fn read_files(
             // Shown in the report only; a header carries at most 8 KiB of it anyway. A
             // NUL (`filename*=UTF-8''a%00`) can be sent, and is not shown.
             let shown = file_name
-                .map(|n| shown_name(&n))
+                .map(shown_name)
                 .filter(|n| !n.is_empty())
                 .unwrap_or_else(|| format!("file-{}", files.len() + 1));
             files.push((shown, bytes));

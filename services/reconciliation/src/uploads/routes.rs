@@ -1,10 +1,9 @@
-use actix_multipart::Multipart;
 use actix_web::{HttpRequest, HttpResponse, web};
 use coffer_auth::Caller;
+use coffer_http::multipart::{MultipartReader, ReadError};
 use coffer_http::openapi::RouteTable;
 use coffer_http::{ApiError, PathUuid};
 use coffer_uploads::{UploadForm, UploadRefusal};
-use futures_util::StreamExt;
 
 use super::commands;
 use crate::object_store::local::{self, PlaceError, Receiving};
@@ -85,11 +84,11 @@ pub(crate) async fn upload(
         );
     };
     let base = ObjectStore::bucket_dir(root, signer);
-    let mut parts = Multipart::new(req.headers(), payload);
+    let mut parts = MultipartReader::new(req.headers(), payload).stalling_after(STALL);
     let mut fields: Vec<(String, String)> = Vec::new();
     let mut received: Option<Receiving> = None;
     let max = state.limits.max_bytes as u64;
-    while let Some(part) = parts.next().await {
+    while let Some(part) = parts.next_part().await {
         let Ok(mut field) = part else {
             return refused(
                 400,
@@ -97,7 +96,7 @@ pub(crate) async fn upload(
                 "the body is not readable multipart/form-data",
             );
         };
-        let name = field.name().unwrap_or_default().to_owned();
+        let name = field.name().to_owned();
         if name.eq_ignore_ascii_case("file") {
             // Everything but the size is known before the file: an upload the policy refuses
             // is turned away before a byte of it is written.
@@ -128,16 +127,16 @@ pub(crate) async fn upload(
                 }
             };
             loop {
-                let chunk = match tokio::time::timeout(STALL, field.next()).await {
-                    Ok(None) => break,
-                    Ok(Some(Ok(chunk))) => chunk,
-                    Ok(Some(Err(_))) => {
-                        file.abandon().await;
-                        return refused(400, "IncompleteBody", "the file part ended early");
-                    }
-                    Err(_) => {
+                let chunk = match field.chunk().await {
+                    None => break,
+                    Some(Ok(chunk)) => chunk,
+                    Some(Err(ReadError::Stalled)) => {
                         file.abandon().await;
                         return refused(400, "RequestTimeout", "the upload stalled");
+                    }
+                    Some(Err(_)) => {
+                        file.abandon().await;
+                        return refused(400, "IncompleteBody", "the file part ended early");
                     }
                 };
                 let size = file.written + chunk.len() as u64;
@@ -156,10 +155,7 @@ pub(crate) async fn upload(
             break;
         }
         let mut value = Vec::new();
-        while let Some(chunk) = tokio::time::timeout(STALL, field.next())
-            .await
-            .unwrap_or(Some(Err(actix_multipart::MultipartError::Incomplete)))
-        {
+        while let Some(chunk) = field.chunk().await {
             let Ok(chunk) = chunk else {
                 return refused(400, "IncompleteBody", "a form field ended early or stalled");
             };

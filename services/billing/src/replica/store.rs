@@ -5,6 +5,10 @@ use diesel::prelude::*;
 
 use crate::schema::{payment_sources::dsl as ps, supporters::dsl as su};
 
+/// Payments' text for a source that can be charged: the one status of its sources billing
+/// reads (payments' own mapping is its `SourceStatus`, which billing does not import).
+const ANNOUNCED_ACTIVE: &str = "active";
+
 /// A payment source as billing needs it.
 #[derive(Debug, Clone, PartialEq, Eq, Queryable, Selectable, Insertable)]
 #[diesel(table_name = crate::schema::payment_sources)]
@@ -19,10 +23,10 @@ pub struct KnownSource {
 }
 
 impl KnownSource {
-    /// Whether payments announced it `active`, the one status billing tells apart. The copy
+    /// Whether payments announced it active, the one status billing tells apart. The copy
     /// keeps payments' text as it came, whatever statuses payments has, so it stays text.
     pub fn is_active(&self) -> bool {
-        self.status == "active"
+        self.status == ANNOUNCED_ACTIVE
     }
 }
 

@@ -54,7 +54,9 @@ impl Handler for PartnerAccess {
 
     fn handle(&self, db: &mut Db<'_>, event: &Event) -> Result<(), HandlerError> {
         coffer_partners::apply(db, event)?;
-        if event.data["status"].as_str() != Some("disabled") {
+        // Only a disabled integration ends the partner's access; the integration's own
+        // constant for it is the event's type.
+        if !coffer_events::catalogue::PARTNER_INTEGRATION_DISABLED.is(&event.name) {
             return Ok(());
         }
         let (Some(partner), Some(organisation)) = (

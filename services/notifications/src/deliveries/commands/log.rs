@@ -6,7 +6,7 @@ use coffer_model::paging::{PagingLimits, PagingQuery};
 use coffer_model::validation::FieldError;
 use uuid::Uuid;
 
-use crate::deliveries::domain::log::WebhookResponse;
+use crate::deliveries::domain::log::{TryOutcome, WebhookResponse};
 use crate::deliveries::store::responses::{self, Scope};
 use crate::deliveries::store::tasks;
 use crate::error::NotificationsError;
@@ -42,11 +42,11 @@ pub(crate) async fn list(
     let account = id("account_uuid", q.account).map(|u| u.to_string());
     let endpoint = id("webhook_configuration_uuid", q.endpoint).map(|u| u.to_string());
     let event = id("event_uuid", q.event).map(|u| u.to_string());
-    let failed = match q.status {
+    let failed = match q.status.map(TryOutcome::parse) {
         None => None,
-        Some("succeeded") => Some(false),
-        Some("failed") => Some(true),
-        Some(_) => {
+        Some(Some(TryOutcome::Succeeded)) => Some(false),
+        Some(Some(TryOutcome::Failed)) => Some(true),
+        Some(None) => {
             errors.push(FieldError::invalid_choice(
                 "status",
                 "must be succeeded or failed",

@@ -2,6 +2,7 @@
 //! `false`, headers are JSON objects inside strings, and bodies are cut at 20 kB so a
 //! receiver's large answer cannot fill the database.
 
+use coffer_model::text_enum;
 use serde::Serialize;
 
 /// The most of a request or response body the log keeps, in bytes.
@@ -11,6 +12,14 @@ pub const MAX_BODY_BYTES: usize = 20 * 1024;
 pub const UNANSWERED: &str = "no answer was recorded: the try is under way (waiting for a \
                                slot of its endpoint, or in flight), or its sender stopped \
                                before it ended";
+
+text_enum! {
+    /// How a try ended, as the log's `status` filter names it.
+    pub enum TryOutcome {
+        Succeeded => "succeeded",
+        Failed => "failed",
+    }
+}
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct WebhookResponse {

@@ -9,10 +9,10 @@ use serde_json::json;
 
 use super::domain::Reported;
 use super::store as debits;
-use crate::payments::events::announce;
-use crate::payments::store;
-use crate::payouts::store as settlements;
+use crate::shared::announce::announce;
 use crate::shared::record::{Payment, PaymentStatus};
+use crate::shared::store as settlements;
+use crate::shared::store;
 use crate::state::PaymentsState;
 
 /// The payment the file names: by EndToEndId, else the oldest pending collection of the
@@ -56,7 +56,7 @@ pub(crate) fn received(
             store::complete(tx, &payment.uuid, PaymentStatus::Succeeded, None, now)?;
             settlements::set_value_date(tx, &payment.uuid, &reported.value_date)?;
             let done = store::find(tx, &payment.uuid)?.ok_or(DieselError::NotFound)?;
-            announce(tx, state, &done, None, &trace)?;
+            announce(tx, &state.outbox, &done, &trace)?;
         }
         // Settled before (by a test settle, or an earlier file): only the date is new.
         Some(payment) if payment.status == PaymentStatus::Succeeded => {
@@ -95,7 +95,7 @@ fn record_unstarted(
     store::insert(tx, &payment)?;
     settlements::set_value_date(tx, &payment.uuid, &reported.value_date)?;
     let done = store::find(tx, &payment.uuid)?.ok_or(DieselError::NotFound)?;
-    announce(tx, state, &done, None, trace)?;
+    announce(tx, &state.outbox, &done, trace)?;
     Ok(())
 }
 
@@ -116,7 +116,7 @@ pub(crate) fn returned(
     let reason = reported.reason.as_deref().unwrap_or("NARR");
     settlements::set_return_reason(tx, &payment.uuid, reason)?;
     let done = store::find(tx, &payment.uuid)?.ok_or(DieselError::NotFound)?;
-    announce(tx, state, &done, None, &TraceContext::new_root())?;
+    announce(tx, &state.outbox, &done, &TraceContext::new_root())?;
     Ok(())
 }
 

@@ -1,81 +1,21 @@
-//! What a payment announces (its outcome, and the supporter it created), and what payments
-//! reads of billing: the charge attempts it makes payments for, and the subscriptions its
-//! payments started.
+//! What payments reads of billing: the charge attempts it makes payments for, and the
+//! subscriptions its payments started. What a payment announces is in shared/announce.rs.
 
 use std::collections::{HashMap, HashSet};
 
 use actix_web::web;
-use coffer_events::catalogue::{
-    CHARGE_ATTEMPT_CREATED, PAYMENT_FAILED, PAYMENT_SUCCEEDED, SUBSCRIPTION_CREATED,
-    SUPPORTER_CREATED,
-};
-use coffer_events::{Event, Handler, HandlerError, OutboxEvent, TraceContext, append};
+use coffer_events::catalogue::{CHARGE_ATTEMPT_CREATED, SUBSCRIPTION_CREATED};
+use coffer_events::{Event, Handler, HandlerError, TraceContext};
 use coffer_model::money::Money;
 use coffer_store::Db;
 use serde_json::json;
 
 use super::store as payments;
-use crate::failure::{Failure, internal};
+use crate::shared::announce::announce;
 use crate::shared::record::{ChargeState, Payment, PaymentStatus};
 use crate::shared::source::{Charge, Source, SourceStatus};
 use crate::sources::store as sources;
 use crate::state::PaymentsState;
-use crate::supporters::domain::Supporter;
-
-/// Writes the payment's events to the outbox and gives its response body.
-pub(crate) fn announce(
-    tx: &mut Db<'_>,
-    state: &PaymentsState,
-    payment: &Payment,
-    supporter: Option<&Supporter>,
-    trace: &TraceContext,
-) -> Result<serde_json::Value, Failure> {
-    let (events, body) = announcements(state, payment, supporter)?;
-    append(tx, &events, Some(trace))?;
-    Ok(body)
-}
-
-/// The payment's events, to be written in its transaction, and its response body.
-pub(crate) fn announcements(
-    state: &PaymentsState,
-    payment: &Payment,
-    supporter: Option<&Supporter>,
-) -> Result<(Vec<OutboxEvent>, serde_json::Value), Failure> {
-    let body = serde_json::to_value(payment).map_err(internal)?;
-    let id = payment.uuid.parse().map_err(internal)?;
-    let (organisation, account) = (
-        payment.organisation_uuid.parse().ok(),
-        payment.account_uuid.parse().ok(),
-    );
-    let mut events = Vec::new();
-    if let Some(s) = supporter {
-        let data = serde_json::to_value(s).map_err(internal)?;
-        let sid = s.uuid.parse().map_err(internal)?;
-        events.push(
-            state
-                .outbox
-                .event(&SUPPORTER_CREATED, sid, organisation, None, data),
-        );
-    }
-    match payment.status {
-        PaymentStatus::Succeeded => events.push(state.outbox.event(
-            &PAYMENT_SUCCEEDED,
-            id,
-            organisation,
-            account,
-            body.clone(),
-        )),
-        PaymentStatus::Failed => events.push(state.outbox.event(
-            &PAYMENT_FAILED,
-            id,
-            organisation,
-            account,
-            body.clone(),
-        )),
-        _ => {}
-    }
-    Ok((events, body))
-}
 
 /// Billing's charge attempts, as payments receives them: `subscriptions.charge_attempt.created`
 /// names the payment source, the amount and the attempt; payments records a payment for it
@@ -155,7 +95,7 @@ impl Handler for BillingCharges {
         for payment in &made {
             if payment.charge_state == ChargeState::Done {
                 let trace = TraceContext::new_root();
-                announce(db, &self.state, payment, None, &trace)
+                announce(db, &self.state.outbox, payment, &trace)
                     .map_err(|_| HandlerError::Transient("announcing the payment failed".into()))?;
             } else {
                 reserved = true;

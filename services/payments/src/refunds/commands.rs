@@ -15,9 +15,9 @@ use serde_json::{Value, json};
 
 use super::store as refunds;
 use crate::command_kit::{Asker, Parts, Reserved, require_owner, reserved, within};
-use crate::payments::store;
 use crate::shared::connector::RefundOutcome;
 use crate::shared::record::{BANK_FILE, PaymentStatus, Refund, RefundStatus};
+use crate::shared::store;
 
 /// A refund being made: the refund recorded and the payment's reference at the provider.
 #[derive(Clone)]

@@ -1,14 +1,14 @@
 //! Refunds' queries: a refund recorded before its call to the provider, its answer
 //! recorded once, and the calls left unanswered. A payment's refunds are read with it
-//! (payments/store.rs), which also reads a refund's columns for [`find_refund`].
+//! (shared/store.rs), which also reads a refund's columns for [`find_refund`].
 
 use coffer_store::{Db, db_run};
 use diesel::prelude::*;
 
-use crate::payments::store::{RefundRow, refund_of};
 use crate::schema::payments::dsl as p;
 use crate::schema::refunds::dsl as r;
 use crate::shared::record::{ChargeState, PaymentStatus, Refund, RefundStatus};
+use crate::shared::store::{RefundRow, refund_of};
 
 /// Raises the payment's refunded amount by `value` if it stays within the amount and the
 /// payment has succeeded; false otherwise. One statement, so concurrent refunds can never

@@ -10,7 +10,7 @@ use serde_json::Value;
 
 use super::counts;
 use super::schema::PAYMENTS;
-use crate::payments::store;
+use crate::shared::store;
 use crate::state::PaymentsState;
 
 pub(crate) fn routes(t: &mut RouteTable) {

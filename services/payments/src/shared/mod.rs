@@ -3,6 +3,7 @@
 //! request that initialises a payment or a payment source, the card as a donor types it, a payment source as recorded,
 //! the payment method with the instrument it charges, the provider as commands call it, and the payment method profiles it is reached by. Features import this room; it imports none of them.
 
+pub mod announce;
 pub mod card;
 pub mod connector;
 pub mod method;
@@ -10,3 +11,4 @@ pub mod profile;
 pub mod record;
 pub mod request;
 pub mod source;
+pub mod store;

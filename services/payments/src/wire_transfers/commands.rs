@@ -7,9 +7,9 @@ use coffer_store::Db;
 use diesel::result::Error as DieselError;
 
 use super::domain::Transfer;
-use crate::payments::events::announce;
-use crate::payments::store;
-use crate::payouts::store as settlements;
+use crate::shared::announce::announce;
+use crate::shared::store as settlements;
+use crate::shared::store;
 use crate::state::PaymentsState;
 
 /// The bank credited the account: a succeeded payment under the transfer's id, dated on
@@ -28,6 +28,6 @@ pub(crate) fn received(
     store::insert(tx, &payment)?;
     settlements::set_value_date(tx, &payment.uuid, &transfer.value_date)?;
     let done = store::find(tx, &payment.uuid)?.ok_or(DieselError::NotFound)?;
-    announce(tx, state, &done, None, &TraceContext::new_root())?;
+    announce(tx, &state.outbox, &done, &TraceContext::new_root())?;
     Ok(())
 }

@@ -13,6 +13,7 @@ use crate::payments::domain::{cancel_refusal, merged_parameters};
 use crate::payments::store;
 use crate::shared::record::{Payment, PaymentStatus};
 use crate::shared::source::SourceStatus;
+use crate::shared::store as record;
 use crate::sources::commands as source_commands;
 
 /// The payment, locked for this transaction, once the caller may touch it.
@@ -62,7 +63,7 @@ pub(crate) async fn cancel(
                     let reason = Some("payment_cancelled");
                     source_commands::decide_in(tx, &st, source, failed, reason, now, &trace)?;
                 }
-                let cancelled = store::find(tx, &uuid)?.ok_or(DieselError::NotFound)?;
+                let cancelled = record::find(tx, &uuid)?.ok_or(DieselError::NotFound)?;
                 let body = serde_json::to_value(&cancelled).map_err(internal)?;
                 let event = st.outbox.event(
                     &PAYMENT_CANCELLED,

@@ -27,6 +27,7 @@ use crate::command_kit::{Asker, Parts, Reserved, reserved, within};
 use crate::payments::store;
 use crate::shared::connector::{ChargeOutcome, Charged};
 use crate::shared::record::{ChargeState, Payment};
+use crate::shared::store as record;
 use crate::sources::store as sources;
 
 /// The payment a reservation recorded, or the answer due to a request made before under
@@ -54,7 +55,7 @@ pub(crate) async fn record(
     // Read before the write transaction, so the write holds the database only as long as
     // it writes; the update itself checks that the call is still under way.
     let id = uuid.to_owned();
-    let Some(payment) = state.store.query(move |db| store::find(db, &id)).await? else {
+    let Some(payment) = state.store.query(move |db| record::find(db, &id)).await? else {
         return Ok(None);
     };
     record_on((state, batches), payment, charged, asker, trace).await
@@ -149,7 +150,7 @@ pub(crate) async fn charge_again(
             state,
             hash,
             move |tx| {
-                store::insert(tx, &recorded)
+                record::insert(tx, &recorded)
                     .map(|()| recorded.clone())
                     .map_err(Failure::from)
             },

@@ -15,8 +15,8 @@ use serde_json::{Value, json};
 
 use super::ChargeBatches;
 use crate::command_kit::{Asker, Parts};
-use crate::payments::store;
 use crate::shared::record::Payment;
+use crate::shared::store as record;
 use crate::supporters::domain::Supporter;
 
 /// Batches of intents recorded at a time, and intents in one batch at most.
@@ -199,7 +199,7 @@ fn apply_guarded(
         .filter_map(|p| p.as_ref().ok())
         .cloned()
         .collect();
-    store::insert_all(tx, &payments)?;
+    record::insert_all(tx, &payments)?;
     Ok(each)
 }
 
@@ -210,7 +210,7 @@ fn apply_all(tx: &mut Db<'_>, now_ms: i64, batch: &[Reserving]) -> Result<Vec<Pa
         .iter()
         .map(|item| intend(tx, now_ms, item))
         .collect::<Result<Vec<_>, _>>()?;
-    store::insert_all(tx, &payments)?;
+    record::insert_all(tx, &payments)?;
     Ok(payments)
 }
 

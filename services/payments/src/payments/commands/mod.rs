@@ -20,8 +20,8 @@ pub(crate) use self::charge::{charge_again, send, settle};
 pub(crate) use self::initiate::initiate;
 pub(crate) use self::source_charge::charge_source;
 use crate::command_kit::{Parts, require_owner};
-use crate::payments::store;
 use crate::shared::record::Payment;
+use crate::shared::store as record;
 
 /// Charges that arrive together share their writes (coffer_store::Batches): their intents
 /// (step 1, intents.rs) and the providers' answers (step 3, outcome.rs). Payments' own,
@@ -43,7 +43,7 @@ impl ChargeBatches {
 async fn find(state: &Parts, uuid: String) -> Result<Payment, ApiError> {
     state
         .store
-        .query(move |db| store::find(db, &uuid))
+        .query(move |db| record::find(db, &uuid))
         .await?
         .ok_or_else(|| ApiError::not_found("Payment"))
 }

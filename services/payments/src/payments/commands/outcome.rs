@@ -14,11 +14,12 @@ use coffer_store::Db;
 use serde_json::{Value, json};
 
 use crate::command_kit::Parts;
-use crate::payments::events::announcements;
 use crate::payments::store::{self, Answer};
+use crate::shared::announce::announcements;
 use crate::shared::connector::{ChargeOutcome, Charged, StoreOutcome};
 use crate::shared::record::{ChargeState, Payment, PaymentStatus};
 use crate::shared::source::{Source, SourceStatus};
+use crate::shared::store as record;
 use crate::sources::events::announcement;
 use crate::sources::store as sources;
 
@@ -103,7 +104,7 @@ fn apply_all(tx: &mut Db<'_>, batch: &[Recording]) -> Result<Vec<Option<Value>>,
         } else {
             // Its custom parameters changed since they were read, so it is read again here
             // and the announced body is the stored one; or it is not under way any more.
-            match store::find(tx, &recording.payment.uuid)? {
+            match record::find(tx, &recording.payment.uuid)? {
                 Some(fresh)
                     if fresh.charge_state == ChargeState::Calling
                         && store::record_answer(
@@ -161,7 +162,7 @@ fn finish(
             append(tx, &[event], Some(&recording.trace))?;
         }
     }
-    announcements(state, &payment, None)
+    announcements(&state.outbox, &payment)
 }
 
 /// The answer as stored on the payment.

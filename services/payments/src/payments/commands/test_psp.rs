@@ -10,11 +10,11 @@ use diesel::result::Error as DieselError;
 
 use crate::command_kit::{Parts, require_owner};
 use crate::payments::domain::{Decision, awaits_donor, return_location};
-use crate::payments::events::announce;
-use crate::payments::store;
+use crate::shared::announce::announce;
 use crate::shared::connector::TEST_PROVIDER;
 use crate::shared::record::{Payment, PaymentStatus};
 use crate::shared::source::{Source, SourceStatus};
+use crate::shared::store as record;
 use crate::sources::commands as source_commands;
 use crate::sources::store as sources;
 
@@ -77,7 +77,7 @@ async fn any_subject(state: &Parts, uuid: String) -> Result<Subject, ApiError> {
     let found = state
         .store
         .query(move |db| {
-            if let Some(p) = store::find(db, &uuid)? {
+            if let Some(p) = record::find(db, &uuid)? {
                 return Ok(Some(Subject::Payment(Box::new(p))));
             }
             Ok(sources::find(db, &uuid)?.map(|s| Subject::Source(Box::new(s))))
@@ -203,14 +203,14 @@ async fn finish(
         .store
         .run(move |db| {
             db.write_tx(|tx| {
-                if !store::complete(tx, &uuid, status, reason, now)? {
+                if !record::complete(tx, &uuid, status, reason, now)? {
                     return Ok(None);
                 }
                 if let Some(day) = &value_date {
-                    crate::payouts::store::set_value_date(tx, &uuid, day)?;
+                    record::set_value_date(tx, &uuid, day)?;
                 }
-                let finished = store::find(tx, &uuid)?.ok_or(DieselError::NotFound)?;
-                announce(tx, &st, &finished, None, &trace)?;
+                let finished = record::find(tx, &uuid)?.ok_or(DieselError::NotFound)?;
+                announce(tx, &st.outbox, &finished, &trace)?;
                 if let Some(source) = &finished.created_payment_source_uuid {
                     let approved = status == PaymentStatus::Succeeded;
                     let reason = reason.filter(|_| !approved);

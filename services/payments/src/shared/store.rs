@@ -1,0 +1,298 @@
+//! The payment record as stored, read and written alike by every feature that holds a
+//! payment (payments, refunds, direct debits, wire transfers, search): its row, the
+//! payment read with its refunds and its settlement, recorded, and ended; a refund's
+//! columns; and the dates a settlement records. Each feature's own queries stay in its
+//! store.rs.
+
+use coffer_model::currency::Currency;
+use coffer_model::money::Money;
+use coffer_store::{Db, db_run};
+use diesel::prelude::*;
+use diesel::result::Error as DieselError;
+
+use super::record::{ChargeState, Payment, PaymentStatus, Refund, RefundStatus};
+use crate::schema::payment_settlements::dsl as s;
+use crate::schema::payments::dsl as p;
+use crate::schema::refunds::dsl as r;
+
+#[derive(Debug, Clone, Queryable, Selectable, Insertable)]
+#[diesel(table_name = crate::schema::payments)]
+// An absent value is written as NULL (no column of an `Option` has another default), so
+// that many rows go in one statement on SQLite too, also with ON CONFLICT.
+#[diesel(treat_none_as_default_value = false)]
+pub(crate) struct Row {
+    uuid: String,
+    organisation_uuid: String,
+    account_uuid: String,
+    created: i64,
+    updated: i64,
+    test_mode: bool,
+    payment_method: String,
+    profile: String,
+    payment_provider: String,
+    provider_payment_id: Option<String>,
+    status: String,
+    status_reason: Option<String>,
+    amount_value: i64,
+    currency: String,
+    refunded_amount: i64,
+    supporter_uuid: Option<String>,
+    supporter: Option<String>,
+    payment_information: String,
+    created_payment_source_uuid: Option<String>,
+    subscription: Option<String>,
+    subscription_uuid: Option<String>,
+    custom_parameters: String,
+    locale: Option<String>,
+    return_url: Option<String>,
+    action: Option<String>,
+    cancel_reason: Option<String>,
+    end_to_end_id: Option<String>,
+    mandate_reference: Option<String>,
+    charge_attempt_uuid: Option<String>,
+    charge_state: String,
+    charge_started: Option<i64>,
+    payment_source_uuid: Option<String>,
+}
+
+/// A JSON column's text.
+pub(crate) fn text(v: &serde_json::Value) -> String {
+    v.to_string()
+}
+
+fn json(s: &str) -> QueryResult<serde_json::Value> {
+    serde_json::from_str(s).map_err(|e| DieselError::DeserializationError(Box::new(e)))
+}
+
+impl Row {
+    pub(crate) fn from_payment(x: &Payment) -> Self {
+        Row {
+            uuid: x.uuid.clone(),
+            organisation_uuid: x.organisation_uuid.clone(),
+            account_uuid: x.account_uuid.clone(),
+            created: x.created,
+            updated: x.created,
+            test_mode: x.test_mode,
+            payment_method: x.payment_method.clone(),
+            profile: x.profile.clone(),
+            payment_provider: x.payment_provider.clone(),
+            provider_payment_id: x.provider_payment_id.clone(),
+            status: x.status.as_str().to_owned(),
+            status_reason: x.status_reason.clone(),
+            amount_value: x.amount.value,
+            currency: x.amount.currency.code().to_owned(),
+            refunded_amount: x.refunded_amount.value,
+            supporter_uuid: x.supporter_uuid.clone(),
+            supporter: x.supporter.as_ref().map(text),
+            payment_information: text(&x.payment_information),
+            created_payment_source_uuid: x.created_payment_source_uuid.clone(),
+            subscription: x.subscription.as_ref().map(text),
+            subscription_uuid: x.subscription_uuid.clone(),
+            custom_parameters: text(&x.custom_parameters),
+            locale: x.locale.clone(),
+            return_url: x.return_url.clone(),
+            action: x.action.as_ref().map(text),
+            cancel_reason: x.cancel_reason.clone(),
+            end_to_end_id: x.end_to_end_id.clone(),
+            mandate_reference: x.mandate_reference.clone(),
+            charge_attempt_uuid: x.charge_attempt_uuid.clone(),
+            charge_state: x.charge_state.as_str().to_owned(),
+            charge_started: (x.charge_state != ChargeState::Done).then_some(x.created),
+            payment_source_uuid: x.payment_source_uuid.clone(),
+        }
+    }
+
+    pub(crate) fn into_payment(self) -> QueryResult<Payment> {
+        let currency = Currency::parse(&self.currency)
+            .map_err(|e| DieselError::DeserializationError(Box::new(e)))?;
+        Ok(Payment {
+            uuid: self.uuid,
+            created: self.created,
+            organisation_uuid: self.organisation_uuid,
+            account_uuid: self.account_uuid,
+            test_mode: self.test_mode,
+            payment_method: self.payment_method,
+            profile: self.profile,
+            payment_provider: self.payment_provider,
+            provider_payment_id: self.provider_payment_id,
+            status: PaymentStatus::parse(&self.status).ok_or_else(|| {
+                DieselError::DeserializationError(
+                    format!("unknown payment status {}", self.status).into(),
+                )
+            })?,
+            status_reason: self.status_reason,
+            amount: Money {
+                value: self.amount_value,
+                currency,
+            },
+            refunded_amount: Money {
+                value: self.refunded_amount,
+                currency,
+            },
+            refunds: Vec::new(),
+            payout_uuid: None,
+            value_date: None,
+            return_reason: None,
+            supporter_uuid: self.supporter_uuid,
+            supporter: self.supporter.as_deref().map(json).transpose()?,
+            payment_information: json(&self.payment_information)?,
+            created_payment_source_uuid: self.created_payment_source_uuid,
+            subscription_uuid: self.subscription_uuid,
+            subscription: self.subscription.as_deref().map(json).transpose()?,
+            custom_parameters: json(&self.custom_parameters)?,
+            locale: self.locale,
+            return_url: self.return_url,
+            action: self.action.as_deref().map(json).transpose()?,
+            end_to_end_id: self.end_to_end_id,
+            mandate_reference: self.mandate_reference,
+            charge_attempt_uuid: self.charge_attempt_uuid,
+            cancel_reason: self.cancel_reason,
+            payment_source_uuid: self.payment_source_uuid,
+            charge_state: ChargeState::parse(&self.charge_state).ok_or_else(|| {
+                DieselError::DeserializationError(
+                    format!("unknown charge state {}", self.charge_state).into(),
+                )
+            })?,
+        })
+    }
+}
+
+pub fn insert(db: &mut Db<'_>, payment: &Payment) -> QueryResult<()> {
+    let row = Row::from_payment(payment);
+    db_run!(db: { diesel::insert_into(p::payments).values(&row).execute(db).map(drop) })
+}
+
+/// Payments recorded together, in one statement.
+pub fn insert_all(db: &mut Db<'_>, payments: &[Payment]) -> QueryResult<()> {
+    if payments.is_empty() {
+        return Ok(());
+    }
+    let rows: Vec<Row> = payments.iter().map(Row::from_payment).collect();
+    db_run!(db: { diesel::insert_into(p::payments).values(&rows).execute(db).map(drop) })
+}
+
+/// The payment with its refunds.
+pub fn find(db: &mut Db<'_>, uuid: &str) -> QueryResult<Option<Payment>> {
+    let row: Option<Row> =
+        db_run!(db: { p::payments.find(uuid).select(Row::as_select()).first(db).optional() })?;
+    let Some(mut payment) = row.map(Row::into_payment).transpose()? else {
+        return Ok(None);
+    };
+    payment.refunds = refunds_of(db, uuid)?
+        .iter()
+        .map(|r| serde_json::to_value(r).map_err(|e| DieselError::SerializationError(Box::new(e))))
+        .collect::<QueryResult<_>>()?;
+    if let Some(settled) = settlement_of(db, uuid)? {
+        payment.payout_uuid = settled.payout_uuid;
+        payment.value_date = settled.value_date;
+        payment.return_reason = settled.return_reason;
+    }
+    Ok(Some(payment))
+}
+
+/// A refund as its columns are read.
+pub(crate) type RefundRow = (
+    String,
+    String,
+    i64,
+    String,
+    String,
+    Option<String>,
+    i64,
+    String,
+);
+
+pub(crate) fn refund_of(row: RefundRow) -> QueryResult<(String, Refund, ChargeState)> {
+    let (uuid, payment, value, currency, status, status_reason, created, charge_state) = row;
+    let currency =
+        Currency::parse(&currency).map_err(|e| DieselError::DeserializationError(Box::new(e)))?;
+    let refund = Refund {
+        uuid,
+        amount: Money { value, currency },
+        status: RefundStatus::parse(&status).ok_or_else(|| {
+            DieselError::DeserializationError(format!("unknown refund status {status}").into())
+        })?,
+        status_reason,
+        created,
+    };
+    let charge_state = ChargeState::parse(&charge_state).ok_or_else(|| {
+        DieselError::DeserializationError(format!("unknown charge state {charge_state}").into())
+    })?;
+    Ok((payment, refund, charge_state))
+}
+
+/// The payment's refunds, read with it.
+pub fn refunds_of(db: &mut Db<'_>, payment: &str) -> QueryResult<Vec<Refund>> {
+    let rows: Vec<RefundRow> = db_run!(db: {
+        r::refunds
+            .filter(r::payment_uuid.eq(payment))
+            .order((r::created.asc(), r::uuid.asc()))
+            .select((r::uuid, r::payment_uuid, r::amount_value, r::currency, r::status, r::status_reason, r::created, r::charge_state))
+            .load(db)
+    })?;
+    rows.into_iter()
+        .map(|row| refund_of(row).map(|(_, refund, _)| refund))
+        .collect()
+}
+
+/// Ends a pending payment as `status` (succeeded or failed), with the reason for a failure.
+pub fn complete(
+    db: &mut Db<'_>,
+    uuid: &str,
+    status: PaymentStatus,
+    reason: Option<&str>,
+    now: i64,
+) -> QueryResult<bool> {
+    let changed = db_run!(db: {
+        diesel::update(p::payments.filter(p::uuid.eq(uuid).and(p::status.eq(PaymentStatus::Pending.as_str()))))
+            .set((p::status.eq(status.as_str()), p::status_reason.eq(reason), p::updated.eq(now), p::action.eq(None::<String>)))
+            .execute(db)
+    })?;
+    Ok(changed == 1)
+}
+
+/// How a payment reached the bank, as far as it is known.
+#[derive(Debug, Clone, PartialEq, Eq, Queryable, Selectable)]
+#[diesel(table_name = crate::schema::payment_settlements)]
+pub struct Settlement {
+    pub payout_uuid: Option<String>,
+    pub value_date: Option<String>,
+    pub return_reason: Option<String>,
+}
+
+pub fn settlement_of(db: &mut Db<'_>, payment: &str) -> QueryResult<Option<Settlement>> {
+    db_run!(db: {
+        s::payment_settlements
+            .find(payment)
+            .select(Settlement::as_select())
+            .first(db)
+            .optional()
+    })
+}
+
+/// Records why a direct debit came back (its ISO return code).
+pub fn set_return_reason(db: &mut Db<'_>, payment: &str, reason: &str) -> QueryResult<()> {
+    db_run!(db: {
+        diesel::insert_into(s::payment_settlements)
+            .values((s::payment_uuid.eq(payment), s::return_reason.eq(Some(reason))))
+            .on_conflict(s::payment_uuid)
+            .do_update()
+            .set(s::return_reason.eq(Some(reason)))
+            .execute(db)
+            .map(drop)
+    })
+}
+
+/// Dates a payment the bank credited without a payout (a direct debit): the row is made
+/// or its value date set.
+pub fn set_value_date(db: &mut Db<'_>, payment: &str, value_date: &str) -> QueryResult<()> {
+    db_run!(db: {
+        diesel::insert_into(s::payment_settlements)
+            .values((s::payment_uuid.eq(payment), s::value_date.eq(Some(value_date))))
+            .on_conflict(s::payment_uuid)
+            .do_update()
+            .set(s::value_date.eq(Some(value_date)))
+            .execute(db)
+            .map(drop)
+    })
+}

@@ -2,8 +2,8 @@
 //! "Invoices", "Test clocks"). Error bodies take the shape SPEC.md shows for each
 //! operation: shape A for most, shape C for the subscription state changes.
 
-use coffer_http::Shape;
 use coffer_http::openapi::RouteTable;
+use coffer_http::{Shape, route};
 
 use crate::{invoices, plans, subscriptions, test_clocks};
 
@@ -18,87 +18,56 @@ pub(crate) fn table() -> RouteTable {
 
 fn for_plans(t: &mut RouteTable) {
     use plans::routes as p;
-    t.get("/subscription-plans", p::list)
-        .post("/subscription-plans", p::create)
-        .get("/subscription-plans/{plan_uuid}", p::get)
-        .patch("/subscription-plans/{plan_uuid}", p::update);
+    route!(t, p::list);
+    route!(t, p::create);
+    route!(t, p::get);
+    route!(t, p::update);
 }
 
 fn for_subscriptions(t: &mut RouteTable) {
     use subscriptions::routes as s;
     t.shaped(Shape::A, |t| {
-        t.post("/subscriptions", s::create)
-            .get("/subscriptions/{subscription_uuid}", s::get)
-            .patch("/subscriptions/{subscription_uuid}", s::update);
-    })
-    .post("/search/subscriptions", s::search)
-    .shaped(Shape::C, |t| {
-        t.post("/subscriptions/{subscription_uuid}/activate", s::activate)
-            .post("/subscriptions/{subscription_uuid}/cancel", s::cancel)
-            .post("/subscriptions/{subscription_uuid}/suspend", s::suspend);
+        route!(t, s::create);
+        route!(t, s::get);
+        route!(t, s::update);
+    });
+    route!(t, s::search);
+    t.shaped(Shape::C, |t| {
+        route!(t, s::activate);
+        route!(t, s::cancel);
+        route!(t, s::suspend);
     });
 }
 
 fn for_invoices(t: &mut RouteTable) {
     use invoices::routes as i;
     t.shaped(Shape::A, |t| {
-        t.get("/subscriptions/{subscription_uuid}/invoices", i::list)
-            .post("/subscriptions/{subscription_uuid}/invoices", i::create)
-            .get(
-                "/subscriptions/{subscription_uuid}/invoices/{invoice_uuid}",
-                i::get,
-            )
-            .post(
-                "/subscriptions/{subscription_uuid}/invoices/{invoice_uuid}/close",
-                i::close,
-            )
-            .post(
-                "/subscriptions/{subscription_uuid}/invoices/{invoice_uuid}/charge-attempts",
-                i::charge,
-            );
+        route!(t, i::list);
+        route!(t, i::create);
+        route!(t, i::get);
+        route!(t, i::close);
+        route!(t, i::charge);
     });
 }
 
 fn for_test_clocks(t: &mut RouteTable) {
     use test_clocks::routes as c;
-    t.post("/test-clocks", c::create)
-        .get("/test-clocks/{test_clock_uuid}", c::get)
-        .delete("/test-clocks/{test_clock_uuid}", c::delete)
-        .post("/test-clocks/{test_clock_uuid}/advance", c::advance);
+    route!(t, c::create);
+    route!(t, c::get);
+    route!(t, c::delete);
+    route!(t, c::advance);
 }
 
-/// The service's part of the API description (crates/http/src/openapi): every routed
-/// operation as its handler describes it, completed from the table above.
+/// The service's part of the API description (crates/http/src/openapi): every operation
+/// the table above routes with `route!`, as its handler describes it.
 mod described {
     use coffer_http::openapi::Part;
     use utoipa::OpenApi;
 
-    use crate::{invoices, plans, routes, subscriptions, test_clocks};
+    use crate::routes;
 
     #[derive(OpenApi)]
     #[openapi(
-        paths(
-            plans::routes::list,
-            plans::routes::create,
-            plans::routes::get,
-            plans::routes::update,
-            subscriptions::routes::create,
-            subscriptions::routes::get,
-            subscriptions::routes::update,
-            subscriptions::routes::search,
-            subscriptions::routes::activate,
-            subscriptions::routes::cancel,
-            subscriptions::routes::suspend,
-            invoices::routes::list,
-            invoices::routes::create,
-            invoices::routes::get,
-            invoices::routes::close,
-            invoices::routes::charge,
-            test_clocks::routes::create,
-            test_clocks::routes::get,
-            test_clocks::routes::delete,
-            test_clocks::routes::advance,
-        ),
         tags(
             (name = "Subscription plans", description = "How subscriptions are dunned and announced"),
             (name = "Subscriptions", description = "Recurring donations"),

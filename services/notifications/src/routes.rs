@@ -2,8 +2,8 @@
 //! Subscription", "Webhook Response"). Error bodies take shape B, as SPEC.md shows for a
 //! blank endpoint.
 
-use coffer_http::Shape;
 use coffer_http::openapi::RouteTable;
+use coffer_http::{Shape, route};
 
 use crate::{deliveries, endpoints, subscriptions};
 
@@ -17,61 +17,41 @@ pub(crate) fn table() -> RouteTable {
 
 fn for_responses(t: &mut RouteTable) {
     use deliveries::routes as d;
-    t.get("/webhook-responses", d::list)
-        .get("/webhook-responses/{webhook_response_uuid}", d::get)
-        .post(
-            "/webhook-responses/{webhook_response_uuid}/redeliver",
-            d::redeliver,
-        );
+    route!(t, d::list);
+    route!(t, d::get);
+    route!(t, d::redeliver);
 }
 
 fn for_subscriptions(t: &mut RouteTable) {
     use subscriptions::routes as s;
-    t.get("/event-subscriptions", s::list)
-        .post("/event-subscriptions", s::create)
-        .get("/event-subscriptions/{event_subscription_uuid}", s::get)
-        .put("/event-subscriptions/{event_subscription_uuid}", s::replace)
-        .patch("/event-subscriptions/{event_subscription_uuid}", s::update)
-        .delete("/event-subscriptions/{event_subscription_uuid}", s::delete);
+    route!(t, s::list);
+    route!(t, s::create);
+    route!(t, s::get);
+    route!(t, s::replace);
+    route!(t, s::update);
+    route!(t, s::delete);
 }
 
 fn for_endpoints(t: &mut RouteTable) {
     use endpoints::routes as e;
-    t.get("/webhooks", e::list)
-        .post("/webhooks", e::create)
-        .get("/webhooks/{webhook_uuid}", e::get)
-        .put("/webhooks/{webhook_uuid}", e::replace)
-        .patch("/webhooks/{webhook_uuid}", e::update)
-        .delete("/webhooks/{webhook_uuid}", e::delete);
+    route!(t, e::list);
+    route!(t, e::create);
+    route!(t, e::get);
+    route!(t, e::replace);
+    route!(t, e::update);
+    route!(t, e::delete);
 }
 
-/// The service's part of the API description (crates/http/src/openapi): every routed
-/// operation as its handler describes it, completed from the table above.
+/// The service's part of the API description (crates/http/src/openapi): every operation
+/// the table above routes with `route!`, as its handler describes it.
 mod described {
     use coffer_http::openapi::Part;
     use utoipa::OpenApi;
 
-    use crate::{deliveries, endpoints, routes, subscriptions};
+    use crate::{deliveries, routes};
 
     #[derive(OpenApi)]
     #[openapi(
-        paths(
-            endpoints::routes::list,
-            endpoints::routes::create,
-            endpoints::routes::get,
-            endpoints::routes::replace,
-            endpoints::routes::update,
-            endpoints::routes::delete,
-            subscriptions::routes::list,
-            subscriptions::routes::create,
-            subscriptions::routes::get,
-            subscriptions::routes::replace,
-            subscriptions::routes::update,
-            subscriptions::routes::delete,
-            deliveries::routes::list,
-            deliveries::routes::get,
-            deliveries::routes::redeliver,
-        ),
         components(schemas(deliveries::routes::TryStatus)),
         tags((name = "Webhooks", description = "Where an organisation's events are delivered, signed")),
     )]

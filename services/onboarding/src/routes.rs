@@ -1,8 +1,8 @@
 //! Onboarding's HTTP surface, in one table (API.md, "Partner onboarding"). The e-mail
 //! check answers errors in shape A, as SPEC.md shows for its missing captcha.
 
-use coffer_http::Shape;
 use coffer_http::openapi::RouteTable;
+use coffer_http::{Shape, route};
 
 use crate::{integrations, processes};
 
@@ -11,36 +11,21 @@ pub(crate) fn table() -> RouteTable {
     t.shaped(Shape::B, for_processes);
     t.public(|t| {
         t.shaped(Shape::A, |t| {
-            t.get(
-                "/partner-onboarding-processes/user-emails/{email}",
-                processes::routes::email_existence,
-            );
+            route!(t, processes::routes::email_existence);
         });
-        t.get(
-            "/partner-onboarding-processes/tokens/{token}",
-            processes::routes::by_token,
-        )
-        .post(
-            "/partner-onboarding-processes/tokens/{token}/execute",
-            processes::routes::execute,
-        )
-        .post(
-            "/partner-onboarding-processes/tokens/{token}/connect",
-            processes::routes::connect,
-        );
+        route!(t, processes::routes::by_token);
+        route!(t, processes::routes::execute);
+        route!(t, processes::routes::connect);
     });
-    t.get("/partner-integrations", integrations::routes::list)
-        .post(
-            "/partner-integrations/{partner_integration_uuid}/disable",
-            integrations::routes::disable,
-        );
+    route!(t, integrations::routes::list);
+    route!(t, integrations::routes::disable);
     t
 }
 
 fn for_processes(t: &mut RouteTable) {
     use processes::routes as p;
-    t.post("/partner-onboarding-processes", p::create)
-        .get("/partner-onboarding-processes/{uuid}", p::get);
+    route!(t, p::create);
+    route!(t, p::get);
 }
 
 /// The service's part of the API description (crates/http/src/openapi).
@@ -48,20 +33,10 @@ mod described {
     use coffer_http::openapi::Part;
     use utoipa::OpenApi;
 
-    use crate::{integrations, processes, routes};
+    use crate::routes;
 
     #[derive(OpenApi)]
     #[openapi(
-        paths(
-            processes::routes::create,
-            processes::routes::get,
-            processes::routes::by_token,
-            processes::routes::execute,
-            processes::routes::connect,
-            processes::routes::email_existence,
-            integrations::routes::list,
-            integrations::routes::disable,
-        ),
         tags((name = "Partner onboarding", description = "Organisations partners bring, and partners' access to them")),
     )]
     struct Described;

@@ -1,4 +1,6 @@
-//! What a test clock does: each use case once, for routes and the workers alike.
+//! What a test clock does: each use case once, for routes and the workers alike. The
+//! scheduler's part of an advance (what falls due on the clock, and its pass at each such
+//! moment) is the scheduler's: scheduler/commands/on_clock.rs.
 
 use actix_web::HttpResponse;
 use actix_web::http::StatusCode;
@@ -13,12 +15,9 @@ use uuid::Uuid;
 use super::domain::{self, ClockStatus, TestClock};
 use super::store;
 use crate::error::BillingError;
-use crate::invoices::store as invoices;
-use crate::schedule::due_instant;
-use crate::scheduler::{self, commands::upcoming};
 use crate::state::BillingState;
 use crate::subscriptions::commands::commit;
-use crate::subscriptions::domain::{SubscriptionStatus, state as subscription_state};
+use crate::subscriptions::domain::state as subscription_state;
 use crate::subscriptions::store as subscriptions;
 use coffer_http::idempotency::Once;
 
@@ -143,50 +142,6 @@ pub(crate) async fn delete(
         .await?;
     state.outbox.committed();
     Ok(())
-}
-
-/// The first moment after `from` and not after `to` at which something falls due on the
-/// clock: a charge date, a retry, the end of a suspension, a charge's announcement.
-pub(crate) fn next_moment(
-    db: &mut Db<'_>,
-    clock: &str,
-    from: i64,
-    to: i64,
-) -> QueryResult<Option<i64>> {
-    let mut moments = Vec::new();
-    for s in subscriptions::on_clock(db, clock)? {
-        if s.status.is_scheduled() {
-            moments.extend(s.next_due_date);
-            moments.extend(upcoming::moment(db, &s)?);
-        }
-        if s.status == SubscriptionStatus::Suspended {
-            moments.extend(s.suspension_end.map(|d| due_instant(s.zone, d)));
-        }
-        moments.extend(invoices::retry_dates_of(db, &s.uuid)?);
-    }
-    Ok(moments.into_iter().filter(|m| *m > from && *m <= to).min())
-}
-
-/// How many charge attempts of the clock's subscriptions payments has yet to answer.
-pub(crate) fn pending_attempts(db: &mut Db<'_>, clock: &str) -> QueryResult<i64> {
-    let uuids: Vec<String> = subscriptions::on_clock(db, clock)?
-        .into_iter()
-        .map(|s| s.uuid)
-        .collect();
-    invoices::pending_attempts_of(db, &uuids)
-}
-
-/// One step of an advance: the clock shows `moment`, and the scheduler's pass for the
-/// clock runs at it.
-pub(crate) fn step(
-    db: &mut Db<'_>,
-    outbox: &coffer_events::Outbox,
-    clock: &str,
-    moment: i64,
-    now: i64,
-) -> QueryResult<usize> {
-    store::set_time(db, clock, moment, now)?;
-    scheduler::tick(db, outbox, moment, Some(clock))
 }
 
 /// The end of an advance: the clock shows its target and is ready again.

@@ -8,6 +8,7 @@ use std::time::Duration;
 use coffer_store::StoreError;
 use tokio::sync::mpsc::UnboundedReceiver;
 
+use crate::scheduler::commands::on_clock;
 use crate::state::Handles;
 use crate::test_clocks::{commands, store};
 
@@ -73,7 +74,7 @@ async fn advance(h: Handles, clock: String) -> Result<(), StoreError> {
         first = false;
         let next = h
             .store
-            .query(move |db| commands::next_moment(db, &id, from, target))
+            .query(move |db| on_clock::next_moment(db, &id, from, target))
             .await?;
         let Some(moment) = next.map(|m| m.max(at)) else {
             break;
@@ -81,14 +82,14 @@ async fn advance(h: Handles, clock: String) -> Result<(), StoreError> {
         at = moment;
         let (id, out, now) = (clock.clone(), h.outbox.clone(), h.clock.unix());
         h.store
-            .query(move |db| commands::step(db, &out, &id, moment, now))
+            .query(move |db| on_clock::step(db, &out, &id, moment, now))
             .await?;
         h.outbox.committed();
         let waited = tokio::time::Instant::now();
         loop {
             let id = clock.clone();
             if h.store
-                .query(move |db| commands::pending_attempts(db, &id))
+                .query(move |db| on_clock::pending_attempts(db, &id))
                 .await?
                 == 0
                 || waited.elapsed() > ANSWER_WAIT

@@ -2,6 +2,7 @@
 //! pass is a loop of short transactions over claimed batches.
 
 mod catch_up;
+pub(crate) mod on_clock;
 pub(crate) mod upcoming;
 
 use coffer_events::Outbox;

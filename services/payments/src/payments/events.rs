@@ -14,7 +14,7 @@ use super::store as payments;
 use crate::shared::announce::announce;
 use crate::shared::record::{ChargeState, Payment, PaymentStatus};
 use crate::shared::source::{Charge, Source, SourceStatus};
-use crate::sources::store as sources;
+use crate::shared::source_store as sources;
 use crate::state::PaymentsState;
 
 /// Billing's charge attempts, as payments receives them: `subscriptions.charge_attempt.created`

@@ -101,7 +101,7 @@ pub(crate) async fn get(
 #[utoipa::path(post, path = "/payment-sources/{payment_source_uuid}/charges", operation_id = "chargePaymentSource", tag = "Payment sources",
     params(("payment_source_uuid" = uuid::Uuid, Path, description = "The payment source"),
         ("Idempotency-Key" = Option<String>, Header, pattern = "^[!-~]{1,255}$", description = "The same key and body within 24 h answer as the first request did; the same key with another body is 409")),
-    request_body(content = crate::sources::domain::ChargeBody),
+    request_body(content = crate::payments::domain::ChargeBody),
     responses((status = 201, description = "The payment", body = crate::shared::record::Payment),
         (status = 404, description = "No such payment source"),
         (status = 409, description = "The source cannot be charged (pending, failed or revoked), or the Idempotency-Key was used with another body")))]

@@ -11,4 +11,5 @@ pub mod profile;
 pub mod record;
 pub mod request;
 pub mod source;
+pub mod source_store;
 pub mod store;

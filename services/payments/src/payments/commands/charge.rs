@@ -27,8 +27,8 @@ use crate::command_kit::{Asker, Parts, Reserved, reserved, within};
 use crate::payments::store;
 use crate::shared::connector::{ChargeOutcome, Charged};
 use crate::shared::record::{ChargeState, Payment};
+use crate::shared::source_store as sources;
 use crate::shared::store as record;
-use crate::sources::store as sources;
 
 /// The payment a reservation recorded, or the answer due to a request made before under
 /// its key: while that one is still under way, or after it stopped, the payment as it

@@ -15,13 +15,12 @@ use serde_json::{Value, json};
 
 use crate::command_kit::Parts;
 use crate::payments::store::{self, Answer};
-use crate::shared::announce::announcements;
+use crate::shared::announce::{announcements, source_announcement};
 use crate::shared::connector::{ChargeOutcome, Charged, StoreOutcome};
 use crate::shared::record::{ChargeState, Payment, PaymentStatus};
 use crate::shared::source::{Source, SourceStatus};
+use crate::shared::source_store as sources;
 use crate::shared::store as record;
-use crate::sources::events::announcement;
-use crate::sources::store as sources;
 
 /// Batches of outcomes recorded at a time, and answers in one batch at most.
 pub(crate) const AT_ONCE: usize = 2;
@@ -158,7 +157,7 @@ fn finish(
     {
         let source = kept_source(&payment, source_uuid, reference, now);
         sources::insert(tx, &source)?;
-        if let Some(event) = announcement(state, &source)? {
+        if let Some(event) = source_announcement(&state.outbox, &source)? {
             append(tx, &[event], Some(&recording.trace))?;
         }
     }

@@ -13,10 +13,10 @@ use serde_json::Value;
 
 use super::{ChargeBatches, charge_again};
 use crate::command_kit::{Asker, Parts};
+use crate::payments::domain::requested_charge;
 use crate::shared::record::ChargeState;
 use crate::shared::source::not_chargeable;
 use crate::sources::commands as sources;
-use crate::sources::domain::requested_charge;
 
 /// POST /payment-sources/{uuid}/charges: the payment as its provider left it.
 pub(crate) async fn charge_source(

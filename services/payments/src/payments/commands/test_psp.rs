@@ -14,9 +14,9 @@ use crate::shared::announce::announce;
 use crate::shared::connector::TEST_PROVIDER;
 use crate::shared::record::{Payment, PaymentStatus};
 use crate::shared::source::{Source, SourceStatus};
+use crate::shared::source_store as sources;
 use crate::shared::store as record;
 use crate::sources::commands as source_commands;
-use crate::sources::store as sources;
 
 /// What the donor is asked to approve: a payment, or a payment source to keep.
 pub(crate) enum Subject {

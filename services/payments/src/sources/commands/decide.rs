@@ -7,8 +7,9 @@ use coffer_store::Db;
 use diesel::result::Error as DieselError;
 
 use crate::command_kit::Parts;
+use crate::shared::announce::source_announcement;
 use crate::shared::source::{Source, SourceStatus};
-use crate::sources::events::announcement;
+use crate::shared::source_store as recorded;
 use crate::sources::store;
 use crate::state::PaymentsState;
 
@@ -35,7 +36,7 @@ pub(crate) async fn decide(
     state.outbox.committed();
     state
         .store
-        .query(move |db| store::find(db, &uuid))
+        .query(move |db| recorded::find(db, &uuid))
         .await?
         .ok_or_else(|| ApiError::not_found("Payment source"))
 }
@@ -55,8 +56,8 @@ pub(crate) fn decide_in(
     if !store::complete(tx, uuid, status, reason, now)? {
         return Ok(());
     }
-    let source = store::find(tx, uuid)?.ok_or(DieselError::NotFound)?;
-    if let Some(event) = announcement(state, &source)? {
+    let source = recorded::find(tx, uuid)?.ok_or(DieselError::NotFound)?;
+    if let Some(event) = source_announcement(&state.outbox, &source)? {
         append(tx, &[event], Some(trace))?;
     }
     Ok(())

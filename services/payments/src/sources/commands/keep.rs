@@ -11,12 +11,12 @@ use coffer_http::{ApiError, Failure, internal};
 use serde_json::json;
 
 use crate::command_kit::{Asker, Parts, Reserved, reserved, within};
+use crate::shared::announce::source_announcement;
 use crate::shared::connector::StoreOutcome;
 use crate::shared::method::Instrument;
 use crate::shared::profile::Profile;
 use crate::shared::source::{Source, SourceStatus};
-use crate::sources::events::announcement;
-use crate::sources::store;
+use crate::shared::source_store as recorded;
 use crate::supporters::domain::Supporter;
 
 /// A source about to be kept: what the request became.
@@ -81,7 +81,7 @@ pub(crate) async fn keep(
         )
         .await?;
     let in_progress = |id: String| async move {
-        match state.store.query(move |db| store::find(db, &id)).await? {
+        match state.store.query(move |db| recorded::find(db, &id)).await? {
             Some(source) => Ok(HttpResponse::Created().json(source)),
             None => Err(ApiError::conflict(
                 "A request with this Idempotency-Key is in progress",
@@ -166,9 +166,9 @@ pub(crate) async fn keep(
                 );
                 append(tx, &[event], Some(&trace))?;
             }
-            store::insert(tx, &source)?;
+            recorded::insert(tx, &source)?;
             let body = serde_json::to_value(&source).map_err(internal)?;
-            if let Some(event) = announcement(&st, &source)? {
+            if let Some(event) = source_announcement(&st.outbox, &source)? {
                 append(tx, &[event], Some(&trace))?;
             }
             idempotency::complete(

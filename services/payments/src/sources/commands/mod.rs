@@ -13,12 +13,13 @@ pub(crate) use self::keep::{Keeping, keep};
 use super::store;
 use crate::command_kit::{Parts, require_owner};
 use crate::shared::source::Source;
+use crate::shared::source_store as recorded;
 
 /// The source, once the caller may touch it.
 pub(crate) async fn load(state: &Parts, caller: &Caller, uuid: String) -> Result<Source, ApiError> {
     let source = state
         .store
-        .query(move |db| store::find(db, &uuid))
+        .query(move |db| recorded::find(db, &uuid))
         .await?
         .ok_or_else(|| ApiError::not_found("Payment source"))?;
     require_owner(caller, &source.account_uuid, &source.organisation_uuid)?;

@@ -1,5 +1,17 @@
 //! A bank file's rules that hold wherever it came from.
 
+use coffer_model::text_enum;
+
+text_enum! {
+    /// Where a received file stands.
+    pub enum FileStatus {
+        /// Recorded, to be read when its turn and its next attempt come.
+        Waiting => "waiting",
+        /// Read: its report is written (and its object removed, or to be by a later pass).
+        Done => "done",
+    }
+}
+
 /// The most characters of a file's name a report keeps.
 pub const MAX_NAME_CHARS: usize = 255;
 

@@ -3,10 +3,8 @@
 use coffer_store::{Db, db_run};
 use diesel::prelude::*;
 
+use super::domain::FileStatus;
 use crate::schema::files::dsl as f;
-
-pub const WAITING: &str = "waiting";
-pub const DONE: &str = "done";
 
 #[derive(Debug, Clone, PartialEq, Eq, Queryable, Selectable, Insertable)]
 #[diesel(table_name = crate::schema::files)]
@@ -21,7 +19,7 @@ pub struct Row {
     pub object_version: String,
     pub name: String,
     pub size: i64,
-    pub status: String,
+    pub status: FileStatus,
     pub report_uuid: Option<String>,
     pub received: i64,
     pub attempts: i32,
@@ -42,7 +40,7 @@ pub fn find(db: &mut Db<'_>, uuid: &str) -> QueryResult<Option<Row>> {
 }
 
 /// What was received before under `keys`: each key's versions with their status.
-pub fn known(db: &mut Db<'_>, keys: &[String]) -> QueryResult<Vec<(String, String, String)>> {
+pub fn known(db: &mut Db<'_>, keys: &[String]) -> QueryResult<Vec<(String, String, FileStatus)>> {
     db_run!(db: {
         f::files
             .filter(f::object_key.eq_any(keys))
@@ -66,7 +64,7 @@ pub fn due(
         // Uploads only: an SFTP source's files are read by its poll, which fetches them.
         f::files
             .filter(f::object_key.like("sources/%"))
-            .filter(f::status.eq(WAITING))
+            .filter(f::status.eq(FileStatus::Waiting))
             .filter(f::next_attempt.le(now))
             .filter(f::uuid.ne_all(skip_files))
             .filter(f::blueprint_uuid.ne_all(
@@ -87,7 +85,7 @@ pub fn waiting_of_source(
     db_run!(db: {
         f::files
             .filter(f::source_uuid.eq(source))
-            .filter(f::status.eq(WAITING))
+            .filter(f::status.eq(FileStatus::Waiting))
             .order(f::uuid.asc())
             .select((f::uuid, f::object_key, f::object_version))
             .load(db)
@@ -101,7 +99,7 @@ pub fn forget_waiting(db: &mut Db<'_>, uuids: &[String]) -> QueryResult<usize> {
         return Ok(0);
     }
     db_run!(db: {
-        diesel::delete(f::files.filter(f::uuid.eq_any(uuids)).filter(f::status.eq(WAITING))).execute(db)
+        diesel::delete(f::files.filter(f::uuid.eq_any(uuids)).filter(f::status.eq(FileStatus::Waiting))).execute(db)
     })
 }
 
@@ -109,8 +107,8 @@ pub fn forget_waiting(db: &mut Db<'_>, uuids: &[String]) -> QueryResult<usize> {
 /// transaction then rolls back, so no second report exists).
 pub fn mark_done(db: &mut Db<'_>, uuid: &str, report: &str) -> QueryResult<bool> {
     let changed = db_run!(db: {
-        diesel::update(f::files.filter(f::uuid.eq(uuid)).filter(f::status.eq(WAITING)))
-            .set((f::status.eq(DONE), f::report_uuid.eq(Some(report))))
+        diesel::update(f::files.filter(f::uuid.eq(uuid)).filter(f::status.eq(FileStatus::Waiting)))
+            .set((f::status.eq(FileStatus::Done), f::report_uuid.eq(Some(report))))
             .execute(db)
     })?;
     Ok(changed == 1)

@@ -6,6 +6,10 @@ use time::Date;
 
 use super::outcome::ReportAmount;
 
+/// ISO 20022's code for a booked entry (`Sts/Cd`, ExternalEntryStatus1Code): the bank's
+/// text, which crates/camt hands on as sent, so the only one Coffer reads is named here.
+const BOOKED: &str = "BOOK";
+
 /// Whether the entry is money that came in and stays: not a debit, not a reversal of an
 /// earlier entry, and booked (an entry without a status is taken as booked). `what` names
 /// what the processing looks for, as the reason says it ("payouts", "wire transfers").
@@ -17,7 +21,7 @@ pub fn booked_credit(entry: &Entry, what: &str) -> Result<(), String> {
         return Err("a reversal: it undoes an earlier entry".into());
     }
     match entry.status.as_deref() {
-        Some(status) if status != "BOOK" => Err(format!("not booked (status {status})")),
+        Some(status) if status != BOOKED => Err(format!("not booked (status {status})")),
         _ => Ok(()),
     }
 }

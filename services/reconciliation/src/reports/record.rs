@@ -70,8 +70,6 @@ impl Report {
 
     /// The list form.
     pub fn listed(row: &Row) -> Result<Self, String> {
-        let status = ReportStatus::parse(&row.status)
-            .ok_or_else(|| format!("unknown report status {}", row.status))?;
         let totals: TotalsColumn = serde_json::from_str(&row.totals).map_err(|e| e.to_string())?;
         let notes: Vec<String> = serde_json::from_str(&row.notes).map_err(|e| e.to_string())?;
         Ok(Report {
@@ -88,7 +86,7 @@ impl Report {
             message_type: row.message_type.clone(),
             message_version: row.message_version.clone(),
             message_id: row.message_id.clone(),
-            status,
+            status: row.status,
             reason: row.reason.clone(),
             duplicate_of: row.duplicate_of.clone(),
             accounts: totals.accounts,

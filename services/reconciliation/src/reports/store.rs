@@ -21,7 +21,7 @@ pub struct Row {
     pub message_type: Option<String>,
     pub message_version: Option<String>,
     pub message_id: Option<String>,
-    pub status: String,
+    pub status: ReportStatus,
     pub reason: Option<String>,
     pub duplicate_of: Option<String>,
     pub entry_count: i64,
@@ -60,7 +60,7 @@ pub fn processed_before(
     db_run!(db: {
         r::reports
             .filter(r::account_uuid.eq(account))
-            .filter(r::status.eq(ReportStatus::Processed.as_str()))
+            .filter(r::status.eq(ReportStatus::Processed))
             .filter(r::message_id.eq(message_id).or(r::file_sha256.eq(sha256)))
             .order((r::created.asc(), r::uuid.asc()))
             .select(r::uuid)

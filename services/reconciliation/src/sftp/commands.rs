@@ -15,7 +15,7 @@ use super::client::{ClientError, Connection, Credential, Target};
 use super::domain::{self, Listed, Step};
 use crate::blueprints::store::{self as blueprints, Blueprint};
 use crate::files::commands::{Arrived, Origin, read_in_turn, refuse};
-use crate::files::domain::shown_name;
+use crate::files::domain::{FileStatus, shown_name};
 use crate::files::store::{self as files, Row as FileRow};
 use crate::files::turns::Turns;
 use crate::sources::domain::secret_context;
@@ -231,7 +231,7 @@ async fn read_new(
             continue;
         }
         let (row, recorded) = record(state, source, &file).await?;
-        match domain::step(recorded, row.status != files::WAITING) {
+        match domain::step(recorded, row.status != FileStatus::Waiting) {
             Step::Wait => {
                 polled.waiting += 1;
                 continue;
@@ -373,7 +373,7 @@ async fn record(
         object_version: version,
         name: shown_name(&file.name),
         size: i64::try_from(file.size).unwrap_or(i64::MAX),
-        status: files::WAITING.to_owned(),
+        status: FileStatus::Waiting,
         report_uuid: None,
         received: state.clock.unix(),
         attempts: 0,

@@ -12,7 +12,7 @@ use coffer_uploads::UploadCredentials;
 use crate::blueprints::store as blueprints;
 use crate::blueprints::store::Blueprint;
 use crate::files::commands::{Arrived, Origin, read_in_turn, refuse};
-use crate::files::domain::shown_name;
+use crate::files::domain::{FileStatus, shown_name};
 use crate::files::store::{self as files, Row};
 use crate::files::turns::Turns;
 use crate::object_store::ObjectStore;
@@ -92,7 +92,7 @@ pub async fn receive_new(state: &ReconciliationState) -> Result<usize, anyhow::E
     let mut blueprint_of: HashMap<String, Option<String>> = HashMap::new();
     for chunk in listed.chunks(500) {
         let keys: Vec<String> = chunk.iter().map(|o| o.key.clone()).collect();
-        let known: HashMap<(String, String), String> = state
+        let known: HashMap<(String, String), FileStatus> = state
             .store
             .query(move |db| files::known(db, &keys))
             .await?
@@ -101,10 +101,10 @@ pub async fn receive_new(state: &ReconciliationState) -> Result<usize, anyhow::E
             .collect();
         for object in chunk {
             let seen = known.get(&(object.key.clone(), object.last_modified.clone()));
-            match seen.map(String::as_str) {
+            match seen {
                 // This very file was read, and its removal failed then: removed now. A
                 // newer file under the same key has another version and is new.
-                Some(files::DONE) => {
+                Some(FileStatus::Done) => {
                     if let Err(e) = store.delete(&object.key).await {
                         tracing::warn!(key = %object.key, error = %e, "removing a read file failed again");
                     }
@@ -141,7 +141,7 @@ pub async fn receive_new(state: &ReconciliationState) -> Result<usize, anyhow::E
                 object_version: object.last_modified.clone(),
                 name: shown_name(name),
                 size: i64::try_from(object.size).unwrap_or(i64::MAX),
-                status: files::WAITING.to_owned(),
+                status: FileStatus::Waiting,
                 report_uuid: None,
                 received: state.clock.unix(),
                 attempts: 0,

@@ -99,7 +99,10 @@ pub(crate) async fn the_one_read(w: &World, token: &str, account: &str, uuid: St
         .await
         .unwrap()
         .unwrap();
-    assert_eq!(row.status, files::DONE);
+    assert_eq!(
+        row.status,
+        coffer_reconciliation::files::domain::FileStatus::Done
+    );
     let all = reports(&w.app, token, account).await;
     assert_eq!(all.len(), 1, "{all:?}");
     assert_eq!(row.report_uuid.as_deref(), all[0]["uuid"].as_str());

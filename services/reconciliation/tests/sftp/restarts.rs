@@ -105,7 +105,7 @@ coffer_testkit::backend_tests! {
             object_version: version,
             name: "c.xml".into(),
             size: i64::try_from(listed.size).unwrap(),
-            status: files::WAITING.into(),
+            status: coffer_reconciliation::files::domain::FileStatus::Waiting,
             report_uuid: None,
             received: w.app.clock.unix(),
             attempts: 0,

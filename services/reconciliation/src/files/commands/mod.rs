@@ -267,7 +267,7 @@ fn write(
         message_type: None,
         message_version: None,
         message_id: None,
-        status: ReportStatus::Failed.as_str().to_owned(),
+        status: ReportStatus::Failed,
         reason: None,
         duplicate_of: None,
         entry_count: 0,
@@ -301,10 +301,10 @@ fn write(
             if let Some(first) =
                 reports::processed_before(tx, &blueprint.account_uuid, &s.message_id, sha)?
             {
-                row.status = ReportStatus::Duplicate.as_str().to_owned();
+                row.status = ReportStatus::Duplicate;
                 row.duplicate_of = Some(first);
             } else {
-                row.status = ReportStatus::Processed.as_str().to_owned();
+                row.status = ReportStatus::Processed;
                 row.matched = json_text(&outcome.matched)?;
                 row.created_items = json_text(&outcome.created)?;
                 row.unmatched = json_text(&outcome.unmatched)?;

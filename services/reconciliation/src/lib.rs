@@ -92,7 +92,7 @@ impl Reconciliation {
         events.consume(
             "payouts",
             &["payment_gateway"],
-            Arc::new(payouts::events::Payouts),
+            Arc::new(payouts::events::PayoutCopies),
         );
         let limits = coffer_camt::Limits {
             max_bytes: settings.max_file_bytes,

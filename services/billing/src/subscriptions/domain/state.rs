@@ -15,11 +15,30 @@ pub enum Refusal {
     Conflict(String),
 }
 
-fn conflict(action: &str, s: &Subscription) -> Refusal {
+/// A move a caller asks for, as a refusal words it.
+#[derive(Debug, Clone, Copy)]
+enum Move {
+    Activate,
+    Cancel,
+    Suspend,
+}
+
+impl Move {
+    fn done(self) -> &'static str {
+        match self {
+            Move::Activate => "activated",
+            Move::Cancel => "cancelled",
+            Move::Suspend => "suspended",
+        }
+    }
+}
+
+fn conflict(refused: Move, s: &Subscription) -> Refusal {
     Refusal::Conflict(format!(
-        "{} {} subscription cannot be {action}",
+        "{} {} subscription cannot be {}",
         article(s.status.as_str()),
-        s.status
+        s.status,
+        refused.done()
     ))
 }
 
@@ -38,7 +57,7 @@ pub fn schedule_from(s: &mut Subscription, today: NaiveDate) {
 /// never charged afterwards).
 pub fn activate(s: &mut Subscription, today: NaiveDate, now: i64) -> Result<(), Refusal> {
     if !matches!(s.status, Pending | Suspended) {
-        return Err(conflict("activated", s));
+        return Err(conflict(Move::Activate, s));
     }
     s.status = Active;
     s.suspension_start = None;
@@ -51,7 +70,7 @@ pub fn activate(s: &mut Subscription, today: NaiveDate, now: i64) -> Result<(), 
 /// pending, active or suspended → cancelled; nothing is charged any more.
 pub fn cancel(s: &mut Subscription, now: i64) -> Result<(), Refusal> {
     if !matches!(s.status, Pending | Active | Suspended) {
-        return Err(conflict("cancelled", s));
+        return Err(conflict(Move::Cancel, s));
     }
     s.status = Cancelled;
     s.next_due_date = None;
@@ -68,7 +87,7 @@ pub fn suspend(
     today: NaiveDate,
 ) -> Result<(), Refusal> {
     if !s.status.is_scheduled() {
-        return Err(conflict("suspended", s));
+        return Err(conflict(Move::Suspend, s));
     }
     let in_effect = s.status == Suspended && s.suspension_start.is_some_and(|d| d <= today);
     let start = match (in_effect, start) {

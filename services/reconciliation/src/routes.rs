@@ -1,4 +1,5 @@
-//! Reconciliation's HTTP surface, in one table (API.md, "Reconciliation").
+//! Reconciliation's HTTP surface, in one table (API.md, "Reconciliation"): each feature's
+//! `routes()` routes its handlers by `route!`, at the path each `#[utoipa::path]` states.
 
 use coffer_http::openapi::RouteTable;
 
@@ -14,27 +15,16 @@ pub(crate) fn table() -> RouteTable {
     t
 }
 
-/// The service's part of the API description (crates/http/src/openapi).
+/// The service's part of the API description (crates/http/src/openapi): every operation
+/// the table above routes with `route!`, as its handler describes it.
 mod described {
     use coffer_http::openapi::Part;
     use utoipa::OpenApi;
 
-    use crate::{blueprints, files, reports, routes, sources, uploads};
+    use crate::routes;
 
     #[derive(OpenApi)]
     #[openapi(
-        paths(
-            blueprints::routes::list,
-            blueprints::routes::create,
-            blueprints::routes::get,
-            files::routes::execute,
-            sources::routes::list,
-            sources::routes::create,
-            sources::routes::get,
-            uploads::routes::credentials,
-            reports::routes::list,
-            reports::routes::get,
-        ),
         tags((name = "Reconciliation", description = "Bank files (camt.053, camt.054): where they come from, how they are processed, and what reading them did")),
     )]
     struct Described;

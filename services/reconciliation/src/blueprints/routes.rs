@@ -2,7 +2,7 @@ use actix_web::{HttpRequest, HttpResponse, web};
 use coffer_auth::Caller;
 use coffer_http::idempotency::{IdempotencyKey, Once};
 use coffer_http::openapi::RouteTable;
-use coffer_http::{ApiError, Json, PathUuid};
+use coffer_http::{ApiError, Json, PathUuid, route};
 
 use super::commands;
 use super::domain::BlueprintRequest;
@@ -11,9 +11,9 @@ use crate::lists::ListQuery;
 use crate::state::ReconciliationState;
 
 pub(crate) fn routes(t: &mut RouteTable) {
-    t.get("/reconciliation/blueprints", list)
-        .post("/reconciliation/blueprints", create)
-        .get("/reconciliation/blueprints/{blueprint_uuid}", get);
+    route!(t, list);
+    route!(t, create);
+    route!(t, get);
 }
 
 /// Says what a bank file must hold and how it is processed.

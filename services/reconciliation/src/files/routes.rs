@@ -4,7 +4,7 @@ use coffer_auth::Caller;
 use coffer_http::idempotency::{self, IdempotencyKey};
 use coffer_http::multipart::{MultipartReader, ReadError};
 use coffer_http::openapi::RouteTable;
-use coffer_http::{ApiError, PathUuid};
+use coffer_http::{ApiError, PathUuid, route};
 use serde_json::json;
 
 use super::commands::{self, Execution};
@@ -22,10 +22,7 @@ pub const EXECUTE_MAX_FILES: usize = 10;
 const DEPRECATED_AT: &str = "@1795651200";
 
 pub(crate) fn routes(t: &mut RouteTable) {
-    t.post(
-        "/reconciliation/blueprints/{blueprint_uuid}/execute",
-        execute,
-    );
+    route!(t, execute);
 }
 
 /// Deprecated: reads bank files sent in the request with the blueprint. Upload through a

@@ -1,15 +1,15 @@
 use actix_web::{HttpResponse, web};
 use coffer_auth::Caller;
 use coffer_http::openapi::RouteTable;
-use coffer_http::{ApiError, PathUuid};
+use coffer_http::{ApiError, PathUuid, route};
 
 use super::commands;
 use crate::lists::ListQuery;
 use crate::state::ReconciliationState;
 
 pub(crate) fn routes(t: &mut RouteTable) {
-    t.get("/reconciliation/reports", list)
-        .get("/reconciliation/reports/{report_uuid}", get);
+    route!(t, list);
+    route!(t, get);
 }
 
 /// The reports of the caller's accounts, newest first, without their items.

@@ -2,7 +2,7 @@ use actix_web::{HttpRequest, HttpResponse, web};
 use coffer_auth::Caller;
 use coffer_http::idempotency::{IdempotencyKey, Once};
 use coffer_http::openapi::RouteTable;
-use coffer_http::{ApiError, Json, PathUuid};
+use coffer_http::{ApiError, Json, PathUuid, route};
 
 use super::commands;
 use super::domain::SourceRequest;
@@ -11,9 +11,9 @@ use crate::lists::ListQuery;
 use crate::state::ReconciliationState;
 
 pub(crate) fn routes(t: &mut RouteTable) {
-    t.get("/reconciliation/sources", list)
-        .post("/reconciliation/sources", create)
-        .get("/reconciliation/sources/{source_uuid}", get);
+    route!(t, list);
+    route!(t, create);
+    route!(t, get);
 }
 
 /// Names where bank files come from and the blueprint that processes them.

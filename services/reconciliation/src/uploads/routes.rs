@@ -2,7 +2,7 @@ use actix_web::{HttpRequest, HttpResponse, web};
 use coffer_auth::Caller;
 use coffer_http::multipart::{MultipartReader, ReadError};
 use coffer_http::openapi::RouteTable;
-use coffer_http::{ApiError, PathUuid};
+use coffer_http::{ApiError, PathUuid, route};
 use coffer_uploads::{UploadForm, UploadRefusal};
 
 use super::commands;
@@ -17,10 +17,7 @@ const MAX_FIELD_BYTES: usize = 16 * 1024;
 const STALL: std::time::Duration = std::time::Duration::from_secs(60);
 
 pub(crate) fn routes(t: &mut RouteTable) {
-    t.get(
-        "/reconciliation/sources/{source_uuid}/file-upload-credentials",
-        credentials,
-    );
+    route!(t, credentials);
 }
 
 /// The standalone store's upload address: only `coffer dev` serves it (distributed mode

@@ -54,7 +54,7 @@ mod described {
             payouts::routes::get,
         ),
         // Types used only as query parameters are not collected from the paths.
-        components(schemas(supporters::domain::SupporterSort, supporters::routes::ListOrder)),
+        components(schemas(crate::shared::supporter::SupporterSort, supporters::routes::ListOrder)),
         modifiers(&NeedsMethodOrProfile),
         tags(
             (name = "Payments", description = "One-off payments, their refunds and their search"),

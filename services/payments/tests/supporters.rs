@@ -268,7 +268,8 @@ coffer_testkit::backend_tests! {
         // A row stored before these parts were checked reads back as it is: got, listed and
         // searched; an update that leaves its parts out, or sends them back unchanged, keeps
         // them, and only a new value is checked.
-        use coffer_payments::supporters::{domain::Supporter, store};
+        use coffer_payments::shared::supporter::Supporter;
+        use coffer_payments::shared::supporter_store as store;
         let old = Supporter {
             uuid: uuid::Uuid::new_v4().to_string(),
             organisation_uuid: org.to_string(),

@@ -88,7 +88,7 @@ pub fn find(db: &mut Db<'_>, uuid: &str) -> QueryResult<Option<Agreement>> {
         .map_err(|e| DieselError::DeserializationError(Box::new(e)))?;
     let supporter = match &row.supporter_uuid {
         None => None,
-        Some(id) => Some(match crate::supporters::store::find(db, id)? {
+        Some(id) => Some(match crate::shared::supporter_store::find(db, id)? {
             Some(record) => shown_supporter(
                 serde_json::to_value(record)
                     .map_err(|e| DieselError::SerializationError(Box::new(e)))?,

@@ -13,3 +13,6 @@ pub mod request;
 pub mod source;
 pub mod source_store;
 pub mod store;
+pub mod supporter;
+pub mod supporter_request;
+pub mod supporter_store;

@@ -13,8 +13,8 @@ use crate::shared::card::keyed_for_idempotency;
 use crate::shared::method::{Instrument, instrument_for, mandate_reference};
 use crate::shared::profile::Profile;
 use crate::shared::request::{Checked, PaymentRequest};
+use crate::shared::supporter_request::supporter_of;
 use crate::state::PaymentsState;
-use crate::supporters::request::supporter_of;
 
 pub(crate) fn routes(t: &mut RouteTable) {
     t.post("/payment-sources", create)

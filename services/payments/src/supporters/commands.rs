@@ -9,10 +9,11 @@ use coffer_http::idempotency;
 use coffer_http::{ApiError, Failure};
 use serde_json::Value;
 
-use super::domain::Supporter;
 use super::events::announce;
 use super::store;
 use crate::command_kit::{Asker, Parts};
+use crate::shared::supporter::Supporter;
+use crate::shared::supporter_store as recorded;
 use coffer_directory::organisation_exists;
 
 /// Records a new supporter of `organisation`, which must be known to payments.
@@ -35,7 +36,7 @@ pub(crate) async fn create(
             if !organisation_exists(tx, &organisation)? {
                 return Err(Failure::Api(ApiError::not_found("Organisation")));
             }
-            store::insert(tx, &supporter)?;
+            recorded::insert(tx, &supporter)?;
             let body = announce(tx, &st, &SUPPORTER_CREATED, &supporter, &trace)?;
             Ok((StatusCode::CREATED, body))
         },

@@ -3,8 +3,8 @@
 use coffer_events::{EventType, TraceContext, append};
 use coffer_store::Db;
 
-use super::domain::Supporter;
 use crate::failure::{Failure, internal};
+use crate::shared::supporter::Supporter;
 use crate::state::PaymentsState;
 
 /// Writes the supporter's event to the outbox and gives its response body.

@@ -12,10 +12,11 @@ use serde::Deserialize;
 use coffer_search::{Source, rendered};
 
 use super::commands;
-use super::domain::{Supporter, SupporterInput, sortable};
 use super::search::SUPPORTERS;
 use super::store::{self, Sort};
 use crate::command_kit::Asker;
+use crate::shared::supporter::{Supporter, SupporterInput, sortable};
+use crate::shared::supporter_store as recorded;
 use crate::state::PaymentsState;
 
 const LIMITS: PagingLimits = PagingLimits::new(100, 1000);
@@ -48,7 +49,7 @@ pub(crate) async fn search(
         body.0,
         caller.organisation_filter(),
         |_| Source::rows(&SUPPORTERS),
-        |db, uuid| rendered(store::find(db, uuid)?),
+        |db, uuid| rendered(recorded::find(db, uuid)?),
     )
     .await?;
     Ok(HttpResponse::Ok().json(found))
@@ -63,7 +64,7 @@ fn uuid(property: &str, raw: &str) -> Result<String, ApiError> {
 /// Records a supporter.
 #[utoipa::path(post, path = "/supporters", operation_id = "createSupporter", tag = "Supporters",
     params(("Idempotency-Key" = Option<String>, Header, pattern = "^[!-~]{1,255}$", description = "The same key and body within 24 h answer as the first request did; the same key with another body is 409")),
-    request_body(content = super::domain::SupporterInput, example = json!({"organisation_uuid": "5a0e9d0c-6f0b-4f0c-9c55-0b9f1d8e3a21", "first_name": "Ada", "last_name": "Muster", "email": "ada@example.org"})),
+    request_body(content = crate::shared::supporter::SupporterInput, example = json!({"organisation_uuid": "5a0e9d0c-6f0b-4f0c-9c55-0b9f1d8e3a21", "first_name": "Ada", "last_name": "Muster", "email": "ada@example.org"})),
     responses((status = 201, description = "The supporter", body = Supporter),
         (status = 404, description = "No such organisation"),
         (status = 409, description = "The Idempotency-Key was used with another body")))]
@@ -113,7 +114,7 @@ async fn load(
     let id = uuid.to_string();
     let supporter = state
         .store
-        .query(move |db| store::find(db, &id))
+        .query(move |db| recorded::find(db, &id))
         .await?
         .ok_or_else(|| ApiError::not_found("Supporter"))?;
     caller.require_organisation(
@@ -141,7 +142,7 @@ pub(crate) async fn get(
 /// Changes a supporter: a field left out is kept, one sent as null is cleared.
 #[utoipa::path(patch, path = "/supporters/{supporter_uuid}", operation_id = "updateSupporter", tag = "Supporters",
     params(("supporter_uuid" = uuid::Uuid, Path, description = "The supporter")),
-    request_body(content = super::domain::SupporterChange),
+    request_body(content = crate::shared::supporter::SupporterChange),
     responses((status = 200, description = "The supporter", body = Supporter),
         (status = 404, description = "No such supporter")))]
 pub(crate) async fn update(
@@ -188,7 +189,7 @@ pub(crate) struct ListQuery {
 /// The caller's supporters, a page at a time.
 #[utoipa::path(get, path = "/supporters", operation_id = "listSupporters", tag = "Supporters",
     params(("organisation_uuid" = Option<uuid::Uuid>, Query, description = "Only this organisation's"),
-        ("sort_by" = Option<super::domain::SupporterSort>, Query, description = "A supporter field; `created` by default"),
+        ("sort_by" = Option<crate::shared::supporter::SupporterSort>, Query, description = "A supporter field; `created` by default"),
         ("sort_order" = Option<ListOrder>, Query, description = "`asc` (default) or `desc`"),
         ("from" = Option<i64>, Query, minimum = 0, maximum = 4294967295_i64, description = "Supporters to skip"),
         ("size" = Option<i64>, Query, minimum = 0, maximum = 1000, description = "Supporters to return, 100 by default")),

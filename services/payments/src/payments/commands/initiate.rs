@@ -18,8 +18,8 @@ use crate::shared::connector::ChargeRequest;
 use crate::shared::method::{Instrument, instrument_for, mandate_reference};
 use crate::shared::record::{ChargeState, Payment, PaymentStatus};
 use crate::shared::request::Checked;
-use crate::supporters::domain::Supporter;
-use crate::supporters::request::{RequestSupporter, supporter_of};
+use crate::shared::supporter::Supporter;
+use crate::shared::supporter_request::{RequestSupporter, supporter_of};
 
 /// A payment about to be asked of its provider.
 struct Intent {

@@ -17,7 +17,7 @@ use super::ChargeBatches;
 use crate::command_kit::{Asker, Parts};
 use crate::shared::record::Payment;
 use crate::shared::store as record;
-use crate::supporters::domain::Supporter;
+use crate::shared::supporter::Supporter;
 
 /// Batches of intents recorded at a time, and intents in one batch at most.
 pub(crate) const AT_ONCE: usize = 2;
@@ -247,13 +247,13 @@ fn attach(
     trace: &TraceContext,
 ) -> Result<Payment, Failure> {
     if let Some(named) = named_supporter {
-        let found = crate::supporters::store::find(tx, named)?
+        let found = crate::shared::supporter_store::find(tx, named)?
             .filter(|s| s.organisation_uuid == payment.organisation_uuid)
             .ok_or_else(|| Failure::from(ApiError::not_found("Supporter")))?;
         payment.supporter_uuid = Some(found.uuid);
     }
     if let Some(s) = supporter {
-        crate::supporters::store::insert(tx, s)?;
+        crate::shared::supporter_store::insert(tx, s)?;
         let event = state.outbox.event(
             &coffer_events::catalogue::SUPPORTER_CREATED,
             s.uuid.parse().map_err(internal)?,

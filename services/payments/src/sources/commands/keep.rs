@@ -17,7 +17,7 @@ use crate::shared::method::Instrument;
 use crate::shared::profile::Profile;
 use crate::shared::source::{Source, SourceStatus};
 use crate::shared::source_store as recorded;
-use crate::supporters::domain::Supporter;
+use crate::shared::supporter::Supporter;
 
 /// A source about to be kept: what the request became.
 pub(crate) struct Keeping {
@@ -64,7 +64,7 @@ pub(crate) async fn keep(
         let org = organisation.clone();
         state
             .store
-            .query(move |db| crate::supporters::store::find(db, &named))
+            .query(move |db| crate::shared::supporter_store::find(db, &named))
             .await?
             .filter(|s| s.organisation_uuid == org)
             .ok_or_else(|| ApiError::not_found("Supporter"))?;
@@ -156,7 +156,7 @@ pub(crate) async fn keep(
         .store
         .write(move |tx| {
             if let Some(s) = &supporter {
-                crate::supporters::store::insert(tx, s)?;
+                crate::shared::supporter_store::insert(tx, s)?;
                 let event = st.outbox.event(
                     &SUPPORTER_CREATED,
                     s.uuid.parse().map_err(internal)?,

@@ -6,8 +6,8 @@ use coffer_model::ids::parse_uuid;
 use coffer_model::validation::FieldError;
 use serde_json::json;
 
-use super::domain::{Supporter, SupporterInput};
-use crate::shared::request::Checked;
+use super::request::Checked;
+use super::supporter::{Supporter, SupporterInput};
 
 /// The supporter a payment request carries (SPEC.md's PaymentSupporter), read whether or
 /// not it is to be created: each field is checked as a supporter's is, every fault named

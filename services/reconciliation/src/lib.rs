@@ -131,7 +131,7 @@ coffer_service::module! {
             reconciliation.state.objects,
             Some(object_store::ObjectStore::Local { .. })
         ) {
-            uploads::routes::local_routes(cfg);
+            uploads::standalone::routes(cfg);
         }
     },
     workers: [state, turns, events],

@@ -5,3 +5,4 @@
 
 pub mod commands;
 pub mod routes;
+pub mod standalone;

@@ -15,9 +15,7 @@ files. It fails (exit 1), naming every offence as a chain of files, on:
 A `pub use` in a module file is followed to the file that defines the name, so a module that
 only hands names on ties nobody into a cycle; and a module's own submodules are its inside
 (lib.rs or a mod.rs naming its children draws no arrow; a child importing from its parent
-does). Cycles that exist today and have an owner who
-will remove them are listed in ALLOWED_CYCLES; an entry that no longer matches a cycle fails
-the check too, so the list only shrinks.
+does). There is no list of cycles let pass: the workspace has none, and a new one fails.
 
 `scripts/check-imports.py --graph CRATE_DIR` prints one crate's file graph instead.
 """
@@ -43,13 +41,6 @@ LOW_ROOMS: dict[str, list[str]] = {
     # The sign-in and token throttles, and an address as organisations and accounts take it.
     "services/identity": ["throttles", "address.rs"],
 }
-
-# Import cycles that exist today and are owned elsewhere, each as the files it may span
-# (paths from the workspace root). A cycle found is let pass when all its files are in one
-# entry; an entry that no cycle falls in any more fails the check, so the list only
-# shrinks: take an entry out when its cycle is gone.
-ALLOWED_CYCLES: list[frozenset[str]] = [
-]
 
 ITEM_KEYWORDS = (
     "fn",
@@ -460,16 +451,10 @@ def rel(path: Path) -> str:
 
 def check() -> int:
     failures: list[str] = []
-    allowed_seen: set[frozenset[str]] = set()
     for directory in workspace_crates():
         crate = Crate(directory)
         edges = crate.graph()
         for component in find_cycles(edges):
-            files = frozenset(rel(f) for f in component)
-            allowed = next((a for a in ALLOWED_CYCLES if files <= a), None)
-            if allowed is not None:
-                allowed_seen.add(allowed)
-                continue
             loop = chain(component, edges)
             lines = [f"import cycle in {rel(directory)} ({len(component)} files):"]
             for a, b in zip(loop, loop[1:]):
@@ -493,12 +478,6 @@ def check() -> int:
                             f"low room {rel(low_path)} imports feature {rel(hit)}:\n"
                             f"  {rel(file)} -> {rel(target)}: {', '.join(names[:3])}"
                         )
-    for allowed in ALLOWED_CYCLES:
-        if allowed not in allowed_seen:
-            failures.append(
-                "an allowed cycle is gone: take its entry out of ALLOWED_CYCLES in "
-                "scripts/check-imports.py:\n  " + ", ".join(sorted(allowed))
-            )
     for failure in failures:
         print(failure, file=sys.stderr)
     if failures:

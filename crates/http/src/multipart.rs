@@ -39,7 +39,8 @@ impl From<MultipartError> for ReadError {
     }
 }
 
-/// The parts of one request body, in the order they were sent.
+/// The parts of one request body, in the order they were sent. Drop a [`Part`] before
+/// asking for the next: the next waits until it is.
 pub struct MultipartReader {
     parts: Multipart,
     stall: Option<Duration>,
@@ -123,5 +124,64 @@ impl Part {
             bytes.extend_from_slice(&chunk);
         }
         Ok(bytes)
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use actix_web::FromRequest;
+    use actix_web::test::TestRequest;
+
+    use super::*;
+
+    async fn reader(content_type: &str, body: &'static str) -> MultipartReader {
+        let (req, mut payload) = TestRequest::default()
+            .insert_header(("content-type", content_type))
+            .set_payload(body.replace('\n', "\r\n"))
+            .to_http_parts();
+        let payload = Payload::from_request(&req, &mut payload).await.unwrap();
+        MultipartReader::new(req.headers(), payload)
+    }
+
+    const TWO_PARTS: &str = "--XX\nContent-Disposition: form-data; name=\"key\"\n\nsources/a\n--XX\nContent-Disposition: form-data; name=\"file\"; filename=\"camt.xml\"\n\n<Document/>\n--XX--\n";
+
+    #[actix_web::test]
+    async fn parts_come_with_their_names_and_bytes_within_the_budget() {
+        let mut parts = reader("multipart/form-data; boundary=XX", TWO_PARTS).await;
+        let mut left = 100;
+        // A part is dropped before the next is asked for, as a reader's loop drops it.
+        {
+            let mut first = parts.next_part().await.unwrap().unwrap();
+            assert_eq!((first.name(), first.file_name()), ("key", None));
+            assert_eq!(first.read_within(&mut left).await.unwrap(), b"sources/a");
+        }
+        {
+            let mut second = parts.next_part().await.unwrap().unwrap();
+            assert_eq!(
+                (second.name(), second.file_name()),
+                ("file", Some("camt.xml"))
+            );
+            assert_eq!(second.read_within(&mut left).await.unwrap(), b"<Document/>");
+        }
+        assert_eq!(left, 100 - 9 - 11);
+        assert!(parts.next_part().await.is_none());
+    }
+
+    #[actix_web::test]
+    async fn a_part_over_the_budget_is_too_large() {
+        let mut parts = reader("multipart/form-data; boundary=XX", TWO_PARTS).await;
+        let mut left = 4;
+        let mut first = parts.next_part().await.unwrap().unwrap();
+        assert_eq!(first.read_within(&mut left).await, Err(ReadError::TooLarge));
+    }
+
+    #[actix_web::test]
+    async fn a_body_that_is_not_multipart_says_so() {
+        let mut parts = reader("application/json", "{}").await;
+        assert!(matches!(
+            parts.next_part().await,
+            Some(Err(ReadError::NotMultipart))
+        ));
     }
 }

@@ -1,5 +1,6 @@
-//! Every route of payments, in one table: each feature's `routes.rs` adds its own, and
-//! nothing else imports them.
+//! Every route of payments, in one table: each feature's `routes.rs` adds its own, each
+//! operation at the path its handler's `#[utoipa::path]` states (`route!`), and nothing
+//! else imports them.
 
 use coffer_http::openapi::RouteTable;
 
@@ -18,44 +19,19 @@ pub(crate) fn table() -> RouteTable {
     t
 }
 
-/// The service's part of the API description (crates/http/src/openapi): every routed
-/// operation as its handler describes it, completed from the table above.
+/// The service's part of the API description (crates/http/src/openapi): every operation
+/// the table above routes with `route!`, as its handler describes it.
 mod described {
     use coffer_http::openapi::Part;
-    use utoipa::OpenApi;
+    use utoipa::{Modify, OpenApi};
 
     use crate::shared::request::NeedsMethodOrProfile;
-    use crate::{
-        agreements, payments, payouts, profiles, refunds, routes, search, sources, supporters,
-    };
+    use crate::{routes, supporters};
 
     #[derive(OpenApi)]
     #[openapi(
-        paths(
-            payments::routes::create,
-            payments::routes::get,
-            payments::routes::cancel,
-            payments::routes::replace_parameters,
-            payments::routes::patch_parameters,
-            refunds::routes::create,
-            search::routes::search,
-            agreements::routes::search,
-            sources::routes::create,
-            sources::routes::get,
-            sources::routes::replace_parameters,
-            payments::routes::charge_source,
-            supporters::routes::list,
-            supporters::routes::create,
-            supporters::routes::get,
-            supporters::routes::update,
-            supporters::routes::search,
-            profiles::routes::list,
-            payouts::routes::list,
-            payouts::routes::get,
-        ),
-        // Types used only as query parameters are not collected from the paths.
+        // Types used only as query parameters are not collected from the operations.
         components(schemas(crate::shared::supporter::SupporterSort, supporters::routes::ListOrder)),
-        modifiers(&NeedsMethodOrProfile),
         tags(
             (name = "Payments", description = "One-off payments, their refunds and their search"),
             (name = "Payment sources", description = "Stored instruments, charged again"),
@@ -68,7 +44,12 @@ mod described {
 
     /// Payments' operations, described.
     pub fn part() -> Part {
-        Part::new(Described::openapi(), &routes::table())
+        let mut part = Part::new(Described::openapi(), &routes::table());
+        // PaymentRequest reaches the description only with the operations that take it,
+        // which Part::new adds, so the schema is completed after it rather than as a
+        // modifier of the derive (which would run before the schema is there).
+        NeedsMethodOrProfile.modify(&mut part.doc);
+        part
     }
 }
 

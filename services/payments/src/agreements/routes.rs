@@ -3,7 +3,7 @@
 use actix_web::{HttpResponse, web};
 use coffer_auth::Caller;
 use coffer_http::openapi::RouteTable;
-use coffer_http::{ApiError, JsonEvenAsForm};
+use coffer_http::{ApiError, JsonEvenAsForm, route};
 use coffer_search::{Source, rendered};
 use serde_json::Value;
 
@@ -12,7 +12,7 @@ use super::store;
 use crate::state::PaymentsState;
 
 pub(crate) fn routes(t: &mut RouteTable) {
-    t.post("/search/payment-agreements", search);
+    route!(t, search);
 }
 
 /// Payment agreements (RaiseNow's pledges): a recurring one per subscription, a one-off

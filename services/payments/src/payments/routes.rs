@@ -10,7 +10,7 @@ use coffer_auth::Caller;
 use coffer_http::body::parse_value;
 use coffer_http::idempotency::{self, IdempotencyKey};
 use coffer_http::openapi::RouteTable;
-use coffer_http::{ApiError, Json, OptionalJson, PathUuid, RequestTrace, Shape};
+use coffer_http::{ApiError, Json, OptionalJson, PathUuid, RequestTrace, Shape, route};
 use serde::Deserialize;
 
 use super::commands::test_psp::{self, Next, Subject};
@@ -22,24 +22,15 @@ use crate::shared::request::PaymentRequest;
 use crate::state::PaymentsState;
 
 pub(crate) fn routes(t: &mut RouteTable) {
-    t.post("/payments", create)
-        .get("/payments/{payment_uuid}", get)
-        // A payment made by charging a stored source again.
-        .post(
-            "/payment-sources/{payment_source_uuid}/charges",
-            charge_source,
-        );
+    route!(t, create);
+    route!(t, get);
+    // A payment made by charging a stored source again.
+    route!(t, charge_source);
     // Shape C: SPEC.md shows these operations answering with a message.
     t.shaped(Shape::C, |t| {
-        t.post("/payments/{payment_uuid}/cancel", cancel)
-            .put(
-                "/payments/{payment_uuid}/custom-parameters",
-                replace_parameters,
-            )
-            .patch(
-                "/payments/{payment_uuid}/custom-parameters",
-                patch_parameters,
-            );
+        route!(t, cancel);
+        route!(t, replace_parameters);
+        route!(t, patch_parameters);
     });
     // The donor's side of the test provider: a page a browser opens, not the API.
     t.hidden(|t| {

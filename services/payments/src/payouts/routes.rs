@@ -1,7 +1,7 @@
 use actix_web::{HttpResponse, web};
 use coffer_auth::Caller;
 use coffer_http::openapi::RouteTable;
-use coffer_http::{ApiError, PathUuid};
+use coffer_http::{ApiError, PathUuid, route};
 use coffer_model::ids::parse_uuid;
 use coffer_model::paging::{PagingLimits, PagingQuery};
 use serde::Deserialize;
@@ -12,7 +12,8 @@ use crate::state::PaymentsState;
 const LIMITS: PagingLimits = PagingLimits::new(100, 500);
 
 pub(crate) fn routes(t: &mut RouteTable) {
-    t.get("/payouts", list).get("/payouts/{payout_uuid}", get);
+    route!(t, list);
+    route!(t, get);
 }
 
 /// A parameter it does not know (a misspelt `acount_uuid`) is 400 naming it, rather than a

@@ -1,7 +1,7 @@
 use actix_web::{HttpResponse, web};
 use coffer_auth::Caller;
-use coffer_http::ApiError;
 use coffer_http::openapi::RouteTable;
+use coffer_http::{ApiError, route};
 use coffer_model::ids::parse_uuid;
 use serde::Deserialize;
 
@@ -10,7 +10,7 @@ use crate::state::PaymentsState;
 use coffer_directory::account_organisation;
 
 pub(crate) fn routes(t: &mut RouteTable) {
-    t.get("/payment-method-profiles", list);
+    route!(t, list);
 }
 
 #[derive(Debug, Deserialize)]

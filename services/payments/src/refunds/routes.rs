@@ -4,7 +4,7 @@ use actix_web::{HttpRequest, HttpResponse, web};
 use coffer_auth::Caller;
 use coffer_http::idempotency::{self, IdempotencyKey};
 use coffer_http::openapi::RouteTable;
-use coffer_http::{ApiError, OptionalJson, PathUuid, RequestTrace};
+use coffer_http::{ApiError, OptionalJson, PathUuid, RequestTrace, route};
 use coffer_model::money::Money;
 use coffer_model::validation::FieldError;
 
@@ -21,7 +21,7 @@ pub(crate) struct RefundRequest {
 }
 
 pub(crate) fn routes(t: &mut RouteTable) {
-    t.post("/payments/{payment_uuid}/refunds", create);
+    route!(t, create);
 }
 
 /// Refunds a payment: `amount`, or without a body the whole residual.

@@ -3,7 +3,7 @@
 use actix_web::{HttpResponse, web};
 use coffer_auth::Caller;
 use coffer_http::openapi::RouteTable;
-use coffer_http::{ApiError, JsonEvenAsForm};
+use coffer_http::{ApiError, JsonEvenAsForm, route};
 use coffer_search::aggs::AggKind;
 use coffer_search::{Plan, Source, rendered};
 use serde_json::Value;
@@ -14,7 +14,7 @@ use crate::shared::store;
 use crate::state::PaymentsState;
 
 pub(crate) fn routes(t: &mut RouteTable) {
-    t.post("/search/payments", search);
+    route!(t, search);
 }
 
 /// Payments by a query (`$match`, `$term`, ...), with sorting, paging (`size` up to

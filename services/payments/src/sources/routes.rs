@@ -3,7 +3,7 @@ use coffer_auth::Caller;
 use coffer_http::body::parse_value;
 use coffer_http::idempotency::{self, IdempotencyKey};
 use coffer_http::openapi::RouteTable;
-use coffer_http::{ApiError, Json, PathUuid, RequestTrace, Shape};
+use coffer_http::{ApiError, Json, PathUuid, RequestTrace, Shape, route};
 use serde_json::json;
 
 use super::commands::{self, Keeping};
@@ -17,15 +17,12 @@ use crate::shared::supporter_request::supporter_of;
 use crate::state::PaymentsState;
 
 pub(crate) fn routes(t: &mut RouteTable) {
-    t.post("/payment-sources", create)
-        .get("/payment-sources/{payment_source_uuid}", get);
+    route!(t, create);
+    route!(t, get);
     // Shape C: SPEC.md shows every custom-parameter operation answering with a message,
     // as the payment's own do.
     t.shaped(Shape::C, |t| {
-        t.put(
-            "/payment-sources/{payment_source_uuid}/custom-parameters",
-            replace_parameters,
-        );
+        route!(t, replace_parameters);
     });
 }
 

@@ -3,7 +3,7 @@ use coffer_auth::Caller;
 use coffer_http::body::parse_value;
 use coffer_http::idempotency::{self, IdempotencyKey};
 use coffer_http::openapi::RouteTable;
-use coffer_http::{ApiError, Json, PathUuid, RequestTrace, Shape};
+use coffer_http::{ApiError, Json, PathUuid, RequestTrace, Shape, route};
 use coffer_model::ids::parse_uuid;
 use coffer_model::paging::{PagingLimits, PagingQuery};
 use coffer_model::validation::FieldError;
@@ -25,12 +25,12 @@ pub(crate) fn routes(t: &mut RouteTable) {
     // Shape A: SPEC.md shows it for Update Supporter; the other supporter operations
     // answer in the same shape so a client parses one form.
     t.shaped(Shape::A, |t| {
-        t.get("/supporters", list)
-            .post("/supporters", create)
-            .get("/supporters/{supporter_uuid}", get)
-            .patch("/supporters/{supporter_uuid}", update);
-    })
-    .post("/search/supporters", search);
+        route!(t, list);
+        route!(t, create);
+        route!(t, get);
+        route!(t, update);
+    });
+    route!(t, search);
 }
 
 /// Supporters by the payment search's language (`$match`, `$term`, sorting, paging, aggregations).

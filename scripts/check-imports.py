@@ -38,8 +38,9 @@ LOW_ROOMS: dict[str, list[str]] = {
     "services/reconciliation": ["tenancy.rs", "lists.rs", "fields.rs"],
     # The payment record and its statuses, the card, the method and the request.
     "services/payments": ["shared"],
-    # The sign-in and token throttles, and an address as organisations and accounts take it.
-    "services/identity": ["throttles", "address.rs"],
+    # The sign-in and token throttles, an address as organisations and accounts take it,
+    # and the organisation and account rows both of those features read.
+    "services/identity": ["throttles", "address.rs", "directory.rs"],
 }
 
 ITEM_KEYWORDS = (

@@ -15,6 +15,10 @@ use crate::credentials;
 use crate::demo::{self, Demo};
 use crate::{data_dir, master_keys, services};
 
+/// How long `coffer dev` waits for the services' copies of the demo accounts before it
+/// answers anyway: they arrive within moments, unless the machine is badly overloaded.
+const DIRECTORY_WAIT: std::time::Duration = std::time::Duration::from_secs(30);
+
 /// A failure already written to the log: `main` prints nothing more for it.
 #[derive(Debug)]
 pub struct Logged;
@@ -67,9 +71,22 @@ async fn serve(args: DevArgs, log: &LogSettings) -> anyhow::Result<()> {
     .await?;
     let (modules, admin) = (standalone.modules, standalone.identity_admin);
     let demo = demo::ensure(&admin, &data_dir, &base_url).await?;
-    announce(&demo, log.format, &data_dir);
 
     let workers: Vec<_> = modules.iter().flat_map(|m| m.spawn_workers()).collect();
+    // The demo accounts reach the other services through their events; answer once they
+    // have (directory_copies.rs), so a first request naming one is not told it is unknown.
+    let behind = standalone
+        .directory_copies
+        .wait_for(&demo.credentials().account_uuids, DIRECTORY_WAIT)
+        .await;
+    if !behind.is_empty() {
+        tracing::warn!(
+            services = ?behind,
+            "these services do not know the demo accounts yet; requests naming them may \
+             answer 404 until they do"
+        );
+    }
+    announce(&demo, log.format, &data_dir);
     let ctx = AppContext {
         modules,
         verifier: Verifier::new(KeySource::Shared(keys), "coffer", clock),

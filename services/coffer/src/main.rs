@@ -13,6 +13,7 @@ mod credentials;
 mod data_dir;
 mod demo;
 mod dev;
+mod directory_copies;
 mod master_keys;
 mod onboarding_port;
 mod openapi;

@@ -14,6 +14,7 @@ use coffer_secrets::Secrets;
 use coffer_store::{Migrations, PoolOptions, Store};
 use zeroize::Zeroizing;
 
+use crate::directory_copies::DirectoryCopies;
 use crate::{data_dir, sealed_file};
 
 /// Every hosted service's migrations, and the bus's.
@@ -32,6 +33,8 @@ pub struct Standalone {
     pub modules: Vec<Arc<dyn Module>>,
     /// Identity's operator actions, sharing its outbox.
     pub identity_admin: coffer_identity::admin::Admin,
+    /// The other services' copies of identity's directory, for `coffer dev` to wait on.
+    pub directory_copies: DirectoryCopies,
 }
 
 pub fn database_path(data_dir: &Path, service: &str) -> anyhow::Result<PathBuf> {
@@ -96,8 +99,9 @@ pub async fn start_all(
     .await
     .context("identity could not load its signing keys")?;
     let identity_admin = identity.admin();
+    let payments_store = open(data_dir, coffer_payments::MIGRATIONS).await?;
     let payments = coffer_payments::Payments::new(
-        open(data_dir, coffer_payments::MIGRATIONS).await?,
+        payments_store.clone(),
         Arc::clone(&clock),
         Arc::clone(&bus),
         coffer_payments::PaymentsSettings {
@@ -106,16 +110,18 @@ pub async fn start_all(
             ..coffer_payments::PaymentsSettings::default()
         },
     );
+    let billing_store = open(data_dir, coffer_billing::MIGRATIONS).await?;
     let billing = coffer_billing::Billing::new(
-        open(data_dir, coffer_billing::MIGRATIONS).await?,
+        billing_store.clone(),
         Arc::clone(&clock),
         Arc::clone(&bus),
         coffer_billing::BillingSettings::default(),
     );
     // SFTP sources may reach what webhook deliveries may (`--webhook-allow-subnets`).
     let sftp_addresses = notifications.addresses.clone();
+    let notifications_store = open(data_dir, coffer_notifications::MIGRATIONS).await?;
     let notifications = coffer_notifications::Notifications::start(
-        open(data_dir, coffer_notifications::MIGRATIONS).await?,
+        notifications_store.clone(),
         Arc::clone(&clock),
         Arc::clone(&bus),
         secrets.clone(),
@@ -125,8 +131,9 @@ pub async fn start_all(
     .context("notifications could not start")?;
     // The captcha of `coffer dev` is the test one (`onboarding.captcha = test`): dev.rs
     // says so when it starts.
+    let onboarding_store = open(data_dir, coffer_onboarding::MIGRATIONS).await?;
     let onboarding = coffer_onboarding::Onboarding::start(
-        open(data_dir, coffer_onboarding::MIGRATIONS).await?,
+        onboarding_store.clone(),
         Arc::clone(&clock),
         Arc::clone(&bus),
         Arc::new(crate::onboarding_port::InProcessIdentity(
@@ -138,8 +145,9 @@ pub async fn start_all(
     )
     .await
     .context("onboarding could not seal its stored secrets again")?;
+    let reconciliation_store = open(data_dir, coffer_reconciliation::MIGRATIONS).await?;
     let reconciliation = coffer_reconciliation::Reconciliation::start(
-        open(data_dir, coffer_reconciliation::MIGRATIONS).await?,
+        reconciliation_store.clone(),
         Arc::clone(&clock),
         Arc::clone(&bus),
         coffer_reconciliation::ReconciliationSettings {
@@ -161,6 +169,13 @@ pub async fn start_all(
             Arc::new(reconciliation),
         ],
         identity_admin,
+        directory_copies: DirectoryCopies::new(vec![
+            ("payments", payments_store),
+            ("billing", billing_store),
+            ("notifications", notifications_store),
+            ("onboarding", onboarding_store),
+            ("reconciliation", reconciliation_store),
+        ]),
     })
 }
 

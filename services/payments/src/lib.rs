@@ -17,7 +17,6 @@ pub mod payments;
 pub mod payouts;
 pub mod profiles;
 pub mod refunds;
-pub mod replica;
 mod routes;
 mod schema;
 pub mod search;
@@ -51,8 +50,8 @@ pub struct Payments {
     charges: web::Data<ChargeBatches>,
     /// What the workers start from (workers/mod.rs).
     workers: workers::Inputs,
-    /// The outbox's relay, and the consumers of identity's events (the replica), of
-    /// billing's charge attempts (payments/events.rs) and of its subscriptions
+    /// The outbox's relay, and the consumers of identity's events (profiles/events.rs),
+    /// of billing's charge attempts (payments/events.rs) and of its subscriptions
     /// (agreements/events.rs).
     events: EventWiring,
 }
@@ -73,7 +72,13 @@ impl Payments {
             &settings.event_prefix,
             settings.relay,
         );
-        events.consume("replica", &["identity"], Arc::new(replica::Replica));
+        // A consumer's name keeps its bus position and inbox rows, so each keeps the name it
+        // was first given, whatever its handler is now called (docs/decisions/consumer-names.md).
+        events.consume(
+            "replica",
+            &["identity"],
+            Arc::new(profiles::events::IdentityCopies),
+        );
         coffer_partners::wire(&mut events);
         let connector = Arc::new(connectors::test_psp::TestPsp::new(
             settings.public_base_url.clone(),
@@ -109,14 +114,14 @@ impl Payments {
         events.consume(
             "direct-debits",
             &["reconciliation"],
-            Arc::new(direct_debits::events::DirectDebits {
+            Arc::new(direct_debits::events::CollectionOutcomes {
                 state: state.clone(),
             }),
         );
         events.consume(
             "wire-transfers",
             &["reconciliation"],
-            Arc::new(wire_transfers::events::WireTransfers {
+            Arc::new(wire_transfers::events::TransferPayments {
                 state: state.clone(),
             }),
         );

@@ -10,11 +10,13 @@ use super::commands;
 use super::domain::Reported;
 use crate::state::PaymentsState;
 
-pub struct DirectDebits {
+/// Settles the payment of each collection the bank reports: received, it succeeds (or is
+/// recorded, when payments never started it); returned, it fails with the return's reason.
+pub struct CollectionOutcomes {
     pub(crate) state: web::Data<PaymentsState>,
 }
 
-impl Handler for DirectDebits {
+impl Handler for CollectionOutcomes {
     fn wants(&self, event: &Event) -> bool {
         DIRECT_DEBIT_RECEIVED.is(&event.name) || DIRECT_DEBIT_RETURNED.is(&event.name)
     }

@@ -10,6 +10,7 @@ use coffer_store::Db;
 
 use super::commands;
 
+/// Records on each payout the statement credit reconciliation matched it with.
 pub struct PayoutMatches {
     pub clock: Arc<dyn Clock>,
 }
@@ -20,14 +21,9 @@ impl Handler for PayoutMatches {
     }
 
     fn handle(&self, db: &mut Db<'_>, event: &Event) -> Result<(), HandlerError> {
-        let field = |name: &str| {
-            event.data[name]
-                .as_str()
-                .ok_or_else(|| HandlerError::Permanent(format!("{} has no {name}", event.name)))
-        };
-        let (payout, value_date) = (field("payout_uuid")?, field("value_date")?);
+        let (payout, value_date) = (event.text("payout_uuid")?, event.text("value_date")?);
         if time::Date::parse(
-            value_date,
+            &value_date,
             &time::format_description::well_known::Iso8601::DATE,
         )
         .is_err()
@@ -37,7 +33,7 @@ impl Handler for PayoutMatches {
                 event.name
             )));
         }
-        if !commands::record_match(db, payout, value_date, self.clock.unix())? {
+        if !commands::record_match(db, &payout, &value_date, self.clock.unix())? {
             tracing::info!(
                 payout,
                 "the payout was matched already, or is not known here"

@@ -10,11 +10,12 @@ use super::commands;
 use super::domain::Transfer;
 use crate::state::PaymentsState;
 
-pub struct WireTransfers {
+/// Records each wire transfer the bank credited as a succeeded payment, once.
+pub struct TransferPayments {
     pub(crate) state: web::Data<PaymentsState>,
 }
 
-impl Handler for WireTransfers {
+impl Handler for TransferPayments {
     fn wants(&self, event: &Event) -> bool {
         WIRE_TRANSFER_RECEIVED.is(&event.name)
     }

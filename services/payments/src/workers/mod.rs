@@ -1,8 +1,10 @@
 //! Payments' background loops, all listed here; each calls commands, as routes do.
 //!
-//! - the event relay and consumers (`EventWiring`, built in lib.rs): the replica of
-//!   identity's organisations and accounts, billing's charge attempts, and billing's
-//!   subscriptions (the copy payment agreements are answered from, agreements/events.rs).
+//! - the event relay and consumers (`EventWiring`, built in lib.rs), each in its
+//!   feature's events.rs: the copy of identity's organisations and accounts
+//!   (profiles/events.rs), billing's charge attempts, billing's subscriptions (the copy
+//!   payment agreements are answered from, agreements/events.rs), and reconciliation's
+//!   payout matches, direct debits and wire transfers.
 //! - `charges::send_forever`: sends the charges billing's attempts recorded.
 //! - `charges::settle_forever`: settles calls to the provider that were never answered.
 //! - `payouts::settle_forever`: pays out each account's payments once a day.

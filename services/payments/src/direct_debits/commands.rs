@@ -10,6 +10,7 @@ use serde_json::json;
 use super::domain::Reported;
 use super::store as debits;
 use crate::shared::announce::announce;
+use crate::shared::method::PaymentMethod;
 use crate::shared::record::{Payment, PaymentStatus};
 use crate::shared::store as settlements;
 use crate::shared::store;
@@ -33,8 +34,9 @@ fn named(tx: &mut Db<'_>, reported: &Reported) -> Result<Option<Payment>, Diesel
         (None, None) => None,
     };
     let Some(uuid) = uuid else { return Ok(None) };
-    Ok(store::find(tx, &uuid)?
-        .filter(|p| p.account_uuid == reported.account_uuid && p.payment_method == "sepa_dd"))
+    Ok(store::find(tx, &uuid)?.filter(|p| {
+        p.account_uuid == reported.account_uuid && p.payment_method == PaymentMethod::SepaDd
+    }))
 }
 
 /// The bank collected it: the pending payment succeeds on the value date; one payments
@@ -135,7 +137,7 @@ fn recorded(reported: &Reported, now: i64) -> Payment {
             reported.debit_uuid.clone(),
             reported.organisation_uuid.clone(),
             reported.account_uuid.clone(),
-            "sepa_dd",
+            PaymentMethod::SepaDd,
             reported.amount,
             now,
         )

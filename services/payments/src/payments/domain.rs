@@ -7,6 +7,7 @@ use coffer_model::text_enum;
 use coffer_model::validation::FieldError;
 use serde_json::{Map, Value, json};
 
+use crate::shared::method::PaymentMethod;
 use crate::shared::record::{BANK_FILE, ChargeState, Payment, PaymentStatus};
 use crate::shared::source::Charge;
 
@@ -60,7 +61,7 @@ pub fn cancel_refusal(payment: &Payment) -> Option<String> {
             "The payment's provider is being asked about it; cancel it once it has answered".into(),
         );
     }
-    if payment.payment_method == "sepa_dd" {
+    if payment.payment_method == PaymentMethod::SepaDd {
         return Some(
             "A direct debit is with the bank once it is made: the bank collects or returns it, \
              and one collected is refunded rather than cancelled"

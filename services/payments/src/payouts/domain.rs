@@ -3,6 +3,8 @@
 use coffer_model::text_enum;
 use time::{Date, OffsetDateTime, Time};
 
+use crate::shared::method::PaymentMethod;
+
 text_enum! {
     /// Pending from its making until a bank statement shows the credit.
     pub enum PayoutStatus {
@@ -13,7 +15,11 @@ text_enum! {
 
 /// The methods the test provider collects and pays out; a direct debit reaches the bank
 /// by itself, so it is never in a payout.
-pub const PAID_OUT_METHODS: [&str; 3] = ["card", "twint", "paypal"];
+pub const PAID_OUT_METHODS: [PaymentMethod; 3] = [
+    PaymentMethod::Card,
+    PaymentMethod::Twint,
+    PaymentMethod::Paypal,
+];
 
 /// The provider's price per payment: a share of the amount in basis points (1/100 %)
 /// plus a fixed amount in minor units. Integers only, so a fee is never a float.

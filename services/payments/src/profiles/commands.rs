@@ -69,7 +69,7 @@ fn choose_profile(profiles: Vec<Profile>, checked: &Checked) -> Result<Profile, 
             };
             profiles
                 .into_iter()
-                .find(|p| p.payment_method == method && p.is_default)
+                .find(|p| p.payment_method.as_str() == method && p.is_default)
                 .ok_or_else(|| {
                     ApiError::invalid(
                         "payment_method",
@@ -81,7 +81,7 @@ fn choose_profile(profiles: Vec<Profile>, checked: &Checked) -> Result<Profile, 
     if checked
         .payment_method
         .as_deref()
-        .is_some_and(|m| m != profile.payment_method)
+        .is_some_and(|m| m != profile.payment_method.as_str())
     {
         return Err(ApiError::invalid(
             "payment_method",

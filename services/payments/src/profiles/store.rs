@@ -1,9 +1,10 @@
 use coffer_store::{Db, db_run};
 use diesel::prelude::*;
 
-use super::{METHODS, test_profile_name};
+use super::test_profile_name;
 use crate::schema::payment_method_profiles::dsl as p;
 use crate::shared::connector::TEST_PROVIDER;
+use crate::shared::method::PaymentMethod;
 use crate::shared::profile::Profile;
 
 /// Gives a new account its test profiles, each the default for its method. Repeating it
@@ -14,14 +15,14 @@ pub fn create_test_profiles(
     organisation: &str,
     now: i64,
 ) -> QueryResult<()> {
-    let rows: Vec<Profile> = METHODS
-        .iter()
+    let rows: Vec<Profile> = PaymentMethod::OFFERED
+        .into_iter()
         .map(|method| Profile {
             uuid: uuid::Uuid::new_v4().to_string(),
             account_uuid: account.to_owned(),
             organisation_uuid: organisation.to_owned(),
-            name: test_profile_name(method),
-            payment_method: (*method).to_owned(),
+            name: test_profile_name(method.as_str()),
+            payment_method: method,
             test_mode: true,
             provider: TEST_PROVIDER.to_owned(),
             is_default: true,

@@ -12,13 +12,26 @@ use super::card::Card;
 use super::request::Checked;
 
 text_enum! {
-    /// A payment method Coffer can charge.
+    /// A payment method, as requested, stored and answered: the four a profile offers,
+    /// and a wire transfer, which only a bank file reports.
     pub enum PaymentMethod {
         Card => "card",
         Twint => "twint",
         Paypal => "paypal",
         SepaDd => "sepa_dd",
+        BankTransfer => "bank_transfer",
     }
+}
+
+impl PaymentMethod {
+    /// The methods every account can take, each first through Coffer's test provider
+    /// (its test profiles are made in this order).
+    pub const OFFERED: [PaymentMethod; 4] = [
+        PaymentMethod::Card,
+        PaymentMethod::SepaDd,
+        PaymentMethod::Twint,
+        PaymentMethod::Paypal,
+    ];
 }
 
 /// What is being charged.
@@ -31,8 +44,8 @@ pub enum Instrument {
     SepaDirectDebit,
 }
 
-/// What is charged for a request paying by `method`, and what of it is kept; None for a
-/// method that has no instrument yet (the caller says why it refuses it).
+/// What is charged for a request paying by `method` (a profile's), and what of it is kept;
+/// None for a method that has no instrument (the caller says why it refuses it).
 pub(crate) fn instrument_for(
     method: &str,
     checked: &Checked,
@@ -46,7 +59,8 @@ pub(crate) fn instrument_for(
             Instrument::SepaDirectDebit,
             sepa_information(checked.payment_information.as_ref())?,
         ),
-        None => return Ok(None),
+        // A wire transfer is only ever reported by the bank, never charged.
+        Some(PaymentMethod::BankTransfer) | None => return Ok(None),
     }))
 }
 
@@ -117,4 +131,48 @@ fn card_instrument(
         .map_err(ApiError::validation)?;
     let masked = serde_json::to_value(card.masked(fingerprint_key)).map_err(ApiError::internal)?;
     Ok((Instrument::Card(card), masked))
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+    use crate::shared::request::PaymentRequest;
+
+    #[test]
+    fn each_method_keeps_the_text_its_rows_hold() {
+        for (method, text) in [
+            (PaymentMethod::Card, "card"),
+            (PaymentMethod::Twint, "twint"),
+            (PaymentMethod::Paypal, "paypal"),
+            (PaymentMethod::SepaDd, "sepa_dd"),
+            (PaymentMethod::BankTransfer, "bank_transfer"),
+        ] {
+            assert_eq!(method.as_str(), text);
+            assert_eq!(PaymentMethod::parse(text), Some(method));
+        }
+        assert!(!PaymentMethod::OFFERED.contains(&PaymentMethod::BankTransfer));
+    }
+
+    #[test]
+    fn a_wire_transfer_and_an_unknown_method_have_no_instrument() {
+        let checked = PaymentRequest {
+            account_uuid: Some("0b6a3c38-3b1f-4d67-9a0e-2f0d3e9b8c11".into()),
+            amount: Some(json!({"value": "1050", "currency": "CHF"})),
+            payment_method: Some("bank_transfer".into()),
+            ..PaymentRequest::default()
+        }
+        .check()
+        .unwrap();
+        let now = time::OffsetDateTime::UNIX_EPOCH;
+        for method in ["bank_transfer", "cash"] {
+            assert!(
+                instrument_for(method, &checked, b"key", now)
+                    .unwrap()
+                    .is_none()
+            );
+        }
+        let wallet = instrument_for("twint", &checked, b"key", now).unwrap();
+        assert!(matches!(wallet, Some((Instrument::Wallet, _))));
+    }
 }

@@ -5,6 +5,8 @@
 use diesel::prelude::*;
 use serde::Serialize;
 
+use super::method::PaymentMethod;
+
 #[derive(
     Debug, Clone, PartialEq, Eq, Queryable, Selectable, Insertable, Serialize, utoipa::ToSchema,
 )]
@@ -14,7 +16,10 @@ pub struct Profile {
     pub account_uuid: String,
     pub organisation_uuid: String,
     pub name: String,
-    pub payment_method: String,
+    // A string in the API description, not a closed list: a method added later changes
+    // no client's schema.
+    #[schema(value_type = String)]
+    pub payment_method: PaymentMethod,
     pub test_mode: bool,
     pub provider: String,
     pub is_default: bool,

@@ -4,6 +4,8 @@ use coffer_model::money::Money;
 use coffer_model::text_enum;
 use serde::Serialize;
 
+use super::method::PaymentMethod;
+
 /// A payment as answered.
 #[derive(Debug, Clone, PartialEq, Serialize, utoipa::ToSchema)]
 pub struct Payment {
@@ -12,7 +14,10 @@ pub struct Payment {
     pub organisation_uuid: String,
     pub account_uuid: String,
     pub test_mode: bool,
-    pub payment_method: String,
+    // A string in the API description, not a closed list: a method added later changes
+    // no client's schema.
+    #[schema(value_type = String)]
+    pub payment_method: PaymentMethod,
     pub profile: String,
     pub payment_provider: String,
     pub provider_payment_id: Option<String>,
@@ -79,7 +84,7 @@ impl Payment {
         uuid: String,
         organisation_uuid: String,
         account_uuid: String,
-        payment_method: &str,
+        payment_method: PaymentMethod,
         amount: Money,
         now: i64,
     ) -> Payment {
@@ -89,7 +94,7 @@ impl Payment {
             organisation_uuid,
             account_uuid,
             test_mode: false,
-            payment_method: payment_method.to_owned(),
+            payment_method,
             profile: BANK_FILE.into(),
             payment_provider: BANK_FILE.into(),
             provider_payment_id: None,

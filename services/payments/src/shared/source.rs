@@ -6,6 +6,7 @@ use coffer_model::text_enum;
 use serde::Serialize;
 use serde_json::Value;
 
+use super::method::PaymentMethod;
 use super::record::{ChargeState, Payment, PaymentStatus};
 
 text_enum! {
@@ -60,7 +61,10 @@ pub struct Source {
     pub organisation_uuid: String,
     pub account_uuid: String,
     pub test_mode: bool,
-    pub payment_method: String,
+    // A string in the API description, not a closed list: a method added later changes
+    // no client's schema.
+    #[schema(value_type = String)]
+    pub payment_method: PaymentMethod,
     pub profile: String,
     pub payment_provider: String,
     #[serde(skip)]
@@ -88,14 +92,14 @@ impl Source {
     pub fn charged_again(&self, charge: Charge, call: ChargeState, now: i64) -> Payment {
         let payment_id = uuid::Uuid::new_v4();
         // A collection under a stored mandate: its own EndToEndId, the mandate's reference.
-        let sepa = self.payment_method == "sepa_dd";
+        let sepa = self.payment_method == PaymentMethod::SepaDd;
         Payment {
             uuid: payment_id.to_string(),
             created: now,
             organisation_uuid: self.organisation_uuid.clone(),
             account_uuid: self.account_uuid.clone(),
             test_mode: self.test_mode,
-            payment_method: self.payment_method.clone(),
+            payment_method: self.payment_method,
             profile: self.profile.clone(),
             payment_provider: self.payment_provider.clone(),
             provider_payment_id: None,

@@ -6,6 +6,7 @@ use coffer_store::{Db, db_run};
 use diesel::prelude::*;
 use diesel::result::Error as DieselError;
 
+use super::method::PaymentMethod;
 use super::source::{Source, SourceStatus};
 use crate::schema::payment_sources::dsl as s;
 
@@ -15,11 +16,11 @@ type Row = (
     String,
     i64,
     bool,
+    PaymentMethod,
     String,
     String,
     String,
-    String,
-    String,
+    SourceStatus,
     Option<String>,
     String,
     Option<String>,
@@ -44,7 +45,7 @@ pub fn insert(db: &mut Db<'_>, x: &Source) -> QueryResult<()> {
         s::profile.eq(&x.profile),
         s::payment_provider.eq(&x.payment_provider),
         s::provider_reference.eq(&x.provider_reference),
-        s::status.eq(x.status.as_str()),
+        s::status.eq(x.status),
         s::status_reason.eq(&x.status_reason),
         s::payment_information.eq(x.payment_information.to_string()),
         s::supporter_uuid.eq(&x.supporter_uuid),
@@ -133,11 +134,7 @@ fn from_row(row: Row) -> QueryResult<Source> {
         profile,
         payment_provider: provider,
         provider_reference: reference,
-        status: SourceStatus::parse(&status).ok_or_else(|| {
-            DieselError::DeserializationError(
-                format!("unknown payment source status {status}").into(),
-            )
-        })?,
+        status,
         status_reason: reason,
         payment_information: json(&info)?,
         supporter_uuid: supporter,

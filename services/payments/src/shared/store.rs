@@ -10,6 +10,7 @@ use coffer_store::{Db, db_run};
 use diesel::prelude::*;
 use diesel::result::Error as DieselError;
 
+use super::method::PaymentMethod;
 use super::record::{ChargeState, Payment, PaymentStatus, Refund, RefundStatus};
 use crate::schema::payment_settlements::dsl as s;
 use crate::schema::payments::dsl as p;
@@ -27,11 +28,11 @@ pub(crate) struct Row {
     created: i64,
     updated: i64,
     test_mode: bool,
-    payment_method: String,
+    payment_method: PaymentMethod,
     profile: String,
     payment_provider: String,
     provider_payment_id: Option<String>,
-    status: String,
+    status: PaymentStatus,
     status_reason: Option<String>,
     amount_value: i64,
     currency: String,
@@ -50,7 +51,7 @@ pub(crate) struct Row {
     end_to_end_id: Option<String>,
     mandate_reference: Option<String>,
     charge_attempt_uuid: Option<String>,
-    charge_state: String,
+    charge_state: ChargeState,
     charge_started: Option<i64>,
     payment_source_uuid: Option<String>,
 }
@@ -73,11 +74,11 @@ impl Row {
             created: x.created,
             updated: x.created,
             test_mode: x.test_mode,
-            payment_method: x.payment_method.clone(),
+            payment_method: x.payment_method,
             profile: x.profile.clone(),
             payment_provider: x.payment_provider.clone(),
             provider_payment_id: x.provider_payment_id.clone(),
-            status: x.status.as_str().to_owned(),
+            status: x.status,
             status_reason: x.status_reason.clone(),
             amount_value: x.amount.value,
             currency: x.amount.currency.code().to_owned(),
@@ -96,7 +97,7 @@ impl Row {
             end_to_end_id: x.end_to_end_id.clone(),
             mandate_reference: x.mandate_reference.clone(),
             charge_attempt_uuid: x.charge_attempt_uuid.clone(),
-            charge_state: x.charge_state.as_str().to_owned(),
+            charge_state: x.charge_state,
             charge_started: (x.charge_state != ChargeState::Done).then_some(x.created),
             payment_source_uuid: x.payment_source_uuid.clone(),
         }
@@ -115,11 +116,7 @@ impl Row {
             profile: self.profile,
             payment_provider: self.payment_provider,
             provider_payment_id: self.provider_payment_id,
-            status: PaymentStatus::parse(&self.status).ok_or_else(|| {
-                DieselError::DeserializationError(
-                    format!("unknown payment status {}", self.status).into(),
-                )
-            })?,
+            status: self.status,
             status_reason: self.status_reason,
             amount: Money {
                 value: self.amount_value,
@@ -148,11 +145,7 @@ impl Row {
             charge_attempt_uuid: self.charge_attempt_uuid,
             cancel_reason: self.cancel_reason,
             payment_source_uuid: self.payment_source_uuid,
-            charge_state: ChargeState::parse(&self.charge_state).ok_or_else(|| {
-                DieselError::DeserializationError(
-                    format!("unknown charge state {}", self.charge_state).into(),
-                )
-            })?,
+            charge_state: self.charge_state,
         })
     }
 }
@@ -196,10 +189,10 @@ pub(crate) type RefundRow = (
     String,
     i64,
     String,
-    String,
+    RefundStatus,
     Option<String>,
     i64,
-    String,
+    ChargeState,
 );
 
 pub(crate) fn refund_of(row: RefundRow) -> QueryResult<(String, Refund, ChargeState)> {
@@ -209,15 +202,10 @@ pub(crate) fn refund_of(row: RefundRow) -> QueryResult<(String, Refund, ChargeSt
     let refund = Refund {
         uuid,
         amount: Money { value, currency },
-        status: RefundStatus::parse(&status).ok_or_else(|| {
-            DieselError::DeserializationError(format!("unknown refund status {status}").into())
-        })?,
+        status,
         status_reason,
         created,
     };
-    let charge_state = ChargeState::parse(&charge_state).ok_or_else(|| {
-        DieselError::DeserializationError(format!("unknown charge state {charge_state}").into())
-    })?;
     Ok((payment, refund, charge_state))
 }
 
@@ -244,8 +232,8 @@ pub fn complete(
     now: i64,
 ) -> QueryResult<bool> {
     let changed = db_run!(db: {
-        diesel::update(p::payments.filter(p::uuid.eq(uuid).and(p::status.eq(PaymentStatus::Pending.as_str()))))
-            .set((p::status.eq(status.as_str()), p::status_reason.eq(reason), p::updated.eq(now), p::action.eq(None::<String>)))
+        diesel::update(p::payments.filter(p::uuid.eq(uuid).and(p::status.eq(PaymentStatus::Pending))))
+            .set((p::status.eq(status), p::status_reason.eq(reason), p::updated.eq(now), p::action.eq(None::<String>)))
             .execute(db)
     })?;
     Ok(changed == 1)

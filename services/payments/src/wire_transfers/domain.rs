@@ -6,11 +6,8 @@ use coffer_model::money::Money;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use crate::shared::method::masked_iban;
+use crate::shared::method::{PaymentMethod, masked_iban};
 use crate::shared::record::Payment;
-
-/// The payment method of a payment recorded from a wire transfer.
-pub const BANK_TRANSFER: &str = "bank_transfer";
 
 /// Which scheme the transfer's reference follows; reconciliation checked its digits.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, serde::Serialize)]
@@ -89,7 +86,7 @@ impl Transfer {
                 self.transfer_uuid.to_string(),
                 self.organisation_uuid.to_string(),
                 self.account_uuid.to_string(),
-                BANK_TRANSFER,
+                PaymentMethod::BankTransfer,
                 self.amount,
                 now,
             )
@@ -144,7 +141,7 @@ mod tests {
     fn a_transfer_is_recorded_as_a_succeeded_bank_transfer() {
         let payment = Transfer::read(&data()).unwrap().payment(1_795_000_000);
         assert_eq!(payment.uuid, "6f1c9a52-0d3e-5b7a-9c41-2e8f7a6b5d30");
-        assert_eq!(payment.payment_method, "bank_transfer");
+        assert_eq!(payment.payment_method, PaymentMethod::BankTransfer);
         assert_eq!(payment.status, PaymentStatus::Succeeded);
         assert_eq!(payment.payment_provider, "bank_file");
         assert_eq!(payment.amount.value, 12500);

@@ -124,7 +124,7 @@ async fn prepare(state: &Parts, caller: &Caller, checked: Checked) -> Result<Int
         organisation_uuid: organisation.clone(),
         account_uuid: account,
         test_mode: profile.test_mode,
-        payment_method: profile.payment_method.clone(),
+        payment_method: profile.payment_method,
         profile: profile.name.clone(),
         payment_provider: profile.provider.clone(),
         provider_payment_id: None,

@@ -17,6 +17,7 @@ use crate::command_kit::Parts;
 use crate::payments::store::{self, Answer};
 use crate::shared::announce::{announcements, source_announcement};
 use crate::shared::connector::{ChargeOutcome, Charged, StoreOutcome};
+use crate::shared::method::PaymentMethod;
 use crate::shared::record::{ChargeState, Payment, PaymentStatus};
 use crate::shared::source::{Source, SourceStatus};
 use crate::shared::source_store as sources;
@@ -210,7 +211,7 @@ fn answer_of(payment: &Payment, charged: &Charged) -> Answer {
 /// donor's decision on the payment decides the source too (test_psp.rs).
 fn kept_source(payment: &Payment, uuid: &str, reference: &str, now: i64) -> Source {
     let mut payment_information = payment.payment_information.clone();
-    if payment.payment_method == "sepa_dd" {
+    if payment.payment_method == PaymentMethod::SepaDd {
         payment_information["mandate_reference"] =
             json!(crate::shared::method::mandate_reference(uuid));
     }
@@ -220,7 +221,7 @@ fn kept_source(payment: &Payment, uuid: &str, reference: &str, now: i64) -> Sour
         organisation_uuid: payment.organisation_uuid.clone(),
         account_uuid: payment.account_uuid.clone(),
         test_mode: payment.test_mode,
-        payment_method: payment.payment_method.clone(),
+        payment_method: payment.payment_method,
         profile: payment.profile.clone(),
         payment_provider: payment.payment_provider.clone(),
         provider_reference: reference.to_owned(),

@@ -12,6 +12,7 @@ use crate::command_kit::{Parts, require_owner};
 use crate::payments::domain::{Decision, awaits_donor, return_location};
 use crate::shared::announce::announce;
 use crate::shared::connector::TEST_PROVIDER;
+use crate::shared::method::PaymentMethod;
 use crate::shared::record::{Payment, PaymentStatus};
 use crate::shared::source::{Source, SourceStatus};
 use crate::shared::source_store as sources;
@@ -49,11 +50,11 @@ impl Subject {
     fn could_await_donor(&self) -> bool {
         match self {
             Subject::Payment(p) => {
-                p.payment_method != "sepa_dd"
+                p.payment_method != PaymentMethod::SepaDd
                     && p.payment_source_uuid.is_none()
                     && p.charge_attempt_uuid.is_none()
             }
-            Subject::Source(s) => s.payment_method != "sepa_dd",
+            Subject::Source(s) => s.payment_method != PaymentMethod::SepaDd,
         }
     }
 }
@@ -166,7 +167,7 @@ pub(crate) async fn settle_debit(
 ) -> Result<Payment, ApiError> {
     let payment = test_payment(state, uuid).await?;
     require_owner(caller, &payment.account_uuid, &payment.organisation_uuid)?;
-    if payment.payment_method != "sepa_dd" {
+    if payment.payment_method != PaymentMethod::SepaDd {
         return Err(ApiError::invalid(
             "payment_uuid",
             "only a direct debit is settled",

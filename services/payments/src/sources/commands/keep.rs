@@ -136,7 +136,7 @@ pub(crate) async fn keep(
         organisation_uuid: organisation,
         account_uuid: account,
         test_mode: profile.test_mode,
-        payment_method: profile.payment_method.clone(),
+        payment_method: profile.payment_method,
         profile: profile.name.clone(),
         payment_provider: profile.provider.clone(),
         provider_reference: reference,

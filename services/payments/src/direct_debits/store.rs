@@ -32,7 +32,7 @@ pub fn find_pending_by_mandate(
             .filter(p::account_uuid.eq(account))
             .filter(p::mandate_reference.eq(mandate))
             .filter(p::amount_value.eq(value))
-            .filter(p::status.eq(PaymentStatus::Pending.as_str()))
+            .filter(p::status.eq(PaymentStatus::Pending))
             .order((p::created.asc(), p::uuid.asc()))
             .select(p::uuid)
             .first(db)
@@ -44,8 +44,8 @@ pub fn find_pending_by_mandate(
 /// after the money arrived); false when it had failed already.
 pub fn mark_returned(db: &mut Db<'_>, uuid: &str, now: i64) -> QueryResult<bool> {
     let changed = db_run!(db: {
-        diesel::update(p::payments.filter(p::uuid.eq(uuid)).filter(p::status.eq_any([PaymentStatus::Pending.as_str(), PaymentStatus::Succeeded.as_str()])))
-            .set((p::status.eq(PaymentStatus::Failed.as_str()), p::status_reason.eq(Some(RETURNED)), p::updated.eq(now), p::action.eq(None::<String>)))
+        diesel::update(p::payments.filter(p::uuid.eq(uuid)).filter(p::status.eq_any([PaymentStatus::Pending, PaymentStatus::Succeeded])))
+            .set((p::status.eq(PaymentStatus::Failed), p::status_reason.eq(Some(RETURNED)), p::updated.eq(now), p::action.eq(None::<String>)))
             .execute(db)
     })?;
     Ok(changed == 1)

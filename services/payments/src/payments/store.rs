@@ -39,8 +39,8 @@ pub fn transition(
 ) -> QueryResult<bool> {
     let changed = db_run!(db: {
         // Never while its provider is being asked: the answer would undo the move.
-        diesel::update(p::payments.filter(p::uuid.eq(uuid).and(p::status.eq(from.as_str())).and(p::charge_state.eq(ChargeState::Done.as_str()))))
-            .set((p::status.eq(to.as_str()), p::cancel_reason.eq(cancel_reason), p::updated.eq(now), p::action.eq(None::<String>)))
+        diesel::update(p::payments.filter(p::uuid.eq(uuid).and(p::status.eq(from)).and(p::charge_state.eq(ChargeState::Done))))
+            .set((p::status.eq(to), p::cancel_reason.eq(cancel_reason), p::updated.eq(now), p::action.eq(None::<String>)))
             .execute(db)
     })?;
     Ok(changed == 1)
@@ -116,16 +116,16 @@ pub fn record_answer(
     let changed = db_run!(db: {
         diesel::update(p::payments.filter(
             p::uuid.eq(uuid)
-                .and(p::charge_state.eq(ChargeState::Calling.as_str()))
+                .and(p::charge_state.eq(ChargeState::Calling))
                 .and(p::custom_parameters.eq(&parameters_read)),
         ))
             .set((
-                p::status.eq(answer.status.as_str()),
+                p::status.eq(answer.status),
                 p::status_reason.eq(&answer.reason),
                 p::provider_payment_id.eq(&answer.provider_payment_id),
                 p::action.eq(&action),
                 p::created_payment_source_uuid.eq(&answer.source_uuid),
-                p::charge_state.eq(ChargeState::Done.as_str()),
+                p::charge_state.eq(ChargeState::Done),
                 p::updated.eq(now),
             ))
             .execute(db)
@@ -190,7 +190,7 @@ pub fn record_answers(
 pub fn unsettled(db: &mut Db<'_>, before: i64, limit: i64) -> QueryResult<Vec<String>> {
     db_run!(db: {
         p::payments
-            .filter(p::charge_state.eq(ChargeState::Calling.as_str()).and(p::charge_started.lt(before)))
+            .filter(p::charge_state.eq(ChargeState::Calling).and(p::charge_started.lt(before)))
             .order(p::charge_started.asc())
             .limit(limit)
             .select(p::uuid)
@@ -218,9 +218,9 @@ pub fn reserved(db: &mut Db<'_>, limit: i64) -> QueryResult<Vec<String>> {
 pub fn claim_reserved(db: &mut Db<'_>, uuids: &[String], now: i64) -> QueryResult<Vec<Payment>> {
     let rows: Vec<Row> = db_run!(db: {
         diesel::update(
-            p::payments.filter(p::uuid.eq_any(uuids).and(p::charge_state.eq(ChargeState::Reserved.as_str()))),
+            p::payments.filter(p::uuid.eq_any(uuids).and(p::charge_state.eq(ChargeState::Reserved))),
         )
-        .set((p::charge_state.eq(ChargeState::Calling.as_str()), p::charge_started.eq(now)))
+        .set((p::charge_state.eq(ChargeState::Calling), p::charge_started.eq(now)))
         .returning(Row::as_returning())
         .get_results(db)
     })?;
@@ -241,11 +241,11 @@ pub fn claim_call(
             p::payments.filter(
                 p::uuid
                     .eq(uuid)
-                    .and(p::charge_state.eq(from.as_str()))
+                    .and(p::charge_state.eq(from))
                     .and(p::charge_started.is_null().or(p::charge_started.lt(before))),
             ),
         )
-        .set((p::charge_state.eq(ChargeState::Calling.as_str()), p::charge_started.eq(now)))
+        .set((p::charge_state.eq(ChargeState::Calling), p::charge_started.eq(now)))
         .execute(db)
     })?;
     Ok(changed == 1)

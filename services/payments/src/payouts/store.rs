@@ -52,7 +52,7 @@ pub fn due_accounts(db: &mut Db<'_>, before: i64, today: &str) -> QueryResult<Ve
     db_run!(db: {
         p::payments
             .left_join(s::payment_settlements)
-            .filter(p::status.eq(PaymentStatus::Succeeded.as_str()))
+            .filter(p::status.eq(PaymentStatus::Succeeded))
             .filter(p::payment_provider.eq(TEST_PROVIDER))
             .filter(p::payment_method.eq_any(PAID_OUT_METHODS))
             .filter(p::created.lt(before))
@@ -70,7 +70,7 @@ pub fn waiting_payments(db: &mut Db<'_>, account: &str, before: i64) -> QueryRes
         p::payments
             .left_join(s::payment_settlements)
             .filter(p::account_uuid.eq(account))
-            .filter(p::status.eq(PaymentStatus::Succeeded.as_str()))
+            .filter(p::status.eq(PaymentStatus::Succeeded))
             .filter(p::payment_provider.eq(TEST_PROVIDER))
             .filter(p::payment_method.eq_any(PAID_OUT_METHODS))
             .filter(p::created.lt(before))
@@ -100,7 +100,7 @@ pub fn waiting_refunds(db: &mut Db<'_>, account: &str, currency: &str) -> QueryR
             .filter(p::payment_provider.eq(TEST_PROVIDER))
             .filter(p::payment_method.eq_any(PAID_OUT_METHODS))
             .filter(r::currency.eq(currency))
-            .filter(r::status.eq(RefundStatus::Succeeded.as_str()))
+            .filter(r::status.eq(RefundStatus::Succeeded))
             .filter(r::payout_uuid.is_null())
             .order((r::created.asc(), r::uuid.asc()))
             .select((r::uuid, r::amount_value))
@@ -209,8 +209,8 @@ pub fn refunds_of(db: &mut Db<'_>, payout: &str) -> QueryResult<Vec<(String, Str
 /// was matched already (a statement read twice, an event delivered twice).
 pub fn mark_matched(db: &mut Db<'_>, uuid: &str, value_date: &str, now: i64) -> QueryResult<bool> {
     let changed = db_run!(db: {
-        diesel::update(o::payouts.filter(o::uuid.eq(uuid)).filter(o::status.eq(PayoutStatus::Pending.as_str())))
-            .set((o::status.eq(PayoutStatus::Matched.as_str()), o::value_date.eq(Some(value_date)), o::updated.eq(now)))
+        diesel::update(o::payouts.filter(o::uuid.eq(uuid)).filter(o::status.eq(PayoutStatus::Pending)))
+            .set((o::status.eq(PayoutStatus::Matched), o::value_date.eq(Some(value_date)), o::updated.eq(now)))
             .execute(db)
     })?;
     if changed == 0 {

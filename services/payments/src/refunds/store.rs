@@ -19,7 +19,7 @@ pub fn add_refunded(db: &mut Db<'_>, uuid: &str, value: i64, now: i64) -> QueryR
             p::payments.filter(
                 p::uuid
                     .eq(uuid)
-                    .and(p::status.eq(PaymentStatus::Succeeded.as_str()))
+                    .and(p::status.eq(PaymentStatus::Succeeded))
                     .and((p::refunded_amount + value).le(p::amount_value)),
             ),
         )
@@ -36,12 +36,12 @@ pub fn insert_refund(db: &mut Db<'_>, payment: &str, refund: &Refund) -> QueryRe
         r::payment_uuid.eq(payment),
         r::amount_value.eq(refund.amount.value),
         r::currency.eq(refund.amount.currency.code()),
-        r::status.eq(refund.status.as_str()),
+        r::status.eq(refund.status),
         r::created.eq(refund.created),
         r::charge_state.eq(if refund.status == RefundStatus::Pending {
-            ChargeState::Calling.as_str()
+            ChargeState::Calling
         } else {
-            ChargeState::Done.as_str()
+            ChargeState::Done
         }),
         r::charge_started.eq(Some(refund.created)),
     );
@@ -73,8 +73,8 @@ pub fn record_refund(
     now: i64,
 ) -> QueryResult<bool> {
     let changed = db_run!(db: {
-        diesel::update(r::refunds.filter(r::uuid.eq(uuid).and(r::charge_state.eq(ChargeState::Calling.as_str()))))
-            .set((r::status.eq(status.as_str()), r::status_reason.eq(reason), r::charge_state.eq(ChargeState::Done.as_str())))
+        diesel::update(r::refunds.filter(r::uuid.eq(uuid).and(r::charge_state.eq(ChargeState::Calling))))
+            .set((r::status.eq(status), r::status_reason.eq(reason), r::charge_state.eq(ChargeState::Done)))
             .execute(db)
     })?;
     if changed == 1
@@ -95,7 +95,7 @@ pub fn record_refund(
 pub fn unsettled_refunds(db: &mut Db<'_>, before: i64, limit: i64) -> QueryResult<Vec<String>> {
     db_run!(db: {
         r::refunds
-            .filter(r::charge_state.eq(ChargeState::Calling.as_str()).and(r::charge_started.lt(before)))
+            .filter(r::charge_state.eq(ChargeState::Calling).and(r::charge_started.lt(before)))
             .order(r::charge_started.asc())
             .limit(limit)
             .select(r::uuid)
@@ -107,7 +107,7 @@ pub fn unsettled_refunds(db: &mut Db<'_>, before: i64, limit: i64) -> QueryResul
 pub fn claim_refund(db: &mut Db<'_>, uuid: &str, before: i64, now: i64) -> QueryResult<bool> {
     let changed = db_run!(db: {
         diesel::update(
-            r::refunds.filter(r::uuid.eq(uuid).and(r::charge_state.eq(ChargeState::Calling.as_str())).and(r::charge_started.lt(before))),
+            r::refunds.filter(r::uuid.eq(uuid).and(r::charge_state.eq(ChargeState::Calling)).and(r::charge_started.lt(before))),
         )
         .set(r::charge_started.eq(now))
         .execute(db)

@@ -17,9 +17,9 @@ pub fn complete(
     now: i64,
 ) -> QueryResult<bool> {
     let changed = db_run!(db: {
-        diesel::update(s::payment_sources.find(uuid).filter(s::status.eq(SourceStatus::Pending.as_str())))
+        diesel::update(s::payment_sources.find(uuid).filter(s::status.eq(SourceStatus::Pending)))
             .set((
-                s::status.eq(status.as_str()),
+                s::status.eq(status),
                 s::status_reason.eq(reason),
                 s::action.eq(None::<String>),
                 s::updated.eq(now),

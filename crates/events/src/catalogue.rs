@@ -35,6 +35,15 @@ impl EventType {
                 && parts.next() == Some(self.action)
         })
     }
+
+    /// Whether `name` is a catalogued event about this type's kind of object (its domain
+    /// and object), by any action: the copies another service keeps read every such event,
+    /// since each carries the whole object as it now stands.
+    pub fn any_action(&self, name: &str) -> bool {
+        CATALOGUE
+            .iter()
+            .any(|kind| kind.domain == self.domain && kind.object == self.object && kind.is(name))
+    }
 }
 
 pub fn topic(prefix: &str, domain: &str) -> String {
@@ -383,6 +392,16 @@ mod tests {
             "svc.event.identity.account.updated"
         );
         assert_eq!(ACCOUNT_UPDATED.topic("svc"), "svc.events.identity");
+    }
+
+    #[test]
+    fn any_action_reads_every_catalogued_event_of_the_same_object() {
+        assert!(SUBSCRIPTION_CREATED.any_action("svc.event.subscriptions.subscription.activated"));
+        assert!(SUBSCRIPTION_CREATED.any_action(&SUBSCRIPTION_UPDATED.name("svc")));
+        // Another object of the same domain, and an action the catalogue does not know.
+        assert!(!SUBSCRIPTION_CREATED.any_action("svc.event.subscriptions.invoice.upcoming"));
+        assert!(!SUBSCRIPTION_CREATED.any_action("svc.event.subscriptions.subscription.exploded"));
+        assert!(!ACCOUNT_CREATED.any_action(&ORGANISATION_CREATED.name("svc")));
     }
 
     #[test]

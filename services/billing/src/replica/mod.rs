@@ -5,20 +5,12 @@
 
 mod store;
 
-use coffer_events::catalogue::{CATALOGUE, EventType, PAYMENT_SOURCE_CREATED, SUPPORTER_CREATED};
+use coffer_events::catalogue::{PAYMENT_SOURCE_CREATED, SUPPORTER_CREATED};
 use coffer_events::{Event, Handler, HandlerError};
 use coffer_store::Db;
 
 pub use coffer_directory::account_organisation;
 pub use store::{KnownSource, source, supporter_organisation};
-
-/// Whether the event announces an object of `like`'s kind (its domain and object), by
-/// whatever action: each of them carries the whole object.
-fn announces(like: &EventType, event: &Event) -> bool {
-    CATALOGUE.iter().any(|kind| {
-        kind.domain == like.domain && kind.object == like.object && kind.is(&event.name)
-    })
-}
 
 /// The consumer that keeps the copies. It shares billing's consumer with payments'
 /// answers (wired in lib.rs).
@@ -26,14 +18,14 @@ pub struct Copies;
 
 impl Handler for Copies {
     fn wants(&self, event: &Event) -> bool {
-        announces(&PAYMENT_SOURCE_CREATED, event)
-            || announces(&SUPPORTER_CREATED, event)
+        PAYMENT_SOURCE_CREATED.any_action(&event.name)
+            || SUPPORTER_CREATED.any_action(&event.name)
             || coffer_directory::concerns(event)
     }
 
     fn handle(&self, db: &mut Db<'_>, event: &Event) -> Result<(), HandlerError> {
         let uuid = event.object_uuid.to_string();
-        if announces(&PAYMENT_SOURCE_CREATED, event) {
+        if PAYMENT_SOURCE_CREATED.any_action(&event.name) {
             if store::newer_source_kept(db, &uuid, event.timestamp)? {
                 return Ok(());
             }
@@ -47,7 +39,7 @@ impl Handler for Copies {
                 status: event.text("status")?,
             };
             Ok(store::keep_source(db, &source, event.timestamp)?)
-        } else if announces(&SUPPORTER_CREATED, event) {
+        } else if SUPPORTER_CREATED.any_action(&event.name) {
             let organisation = event.text("organisation_uuid")?;
             Ok(store::keep_supporter(
                 db,

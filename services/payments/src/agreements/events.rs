@@ -1,7 +1,7 @@
 //! What agreements read: billing's `subscription.*` events, each carrying the whole
 //! subscription, kept as payments' copy (the `agreements` consumer, wired in lib.rs).
 
-use coffer_events::catalogue::{CATALOGUE, SUBSCRIPTION_CREATED};
+use coffer_events::catalogue::SUBSCRIPTION_CREATED;
 use coffer_events::{Event, Handler, HandlerError};
 use coffer_store::Db;
 
@@ -12,11 +12,7 @@ use super::domain::KeptSubscription;
 /// ...), each of which carries the subscription as it now stands. `invoice.upcoming` is
 /// about a subscription too, but says nothing new of it.
 fn announces_subscription(name: &str) -> bool {
-    CATALOGUE.iter().any(|kind| {
-        kind.domain == SUBSCRIPTION_CREATED.domain
-            && kind.object == SUBSCRIPTION_CREATED.object
-            && kind.is(name)
-    })
+    SUBSCRIPTION_CREATED.any_action(name)
 }
 
 pub struct SubscriptionCopies;

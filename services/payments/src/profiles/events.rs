@@ -2,7 +2,7 @@
 //! (coffer-directory), and a new account, which gets its test payment method profiles
 //! here (the `replica` consumer, wired in lib.rs).
 
-use coffer_events::catalogue::{ACCOUNT_CREATED, CATALOGUE, EventType, ORGANISATION_CREATED};
+use coffer_events::catalogue::{ACCOUNT_CREATED, ORGANISATION_CREATED};
 use coffer_events::{Event, Handler, HandlerError};
 use coffer_store::Db;
 
@@ -11,12 +11,7 @@ use super::store;
 /// Whether the event is one of identity's `organisation.*` or `account.*` (created,
 /// updated), each carrying the record as it now stands: the events the copy is kept from.
 fn announces_identity_record(event: &Event) -> bool {
-    let announces = |like: &EventType| {
-        CATALOGUE.iter().any(|kind| {
-            kind.domain == like.domain && kind.object == like.object && kind.is(&event.name)
-        })
-    };
-    announces(&ORGANISATION_CREATED) || announces(&ACCOUNT_CREATED)
+    ORGANISATION_CREATED.any_action(&event.name) || ACCOUNT_CREATED.any_action(&event.name)
 }
 
 /// Keeps payments' copy of identity's organisations and accounts, and gives each account

@@ -57,7 +57,7 @@ struct Row {
     uuid: String,
     organisation_uuid: String,
     account_uuid: String,
-    agreement_type: String,
+    agreement_type: AgreementType,
     status: String,
     amount: Option<i64>,
     currency: Option<String>,
@@ -72,18 +72,12 @@ struct Row {
     created: i64,
 }
 
-fn unreadable(what: String) -> DieselError {
-    DieselError::DeserializationError(what.into())
-}
-
 /// The agreement `uuid`, with its supporter as a payment's hit shows one.
 pub fn find(db: &mut Db<'_>, uuid: &str) -> QueryResult<Option<Agreement>> {
     let row: Option<Row> = db_run!(db: {
         a::payment_agreements.filter(a::uuid.eq(uuid)).select(Row::as_select()).first(db).optional()
     })?;
     let Some(row) = row else { return Ok(None) };
-    let agreement_type = AgreementType::parse(&row.agreement_type)
-        .ok_or_else(|| unreadable(format!("agreement type {}", row.agreement_type)))?;
     let custom_parameters = serde_json::from_str(&row.custom_parameters)
         .map_err(|e| DieselError::DeserializationError(Box::new(e)))?;
     let supporter = match &row.supporter_uuid {
@@ -100,7 +94,7 @@ pub fn find(db: &mut Db<'_>, uuid: &str) -> QueryResult<Option<Agreement>> {
         uuid: row.uuid,
         organisation_uuid: row.organisation_uuid,
         account_uuid: row.account_uuid,
-        agreement_type,
+        agreement_type: row.agreement_type,
         status: row.status,
         amount: row.amount,
         currency: row.currency,

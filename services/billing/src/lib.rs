@@ -79,9 +79,11 @@ impl Billing {
     }
 }
 
-/// Two handlers that share one consumer, each given the events it wants. A batch is
-/// handed over in runs of consecutive events for the same handler, so the events keep
-/// their order across the two.
+/// Two handlers that share one consumer, each given the events it wants. Neither reads
+/// or writes what the other keeps (the copies announce nothing; payments' answers read no
+/// copy), so a batch is split in two, each half in its order: payments' answers then see
+/// the whole batch's answers together, as their handler needs to apply a batch's
+/// successes after its other answers (invoices/commands/paid_together.rs).
 struct InTurn<A, B>(A, B);
 
 impl<A: Handler, B: Handler> Handler for InTurn<A, B> {
@@ -98,14 +100,10 @@ impl<A: Handler, B: Handler> Handler for InTurn<A, B> {
     }
 
     fn handle_many(&self, db: &mut Db<'_>, events: &[Event]) -> Result<(), HandlerError> {
-        for run in events.chunk_by(|a, b| self.0.wants(a) == self.0.wants(b)) {
-            if self.0.wants(&run[0]) {
-                self.0.handle_many(db, run)?;
-            } else {
-                self.1.handle_many(db, run)?;
-            }
-        }
-        Ok(())
+        let (first, second): (Vec<Event>, Vec<Event>) =
+            events.iter().cloned().partition(|e| self.0.wants(e));
+        self.0.handle_many(db, &first)?;
+        self.1.handle_many(db, &second)
     }
 }
 

@@ -34,6 +34,18 @@ mod things {
     pub async fn delete(_thing: web::Path<String>) -> HttpResponse {
         HttpResponse::NoContent().finish()
     }
+
+    /// A page about a thing, annotated but added among the hidden routes.
+    #[derive(serde::Serialize, utoipa::ToSchema)]
+    pub struct Archive {
+        pub pages: u32,
+    }
+
+    #[utoipa::path(get, path = "/archive", operation_id = "getArchive", tag = "Things",
+        responses((status = 200, description = "The archive", body = Archive)))]
+    pub async fn archived() -> HttpResponse {
+        HttpResponse::Ok().json(Archive { pages: 1 })
+    }
 }
 
 /// A page for people: routed by path, kept out of the description.
@@ -47,6 +59,7 @@ fn table() -> RouteTable {
     route!(t, things::delete);
     t.hidden(|t| {
         t.get("/page", page);
+        route!(t, things::archived);
     });
     t
 }
@@ -69,6 +82,8 @@ async fn a_handler_is_routed_where_its_description_says() {
 
     let page = call_service(&app, TestRequest::get().uri("/page").to_request()).await;
     assert_eq!(page.status(), 200);
+    let archive = call_service(&app, TestRequest::get().uri("/archive").to_request()).await;
+    assert_eq!(archive.status(), 200);
 }
 
 #[test]
@@ -87,8 +102,10 @@ fn the_description_comes_from_the_table_alone() {
         whole["components"]["schemas"]["Thing"].is_object(),
         "{whole}"
     );
-    // The hidden page is routed but not described.
+    // The hidden routes are routed but not described, even one with an annotation.
     assert!(whole["paths"].get("/page").is_none());
+    assert!(whole["paths"].get("/archive").is_none(), "{whole}");
+    assert!(whole["components"]["schemas"].get("Archive").is_none());
     let routed: Vec<_> = part
         .operations
         .iter()
@@ -100,6 +117,7 @@ fn the_description_comes_from_the_table_alone() {
             ("GET".to_owned(), "/things/{thing}".to_owned(), false),
             ("DELETE".to_owned(), "/things/{thing}".to_owned(), false),
             ("GET".to_owned(), "/page".to_owned(), true),
+            ("GET".to_owned(), "/archive".to_owned(), true),
         ]
     );
 }

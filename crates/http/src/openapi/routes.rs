@@ -146,14 +146,19 @@ impl RouteTable {
             let own = described.tags.get_or_insert_with(Vec::new);
             own.extend(tags.into_iter().map(str::to_owned));
         }
-        P::schemas(&mut self.schemas);
+        // A hidden route is routed but kept out of the description, annotated or not.
+        if !self.hidden {
+            P::schemas(&mut self.schemas);
+        }
         for method in P::methods() {
             let actix = actix_method(&method);
-            self.described.push(DescribedOperation {
-                path: path.clone(),
-                method,
-                operation: described.clone(),
-            });
+            if !self.hidden {
+                self.described.push(DescribedOperation {
+                    path: path.clone(),
+                    method,
+                    operation: described.clone(),
+                });
+            }
             self.add(
                 actix.clone(),
                 path.clone(),

@@ -127,7 +127,7 @@ fn settle_in(
             amount_value: plan.amount,
             payment_count: i64::try_from(plan.payments.len()).unwrap_or(i64::MAX),
             reference: domain::reference(&uuid, now.date()),
-            status: PayoutStatus::Pending.as_str().to_owned(),
+            status: PayoutStatus::Pending,
             settlement_date: now.date().to_string(),
             value_date: None,
             created: now.unix_timestamp(),

@@ -66,8 +66,7 @@ impl Payout {
             gross: money(row.gross_value),
             fees: money(row.fees_value),
             refunded: money(row.refunded_value),
-            status: PayoutStatus::parse(&row.status)
-                .ok_or_else(|| unreadable(format!("unknown payout status {}", row.status)))?,
+            status: row.status,
             uuid: row.uuid,
             organisation_uuid: row.organisation_uuid,
             account_uuid: row.account_uuid,

@@ -28,7 +28,7 @@ pub struct PayoutRow {
     pub amount_value: i64,
     pub payment_count: i64,
     pub reference: String,
-    pub status: String,
+    pub status: PayoutStatus,
     pub settlement_date: String,
     pub value_date: Option<String>,
     pub created: i64,

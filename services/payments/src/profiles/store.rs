@@ -21,7 +21,7 @@ pub fn create_test_profiles(
             uuid: uuid::Uuid::new_v4().to_string(),
             account_uuid: account.to_owned(),
             organisation_uuid: organisation.to_owned(),
-            name: test_profile_name(method.as_str()),
+            name: test_profile_name(method),
             payment_method: method,
             test_mode: true,
             provider: TEST_PROVIDER.to_owned(),

@@ -81,7 +81,7 @@ fn instrument_of(
     now: time::OffsetDateTime,
     source_uuid: &str,
 ) -> Result<(Instrument, serde_json::Value), ApiError> {
-    let method = profile.payment_method.as_str();
+    let method = profile.payment_method;
     let Some((instrument, mut masked)) =
         instrument_for(method, checked, &state.fingerprint_key, now)?
     else {

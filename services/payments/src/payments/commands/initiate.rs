@@ -95,7 +95,7 @@ async fn prepare(state: &Parts, caller: &Caller, checked: Checked) -> Result<Int
     let (organisation, profile) = account_and_profile(state, caller, &checked).await?;
     let now = state.clock.now();
     // What is charged, and what of it is kept on the payment.
-    let method = profile.payment_method.as_str();
+    let method = profile.payment_method;
     let (instrument, masked) = instrument_for(method, &checked, &state.fingerprint_key, now)?
         .ok_or_else(|| {
             ApiError::invalid(

@@ -5,12 +5,12 @@
 
 use actix_web::HttpResponse;
 use coffer_auth::Caller;
-use coffer_http::ApiError;
 use coffer_http::idempotency::{self, IdempotencyKey, Reservation};
 use coffer_store::Db;
 use diesel::result::Error as DieselError;
 use serde_json::Value;
 
+use crate::error::PaymentsError;
 use crate::shared::connector::ConnectorError;
 use crate::state::PaymentsState;
 
@@ -33,11 +33,11 @@ pub(crate) fn require_owner(
     caller: &Caller,
     account_uuid: &str,
     organisation_uuid: &str,
-) -> Result<(), ApiError> {
-    caller.require_account(
-        account_uuid.parse().map_err(ApiError::internal)?,
-        organisation_uuid.parse().map_err(ApiError::internal)?,
-    )
+) -> Result<(), PaymentsError> {
+    Ok(caller.require_account(
+        account_uuid.parse().map_err(PaymentsError::internal)?,
+        organisation_uuid.parse().map_err(PaymentsError::internal)?,
+    )?)
 }
 
 /// Who asked, so the final answer is stored under their key.
@@ -57,13 +57,14 @@ impl Asker {
         hash: String,
         effect: F,
         marker: fn(&T) -> Value,
-    ) -> Result<Reservation<T>, ApiError>
+    ) -> Result<Reservation<T>, PaymentsError>
     where
         T: Send + 'static,
         F: FnMut(&mut Db<'_>) -> Result<T, E> + Send + 'static,
-        E: From<DieselError> + Into<ApiError> + Send + 'static,
+        E: From<DieselError> + Into<coffer_http::ApiError> + Send + 'static,
     {
-        idempotency::reserve(
+        // The helper's answer (a key in use, another body) is carried unchanged.
+        Ok(idempotency::reserve(
             &state.store,
             state.clock.as_ref(),
             &self.client_id,
@@ -72,7 +73,7 @@ impl Asker {
             effect,
             marker,
         )
-        .await
+        .await?)
     }
 }
 
@@ -86,21 +87,25 @@ pub(crate) enum Reserved<T> {
 /// Answers an earlier request under the key: replayed when it finished; while it is still
 /// under way (or stopped half-way), `in_progress` shows the record it marked under `field`,
 /// so a retry sees the first request's work and never does it again.
-pub(crate) async fn reserved<T, F, Fut>(
+pub(crate) async fn reserved<T, F, Fut, E>(
     reservation: Reservation<T>,
     field: &str,
     in_progress: F,
-) -> Result<Reserved<T>, ApiError>
+) -> Result<Reserved<T>, PaymentsError>
 where
     F: FnOnce(String) -> Fut,
-    Fut: Future<Output = Result<HttpResponse, ApiError>>,
+    Fut: Future<Output = Result<HttpResponse, E>>,
+    E: Into<PaymentsError>,
 {
     match reservation {
         Reservation::Fresh(done) => Ok(Reserved::Fresh(done)),
         Reservation::Replay(response) => Ok(Reserved::Answered(response)),
         Reservation::InProgress(marker) => {
             let uuid = marker[field].as_str().unwrap_or_default().to_owned();
-            in_progress(uuid).await.map(Reserved::Answered)
+            in_progress(uuid)
+                .await
+                .map(Reserved::Answered)
+                .map_err(Into::into)
         }
     }
 }

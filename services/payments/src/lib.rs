@@ -11,6 +11,7 @@ mod command_kit;
 pub mod config;
 pub mod connectors;
 pub mod direct_debits;
+mod error;
 mod failure;
 mod migrations;
 pub mod payments;

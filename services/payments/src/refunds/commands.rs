@@ -8,13 +8,13 @@ use coffer_auth::Caller;
 use coffer_events::catalogue::REFUND_SUCCEEDED;
 use coffer_events::{TraceContext, append};
 use coffer_http::idempotency;
-use coffer_http::{ApiError, Failure, internal};
 use coffer_model::money::Money;
 use coffer_store::Db;
 use serde_json::{Value, json};
 
 use super::store as refunds;
 use crate::command_kit::{Asker, Parts, Reserved, require_owner, reserved, within};
+use crate::error::PaymentsError;
 use crate::shared::connector::RefundOutcome;
 use crate::shared::record::{BANK_FILE, PaymentStatus, Refund, RefundStatus};
 use crate::shared::store;
@@ -31,12 +31,12 @@ fn body_of(refund: &Refund) -> Value {
 }
 
 /// The refund as it stands now, answered as Create a Refund answers.
-async fn current(state: &Parts, uuid: String) -> Result<Value, ApiError> {
+async fn current(state: &Parts, uuid: String) -> Result<Value, PaymentsError> {
     let found = state
         .store
         .query(move |db| refunds::find_refund(db, &uuid))
         .await?;
-    let (_, refund, _) = found.ok_or_else(|| ApiError::not_found("Refund"))?;
+    let (_, refund, _) = found.ok_or(PaymentsError::NotFound("Refund"))?;
     Ok(body_of(&refund))
 }
 
@@ -49,7 +49,7 @@ pub(crate) async fn refund(
     trace: TraceContext,
     payment_uuid: String,
     requested: Option<Money>,
-) -> Result<HttpResponse, ApiError> {
+) -> Result<HttpResponse, PaymentsError> {
     let now = state.clock.unix();
     let reservation = asker
         .reserve(
@@ -60,7 +60,7 @@ pub(crate) async fn refund(
         )
         .await?;
     let in_progress = |uuid: String| async move {
-        Ok::<_, ApiError>(HttpResponse::Ok().json(current(state, uuid).await?))
+        Ok::<_, PaymentsError>(HttpResponse::Ok().json(current(state, uuid).await?))
     };
     let recorded = match reserved(reservation, "refund_uuid", in_progress).await? {
         Reserved::Fresh(recorded) => recorded,
@@ -94,46 +94,46 @@ fn reserve(
     uuid: &str,
     requested: Option<Money>,
     now: i64,
-) -> Result<Recorded, Failure> {
-    let payment = store::find(tx, uuid)?.ok_or_else(|| ApiError::not_found("Payment"))?;
+) -> Result<Recorded, PaymentsError> {
+    let payment = store::find(tx, uuid)?.ok_or(PaymentsError::NotFound("Payment"))?;
     require_owner(caller, &payment.account_uuid, &payment.organisation_uuid)?;
     if payment.status != PaymentStatus::Succeeded {
-        return Err(ApiError::invalid(
+        return Err(PaymentsError::invalid(
             "payment_uuid",
             format!(
                 "only a succeeded payment can be refunded; this one is {}",
                 payment.status
             ),
-        )
-        .into());
+        ));
     }
     // A payment read from a bank file was made by the bank, not through a provider: there
     // is none to ask, and its money goes back by a transfer of the charity's own.
     if payment.payment_provider == BANK_FILE {
-        return Err(ApiError::invalid(
+        return Err(PaymentsError::invalid(
             "payment_uuid",
             "this payment was read from a bank file (payment_provider bank_file): no payment provider holds it, so it cannot be refunded through Coffer; pay it back by bank transfer",
-        )
-        .into());
+        ));
     }
     let residual = payment.amount.value - payment.refunded_amount.value;
     let amount = match requested {
         Some(m) if m.currency != payment.amount.currency => {
-            return Err(ApiError::invalid(
+            return Err(PaymentsError::invalid(
                 "amount.currency",
                 format!(
                     "must be the payment's currency, {}",
                     payment.amount.currency.code()
                 ),
-            )
-            .into());
+            ));
         }
         Some(m) if m.value == 0 => {
-            return Err(ApiError::invalid("amount.value", "must be above 0").into());
+            return Err(PaymentsError::invalid("amount.value", "must be above 0"));
         }
         Some(m) => m,
         None if residual == 0 => {
-            return Err(ApiError::invalid("amount", "nothing is left to refund").into());
+            return Err(PaymentsError::invalid(
+                "amount",
+                "nothing is left to refund",
+            ));
         }
         None => Money {
             value: residual,
@@ -143,11 +143,10 @@ fn reserve(
     // The check that counts is in the update: a concurrent refund may have taken the
     // residual since the payment was read.
     if !refunds::add_refunded(tx, uuid, amount.value, now)? {
-        return Err(ApiError::invalid(
+        return Err(PaymentsError::invalid(
             "amount.value",
             format!("exceeds what is left to refund ({residual} in minor units)"),
-        )
-        .into());
+        ));
     }
     let refund = Refund {
         uuid: uuid::Uuid::new_v4().to_string(),
@@ -171,7 +170,7 @@ async fn record(
     outcome: RefundOutcome,
     asker: Option<&Asker>,
     trace: &TraceContext,
-) -> Result<Option<Value>, ApiError> {
+) -> Result<Option<Value>, PaymentsError> {
     let (st, uuid, trace) = (state.clone(), uuid.to_owned(), trace.clone());
     let completes = asker.map(|a| (a.client_id.clone(), a.key.clone()));
     let body = state
@@ -182,7 +181,7 @@ async fn record(
                 RefundOutcome::Failed { reason } => (RefundStatus::Failed, Some(reason.as_str())),
             };
             if !refunds::record_refund(tx, &uuid, status, reason, st.clock.unix())? {
-                return Ok::<_, Failure>(None);
+                return Ok::<_, PaymentsError>(None);
             }
             let (payment, refund, _) =
                 refunds::find_refund(tx, &uuid)?.ok_or(diesel::result::Error::NotFound)?;
@@ -193,7 +192,7 @@ async fn record(
                 data["payment_uuid"] = json!(payment);
                 let event = st.outbox.event(
                     &REFUND_SUCCEEDED,
-                    refund.uuid.parse().map_err(internal)?,
+                    refund.uuid.parse().map_err(PaymentsError::internal)?,
                     found.organisation_uuid.parse().ok(),
                     found.account_uuid.parse().ok(),
                     data,
@@ -205,8 +204,7 @@ async fn record(
             }
             Ok(Some(body))
         })
-        .await
-        .map_err(ApiError::from)?;
+        .await?;
     if body.is_some() {
         state.outbox.committed();
         state.connector.committed();
@@ -216,7 +214,7 @@ async fn record(
 
 /// Settles a refund whose call was never answered by asking the provider; one it never
 /// received gave nothing back, and fails.
-pub(crate) async fn settle(state: &Parts, uuid: &str, before: i64) -> Result<(), ApiError> {
+pub(crate) async fn settle(state: &Parts, uuid: &str, before: i64) -> Result<(), PaymentsError> {
     let (id, now) = (uuid.to_owned(), state.clock.unix());
     if !state
         .store

@@ -83,5 +83,5 @@ pub(crate) async fn create(
         client_id: caller.client_id().to_owned(),
         key,
     };
-    commands::refund(&state, caller, asker, hash, trace.0, uuid, requested).await
+    Ok(commands::refund(&state, caller, asker, hash, trace.0, uuid, requested).await?)
 }

@@ -40,7 +40,7 @@ pub(super) async fn payment_or_answer(
     let in_progress = |uuid: String| async move {
         Ok::<_, ApiError>(HttpResponse::Created().json(current(state, uuid).await?))
     };
-    reserved(reservation, "payment_uuid", in_progress).await
+    Ok(reserved(reservation, "payment_uuid", in_progress).await?)
 }
 
 /// Step 3: records the provider's answer for a payment whose call is under way, with the

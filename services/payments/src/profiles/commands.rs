@@ -3,10 +3,10 @@
 //! (a short-lived copy of both is kept, see `PaymentsState::accounts`).
 
 use coffer_auth::Caller;
-use coffer_http::ApiError;
 use coffer_model::validation::FieldError;
 
 use super::store as profiles;
+use crate::error::PaymentsError;
 use crate::shared::profile::Profile;
 use crate::shared::request::Checked;
 use crate::state::PaymentsState;
@@ -18,7 +18,7 @@ pub(crate) async fn account_and_profile(
     state: &PaymentsState,
     caller: &Caller,
     checked: &Checked,
-) -> Result<(String, Profile), ApiError> {
+) -> Result<(String, Profile), PaymentsError> {
     let key_account = checked.account.to_string();
     let (organisation, profiles) = match state.accounts.get(&key_account) {
         Some(known) => known,
@@ -32,7 +32,7 @@ pub(crate) async fn account_and_profile(
                     Ok((organisation, profiles))
                 })
                 .await?;
-            let organisation = organisation.ok_or_else(|| ApiError::not_found("Account"))?;
+            let organisation = organisation.ok_or(PaymentsError::NotFound("Account"))?;
             state
                 .accounts
                 .insert(key_account, (organisation.clone(), profiles.clone()));
@@ -41,7 +41,7 @@ pub(crate) async fn account_and_profile(
     };
     caller.require_account(
         checked.account,
-        organisation.parse().map_err(ApiError::internal)?,
+        organisation.parse().map_err(PaymentsError::internal)?,
     )?;
     Ok((organisation, choose_profile(profiles, checked)?))
 }
@@ -51,17 +51,17 @@ pub(crate) async fn account_and_profile(
 const DEFAULT_PROFILE: &str = "default";
 
 /// The profile a request names (by uuid or name), or the account's default for its method.
-fn choose_profile(profiles: Vec<Profile>, checked: &Checked) -> Result<Profile, ApiError> {
+fn choose_profile(profiles: Vec<Profile>, checked: &Checked) -> Result<Profile, PaymentsError> {
     let profile = match checked.profile.as_deref() {
         Some(wanted) if wanted != DEFAULT_PROFILE => profiles
             .into_iter()
             .find(|p| p.uuid == wanted || p.name == wanted)
             .ok_or_else(|| {
-                ApiError::invalid("profile", "no such payment method profile for this account")
+                PaymentsError::invalid("profile", "no such payment method profile for this account")
             })?,
         _ => {
             let Some(method) = checked.payment_method.as_deref() else {
-                return Err(ApiError::validation(vec![FieldError::new(
+                return Err(PaymentsError::Invalid(vec![FieldError::new(
                     coffer_model::validation::codes::NOT_NULL,
                     "payment_method",
                     "profile \"default\" needs the payment_method it is the default of",
@@ -71,7 +71,7 @@ fn choose_profile(profiles: Vec<Profile>, checked: &Checked) -> Result<Profile, 
                 .into_iter()
                 .find(|p| p.payment_method.as_str() == method && p.is_default)
                 .ok_or_else(|| {
-                    ApiError::invalid(
+                    PaymentsError::invalid(
                         "payment_method",
                         "the account has no profile for this method",
                     )
@@ -83,7 +83,7 @@ fn choose_profile(profiles: Vec<Profile>, checked: &Checked) -> Result<Profile, 
         .as_deref()
         .is_some_and(|m| m != profile.payment_method.as_str())
     {
-        return Err(ApiError::invalid(
+        return Err(PaymentsError::invalid(
             "payment_method",
             "does not match the profile's method",
         ));

@@ -7,7 +7,6 @@ use std::sync::Arc;
 use coffer_auth::Caller;
 use coffer_events::catalogue::PAYOUT_CREATED;
 use coffer_events::{Outbox, append};
-use coffer_http::ApiError;
 use coffer_model::clock::Clock;
 use coffer_model::paging::Paging;
 use coffer_store::{Db, Store, StoreError};
@@ -17,6 +16,7 @@ use time::OffsetDateTime;
 use super::domain::{self, FeeSchedule, Item, Nothing, PayoutStatus};
 use super::record::Payout;
 use super::store::{self, PayoutRow, Waiting};
+use crate::error::PaymentsError;
 use coffer_directory::account_organisation;
 
 /// What settling needs, apart from the service's state, so that the operator's command
@@ -175,19 +175,22 @@ pub async fn settle_due(settler: &Settler) -> Result<usize, StoreError> {
 
 /// A page of payouts in their list form: of `account` (404 when the directory does not know
 /// it, 403 when it is not the caller's), else of every account the caller sees.
-pub async fn list(
+pub(crate) async fn list(
     store: &Store,
     caller: &Caller,
     account: Option<uuid::Uuid>,
     paging: Paging,
-) -> Result<Vec<Payout>, ApiError> {
+) -> Result<Vec<Payout>, PaymentsError> {
     if let Some(account) = account {
         let key = account.to_string();
         let organisation = store
             .query(move |db| account_organisation(db, &key))
             .await?
-            .ok_or_else(|| ApiError::not_found("Account"))?;
-        caller.require_account(account, organisation.parse().map_err(ApiError::internal)?)?;
+            .ok_or(PaymentsError::NotFound("Account"))?;
+        caller.require_account(
+            account,
+            organisation.parse().map_err(PaymentsError::internal)?,
+        )?;
     }
     let visible: Option<Vec<String>> = caller
         .organisation_filter()
@@ -205,12 +208,16 @@ pub async fn list(
         })
         .await?;
     rows.into_iter()
-        .map(|row| Payout::from_row(row).map_err(ApiError::internal))
+        .map(|row| Payout::from_row(row).map_err(PaymentsError::internal))
         .collect()
 }
 
 /// One payout with its payments and refunds, when the caller may see its account.
-pub async fn get(store: &Store, caller: &Caller, uuid: uuid::Uuid) -> Result<Payout, ApiError> {
+pub(crate) async fn get(
+    store: &Store,
+    caller: &Caller,
+    uuid: uuid::Uuid,
+) -> Result<Payout, PaymentsError> {
     let key = uuid.to_string();
     let found = store
         .query(move |db| {
@@ -222,14 +229,17 @@ pub async fn get(store: &Store, caller: &Caller, uuid: uuid::Uuid) -> Result<Pay
             Ok(Some((row, payments, refunds)))
         })
         .await?;
-    let (row, payments, refunds) = found.ok_or_else(|| ApiError::not_found("Payout"))?;
-    let payout = Payout::from_row(row).map_err(ApiError::internal)?;
+    let (row, payments, refunds) = found.ok_or(PaymentsError::NotFound("Payout"))?;
+    let payout = Payout::from_row(row).map_err(PaymentsError::internal)?;
     let (account, organisation) = (
-        payout.account_uuid.parse().map_err(ApiError::internal)?,
+        payout
+            .account_uuid
+            .parse()
+            .map_err(PaymentsError::internal)?,
         payout
             .organisation_uuid
             .parse()
-            .map_err(ApiError::internal)?,
+            .map_err(PaymentsError::internal)?,
     );
     // 403 for another tenant's, as every object (docs/errors.md): uuids are random, so
     // the answer tells nothing a guess could use.

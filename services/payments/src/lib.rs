@@ -12,7 +12,6 @@ pub mod config;
 pub mod connectors;
 pub mod direct_debits;
 mod error;
-mod failure;
 mod migrations;
 pub mod payments;
 pub mod payouts;

@@ -6,12 +6,12 @@ use actix_web::http::StatusCode;
 use coffer_events::TraceContext;
 use coffer_events::catalogue::{SUPPORTER_CREATED, SUPPORTER_UPDATED};
 use coffer_http::idempotency;
-use coffer_http::{ApiError, Failure};
 use serde_json::Value;
 
 use super::events::announce;
 use super::store;
 use crate::command_kit::{Asker, Parts};
+use crate::error::PaymentsError;
 use crate::shared::supporter::Supporter;
 use crate::shared::supporter_store as recorded;
 use coffer_directory::organisation_exists;
@@ -24,7 +24,7 @@ pub(crate) async fn create(
     trace: TraceContext,
     organisation: String,
     supporter: Supporter,
-) -> Result<HttpResponse, ApiError> {
+) -> Result<HttpResponse, PaymentsError> {
     let st = state.clone();
     let response = idempotency::run(
         &state.store,
@@ -34,7 +34,7 @@ pub(crate) async fn create(
         hash,
         move |tx| {
             if !organisation_exists(tx, &organisation)? {
-                return Err(Failure::Api(ApiError::not_found("Organisation")));
+                return Err(PaymentsError::NotFound("Organisation"));
             }
             recorded::insert(tx, &supporter)?;
             let body = announce(tx, &st, &SUPPORTER_CREATED, &supporter, &trace)?;
@@ -51,7 +51,7 @@ pub(crate) async fn update(
     state: &Parts,
     trace: TraceContext,
     supporter: Supporter,
-) -> Result<Value, ApiError> {
+) -> Result<Value, PaymentsError> {
     let st = state.clone();
     let body = state
         .store
@@ -61,8 +61,7 @@ pub(crate) async fn update(
                 announce(tx, &st, &SUPPORTER_UPDATED, &supporter, &trace)
             })
         })
-        .await
-        .map_err(ApiError::from)?;
+        .await?;
     state.outbox.committed();
     Ok(body)
 }

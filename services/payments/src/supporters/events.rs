@@ -3,7 +3,7 @@
 use coffer_events::{EventType, TraceContext, append};
 use coffer_store::Db;
 
-use crate::failure::{Failure, internal};
+use crate::error::PaymentsError;
 use crate::shared::supporter::Supporter;
 use crate::state::PaymentsState;
 
@@ -14,9 +14,9 @@ pub(crate) fn announce(
     kind: &EventType,
     supporter: &Supporter,
     trace: &TraceContext,
-) -> Result<serde_json::Value, Failure> {
-    let body = serde_json::to_value(supporter).map_err(internal)?;
-    let object = supporter.uuid.parse().map_err(internal)?;
+) -> Result<serde_json::Value, PaymentsError> {
+    let body = serde_json::to_value(supporter).map_err(PaymentsError::internal)?;
+    let object = supporter.uuid.parse().map_err(PaymentsError::internal)?;
     let organisation = supporter.organisation_uuid.parse().ok();
     let event = state
         .outbox

@@ -103,7 +103,7 @@ pub(crate) async fn create(
         client_id: caller.client_id().to_owned(),
         key,
     };
-    commands::create(&state, asker, hash, trace.0, organisation, supporter).await
+    Ok(commands::create(&state, asker, hash, trace.0, organisation, supporter).await?)
 }
 
 async fn load(

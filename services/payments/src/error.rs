@@ -12,11 +12,20 @@ use diesel::result::Error as DieselError;
 #[derive(Debug, thiserror::Error)]
 pub(crate) enum PaymentsError {
     /// The request names properties that are wrong, each of them (400, validation shape).
-    #[error("the request is not valid: {0:?}")]
+    /// Its text names none of them: a property's message may quote what was sent (a card
+    /// number), which only `ApiError::validation` knows how to blank.
+    #[error("the request is not valid ({} properties)", .0.len())]
     Invalid(Vec<FieldError>),
     /// The thing named ("Payment", "Refund") is not there for this caller (404).
     #[error("{0} not found")]
     NotFound(&'static str),
+    /// The thing's state refuses the request; the message says why (409).
+    #[error("{0}")]
+    Conflict(String),
+    /// The payment provider gave no answer in time, so nothing was done; the message
+    /// says so (503). Asked again, it may answer.
+    #[error("{0}")]
+    ProviderSilent(&'static str),
     /// A value Coffer wrote itself could not be read back (500; the cause is logged).
     #[error("{0}")]
     Internal(String),
@@ -45,9 +54,10 @@ impl PaymentsError {
     /// The request and the state it met stay what they are.
     pub(crate) fn retryable(&self) -> bool {
         match self {
-            PaymentsError::Db(_) => true,
+            PaymentsError::Db(_) | PaymentsError::ProviderSilent(_) => true,
             PaymentsError::Invalid(_)
             | PaymentsError::NotFound(_)
+            | PaymentsError::Conflict(_)
             | PaymentsError::Internal(_)
             | PaymentsError::Api(_) => false,
         }
@@ -76,6 +86,8 @@ impl From<PaymentsError> for ApiError {
         match e {
             PaymentsError::Invalid(errors) => ApiError::validation(errors),
             PaymentsError::NotFound(what) => ApiError::not_found(what),
+            PaymentsError::Conflict(message) => ApiError::conflict(message),
+            PaymentsError::ProviderSilent(message) => ApiError::unavailable(message),
             PaymentsError::Internal(cause) => ApiError::internal(cause),
             PaymentsError::Db(e) => ApiError::from(e),
             PaymentsError::Api(e) => e,

@@ -2,7 +2,6 @@
 //! instrument, that payments and payment sources both take, and what of the instrument is
 //! kept (a card's brand, last four digits and fingerprint; an IBAN's ends).
 
-use coffer_http::ApiError;
 use coffer_model::iban::Iban;
 use coffer_model::text_enum;
 use coffer_model::validation::FieldError;
@@ -10,6 +9,7 @@ use serde_json::json;
 
 use super::card::Card;
 use super::request::Checked;
+use crate::error::PaymentsError;
 
 text_enum! {
     /// A payment method, as requested, stored and answered: the four a profile offers,
@@ -51,7 +51,7 @@ pub(crate) fn instrument_for(
     checked: &Checked,
     fingerprint_key: &[u8],
     now: time::OffsetDateTime,
-) -> Result<Option<(Instrument, serde_json::Value)>, ApiError> {
+) -> Result<Option<(Instrument, serde_json::Value)>, PaymentsError> {
     Ok(Some(match method {
         PaymentMethod::Card => card_instrument(fingerprint_key, checked, now)?,
         PaymentMethod::Twint | PaymentMethod::Paypal => (Instrument::Wallet, json!({})),
@@ -75,7 +75,7 @@ pub(crate) fn mandate_reference(uuid: &str) -> String {
 /// kept shows the country, check digits and last four characters of the IBAN.
 pub(crate) fn sepa_information(
     info: Option<&serde_json::Value>,
-) -> Result<serde_json::Value, ApiError> {
+) -> Result<serde_json::Value, PaymentsError> {
     let mut errors = Vec::new();
     let info = info.cloned().unwrap_or_default();
     let iban = match info.get("iban").and_then(|v| v.as_str()) {
@@ -100,7 +100,7 @@ pub(crate) fn sepa_information(
         errors.push(FieldError::not_blank("payment_information.account_holder"));
     }
     let (Some(iban), Some(holder)) = (iban, holder) else {
-        return Err(ApiError::validation(errors));
+        return Err(PaymentsError::Invalid(errors));
     };
     Ok(json!({ "iban": masked_iban(&iban), "account_holder": holder }))
 }
@@ -121,15 +121,16 @@ fn card_instrument(
     fingerprint_key: &[u8],
     checked: &Checked,
     now: time::OffsetDateTime,
-) -> Result<(Instrument, serde_json::Value), ApiError> {
+) -> Result<(Instrument, serde_json::Value), PaymentsError> {
     let card = checked
         .card
         .clone()
-        .ok_or_else(|| ApiError::validation(vec![FieldError::not_null("payment_information")]))?
-        .map_err(ApiError::validation)?
+        .ok_or_else(|| PaymentsError::Invalid(vec![FieldError::not_null("payment_information")]))?
+        .map_err(PaymentsError::Invalid)?
         .validate((now.year(), u32::from(u8::from(now.month()))))
-        .map_err(ApiError::validation)?;
-    let masked = serde_json::to_value(card.masked(fingerprint_key)).map_err(ApiError::internal)?;
+        .map_err(PaymentsError::Invalid)?;
+    let masked =
+        serde_json::to_value(card.masked(fingerprint_key)).map_err(PaymentsError::internal)?;
     Ok((Instrument::Card(card), masked))
 }
 

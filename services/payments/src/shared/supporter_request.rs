@@ -1,6 +1,5 @@
 //! The supporter a payment or payment source request carries, read as a supporter is.
 
-use coffer_http::ApiError;
 use coffer_http::body::parse_value_at;
 use coffer_model::ids::parse_uuid;
 use coffer_model::validation::FieldError;
@@ -8,6 +7,7 @@ use serde_json::json;
 
 use super::request::Checked;
 use super::supporter::{Supporter, SupporterInput};
+use crate::error::PaymentsError;
 
 /// The supporter a payment request carries (SPEC.md's PaymentSupporter), read whether or
 /// not it is to be created: each field is checked as a supporter's is, every fault named
@@ -27,10 +27,10 @@ pub(crate) fn supporter_of(
     checked: &Checked,
     organisation: &str,
     now: i64,
-) -> Result<RequestSupporter, ApiError> {
+) -> Result<RequestSupporter, PaymentsError> {
     let Some(raw) = checked.supporter.as_ref().and_then(|s| s.as_object()) else {
         if checked.create_supporter {
-            return Err(ApiError::validation(vec![FieldError::not_null(
+            return Err(PaymentsError::Invalid(vec![FieldError::not_null(
                 "supporter",
             )]));
         }
@@ -81,7 +81,7 @@ pub(crate) fn supporter_of(
         ..Supporter::default()
     };
     let this_year = time::OffsetDateTime::from_unix_timestamp(now)
-        .map_err(ApiError::internal)?
+        .map_err(PaymentsError::internal)?
         .year();
     match parse_value_at::<SupporterInput>("supporter", fields.into()) {
         Ok(input) => {
@@ -95,9 +95,9 @@ pub(crate) fn supporter_of(
         Err(faults) => errors.extend(faults),
     }
     if !errors.is_empty() {
-        return Err(ApiError::validation(errors));
+        return Err(PaymentsError::Invalid(errors));
     }
-    let mut snapshot = serde_json::to_value(&supporter).map_err(ApiError::internal)?;
+    let mut snapshot = serde_json::to_value(&supporter).map_err(PaymentsError::internal)?;
     if let Some(shown) = snapshot.as_object_mut() {
         for record_only in ["uuid", "organisation_uuid", "created", "service_parameters"] {
             shown.remove(record_only);

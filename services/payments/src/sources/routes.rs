@@ -69,7 +69,7 @@ pub(crate) async fn create(
         return_url: checked.return_url.clone(),
         created: now.unix_timestamp(),
     };
-    commands::keep(&state, asker, hash, trace.0, keeping).await
+    Ok(commands::keep(&state, asker, hash, trace.0, keeping).await?)
 }
 
 /// What is stored for the profile's method, and what of it may be shown. A direct debit

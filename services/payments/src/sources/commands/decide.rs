@@ -2,11 +2,11 @@
 //! failed, once, and says so.
 
 use coffer_events::{TraceContext, append};
-use coffer_http::{ApiError, Failure};
 use coffer_store::Db;
 use diesel::result::Error as DieselError;
 
 use crate::command_kit::Parts;
+use crate::error::PaymentsError;
 use crate::shared::announce::source_announcement;
 use crate::shared::source::{Source, SourceStatus};
 use crate::shared::source_store as recorded;
@@ -19,7 +19,7 @@ pub(crate) async fn decide(
     uuid: String,
     status: SourceStatus,
     reason: Option<&'static str>,
-) -> Result<Source, ApiError> {
+) -> Result<Source, PaymentsError> {
     let now = state.clock.unix();
     let (st, id) = (state.clone(), uuid.clone());
     state
@@ -31,14 +31,13 @@ pub(crate) async fn decide(
                 decide_in(tx, &st, &id, status, reason, now, &trace)
             })
         })
-        .await
-        .map_err(ApiError::from)?;
+        .await?;
     state.outbox.committed();
     state
         .store
         .query(move |db| recorded::find(db, &uuid))
         .await?
-        .ok_or_else(|| ApiError::not_found("Payment source"))
+        .ok_or(PaymentsError::NotFound("Payment source"))
 }
 
 /// [`decide`] in a transaction of the caller's (the decision on a payment decides the
@@ -52,7 +51,7 @@ pub(crate) fn decide_in(
     reason: Option<&str>,
     now: i64,
     trace: &TraceContext,
-) -> Result<(), Failure> {
+) -> Result<(), PaymentsError> {
     if !store::complete(tx, uuid, status, reason, now)? {
         return Ok(());
     }

@@ -7,10 +7,10 @@ use actix_web::http::StatusCode;
 use coffer_events::catalogue::SUPPORTER_CREATED;
 use coffer_events::{TraceContext, append};
 use coffer_http::idempotency;
-use coffer_http::{ApiError, Failure, internal};
 use serde_json::json;
 
 use crate::command_kit::{Asker, Parts, Reserved, reserved, within};
+use crate::error::PaymentsError;
 use crate::shared::announce::source_announcement;
 use crate::shared::connector::StoreOutcome;
 use crate::shared::method::Instrument;
@@ -44,7 +44,7 @@ pub(crate) async fn keep(
     hash: String,
     trace: TraceContext,
     keeping: Keeping,
-) -> Result<HttpResponse, ApiError> {
+) -> Result<HttpResponse, PaymentsError> {
     let Keeping {
         uuid,
         instrument,
@@ -67,7 +67,7 @@ pub(crate) async fn keep(
             .query(move |db| crate::shared::supporter_store::find(db, &named))
             .await?
             .filter(|s| s.organisation_uuid == org)
-            .ok_or_else(|| ApiError::not_found("Supporter"))?;
+            .ok_or(PaymentsError::NotFound("Supporter"))?;
     }
     // The key is reserved before the provider is asked, so a retried request never keeps
     // the instrument a second time.
@@ -76,15 +76,15 @@ pub(crate) async fn keep(
         .reserve(
             state,
             hash,
-            move |_| Ok::<_, Failure>(source_uuid.clone()),
+            move |_| Ok::<_, PaymentsError>(source_uuid.clone()),
             |uuid: &String| json!({ "payment_source_uuid": uuid }),
         )
         .await?;
     let in_progress = |id: String| async move {
         match state.store.query(move |db| recorded::find(db, &id)).await? {
             Some(source) => Ok(HttpResponse::Created().json(source)),
-            None => Err(ApiError::conflict(
-                "A request with this Idempotency-Key is in progress",
+            None => Err(PaymentsError::Conflict(
+                "A request with this Idempotency-Key is in progress".into(),
             )),
         }
     };
@@ -106,10 +106,11 @@ pub(crate) async fn keep(
             let (client, key) = (asker.client_id.clone(), asker.key.clone());
             state
                 .store
-                .write(move |tx| idempotency::release(tx, &client, &key).map_err(Failure::from))
-                .await
-                .map_err(ApiError::from)?;
-            return Err(ApiError::unavailable(
+                .write(move |tx| {
+                    idempotency::release(tx, &client, &key).map_err(PaymentsError::from)
+                })
+                .await?;
+            return Err(PaymentsError::ProviderSilent(
                 "The payment provider did not answer; nothing was kept",
             ));
         }
@@ -159,15 +160,15 @@ pub(crate) async fn keep(
                 crate::shared::supporter_store::insert(tx, s)?;
                 let event = st.outbox.event(
                     &SUPPORTER_CREATED,
-                    s.uuid.parse().map_err(internal)?,
+                    s.uuid.parse().map_err(PaymentsError::internal)?,
                     source.organisation_uuid.parse().ok(),
                     None,
-                    serde_json::to_value(s).map_err(internal)?,
+                    serde_json::to_value(s).map_err(PaymentsError::internal)?,
                 );
                 append(tx, &[event], Some(&trace))?;
             }
             recorded::insert(tx, &source)?;
-            let body = serde_json::to_value(&source).map_err(internal)?;
+            let body = serde_json::to_value(&source).map_err(PaymentsError::internal)?;
             if let Some(event) = source_announcement(&st.outbox, &source)? {
                 append(tx, &[event], Some(&trace))?;
             }
@@ -177,10 +178,9 @@ pub(crate) async fn keep(
                 &asker.key,
                 &(StatusCode::CREATED, body.clone()),
             )?;
-            Ok::<_, Failure>(body)
+            Ok::<_, PaymentsError>(body)
         })
-        .await
-        .map_err(ApiError::from)?;
+        .await?;
     state.outbox.committed();
     Ok(HttpResponse::Created().json(body))
 }

@@ -19,6 +19,9 @@ pub(crate) enum PaymentsError {
     /// The thing named ("Payment", "Refund") is not there for this caller (404).
     #[error("{0} not found")]
     NotFound(&'static str),
+    /// The request cannot be done to the thing as it is; the message says why (400).
+    #[error("{0}")]
+    Refused(String),
     /// The thing's state refuses the request; the message says why (409).
     #[error("{0}")]
     Conflict(String),
@@ -57,6 +60,7 @@ impl PaymentsError {
             PaymentsError::Db(_) | PaymentsError::ProviderSilent(_) => true,
             PaymentsError::Invalid(_)
             | PaymentsError::NotFound(_)
+            | PaymentsError::Refused(_)
             | PaymentsError::Conflict(_)
             | PaymentsError::Internal(_)
             | PaymentsError::Api(_) => false,
@@ -86,6 +90,7 @@ impl From<PaymentsError> for ApiError {
         match e {
             PaymentsError::Invalid(errors) => ApiError::validation(errors),
             PaymentsError::NotFound(what) => ApiError::not_found(what),
+            PaymentsError::Refused(message) => ApiError::bad_request(message),
             PaymentsError::Conflict(message) => ApiError::conflict(message),
             PaymentsError::ProviderSilent(message) => ApiError::unavailable(message),
             PaymentsError::Internal(cause) => ApiError::internal(cause),

@@ -70,7 +70,7 @@ pub(crate) async fn create(
         key,
     };
     let parts = (&state, &**batches);
-    commands::initiate(parts, &caller, asker, (hash, trace.0), checked).await
+    Ok(commands::initiate(parts, &caller, asker, (hash, trace.0), checked).await?)
 }
 
 /// One payment.
@@ -111,7 +111,7 @@ pub(crate) async fn charge_source(
     let uuid = uuid.to_string();
     let hash = idempotency::request_hash(&req, &body.0);
     let parts = (&state, &**batches);
-    commands::charge_source(parts, &caller, key, hash, (uuid, &body.0), &trace.0).await
+    Ok(commands::charge_source(parts, &caller, key, hash, (uuid, &body.0), &trace.0).await?)
 }
 
 /// The longest cancellation reason kept, in characters.

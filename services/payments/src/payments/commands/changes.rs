@@ -3,12 +3,12 @@
 use coffer_auth::Caller;
 use coffer_events::catalogue::PAYMENT_CANCELLED;
 use coffer_events::{TraceContext, append};
-use coffer_http::{ApiError, Failure, internal};
 use coffer_store::Db;
 use diesel::result::Error as DieselError;
 use serde_json::{Map, Value};
 
 use crate::command_kit::{Parts, require_owner};
+use crate::error::PaymentsError;
 use crate::payments::domain::{cancel_refusal, merged_parameters};
 use crate::payments::store;
 use crate::shared::record::{Payment, PaymentStatus};
@@ -17,9 +17,8 @@ use crate::shared::store as record;
 use crate::sources::commands as source_commands;
 
 /// The payment, locked for this transaction, once the caller may touch it.
-fn load(tx: &mut Db<'_>, caller: &Caller, uuid: &str) -> Result<Payment, Failure> {
-    let payment = store::find_for_update(tx, uuid)?
-        .ok_or_else(|| Failure::Api(ApiError::not_found("Payment")))?;
+fn load(tx: &mut Db<'_>, caller: &Caller, uuid: &str) -> Result<Payment, PaymentsError> {
+    let payment = store::find_for_update(tx, uuid)?.ok_or(PaymentsError::NotFound("Payment"))?;
     require_owner(caller, &payment.account_uuid, &payment.organisation_uuid)?;
     Ok(payment)
 }
@@ -32,7 +31,7 @@ pub(crate) async fn cancel(
     uuid: String,
     reason: Option<String>,
     trace: TraceContext,
-) -> Result<Payment, ApiError> {
+) -> Result<Payment, PaymentsError> {
     let now = state.clock.unix();
     let st = state.clone();
     let payment = state
@@ -41,7 +40,7 @@ pub(crate) async fn cancel(
             db.write_tx(|tx| {
                 let payment = load(tx, &caller, &uuid)?;
                 if let Some(why) = cancel_refusal(&payment) {
-                    return Err(Failure::Api(ApiError::bad_request(why)));
+                    return Err(PaymentsError::Refused(why));
                 }
                 // The move is conditional still: a completion racing it, or a provider's
                 // call begun meanwhile, leaves it undone.
@@ -53,9 +52,9 @@ pub(crate) async fn cancel(
                     reason.as_deref(),
                     now,
                 )? {
-                    return Err(Failure::Api(ApiError::bad_request(
-                        "The payment changed meanwhile; read it again",
-                    )));
+                    return Err(PaymentsError::Refused(
+                        "The payment changed meanwhile; read it again".into(),
+                    ));
                 }
                 // The source the payment was to keep is kept only if the payment succeeds.
                 if let Some(source) = &payment.created_payment_source_uuid {
@@ -64,10 +63,10 @@ pub(crate) async fn cancel(
                     source_commands::decide_in(tx, &st, source, failed, reason, now, &trace)?;
                 }
                 let cancelled = record::find(tx, &uuid)?.ok_or(DieselError::NotFound)?;
-                let body = serde_json::to_value(&cancelled).map_err(internal)?;
+                let body = serde_json::to_value(&cancelled).map_err(PaymentsError::internal)?;
                 let event = st.outbox.event(
                     &PAYMENT_CANCELLED,
-                    cancelled.uuid.parse().map_err(internal)?,
+                    cancelled.uuid.parse().map_err(PaymentsError::internal)?,
                     cancelled.organisation_uuid.parse().ok(),
                     cancelled.account_uuid.parse().ok(),
                     body,
@@ -76,8 +75,7 @@ pub(crate) async fn cancel(
                 Ok(cancelled)
             })
         })
-        .await
-        .map_err(ApiError::from)?;
+        .await?;
     state.outbox.committed();
     Ok(payment)
 }
@@ -89,7 +87,7 @@ pub(crate) async fn change_parameters(
     uuid: String,
     incoming: Map<String, Value>,
     merge: bool,
-) -> Result<Value, ApiError> {
+) -> Result<Value, PaymentsError> {
     let now = state.clock.unix();
     state
         .store
@@ -98,9 +96,8 @@ pub(crate) async fn change_parameters(
                 let payment = load(tx, &caller, &uuid)?;
                 let next = merged_parameters(&payment.custom_parameters, incoming, merge);
                 store::set_custom_parameters(tx, &uuid, &next, now)?;
-                Ok::<_, Failure>(next)
+                Ok::<_, PaymentsError>(next)
             })
         })
         .await
-        .map_err(ApiError::from)
 }

@@ -6,13 +6,13 @@
 use actix_web::HttpResponse;
 use coffer_auth::Caller;
 use coffer_events::TraceContext;
-use coffer_http::ApiError;
 use coffer_model::money::Money;
 
 use super::charge::{payment_or_answer, record_on};
 use super::intents::{self, Reserving};
 use super::{ChargeBatches, current};
 use crate::command_kit::{Asker, Parts, Reserved, within};
+use crate::error::PaymentsError;
 use crate::profiles::commands::account_and_profile;
 use crate::shared::connector::ChargeRequest;
 use crate::shared::method::{Instrument, instrument_for, mandate_reference};
@@ -41,7 +41,7 @@ pub(crate) async fn initiate(
     asker: Asker,
     (hash, trace): (String, TraceContext),
     checked: Checked,
-) -> Result<HttpResponse, ApiError> {
+) -> Result<HttpResponse, PaymentsError> {
     let Intent {
         payment,
         instrument,
@@ -90,7 +90,11 @@ pub(crate) async fn initiate(
 }
 
 /// The payment a checked request will record, pending, its call about to begin.
-async fn prepare(state: &Parts, caller: &Caller, checked: Checked) -> Result<Intent, ApiError> {
+async fn prepare(
+    state: &Parts,
+    caller: &Caller,
+    checked: Checked,
+) -> Result<Intent, PaymentsError> {
     let account = checked.account.to_string();
     let (organisation, profile) = account_and_profile(state, caller, &checked).await?;
     let now = state.clock.now();
@@ -98,7 +102,7 @@ async fn prepare(state: &Parts, caller: &Caller, checked: Checked) -> Result<Int
     let method = profile.payment_method;
     let (instrument, masked) = instrument_for(method, &checked, &state.fingerprint_key, now)?
         .ok_or_else(|| {
-            ApiError::invalid(
+            PaymentsError::invalid(
                 "payment_method",
                 format!("{method} payments are not available yet"),
             )

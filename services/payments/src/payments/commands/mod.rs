@@ -12,7 +12,6 @@ pub(crate) mod source_charge;
 pub(crate) mod test_psp;
 
 use coffer_auth::Caller;
-use coffer_http::ApiError;
 use coffer_store::Batches;
 use serde_json::Value;
 
@@ -20,6 +19,7 @@ pub(crate) use self::charge::{charge_again, send, settle};
 pub(crate) use self::initiate::initiate;
 pub(crate) use self::source_charge::charge_source;
 use crate::command_kit::{Parts, require_owner};
+use crate::error::PaymentsError;
 use crate::shared::record::Payment;
 use crate::shared::store as record;
 
@@ -40,12 +40,12 @@ impl ChargeBatches {
     }
 }
 
-async fn find(state: &Parts, uuid: String) -> Result<Payment, ApiError> {
+async fn find(state: &Parts, uuid: String) -> Result<Payment, PaymentsError> {
     state
         .store
         .query(move |db| record::find(db, &uuid))
         .await?
-        .ok_or_else(|| ApiError::not_found("Payment"))
+        .ok_or(PaymentsError::NotFound("Payment"))
 }
 
 /// The payment, once the caller may touch it.
@@ -53,13 +53,13 @@ pub(crate) async fn load(
     state: &Parts,
     caller: &Caller,
     uuid: String,
-) -> Result<Payment, ApiError> {
+) -> Result<Payment, PaymentsError> {
     let payment = find(state, uuid).await?;
     require_owner(caller, &payment.account_uuid, &payment.organisation_uuid)?;
     Ok(payment)
 }
 
 /// The payment as its Get operation answers it.
-pub(crate) async fn current(state: &Parts, uuid: String) -> Result<Value, ApiError> {
-    serde_json::to_value(find(state, uuid).await?).map_err(ApiError::internal)
+pub(crate) async fn current(state: &Parts, uuid: String) -> Result<Value, PaymentsError> {
+    serde_json::to_value(find(state, uuid).await?).map_err(PaymentsError::internal)
 }

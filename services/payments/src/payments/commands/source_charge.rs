@@ -7,12 +7,12 @@
 use actix_web::HttpResponse;
 use coffer_auth::Caller;
 use coffer_events::TraceContext;
-use coffer_http::ApiError;
 use coffer_http::idempotency::IdempotencyKey;
 use serde_json::Value;
 
 use super::{ChargeBatches, charge_again};
 use crate::command_kit::{Asker, Parts};
+use crate::error::PaymentsError;
 use crate::payments::domain::requested_charge;
 use crate::shared::record::ChargeState;
 use crate::shared::source::not_chargeable;
@@ -26,17 +26,17 @@ pub(crate) async fn charge_source(
     hash: String,
     (uuid, body): (String, &Value),
     trace: &TraceContext,
-) -> Result<HttpResponse, ApiError> {
+) -> Result<HttpResponse, PaymentsError> {
     let source = sources::load(state, caller, uuid).await?;
     if let Some(why) = not_chargeable(source.status) {
-        return Err(ApiError::conflict(why));
+        return Err(PaymentsError::Conflict(why));
     }
-    let charge = requested_charge(body).map_err(ApiError::validation)?;
+    let charge = requested_charge(body).map_err(PaymentsError::Invalid)?;
     let payment = source.charged_again(charge, ChargeState::Calling, state.clock.unix());
     let asker = Asker {
         client_id: caller.client_id().to_owned(),
         key,
     };
     let reference = &source.provider_reference;
-    charge_again((state, batches), asker, hash, payment, reference, trace).await
+    Ok(charge_again((state, batches), asker, hash, payment, reference, trace).await?)
 }

@@ -5,10 +5,10 @@
 
 use coffer_auth::Caller;
 use coffer_events::TraceContext;
-use coffer_http::{ApiError, Failure};
 use diesel::result::Error as DieselError;
 
 use crate::command_kit::{Parts, require_owner};
+use crate::error::PaymentsError;
 use crate::payments::domain::{Decision, awaits_donor, return_location};
 use crate::shared::announce::announce;
 use crate::shared::connector::TEST_PROVIDER;
@@ -64,17 +64,17 @@ impl Subject {
 /// stored source (billing's attempts) are never the page's to show or decide: their uuids
 /// travel through banks and webhooks, and nobody but the donor asked may decide a payment
 /// here, or learn how one ended.
-pub(crate) async fn subject(state: &Parts, uuid: String) -> Result<Subject, ApiError> {
+pub(crate) async fn subject(state: &Parts, uuid: String) -> Result<Subject, PaymentsError> {
     let found = any_subject(state, uuid).await?;
     let ended = !found.pending() && found.could_await_donor();
     if !(found.awaits_donor() || ended) {
-        return Err(ApiError::not_found("Payment"));
+        return Err(PaymentsError::NotFound("Payment"));
     }
     Ok(found)
 }
 
 /// The test provider's payment or source `uuid`, whatever it waits for.
-async fn any_subject(state: &Parts, uuid: String) -> Result<Subject, ApiError> {
+async fn any_subject(state: &Parts, uuid: String) -> Result<Subject, PaymentsError> {
     let found = state
         .store
         .query(move |db| {
@@ -87,15 +87,15 @@ async fn any_subject(state: &Parts, uuid: String) -> Result<Subject, ApiError> {
     match found {
         Some(Subject::Payment(p)) if p.payment_provider == TEST_PROVIDER => Ok(Subject::Payment(p)),
         Some(Subject::Source(s)) if s.payment_provider == TEST_PROVIDER => Ok(Subject::Source(s)),
-        _ => Err(ApiError::not_found("Payment")),
+        _ => Err(PaymentsError::NotFound("Payment")),
     }
 }
 
 /// The test provider's payment `uuid`.
-async fn test_payment(state: &Parts, uuid: String) -> Result<Payment, ApiError> {
+async fn test_payment(state: &Parts, uuid: String) -> Result<Payment, PaymentsError> {
     let payment = super::find(state, uuid).await?;
     if payment.payment_provider != TEST_PROVIDER {
-        return Err(ApiError::not_found("Payment"));
+        return Err(PaymentsError::NotFound("Payment"));
     }
     Ok(payment)
 }
@@ -113,7 +113,7 @@ pub(crate) async fn decide(
     state: &Parts,
     uuid: String,
     decision: Decision,
-) -> Result<Next, ApiError> {
+) -> Result<Next, PaymentsError> {
     let (status, reason) = decision.outcome();
     let payment = match subject(state, uuid.clone()).await? {
         Subject::Payment(p) => *p,
@@ -150,7 +150,7 @@ async fn next(
     key: &str,
     uuid: String,
     status: &str,
-) -> Result<Next, ApiError> {
+) -> Result<Next, PaymentsError> {
     Ok(match return_url {
         Some(url) => Next::Back(return_location(url, key, &uuid, status)),
         None => Next::Page(subject(state, uuid).await?),
@@ -164,11 +164,11 @@ pub(crate) async fn settle_debit(
     caller: &Caller,
     uuid: String,
     trace: TraceContext,
-) -> Result<Payment, ApiError> {
+) -> Result<Payment, PaymentsError> {
     let payment = test_payment(state, uuid).await?;
     require_owner(caller, &payment.account_uuid, &payment.organisation_uuid)?;
     if payment.payment_method != PaymentMethod::SepaDd {
-        return Err(ApiError::invalid(
+        return Err(PaymentsError::invalid(
             "payment_uuid",
             "only a direct debit is settled",
         ));
@@ -184,7 +184,7 @@ pub(crate) async fn settle_debit(
     )
     .await?;
     done.ok_or_else(|| {
-        ApiError::conflict(format!("the payment is {}, not pending", payment.status))
+        PaymentsError::Conflict(format!("the payment is {}, not pending", payment.status))
     })
 }
 
@@ -197,7 +197,7 @@ async fn finish(
     (status, reason): (PaymentStatus, Option<&'static str>),
     value_date: Option<String>,
     trace: TraceContext,
-) -> Result<Option<Payment>, ApiError> {
+) -> Result<Option<Payment>, PaymentsError> {
     let now = state.clock.unix();
     let st = state.clone();
     let done = state
@@ -218,11 +218,10 @@ async fn finish(
                     let decided = SourceStatus::decided(approved);
                     source_commands::decide_in(tx, &st, source, decided, reason, now, &trace)?;
                 }
-                Ok::<_, Failure>(Some(finished))
+                Ok::<_, PaymentsError>(Some(finished))
             })
         })
-        .await
-        .map_err(ApiError::from)?;
+        .await?;
     state.outbox.committed();
     Ok(done)
 }

@@ -16,7 +16,6 @@ use std::collections::HashMap;
 use actix_web::HttpResponse;
 use coffer_events::TraceContext;
 use coffer_http::idempotency::Reservation;
-use coffer_http::{ApiError, Failure};
 use coffer_store::StoreError;
 use serde_json::Value;
 
@@ -24,6 +23,7 @@ use super::intents;
 use super::outcome::Recording;
 use super::{ChargeBatches, current};
 use crate::command_kit::{Asker, Parts, Reserved, reserved, within};
+use crate::error::PaymentsError;
 use crate::payments::store;
 use crate::shared::connector::{ChargeOutcome, Charged};
 use crate::shared::record::{ChargeState, Payment};
@@ -36,11 +36,11 @@ use crate::shared::store as record;
 pub(super) async fn payment_or_answer(
     state: &Parts,
     reservation: Reservation<Payment>,
-) -> Result<Reserved<Payment>, ApiError> {
+) -> Result<Reserved<Payment>, PaymentsError> {
     let in_progress = |uuid: String| async move {
-        Ok::<_, ApiError>(HttpResponse::Created().json(current(state, uuid).await?))
+        Ok::<_, PaymentsError>(HttpResponse::Created().json(current(state, uuid).await?))
     };
-    Ok(reserved(reservation, "payment_uuid", in_progress).await?)
+    reserved(reservation, "payment_uuid", in_progress).await
 }
 
 /// Step 3: records the provider's answer for a payment whose call is under way, with the
@@ -51,7 +51,7 @@ pub(crate) async fn record(
     charged: Charged,
     asker: Option<&Asker>,
     trace: &TraceContext,
-) -> Result<Option<Value>, ApiError> {
+) -> Result<Option<Value>, PaymentsError> {
     // Read before the write transaction, so the write holds the database only as long as
     // it writes; the update itself checks that the call is still under way.
     let id = uuid.to_owned();
@@ -68,7 +68,7 @@ pub(super) async fn record_on(
     charged: Charged,
     asker: Option<&Asker>,
     trace: &TraceContext,
-) -> Result<Option<Value>, ApiError> {
+) -> Result<Option<Value>, PaymentsError> {
     if payment.charge_state != ChargeState::Calling {
         return Ok(None);
     }
@@ -83,7 +83,11 @@ pub(super) async fn record_on(
         .outcomes
         .submit(recording)
         .await
-        .unwrap_or_else(|| Err(ApiError::internal("recording the outcome was cancelled")))?;
+        .unwrap_or_else(|| {
+            Err(PaymentsError::internal(
+                "recording the outcome was cancelled",
+            ))
+        })?;
     if body.is_some() {
         state.outbox.committed();
         state.connector.committed();
@@ -98,7 +102,7 @@ pub(crate) async fn settle(
     (state, batches): (&Parts, &ChargeBatches),
     uuid: &str,
     before: i64,
-) -> Result<(), ApiError> {
+) -> Result<(), PaymentsError> {
     let (id, now) = (uuid.to_owned(), state.clock.unix());
     let claimed = state
         .store
@@ -143,7 +147,7 @@ pub(crate) async fn charge_again(
     payment: Payment,
     reference: &str,
     trace: &TraceContext,
-) -> Result<HttpResponse, ApiError> {
+) -> Result<HttpResponse, PaymentsError> {
     let recorded = payment.clone();
     let reservation = asker
         .reserve(
@@ -152,7 +156,7 @@ pub(crate) async fn charge_again(
             move |tx| {
                 record::insert(tx, &recorded)
                     .map(|()| recorded.clone())
-                    .map_err(Failure::from)
+                    .map_err(PaymentsError::from)
             },
             intents::marker,
         )
@@ -194,7 +198,7 @@ pub(crate) async fn charge_again(
 pub(crate) async fn send(
     (state, batches): (&Parts, &ChargeBatches),
     uuids: Vec<String>,
-) -> Result<(), ApiError> {
+) -> Result<(), PaymentsError> {
     let now = state.clock.unix();
     let claimed = state
         .store
@@ -229,7 +233,7 @@ async fn send_one(
     (state, batches): (&Parts, &ChargeBatches),
     payment: Payment,
     reference: Option<String>,
-) -> Result<(), ApiError> {
+) -> Result<(), PaymentsError> {
     let Some(reference) = reference else {
         // Left `calling`: the settler fails it once the provider says it never saw the key.
         tracing::warn!(payment = %payment.uuid, "a reserved payment names no payment source it can charge");

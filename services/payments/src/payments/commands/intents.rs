@@ -8,13 +8,14 @@ use std::sync::Arc;
 
 use coffer_events::{TraceContext, append};
 use coffer_http::idempotency::{self, Reservation};
-use coffer_http::{ApiError, Failure, internal};
+use coffer_http::{Failure, internal};
 use coffer_store::Db;
 use diesel::result::{DatabaseErrorKind, Error as DieselError};
 use serde_json::{Value, json};
 
 use super::ChargeBatches;
 use crate::command_kit::{Asker, Parts};
+use crate::error::PaymentsError;
 use crate::shared::record::Payment;
 use crate::shared::store as record;
 use crate::shared::supporter::Supporter;
@@ -45,7 +46,7 @@ pub(crate) enum Intended {
     Taken,
 }
 
-pub(crate) type Reserved = Result<Intended, ApiError>;
+pub(crate) type Reserved = Result<Intended, PaymentsError>;
 
 /// What a key in progress shows a retry: the payment its first request recorded.
 pub(crate) fn marker(payment: &Payment) -> Value {
@@ -57,7 +58,7 @@ pub(crate) fn marker(payment: &Payment) -> Value {
 pub(crate) async fn reserve(
     batches: &ChargeBatches,
     item: Reserving,
-) -> Result<Reservation<Payment>, ApiError> {
+) -> Result<Reservation<Payment>, PaymentsError> {
     let (state, asker, hash) = (item.state.clone(), item.asker.clone(), item.hash.clone());
     let earlier = || {
         idempotency::earlier(
@@ -71,15 +72,15 @@ pub(crate) async fn reserve(
     if let Some(found) = earlier().await? {
         return Ok(found);
     }
-    let intended = batches
-        .intents
-        .submit(item)
-        .await
-        .unwrap_or_else(|| Err(ApiError::internal("recording the intent was cancelled")))?;
+    let intended = batches.intents.submit(item).await.unwrap_or_else(|| {
+        Err(PaymentsError::internal(
+            "recording the intent was cancelled",
+        ))
+    })?;
     match intended {
         Intended::Fresh(payment) => Ok(Reservation::Fresh(*payment)),
         Intended::Taken => earlier().await?.ok_or_else(|| {
-            ApiError::conflict("A request with this Idempotency-Key is in progress")
+            PaymentsError::Conflict("A request with this Idempotency-Key is in progress".into())
         }),
     }
 }
@@ -113,7 +114,7 @@ pub(crate) async fn reserve_batch(batch: Vec<Reserving>) -> Vec<Reserved> {
     }
     answers
         .into_iter()
-        .map(|a| a.unwrap_or_else(|| Err(ApiError::internal("an intent went unanswered"))))
+        .map(|a| a.unwrap_or_else(|| Err(PaymentsError::internal("an intent went unanswered"))))
         .collect()
 }
 
@@ -249,7 +250,7 @@ fn attach(
     if let Some(named) = named_supporter {
         let found = crate::shared::supporter_store::find(tx, named)?
             .filter(|s| s.organisation_uuid == payment.organisation_uuid)
-            .ok_or_else(|| Failure::from(ApiError::not_found("Supporter")))?;
+            .ok_or_else(|| Failure::from(PaymentsError::NotFound("Supporter")))?;
         payment.supporter_uuid = Some(found.uuid);
     }
     if let Some(s) = supporter {

@@ -9,11 +9,12 @@ use std::sync::Arc;
 use actix_web::http::StatusCode;
 use coffer_events::{OutboxEvent, TraceContext, append, append_traced};
 use coffer_http::idempotency::{self, IdempotencyKey};
-use coffer_http::{ApiError, Failure, write_contended};
+use coffer_http::{Failure, write_contended};
 use coffer_store::Db;
 use serde_json::{Value, json};
 
 use crate::command_kit::Parts;
+use crate::error::PaymentsError;
 use crate::payments::store::{self, Answer};
 use crate::shared::announce::{announcements, source_announcement};
 use crate::shared::connector::{ChargeOutcome, Charged, StoreOutcome};
@@ -40,7 +41,7 @@ pub(crate) struct Recording {
 
 /// What each recording became: its response body, or None when its answer was recorded
 /// already (by another request, process or the settler).
-pub(crate) type Recorded = Result<Option<Value>, ApiError>;
+pub(crate) type Recorded = Result<Option<Value>, PaymentsError>;
 
 /// Records a batch in one transaction; if that fails, each on its own, so one recording
 /// that cannot be written never holds back the others.
@@ -69,7 +70,7 @@ async fn alone(state: &Parts, recording: Recording) -> Recorded {
     write_contended(&state.store, move |tx| apply_all(tx, &one))
         .await
         .map(|mut bodies| bodies.pop().flatten())
-        .map_err(ApiError::from)
+        .map_err(PaymentsError::from)
 }
 
 /// The recordings in one transaction: every answer in one statement, then each recorded

@@ -38,5 +38,5 @@ pub(crate) async fn charge_source(
         key,
     };
     let reference = &source.provider_reference;
-    Ok(charge_again((state, batches), asker, hash, payment, reference, trace).await?)
+    charge_again((state, batches), asker, hash, payment, reference, trace).await
 }

@@ -2,13 +2,13 @@
 //! event's inbox row and these changes commit together, so each happens once).
 
 use coffer_events::TraceContext;
-use coffer_http::Failure;
 use coffer_store::Db;
 use diesel::result::Error as DieselError;
 use serde_json::json;
 
 use super::domain::Reported;
 use super::store as debits;
+use crate::error::PaymentsError;
 use crate::shared::announce::announce;
 use crate::shared::method::PaymentMethod;
 use crate::shared::record::{Payment, PaymentStatus};
@@ -47,7 +47,7 @@ pub(crate) fn received(
     state: &PaymentsState,
     reported: &Reported,
     now: i64,
-) -> Result<(), Failure> {
+) -> Result<(), PaymentsError> {
     let trace = TraceContext::new_root();
     match named(tx, reported)? {
         Some(payment) if payment.status == PaymentStatus::Pending => {
@@ -89,7 +89,7 @@ fn record_unstarted(
     reported: &Reported,
     now: i64,
     trace: &TraceContext,
-) -> Result<(), Failure> {
+) -> Result<(), PaymentsError> {
     if store::find(tx, &reported.debit_uuid)?.is_some() {
         return Ok(());
     }
@@ -107,7 +107,7 @@ pub(crate) fn returned(
     state: &PaymentsState,
     reported: &Reported,
     now: i64,
-) -> Result<(), Failure> {
+) -> Result<(), PaymentsError> {
     let Some(payment) = named(tx, reported)? else {
         tracing::info!(debit = %reported.debit_uuid, "a returned direct debit names no payment of the account");
         return Ok(());

@@ -3,7 +3,6 @@
 use actix_web::web;
 use coffer_events::catalogue::{DIRECT_DEBIT_RECEIVED, DIRECT_DEBIT_RETURNED};
 use coffer_events::{Event, Handler, HandlerError};
-use coffer_http::Failure;
 use coffer_store::Db;
 
 use super::commands;
@@ -30,9 +29,8 @@ impl Handler for CollectionOutcomes {
         } else {
             commands::received(db, &self.state, &reported, now)
         };
-        done.map_err(|e| match e {
-            Failure::Db(e) => HandlerError::Query(e),
-            Failure::Api(e) => HandlerError::Permanent(e.to_string()),
-        })
+        // A query's error is the consumer's to retry; anything else is permanent
+        // (PaymentsError::retryable).
+        Ok(done?)
     }
 }

@@ -2,11 +2,11 @@
 //! event's inbox row and the payment commit together, so each happens once).
 
 use coffer_events::TraceContext;
-use coffer_http::Failure;
 use coffer_store::Db;
 use diesel::result::Error as DieselError;
 
 use super::domain::Transfer;
+use crate::error::PaymentsError;
 use crate::shared::announce::announce;
 use crate::shared::store as settlements;
 use crate::shared::store;
@@ -20,7 +20,7 @@ pub(crate) fn received(
     state: &PaymentsState,
     transfer: &Transfer,
     now: i64,
-) -> Result<(), Failure> {
+) -> Result<(), PaymentsError> {
     let payment = transfer.payment(now);
     if store::find(tx, &payment.uuid)?.is_some() {
         return Ok(());

@@ -3,7 +3,6 @@
 use actix_web::web;
 use coffer_events::catalogue::WIRE_TRANSFER_RECEIVED;
 use coffer_events::{Event, Handler, HandlerError};
-use coffer_http::Failure;
 use coffer_store::Db;
 
 use super::commands;
@@ -23,10 +22,13 @@ impl Handler for TransferPayments {
     fn handle(&self, db: &mut Db<'_>, event: &Event) -> Result<(), HandlerError> {
         let transfer = Transfer::read(&event.data)
             .map_err(|why| HandlerError::Permanent(format!("{}: {why}", event.name)))?;
-        commands::received(db, &self.state, &transfer, self.state.clock.unix()).map_err(|e| match e
-        {
-            Failure::Db(e) => HandlerError::Query(e),
-            Failure::Api(e) => HandlerError::Permanent(e.to_string()),
-        })
+        // A query's error is the consumer's to retry; anything else is permanent
+        // (PaymentsError::retryable).
+        Ok(commands::received(
+            db,
+            &self.state,
+            &transfer,
+            self.state.clock.unix(),
+        )?)
     }
 }

@@ -53,8 +53,9 @@ impl PaymentsError {
         PaymentsError::Internal(cause.to_string())
     }
 
-    /// Whether the same work, tried again, may succeed: a database error may be passing.
-    /// The request and the state it met stay what they are.
+    /// Whether the same work, tried again, may succeed: a database error may be passing,
+    /// and a provider that did not answer may answer. The request and the state it met
+    /// stay what they are.
     pub(crate) fn retryable(&self) -> bool {
         match self {
             PaymentsError::Db(_) | PaymentsError::ProviderSilent(_) => true,
@@ -100,8 +101,9 @@ impl From<PaymentsError> for ApiError {
     }
 }
 
-// A command not yet answering with PaymentsError calls one that does inside its
-// transaction: a query's error stays one (so a contended write is still tried again).
+// The charging steps' transactions (intents.rs, outcome.rs) answer coffer_http's Failure,
+// which write_contended and retry_contended read: a query's error stays one there, so a
+// contended write is still tried again.
 impl From<PaymentsError> for Failure {
     fn from(e: PaymentsError) -> Self {
         match e {

@@ -40,6 +40,18 @@ pub enum HandlerError {
     Query(#[from] diesel::result::Error),
 }
 
+impl HandlerError {
+    /// A command's failure as a consumer's outcome: tried again when the command's own
+    /// error type says the same work may succeed (never judged by an HTTP status).
+    pub fn judged(error: impl std::fmt::Display, retryable: bool) -> Self {
+        if retryable {
+            HandlerError::Transient(error.to_string())
+        } else {
+            HandlerError::Permanent(error.to_string())
+        }
+    }
+}
+
 // Beside the error it answers with, so the envelope knows nothing of consumers.
 impl Event {
     /// A text field of `data` a consumer cannot do without: missing, the event can never

@@ -117,18 +117,7 @@ pub async fn run(args: AdminArgs) -> anyhow::Result<()> {
             };
             serde_json::to_value(
                 coffer_onboarding::configurations::commands::create(&store, clock.unix(), input)
-                    .await
-                    .map_err(|e| match e {
-                        coffer_onboarding::OnboardingError::Invalid(items) => anyhow::anyhow!(
-                            "invalid input: {}",
-                            items
-                                .iter()
-                                .map(|i| format!("{}: {}", i.property, i.message))
-                                .collect::<Vec<_>>()
-                                .join("; ")
-                        ),
-                        other => anyhow::anyhow!(other),
-                    })?,
+                    .await?,
             )?
         }
         AdminCommand::User(UserCommand::SetPassword { email, password }) => {

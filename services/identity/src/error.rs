@@ -1,28 +1,24 @@
 //! Identity's one error: what went wrong in a command, said by its variant, whoever called
 //! it (a route, `coffer admin`, first-start seeding, onboarding in the same process, tests).
+//! The failures every service shares are coffer_error's `CommonError`; identity adds what
+//! signing in, tokens and keys meet.
 //! A route turns it into the `ApiError` it answers with (`?`, through the `From` below), so
 //! status, shape and message are decided here and nowhere else. No event consumer calls
 //! identity's commands (the partners copy it keeps is crates/partners' own), so nothing
 //! asks yet whether a failure is worth retrying.
 
+use coffer_error::CommonError;
 use coffer_http::ApiError;
-use coffer_model::validation::FieldError;
-use coffer_store::StoreError;
 
 use crate::keys::KeyringError;
 use crate::throttles::failures::ClientRefused;
 
 #[derive(Debug, thiserror::Error)]
 pub enum CommandError {
-    /// The input names properties that are wrong, each of them (400).
-    #[error("invalid input: {}", describe(.0))]
-    Invalid(Vec<FieldError>),
-    /// The thing named is not there (404).
-    #[error("{0} not found")]
-    NotFound(&'static str),
-    /// The state refuses the request; the message says why (409).
-    #[error("{0}")]
-    Conflict(&'static str),
+    /// Invalid, not found, a conflict, an internal or a database failure, or a shared
+    /// helper's answer (`Caller::require_organisation`).
+    #[error(transparent)]
+    Common(#[from] CommonError),
     /// A client's id and secret were refused at the token endpoint (`invalid_client`: 401,
     /// or 429 once the client id or the address failed too often).
     #[error("client authentication refused: {0:?}")]
@@ -41,8 +37,6 @@ pub enum CommandError {
     #[error("no signing key is loaded")]
     NoSigningKey,
     #[error(transparent)]
-    Store(#[from] StoreError),
-    #[error(transparent)]
     Keys(#[from] KeyringError),
     #[error("making a signing key needs the master keys (secrets.keys)")]
     NoMasterKey,
@@ -53,22 +47,9 @@ pub enum CommandError {
     Busy,
     #[error("could not encode the result: {0}")]
     Encode(#[from] serde_json::Error),
-    /// A value Coffer wrote itself could not be read back, or signing failed (500; the
-    /// cause is logged).
-    #[error("{0}")]
-    Internal(String),
-    /// An answer a shared helper already gave (`Caller::require_organisation`), carried
-    /// to the route unchanged; identity's own failures take the variants above.
-    #[error(transparent)]
-    Api(#[from] ApiError),
 }
 
-impl CommandError {
-    /// For values that cannot fail in practice (a uuid Coffer wrote).
-    pub(crate) fn internal(cause: impl std::fmt::Display) -> Self {
-        CommandError::Internal(cause.to_string())
-    }
-}
+coffer_error::service_error!(CommandError);
 
 impl From<ClientRefused> for CommandError {
     fn from(refused: ClientRefused) -> Self {
@@ -76,20 +57,10 @@ impl From<ClientRefused> for CommandError {
     }
 }
 
-fn describe(errors: &[FieldError]) -> String {
-    errors
-        .iter()
-        .map(|e| format!("{}: {}", e.property, e.message))
-        .collect::<Vec<_>>()
-        .join("; ")
-}
-
 impl From<CommandError> for ApiError {
     fn from(e: CommandError) -> Self {
         match e {
-            CommandError::Invalid(errors) => ApiError::validation(errors),
-            CommandError::NotFound(what) => ApiError::not_found(what),
-            CommandError::Conflict(why) => ApiError::conflict(why),
+            CommandError::Common(e) => e.into(),
             CommandError::ClientRefused(ClientRefused::Invalid) => {
                 ApiError::unauthorized().with_oauth("invalid_client")
             }
@@ -114,8 +85,6 @@ impl From<CommandError> for ApiError {
             CommandError::Busy => ApiError::unavailable(
                 "too many passwords are being checked at once; try again shortly",
             ),
-            CommandError::Store(e) => e.into(),
-            CommandError::Api(e) => e,
             other => ApiError::internal(other),
         }
     }

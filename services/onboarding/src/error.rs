@@ -1,20 +1,18 @@
-//! How onboarding's use cases fail, and how that is answered over HTTP.
+//! Onboarding's one error: how its use cases fail, and how that is answered over HTTP. The
+//! failures every service shares are coffer_error's `CommonError`; onboarding adds what a
+//! public process meets (no credentials, throttling, a captcha verifier that cannot be
+//! reached) and identity's answers, passed on.
 
+use coffer_error::CommonError;
 use coffer_http::ApiError;
-use coffer_model::validation::FieldError;
-use coffer_store::StoreError;
 use coffer_store::resealing::PassError;
 
 #[derive(Debug, thiserror::Error)]
 pub enum OnboardingError {
-    #[error("invalid input")]
-    Invalid(Vec<FieldError>),
-    #[error("{0} not found")]
-    NotFound(&'static str),
-    #[error("{0}")]
-    Conflict(String),
-    #[error("{0}")]
-    Forbidden(&'static str),
+    /// Invalid, not found, forbidden, a conflict, an internal or a database failure, or a
+    /// shared helper's answer.
+    #[error(transparent)]
+    Common(#[from] CommonError),
     /// No credentials were given where the caller must prove who they are (401).
     #[error("credentials required")]
     Unauthorized,
@@ -27,28 +25,16 @@ pub enum OnboardingError {
     /// Identity refused or could not be reached; the answer to pass on.
     #[error("identity: {}", .0.message())]
     Identity(ApiError),
-    #[error(transparent)]
-    Store(#[from] StoreError),
-    #[error("{0}")]
-    Internal(String),
-    /// An answer a shared helper already gave (idempotency, body parsing), carried to the
-    /// route unchanged; onboarding's own failures take the variants above.
-    #[error(transparent)]
-    Api(#[from] ApiError),
 }
 
-impl From<diesel::result::Error> for OnboardingError {
-    fn from(e: diesel::result::Error) -> Self {
-        OnboardingError::Store(StoreError::Query(e))
-    }
-}
+coffer_error::service_error!(OnboardingError);
 
 /// The start-up pass that seals stored values again: a value no key opens is named.
 impl From<PassError> for OnboardingError {
     fn from(e: PassError) -> Self {
         match e {
-            PassError::Store(e) => OnboardingError::Store(e),
-            unopened => OnboardingError::Internal(unopened.to_string()),
+            PassError::Store(e) => OnboardingError::from(e),
+            unopened => OnboardingError::internal(unopened),
         }
     }
 }
@@ -56,19 +42,13 @@ impl From<PassError> for OnboardingError {
 impl From<OnboardingError> for ApiError {
     fn from(e: OnboardingError) -> Self {
         match e {
-            OnboardingError::Invalid(items) => ApiError::validation(items),
-            OnboardingError::NotFound(what) => ApiError::not_found(what),
-            OnboardingError::Conflict(why) => ApiError::conflict(why),
-            OnboardingError::Forbidden(_) => ApiError::forbidden(),
+            OnboardingError::Common(e) => e.into(),
             OnboardingError::Unauthorized => ApiError::unauthorized(),
             OnboardingError::Throttled { message, wait } => {
                 ApiError::too_many_requests(message, wait)
             }
             OnboardingError::Unavailable(why) => ApiError::unavailable(why),
             OnboardingError::Identity(e) => e,
-            OnboardingError::Store(e) => e.into(),
-            OnboardingError::Internal(why) => ApiError::internal(why),
-            OnboardingError::Api(e) => e,
         }
     }
 }

@@ -83,7 +83,7 @@ where
     T: serde::de::DeserializeOwned,
 {
     let wrong = match coffer_http::body::parse_value_at::<T>("", body.clone()) {
-        Ok(read) => return check(read).map_err(ReconciliationError::Invalid),
+        Ok(read) => return check(read).map_err(ReconciliationError::invalid_all),
         Err(wrong) => wrong,
     };
     let mut rest = body;
@@ -97,7 +97,7 @@ where
         let named = |p: &str| wrong.iter().any(|w| owner(&w.property) == owner(p));
         all.extend(more.into_iter().filter(|m| !named(&m.property)));
     }
-    Err(ReconciliationError::Invalid(all))
+    Err(ReconciliationError::invalid_all(all))
 }
 
 /// The property an error is about, without an item's index (`versions[0]` is `versions`'s).

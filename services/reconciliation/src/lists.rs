@@ -45,7 +45,7 @@ impl ListQuery {
             .map_err(|e| errors.push(e));
         match (account, paging) {
             (Ok(account), Ok(paging)) => Ok((account, paging)),
-            _ => Err(ReconciliationError::Invalid(errors)),
+            _ => Err(ReconciliationError::invalid_all(errors)),
         }
     }
 }

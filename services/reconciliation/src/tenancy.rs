@@ -29,7 +29,7 @@ pub async fn find_visible<T: Owned + Send + 'static>(
     let found = store
         .query(move |db| find(db, &uuid))
         .await?
-        .ok_or_else(|| ReconciliationError::NotFound(what))?;
+        .ok_or_else(|| ReconciliationError::not_found(what))?;
     let (organisation, account) = found.owner();
     caller.require_account(
         account.parse().map_err(ReconciliationError::internal)?,
@@ -52,7 +52,7 @@ pub async fn require_account(
         Some(o) if o == organisation.to_string() => {
             Ok(caller.require_account(account, organisation)?)
         }
-        _ => Err(ReconciliationError::NotFound("Account")),
+        _ => Err(ReconciliationError::not_found("Account")),
     }
 }
 
@@ -71,7 +71,7 @@ pub async fn require_known_account(
 ) -> Result<(), ReconciliationError> {
     let owner = owner_of(store, account)
         .await?
-        .ok_or(ReconciliationError::NotFound("Account"))?;
+        .ok_or(ReconciliationError::not_found("Account"))?;
     Ok(caller.require_account(
         account,
         owner.parse().map_err(ReconciliationError::internal)?,

@@ -26,9 +26,7 @@ fn uuid_of(raw: &str) -> Result<Uuid, BillingError> {
 fn name_taken(e: DieselError) -> BillingError {
     match e {
         DieselError::DatabaseError(DatabaseErrorKind::UniqueViolation, _) => {
-            BillingError::Conflict(
-                "A subscription plan of this name exists in the organisation".into(),
-            )
+            BillingError::conflict("A subscription plan of this name exists in the organisation")
         }
         other => BillingError::from(other),
     }
@@ -40,7 +38,7 @@ fn check_account(tx: &mut Db<'_>, plan: &Plan) -> Result<(), BillingError> {
         return Ok(());
     };
     match account_organisation(tx, account)? {
-        None => Err(BillingError::NotFound("Account")),
+        None => Err(BillingError::not_found("Account")),
         Some(org) if Some(&org) != plan.organisation_uuid.as_ref() => Err(BillingError::invalid(
             "account_uuid",
             "is not an account of the organisation",
@@ -72,7 +70,7 @@ pub(crate) async fn list(
     let asked = organisation
         .map(|raw| parse_uuid("organisation_uuid", raw))
         .transpose()
-        .map_err(|e| BillingError::Invalid(vec![e]))?;
+        .map_err(|e| BillingError::invalid_all(vec![e]))?;
     let scope = caller.organisations_listed(asked)?;
     let one_organisation = scope.as_ref().is_some_and(|s| s.len() == 1);
     let plans = state
@@ -96,7 +94,7 @@ pub(crate) async fn create(
     once: Once,
     body: &Value,
 ) -> Result<HttpResponse, BillingError> {
-    let changes = domain::changes(body).map_err(BillingError::Invalid)?;
+    let changes = domain::changes(body).map_err(BillingError::invalid_all)?;
     let mut missing = Vec::new();
     if changes.organisation_uuid.is_none() {
         missing.push(FieldError::not_null("organisation_uuid"));
@@ -105,7 +103,7 @@ pub(crate) async fn create(
         missing.push(FieldError::not_blank("name"));
     }
     if !missing.is_empty() {
-        return Err(BillingError::Invalid(missing));
+        return Err(BillingError::invalid_all(missing));
     }
     let organisation = changes.organisation_uuid.clone().unwrap_or_default();
     caller.require_organisation(uuid_of(&organisation)?)?;
@@ -142,7 +140,7 @@ pub(crate) async fn load(
         .store
         .query(move |db| store::find(db, &id))
         .await?
-        .ok_or(BillingError::NotFound("Subscription plan"))?;
+        .ok_or(BillingError::not_found("Subscription plan"))?;
     caller.require_organisation(uuid_of(
         plan.organisation_uuid.as_deref().unwrap_or_default(),
     )?)?;
@@ -155,13 +153,13 @@ pub(crate) async fn update(
     uuid: Uuid,
     body: &Value,
 ) -> Result<Plan, BillingError> {
-    let mut changes = domain::changes(body).map_err(BillingError::Invalid)?;
+    let mut changes = domain::changes(body).map_err(BillingError::invalid_all)?;
     // SPEC.md: on update, `is_default` left out is false, so an update that does not say
     // the plan stays the default makes it no longer one.
     changes.is_default.get_or_insert(false);
     let mut plan = load(state, caller, uuid).await?;
     if plan.uuid == GLOBAL_UUID {
-        return Err(BillingError::Forbidden);
+        return Err(BillingError::forbidden());
     }
     if changes
         .organisation_uuid

@@ -29,17 +29,17 @@ pub(crate) async fn create(
     frozen_time: Option<i64>,
     organisation_uuid: Option<String>,
 ) -> Result<HttpResponse, BillingError> {
-    let time = domain::frozen_time(frozen_time).map_err(BillingError::Invalid)?;
+    let time = domain::frozen_time(frozen_time).map_err(BillingError::invalid_all)?;
     let named = organisation_uuid
         .map(|raw| {
-            parse_uuid("organisation_uuid", &raw).map_err(|e| BillingError::Invalid(vec![e]))
+            parse_uuid("organisation_uuid", &raw).map_err(|e| BillingError::invalid_all(vec![e]))
         })
         .transpose()?;
     let organisation = match (named, caller.organisation_filter()) {
         (Some(org), _) => org,
         (None, Some([only])) => *only,
         _ => {
-            return Err(BillingError::Invalid(vec![
+            return Err(BillingError::invalid_all(vec![
                 coffer_model::validation::FieldError::not_null("organisation_uuid"),
             ]));
         }
@@ -74,7 +74,7 @@ pub(crate) async fn load(
         .store
         .query(move |db| store::find(db, &id))
         .await?
-        .ok_or(BillingError::NotFound("Test clock"))?;
+        .ok_or(BillingError::not_found("Test clock"))?;
     caller.require_organisation(clock.owner.parse().map_err(BillingError::internal)?)?;
     Ok(clock)
 }
@@ -86,17 +86,17 @@ pub(crate) async fn advance(
     uuid: Uuid,
     target: Option<i64>,
 ) -> Result<TestClock, BillingError> {
-    let target = domain::frozen_time(target).map_err(BillingError::Invalid)?;
+    let target = domain::frozen_time(target).map_err(BillingError::invalid_all)?;
     let clock = load(state, caller, uuid).await?;
-    domain::check_advance(&clock, target).map_err(|e| BillingError::Invalid(vec![e]))?;
+    domain::check_advance(&clock, target).map_err(|e| BillingError::invalid_all(vec![e]))?;
     let (id, now) = (clock.uuid.clone(), state.clock.unix());
     if !state
         .store
         .query(move |db| store::begin(db, &id, target, now))
         .await?
     {
-        return Err(BillingError::Conflict(
-            "The test clock is advancing already".into(),
+        return Err(BillingError::conflict(
+            "The test clock is advancing already",
         ));
     }
     state.advances.begun(clock.uuid.clone());

@@ -31,7 +31,7 @@ pub(crate) async fn create(
     organisation: Uuid,
     name: &str,
 ) -> Result<(AccountRow, OrganisationRow), CommandError> {
-    let name = account_name(name).map_err(CommandError::Invalid)?;
+    let name = account_name(name).map_err(CommandError::invalid_all)?;
     let org = existing_organisation(&writes.store, organisation).await?;
     let row = AccountRow {
         uuid: Uuid::new_v4().to_string(),
@@ -60,12 +60,12 @@ pub(crate) async fn set_billing_data(
     account: Uuid,
     input: BillingInput,
 ) -> Result<BillingData, CommandError> {
-    let valid = input.validate().map_err(CommandError::Invalid)?;
+    let valid = input.validate().map_err(CommandError::invalid_all)?;
     let acc = existing(&writes.store, account).await?;
     let organisation = acc
         .organisation_uuid
         .parse()
-        .map_err(|_| CommandError::NotFound("organisation"))?;
+        .map_err(|_| CommandError::not_found("organisation"))?;
     let org = existing_organisation(&writes.store, organisation).await?;
     let row = BillingRow::new(&acc.uuid, &valid);
     let stored = row.clone();
@@ -88,7 +88,7 @@ pub(crate) async fn existing(store: &Store, uuid: Uuid) -> Result<AccountRow, Co
     store
         .query(move |c| accounts::find(c, &key))
         .await?
-        .ok_or(CommandError::NotFound("account"))
+        .ok_or(CommandError::not_found("account"))
 }
 
 pub(crate) async fn uuids_of(
@@ -134,7 +134,7 @@ pub(crate) async fn visible(
         .store
         .query(move |c| accounts::find_with_organisation(c, &uuid))
         .await?
-        .ok_or(CommandError::NotFound("Account"))?;
+        .ok_or(CommandError::not_found("Account"))?;
     let account_id = account.uuid.parse().map_err(CommandError::internal)?;
     let organisation_id = organisation.uuid.parse().map_err(CommandError::internal)?;
     caller.require_account(account_id, organisation_id)?;
@@ -152,7 +152,7 @@ pub(crate) async fn billing_data(
         .store
         .query(move |c| accounts::find_billing(c, &uuid))
         .await?
-        .ok_or(CommandError::NotFound("Billing data"))?;
+        .ok_or(CommandError::not_found("Billing data"))?;
     Ok(BillingData {
         billing,
         account,

@@ -39,7 +39,7 @@ async fn add_address(
     owner: Owner,
     input: AddressInput,
 ) -> Result<AddressRow, CommandError> {
-    let valid = input.validate().map_err(CommandError::Invalid)?;
+    let valid = input.validate().map_err(CommandError::invalid_all)?;
     let row = AddressRow::new(valid, &owner, writes.clock.unix());
     let stored = row.clone();
     writes
@@ -58,7 +58,7 @@ pub(crate) async fn set_metadata(
     owner: Uuid,
     entries: BTreeMap<String, String>,
 ) -> Result<BTreeMap<String, String>, CommandError> {
-    validate_metadata(&entries).map_err(CommandError::Invalid)?;
+    validate_metadata(&entries).map_err(CommandError::invalid_all)?;
     let owner = existing_owner(&writes.store, owner).await?;
     let key = owner.uuid().to_owned();
     let written = key.clone();
@@ -77,10 +77,12 @@ pub(crate) async fn set_metadata(
 async fn existing_owner(store: &Store, uuid: Uuid) -> Result<Owner, CommandError> {
     match organisations::commands::existing(store, uuid).await {
         Ok(o) => Ok(Owner::Organisation(o.uuid)),
-        Err(CommandError::NotFound(_)) => accounts::commands::existing(store, uuid)
-            .await
-            .map(|a| Owner::Account(a.uuid))
-            .map_err(|_| CommandError::NotFound("organisation or account")),
+        Err(CommandError::Common(coffer_error::CommonError::NotFound(_))) => {
+            accounts::commands::existing(store, uuid)
+                .await
+                .map(|a| Owner::Account(a.uuid))
+                .map_err(|_| CommandError::not_found("organisation or account"))
+        }
         Err(e) => Err(e),
     }
 }
@@ -141,7 +143,7 @@ pub(crate) async fn address(
         .store
         .query(move |c| attachments::find_address(c, stored(&owner), &address))
         .await?
-        .ok_or(CommandError::NotFound("Address"))
+        .ok_or(CommandError::not_found("Address"))
 }
 
 pub(crate) async fn metadata(

@@ -24,7 +24,7 @@ pub(crate) async fn onboard(
     request: OnboardingRequest,
 ) -> Result<(Onboarded, bool), CommandError> {
     let labels: Vec<OnboardedAccount> = request.accounts.clone();
-    let valid = request.validate().map_err(CommandError::Invalid)?;
+    let valid = request.validate().map_err(CommandError::invalid_all)?;
     if let Some(done) = already(writes, &valid, &labels).await? {
         return Ok((done, false));
     }
@@ -77,7 +77,7 @@ pub(crate) async fn onboard(
                 return Ok((done, false));
             }
             if email_taken.load(std::sync::atomic::Ordering::SeqCst) {
-                return Err(CommandError::Conflict(
+                return Err(CommandError::conflict(
                     "a user with this e-mail address exists already",
                 ));
             }
@@ -113,7 +113,7 @@ async fn already(
                 user_uuid: valid.user_uuid,
             }))
         }
-        (Some(_), _) => Err(CommandError::Conflict(
+        (Some(_), _) => Err(CommandError::conflict(
             "this organisation exists already, with another user",
         )),
     }

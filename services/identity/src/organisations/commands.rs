@@ -22,7 +22,7 @@ pub(crate) async fn create(
     writes: &Writes,
     input: OrganisationInput,
 ) -> Result<OrganisationRow, CommandError> {
-    let valid = input.validate().map_err(CommandError::Invalid)?;
+    let valid = input.validate().map_err(CommandError::invalid_all)?;
     let row = OrganisationRow {
         uuid: Uuid::new_v4().to_string(),
         name: valid.name,
@@ -48,7 +48,7 @@ pub(crate) async fn existing(store: &Store, uuid: Uuid) -> Result<OrganisationRo
     store
         .query(move |c| organisations::find(c, &key))
         .await?
-        .ok_or(CommandError::NotFound("organisation"))
+        .ok_or(CommandError::not_found("organisation"))
 }
 
 /// The first organisation ever created, if any: the demo one in a standalone install.
@@ -103,7 +103,7 @@ pub(crate) async fn visible(
         .store
         .query(move |c| organisations::find(c, &uuid))
         .await?
-        .ok_or(CommandError::NotFound("Organisation"))?;
+        .ok_or(CommandError::not_found("Organisation"))?;
     let id = row.uuid.parse().map_err(CommandError::internal)?;
     caller.require_organisation(id)?;
     Ok(row)
@@ -132,7 +132,7 @@ pub(crate) async fn get(
                     Ok(Some((organisation, accounts)))
                 })
                 .await?
-                .ok_or(CommandError::NotFound("Organisation"))?;
+                .ok_or(CommandError::not_found("Organisation"))?;
             directory.organisations.insert(uuid, found.clone());
             found
         }

@@ -24,7 +24,7 @@ pub(crate) async fn create(
     writes: &Writes,
     input: PartnerInput,
 ) -> Result<NewPartner, CommandError> {
-    let input = input.validate().map_err(CommandError::Invalid)?;
+    let input = input.validate().map_err(CommandError::invalid_all)?;
     let secret = secret::generate().map_err(|_| CommandError::Random)?;
     let now = writes.clock.unix();
     let client = ClientRow {

@@ -165,7 +165,7 @@ impl From<GrantError> for CommandError {
     fn from(e: GrantError) -> Self {
         match e {
             GrantError::InvalidClient => CommandError::ClientRefused(ClientRefused::Invalid),
-            GrantError::Store(e) => CommandError::Store(e),
+            GrantError::Store(e) => CommandError::from(e),
             other => CommandError::internal(other),
         }
     }

@@ -34,7 +34,7 @@ pub(crate) async fn hashed(password: String) -> Result<String, CommandError> {
 }
 
 pub(crate) async fn create(writes: &Writes, input: UserInput) -> Result<UserView, CommandError> {
-    let valid = input.validate().map_err(CommandError::Invalid)?;
+    let valid = input.validate().map_err(CommandError::invalid_all)?;
     organisations::commands::existing(&writes.store, valid.organisation_uuid).await?;
     let password_hash = match valid.password {
         Some(p) => Some(hashed(p).await?),
@@ -58,7 +58,7 @@ pub(crate) async fn create(writes: &Writes, input: UserInput) -> Result<UserView
         .query(move |c| users::insert(c, &stored))
         .await?
     {
-        return Err(CommandError::Invalid(vec![FieldError::not_valid(
+        return Err(CommandError::invalid_all(vec![FieldError::not_valid(
             "email",
             "a user with this e-mail address exists already",
         )]));
@@ -71,7 +71,7 @@ pub(crate) async fn set_password(
     email: &str,
     password: String,
 ) -> Result<UserView, CommandError> {
-    check_password("password", &password).map_err(|e| CommandError::Invalid(vec![e]))?;
+    check_password("password", &password).map_err(|e| CommandError::invalid_all(vec![e]))?;
     let hash = hashed(password).await?;
     let key = email_key(email);
     let now = writes.clock.unix();
@@ -88,7 +88,7 @@ pub(crate) async fn set_password(
     found
         .as_ref()
         .map(UserView::from)
-        .ok_or(CommandError::NotFound("user"))
+        .ok_or(CommandError::not_found("user"))
 }
 
 /// The user whose address and password these are, if any. An unknown address and a

@@ -38,7 +38,7 @@ fn uuid_of(raw: &str) -> Result<Uuid, NotificationsError> {
 }
 
 fn fields(body: &Value) -> Result<Fields, NotificationsError> {
-    request::read(body).map_err(NotificationsError::Invalid)
+    request::read(body).map_err(NotificationsError::invalid_all)
 }
 
 /// The endpoint's account must be one of its organisation's, as the directory knows it.
@@ -47,7 +47,7 @@ fn check_account(tx: &mut Db<'_>, e: &Endpoint) -> Result<(), NotificationsError
         return Ok(());
     };
     match coffer_directory::account_organisation(tx, account)? {
-        None => Err(NotificationsError::NotFound("Account")),
+        None => Err(NotificationsError::not_found("Account")),
         Some(org) if org != e.organisation_uuid => Err(NotificationsError::invalid(
             "account_uuid",
             "is not an account of the organisation",
@@ -139,7 +139,7 @@ pub(crate) async fn list(
         .flatten()
         .map(|a| a.to_string());
     let Some(window) = window.filter(|_| errors.is_empty()) else {
-        return Err(NotificationsError::Invalid(errors));
+        return Err(NotificationsError::invalid_all(errors));
     };
     let limit = paging.size.is_some().then(|| window.limit());
     let scope = caller.organisations_listed(organisation)?;
@@ -181,7 +181,7 @@ pub(crate) async fn create(
     }
     missing.extend(request::require_endpoint(&f).err().unwrap_or_default());
     if !missing.is_empty() {
-        return Err(NotificationsError::Invalid(missing));
+        return Err(NotificationsError::invalid_all(missing));
     }
     let organisation = f.organisation_uuid.clone().unwrap_or_default();
     caller.require_organisation(uuid_of(&organisation)?)?;
@@ -224,7 +224,7 @@ pub(crate) async fn create(
             return Ok::<_, NotificationsError>((StatusCode::OK, json!(existing.view())));
         }
         bound::one_more(store::count_of(tx, organisation)?, most)
-            .map_err(|e| NotificationsError::Invalid(vec![e]))?;
+            .map_err(|e| NotificationsError::invalid_all(vec![e]))?;
         check_account(tx, &endpoint)?;
         store::insert(tx, &secrets, &endpoint)?;
         if let Some(partner) = &partner {
@@ -250,7 +250,7 @@ pub(crate) async fn show(
         .store
         .query(move |db| store::find(db, &secrets, &id))
         .await?
-        .ok_or_else(|| NotificationsError::NotFound("Webhook endpoint"))?;
+        .ok_or_else(|| NotificationsError::not_found("Webhook endpoint"))?;
     caller.require_organisation(uuid_of(&endpoint.organisation_uuid)?)?;
     Ok(endpoint)
 }
@@ -265,7 +265,7 @@ pub(crate) async fn change(
 ) -> Result<Endpoint, NotificationsError> {
     let f = fields(body)?;
     if replace {
-        request::require_endpoint(&f).map_err(NotificationsError::Invalid)?;
+        request::require_endpoint(&f).map_err(NotificationsError::invalid_all)?;
     }
     let mut endpoint = show(state, caller, uuid).await?;
     let now = state.clock.unix();

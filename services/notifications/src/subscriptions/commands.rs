@@ -29,11 +29,11 @@ fn uuid_of(raw: &str) -> Result<Uuid, NotificationsError> {
 fn check_references(tx: &mut Db<'_>, x: &Subscription) -> Result<(), NotificationsError> {
     match endpoints::store::organisation_of(tx, &x.action_configuration_uuid)? {
         Some(org) if org == x.organisation_uuid => {}
-        _ => return Err(NotificationsError::NotFound("Webhook endpoint")),
+        _ => return Err(NotificationsError::not_found("Webhook endpoint")),
     }
     if let Some(account) = &x.account_uuid {
         match coffer_directory::account_organisation(tx, account)? {
-            None => return Err(NotificationsError::NotFound("Account")),
+            None => return Err(NotificationsError::not_found("Account")),
             Some(org) if org != x.organisation_uuid => {
                 return Err(NotificationsError::invalid(
                     "account_uuid",
@@ -118,7 +118,7 @@ pub(crate) async fn list(
     };
     let window = q.paging.resolve(LIMITS).map_err(|e| errors.extend(e)).ok();
     let Some(window) = window.filter(|_| errors.is_empty()) else {
-        return Err(NotificationsError::Invalid(errors));
+        return Err(NotificationsError::invalid_all(errors));
     };
     let limit = q.paging.size.is_some().then(|| window.limit());
     let scope = Scope {
@@ -138,8 +138,8 @@ pub(crate) async fn create(
     once: Once,
     body: &Value,
 ) -> Result<HttpResponse, NotificationsError> {
-    let f = request::read(body).map_err(NotificationsError::Invalid)?;
-    request::require_whole(&f).map_err(NotificationsError::Invalid)?;
+    let f = request::read(body).map_err(NotificationsError::invalid_all)?;
+    request::require_whole(&f).map_err(NotificationsError::invalid_all)?;
     let endpoint = f.action_configuration_uuid.clone().unwrap_or_default();
     let lookup = endpoint.clone();
     let endpoint_org = state
@@ -150,7 +150,7 @@ pub(crate) async fn create(
     let organisation = match (&f.organisation_uuid, endpoint_org) {
         (Some(named), _) => named.clone(),
         (None, Some(org)) => org,
-        (None, None) => return Err(NotificationsError::NotFound("Webhook endpoint")),
+        (None, None) => return Err(NotificationsError::not_found("Webhook endpoint")),
     };
     caller.require_organisation(uuid_of(&organisation)?)?;
     let mut x = Subscription {
@@ -170,7 +170,7 @@ pub(crate) async fn create(
         // Creates at once are counted one after another (the lock endpoints take too).
         endpoints::store::lock_organisation(tx, &x.organisation_uuid)?;
         bound::one_more(store::count_of(tx, &x.organisation_uuid)?)
-            .map_err(|e| NotificationsError::Invalid(vec![e]))?;
+            .map_err(|e| NotificationsError::invalid_all(vec![e]))?;
         store::insert(tx, &x)?;
         Ok::<_, NotificationsError>((StatusCode::CREATED, json!(x.view())))
     };
@@ -188,7 +188,7 @@ pub(crate) async fn show(
         .store
         .query(move |db| store::find(db, &id))
         .await?
-        .ok_or_else(|| NotificationsError::NotFound("Event subscription"))?;
+        .ok_or_else(|| NotificationsError::not_found("Event subscription"))?;
     caller.require_organisation(uuid_of(&x.organisation_uuid)?)?;
     Ok(x)
 }
@@ -201,9 +201,9 @@ pub(crate) async fn change(
     body: &Value,
     replace: bool,
 ) -> Result<Subscription, NotificationsError> {
-    let f = request::read(body).map_err(NotificationsError::Invalid)?;
+    let f = request::read(body).map_err(NotificationsError::invalid_all)?;
     if replace {
-        request::require_whole(&f).map_err(NotificationsError::Invalid)?;
+        request::require_whole(&f).map_err(NotificationsError::invalid_all)?;
     }
     let mut x = show(state, caller, uuid).await?;
     apply(&mut x, f, replace)?;

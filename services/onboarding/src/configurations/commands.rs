@@ -31,7 +31,7 @@ pub async fn create(
     input: ConfigurationInput,
 ) -> Result<Configuration, OnboardingError> {
     let partner = input.partner_uuid;
-    let (labels, locale) = input.validate().map_err(OnboardingError::Invalid)?;
+    let (labels, locale) = input.validate().map_err(OnboardingError::invalid_all)?;
     let row = ConfigurationRow {
         uuid: Uuid::new_v4().to_string(),
         partner_uuid: partner.to_string(),

@@ -73,7 +73,7 @@ pub(crate) async fn disable(
         .query(move |c| integrations::find(c, &key))
         .await?
         .filter(|row| may_touch(caller, row))
-        .ok_or(OnboardingError::NotFound("partner integration"))?;
+        .ok_or(OnboardingError::not_found("partner integration"))?;
     let now = state.clock.unix();
     let outbox = state.outbox.clone();
     let row = state

@@ -48,16 +48,15 @@ pub(crate) async fn create(
     body: Value,
 ) -> Result<HttpResponse, OnboardingError> {
     let Some(partner) = caller.partner() else {
-        return Err(OnboardingError::Forbidden(
-            "only a partner's client starts processes",
-        ));
+        // Only a partner's client starts processes.
+        return Err(OnboardingError::forbidden());
     };
-    let request = check_create(&body).map_err(OnboardingError::Invalid)?;
+    let request = check_create(&body).map_err(OnboardingError::invalid_all)?;
     let configuration = configurations::find(&state.store, &request.configuration_uuid.to_string())
         .await?
         .filter(|c| c.partner_uuid == partner.to_string())
-        .ok_or(OnboardingError::NotFound("onboarding configuration"))?;
-    let token = new_token().ok_or_else(|| OnboardingError::Internal("no randomness".into()))?;
+        .ok_or(OnboardingError::not_found("onboarding configuration"))?;
+    let token = new_token().ok_or_else(|| OnboardingError::internal("no randomness"))?;
     let now = state.clock.unix();
     let row = ProcessRow {
         uuid: Uuid::new_v4().to_string(),
@@ -76,7 +75,7 @@ pub(crate) async fn create(
         updated: now,
     };
     let answer = serde_json::to_value(ProcessRecord::of(&row, Form::Partner, now))
-        .map_err(|e| OnboardingError::Internal(e.to_string()))?;
+        .map_err(OnboardingError::internal)?;
     let (outbox, secrets) = (state.outbox.clone(), state.secrets.clone());
     let effect = move |tx: &mut Db<'_>| {
         processes::insert(tx, &secrets, &row)?;
@@ -109,7 +108,7 @@ pub(crate) async fn by_uuid(
                     .partner()
                     .is_some_and(|p| p.to_string() == row.partner_uuid)
         })
-        .ok_or(OnboardingError::NotFound("onboarding process"))?;
+        .ok_or(OnboardingError::not_found("onboarding process"))?;
     Ok(ProcessRecord::of(&row, Form::Partner, state.clock.unix()))
 }
 
@@ -122,7 +121,7 @@ async fn find_by_token(
         .store
         .query(move |c| processes::by_token(c, &secrets, &digest))
         .await?
-        .ok_or(OnboardingError::NotFound("onboarding process"))
+        .ok_or(OnboardingError::not_found("onboarding process"))
 }
 
 pub(crate) async fn by_token(
@@ -136,13 +135,13 @@ pub(crate) async fn by_token(
 /// 409 unless the process can still be executed or connected.
 fn open(row: &ProcessRow, now: i64) -> Result<(), OnboardingError> {
     if row.status != ProcessStatus::Pending {
-        return Err(OnboardingError::Conflict(
-            "this onboarding process is completed already".into(),
+        return Err(OnboardingError::conflict(
+            "this onboarding process is completed already",
         ));
     }
     if now >= row.expires_at {
-        return Err(OnboardingError::Conflict(
-            "this onboarding process has expired".into(),
+        return Err(OnboardingError::conflict(
+            "this onboarding process has expired",
         ));
     }
     Ok(())
@@ -158,10 +157,10 @@ pub(crate) async fn execute(
     open(&row, state.clock.unix())?;
     let configuration = configurations::find(&state.store, &row.configuration_uuid)
         .await?
-        .ok_or(OnboardingError::NotFound("onboarding configuration"))?;
+        .ok_or(OnboardingError::not_found("onboarding configuration"))?;
     // The plan first, kept: a retry after any failure below asks for the same objects.
     let fresh = serde_json::to_string(&Planned::new(&configuration.labels()))
-        .map_err(|e| OnboardingError::Internal(e.to_string()))?;
+        .map_err(OnboardingError::internal)?;
     let (uuid, now) = (row.uuid.clone(), state.clock.unix());
     let kept = state
         .store
@@ -170,7 +169,7 @@ pub(crate) async fn execute(
     let plan: Planned = kept
         .as_deref()
         .and_then(|p| serde_json::from_str(p).ok())
-        .ok_or_else(|| OnboardingError::Internal("the process's plan cannot be read".into()))?;
+        .ok_or_else(|| OnboardingError::internal("the process's plan cannot be read"))?;
     let data: Value = serde_json::from_str(&row.initialisation_data).unwrap_or(Value::Null);
     let request = domain::onboarding_request(
         &data,
@@ -281,9 +280,8 @@ async fn complete(
         })
         .await?;
     state.outbox.committed();
-    let done = done.ok_or_else(|| {
-        OnboardingError::Conflict("this onboarding process is completed already".into())
-    })?;
+    let done = done
+        .ok_or_else(|| OnboardingError::conflict("this onboarding process is completed already"))?;
     Ok(ProcessRecord::of(&done, Form::ByToken, now))
 }
 
@@ -319,7 +317,7 @@ pub(crate) async fn email_exists(
         ));
     }
     let (Some(captcha), true) = (captcha, errors.is_empty()) else {
-        return Err(OnboardingError::Invalid(errors));
+        return Err(OnboardingError::invalid_all(errors));
     };
     if let Some(wait) = state.email_checks.take(network) {
         return Err(OnboardingError::Throttled {
@@ -334,7 +332,8 @@ pub(crate) async fn email_exists(
         OnboardingError::Unavailable("the captcha cannot be verified just now")
     })?;
     if !passed {
-        return Err(OnboardingError::Forbidden("the captcha was not passed"));
+        // The captcha was not passed.
+        return Err(OnboardingError::forbidden());
     }
     state
         .identity

@@ -28,13 +28,13 @@ pub(crate) async fn create(
     body: &Value,
     trace: TraceContext,
 ) -> Result<HttpResponse, BillingError> {
-    let asked = manual::read(body).map_err(BillingError::Invalid)?;
+    let asked = manual::read(body).map_err(BillingError::invalid_all)?;
     let s = load_subscription(state, caller, subscription).await?;
     if asked
         .amount
         .is_some_and(|a| a > s.currency.max_minor_units())
     {
-        return Err(BillingError::Invalid(vec![over_maximum(
+        return Err(BillingError::invalid_all(vec![over_maximum(
             "amount", s.currency,
         )]));
     }
@@ -54,7 +54,7 @@ pub(crate) async fn create(
             // Judged on the subscription as it is now, locked: one cancelled meanwhile takes
             // no further invoice.
             let s = subscriptions::find_locked(tx, &invoice.subscription_uuid)?
-                .ok_or(BillingError::NotFound("Subscription"))?;
+                .ok_or(BillingError::not_found("Subscription"))?;
             if !s.status.takes_invoices() {
                 return Err(over(s.status, "invoices"));
             }
@@ -76,7 +76,7 @@ pub(crate) async fn close(
     body: &Value,
     trace: TraceContext,
 ) -> Result<Value, BillingError> {
-    let status = manual::closing_status(body).map_err(|e| BillingError::Invalid(vec![e]))?;
+    let status = manual::closing_status(body).map_err(|e| BillingError::invalid_all(vec![e]))?;
     let (_, invoice) = load(state, caller, path).await?;
     let now = state.clock.unix();
     let outbox = state.outbox.clone();
@@ -85,10 +85,10 @@ pub(crate) async fn close(
         .run(move |db| {
             db.write_tx(|tx| {
                 let current = store::find_invoice_locked(tx, &invoice.uuid)?
-                    .ok_or(BillingError::NotFound("Invoice"))?;
+                    .ok_or(BillingError::not_found("Invoice"))?;
                 let attempts = store::attempts_of(tx, &current.uuid)?;
                 let closed = manual::close(current, &attempts, status)
-                    .map_err(|e| BillingError::Invalid(vec![e]))?;
+                    .map_err(|e| BillingError::invalid_all(vec![e]))?;
                 if !store::save_invoice(tx, &closed, InvoiceStatus::Open, now)? {
                     return Err(BillingError::ChangedMeanwhile(
                         "The invoice changed meanwhile",
@@ -124,15 +124,15 @@ pub(crate) async fn charge(
             // a payment's result takes them): one paid meanwhile (its attempt succeeded while
             // this request waited) takes no other, nor does a cancelled subscription's.
             let invoice = store::find_invoice_locked(tx, &invoice.uuid)?
-                .ok_or(BillingError::NotFound("Invoice"))?;
+                .ok_or(BillingError::not_found("Invoice"))?;
             if invoice.status != InvoiceStatus::Open {
-                return Err(BillingError::Conflict(format!(
+                return Err(BillingError::conflict(format!(
                     "The invoice is {}",
                     invoice.status
                 )));
             }
             let s = subscriptions::find_locked(tx, &invoice.subscription_uuid)?
-                .ok_or(BillingError::NotFound("Subscription"))?;
+                .ok_or(BillingError::not_found("Subscription"))?;
             if !s.status.takes_charge_attempts() {
                 return Err(over(s.status, "charge attempts"));
             }
@@ -145,9 +145,7 @@ pub(crate) async fn charge(
                 now,
                 Some(&trace),
             )?
-            .ok_or_else(|| {
-                BillingError::Conflict("The invoice has a pending charge attempt".into())
-            })?;
+            .ok_or_else(|| BillingError::conflict("The invoice has a pending charge attempt"))?;
             Ok((
                 StatusCode::CREATED,
                 attempt.render(&invoice, Some(subscription)),
@@ -160,7 +158,7 @@ pub(crate) async fn charge(
 
 /// 409 for a subscription that takes no more `what`.
 fn over(status: SubscriptionStatus, what: &str) -> BillingError {
-    BillingError::Conflict(format!(
+    BillingError::conflict(format!(
         "The subscription is {status}: it takes no further {what}"
     ))
 }

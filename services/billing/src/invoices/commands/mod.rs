@@ -41,7 +41,7 @@ async fn load(
         .query(move |db| store::find_invoice(db, &id))
         .await?
         .filter(|i| i.subscription_uuid == s.uuid)
-        .ok_or(BillingError::NotFound("Invoice"))?;
+        .ok_or(BillingError::not_found("Invoice"))?;
     Ok((s, invoice))
 }
 

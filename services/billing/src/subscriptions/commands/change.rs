@@ -22,7 +22,7 @@ use crate::subscriptions::store;
 
 fn not_updatable(s: &Subscription) -> Option<BillingError> {
     s.status.is_over().then(|| {
-        BillingError::Conflict(format!(
+        BillingError::conflict(format!(
             "{} {} subscription cannot be updated",
             state::article(s.status.as_str()),
             s.status
@@ -37,8 +37,8 @@ pub(crate) async fn update(
     body: &Value,
     trace: TraceContext,
 ) -> Result<Value, BillingError> {
-    request::refuse_fixed_for_update(body).map_err(BillingError::Invalid)?;
-    let fields = request::read(body).map_err(BillingError::Invalid)?;
+    request::refuse_fixed_for_update(body).map_err(BillingError::invalid_all)?;
+    let fields = request::read(body).map_err(BillingError::invalid_all)?;
     let current = load(st, caller, uuid).await?;
     if let Some(refused) = not_updatable(&current) {
         return Err(refused);
@@ -58,7 +58,7 @@ pub(crate) async fn update(
                 apply_references(tx, &mut s, &fields, false)?;
                 let reschedule = reschedules(&fields);
                 apply_terms(&mut s, fields);
-                check_terms(&s).map_err(BillingError::Invalid)?;
+                check_terms(&s).map_err(BillingError::invalid_all)?;
                 if reschedule && s.status == SubscriptionStatus::Active {
                     let today = local_date(s.zone, now);
                     state::schedule_from(&mut s, today);
@@ -80,7 +80,7 @@ pub(crate) async fn update(
 }
 
 fn locked(tx: &mut Db<'_>, uuid: &str) -> Result<Subscription, BillingError> {
-    store::find_locked(tx, uuid)?.ok_or(BillingError::NotFound("Subscription"))
+    store::find_locked(tx, uuid)?.ok_or(BillingError::not_found("Subscription"))
 }
 
 /// What a state change does to a subscription, given its local today and its time.
@@ -153,7 +153,7 @@ pub(crate) async fn suspend(
         };
         let (start, end) = (date("suspension_start", start), date("suspension_end", end));
         if !errors.is_empty() {
-            return Err(BillingError::Invalid(errors));
+            return Err(BillingError::invalid_all(errors));
         }
         Ok(
             Box::new(move |s: &mut Subscription, today, _| state::suspend(s, start, end, today))

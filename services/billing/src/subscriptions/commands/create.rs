@@ -26,8 +26,8 @@ pub(crate) async fn create(
     body: &Value,
     trace: TraceContext,
 ) -> Result<HttpResponse, BillingError> {
-    let fields = request::read(body).map_err(BillingError::Invalid)?;
-    request::require_for_create(&fields).map_err(BillingError::Invalid)?;
+    let fields = request::read(body).map_err(BillingError::invalid_all)?;
+    request::require_for_create(&fields).map_err(BillingError::invalid_all)?;
     let account = fields.account_uuid.clone().unwrap_or_default();
     await_references(st, &account, &fields).await?;
     let lookup = account.clone();
@@ -35,7 +35,7 @@ pub(crate) async fn create(
         .store
         .query(move |db| account_organisation(db, &lookup))
         .await?
-        .ok_or(BillingError::NotFound("Account"))?;
+        .ok_or(BillingError::not_found("Account"))?;
     caller.require_account(
         account.parse().map_err(BillingError::internal)?,
         organisation.parse().map_err(BillingError::internal)?,
@@ -55,7 +55,7 @@ pub(crate) async fn create(
                 .query(move |db| test_clocks::find(db, &id))
                 .await?
                 .filter(|c| c.owner == organisation)
-                .ok_or(BillingError::NotFound("Test clock"))?
+                .ok_or(BillingError::not_found("Test clock"))?
                 .frozen_time
         }
     };

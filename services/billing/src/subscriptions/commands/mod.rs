@@ -28,8 +28,8 @@ use crate::test_clocks::store as test_clocks;
 impl From<Refusal> for BillingError {
     fn from(r: Refusal) -> Self {
         match r {
-            Refusal::Invalid(errors) => BillingError::Invalid(errors),
-            Refusal::Conflict(message) => BillingError::Conflict(message),
+            Refusal::Invalid(errors) => BillingError::invalid_all(errors),
+            Refusal::Conflict(message) => BillingError::conflict(message),
         }
     }
 }
@@ -45,7 +45,7 @@ pub(crate) async fn load(
         .store
         .query(move |db| store::find(db, &id))
         .await?
-        .ok_or(BillingError::NotFound("Subscription"))?;
+        .ok_or(BillingError::not_found("Subscription"))?;
     caller.require_account(
         s.account_uuid.parse().map_err(BillingError::internal)?,
         s.organisation_uuid

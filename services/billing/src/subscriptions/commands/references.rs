@@ -22,7 +22,7 @@ pub(super) fn apply_references(
     if let Some(uuid) = &f.payment_source_uuid {
         let source = replica::source(tx, uuid)?
             .filter(|src| src.organisation_uuid == s.organisation_uuid)
-            .ok_or(BillingError::NotFound("Payment source"))?;
+            .ok_or(BillingError::not_found("Payment source"))?;
         if !source.is_active() {
             return Err(BillingError::invalid(
                 "payment_source_uuid",
@@ -41,14 +41,14 @@ pub(super) fn apply_references(
     }
     if let Some(Some(uuid)) = &f.supporter_uuid {
         if !creating && s.supporter_uuid.as_ref().is_some_and(|known| known != uuid) {
-            return Err(BillingError::Conflict(
-                "supporter_uuid can only be set while the subscription has none".into(),
+            return Err(BillingError::conflict(
+                "supporter_uuid can only be set while the subscription has none",
             ));
         }
         if replica::supporter_organisation(tx, uuid)?.as_deref()
             != Some(s.organisation_uuid.as_str())
         {
-            return Err(BillingError::NotFound("Supporter"));
+            return Err(BillingError::not_found("Supporter"));
         }
         s.supporter_uuid = Some(uuid.clone());
     }
@@ -57,7 +57,7 @@ pub(super) fn apply_references(
         Some(uuid) => {
             let plan = plans::find(tx, uuid)?
                 .filter(|p| p.organisation_uuid.as_deref() == Some(s.organisation_uuid.as_str()))
-                .ok_or(BillingError::NotFound("Subscription plan"))?;
+                .ok_or(BillingError::not_found("Subscription plan"))?;
             s.plan_uuid = plan.uuid;
         }
         None if creating => {

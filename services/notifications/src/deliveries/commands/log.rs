@@ -70,7 +70,7 @@ pub(crate) async fn list(
         },
     };
     let Some(paging) = paging.filter(|_| errors.is_empty()) else {
-        return Err(NotificationsError::Invalid(errors));
+        return Err(NotificationsError::invalid_all(errors));
     };
     let scope = Scope {
         organisations: caller.organisations_listed(organisation)?,
@@ -97,7 +97,7 @@ pub(crate) async fn show(
         .store
         .query(move |db| responses::find(db, &id))
         .await?
-        .ok_or_else(|| NotificationsError::NotFound("Webhook response"))?;
+        .ok_or_else(|| NotificationsError::not_found("Webhook response"))?;
     let organisation = entry
         .organisation_uuid
         .parse()
@@ -126,7 +126,7 @@ pub(crate) async fn redeliver(
             db.write_tx(|tx| {
                 let on = crate::endpoints::store::find(tx, &secrets, &endpoint)?.map(|e| e.enabled);
                 match on {
-                    None => return Err(NotificationsError::NotFound("Webhook endpoint")),
+                    None => return Err(NotificationsError::not_found("Webhook endpoint")),
                     Some(false) => {
                         return Err(NotificationsError::invalid(
                             "webhook_configuration_uuid",
@@ -136,7 +136,7 @@ pub(crate) async fn redeliver(
                     Some(true) => {}
                 }
                 if tasks::find(tx, &task)?.is_none() {
-                    return Err(NotificationsError::NotFound("Delivery"));
+                    return Err(NotificationsError::not_found("Delivery"));
                 }
                 tasks::again(tx, &task, now_ms)?;
                 Ok(())

@@ -1,10 +1,9 @@
 //! What every command of payments holds, whatever its feature: the service's state
 //! ([`Parts`]), who asked ([`Asker`]) and their Idempotency-Key reserved ([`Reserved`]),
 //! the provider's call kept within its time, and the check that a caller owns what they
-//! touch.
+//! touch (shared/owner.rs, named here for commands).
 
 use actix_web::HttpResponse;
-use coffer_auth::Caller;
 use coffer_http::idempotency::{self, IdempotencyKey, Reservation};
 use coffer_store::Db;
 use diesel::result::Error as DieselError;
@@ -12,6 +11,8 @@ use serde_json::Value;
 
 use crate::error::PaymentsError;
 use crate::shared::connector::ConnectorError;
+// Defined in the low room, which payment sources' reading (shared/owned_source.rs) uses too.
+pub(crate) use crate::shared::owner::require_owner;
 use crate::state::PaymentsState;
 
 /// The service's state as commands hold it: shared, cheap to move into a transaction.
@@ -25,19 +26,6 @@ pub(crate) async fn within<T>(
     tokio::time::timeout(state.connector_timeout, call)
         .await
         .unwrap_or(Err(ConnectorError::Timeout))
-}
-
-/// Refuses a caller who may not touch the account (and organisation) a payment or a
-/// source belongs to.
-pub(crate) fn require_owner(
-    caller: &Caller,
-    account_uuid: &str,
-    organisation_uuid: &str,
-) -> Result<(), PaymentsError> {
-    Ok(caller.require_account(
-        account_uuid.parse().map_err(PaymentsError::internal)?,
-        organisation_uuid.parse().map_err(PaymentsError::internal)?,
-    )?)
 }
 
 /// Who asked, so the final answer is stored under their key.

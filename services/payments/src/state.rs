@@ -7,10 +7,10 @@ use std::time::Duration;
 
 use coffer_events::Outbox;
 use coffer_model::clock::Clock;
-use coffer_store::{Store, TtlCache};
+use coffer_store::Store;
 
 use crate::shared::connector::Connector;
-use crate::shared::profile::Profile;
+use crate::shared::profile::KnownAccounts;
 
 pub(crate) struct PaymentsState {
     pub store: Store,
@@ -25,5 +25,5 @@ pub(crate) struct PaymentsState {
     /// An account's organisation and payment method profiles, read on every payment.
     /// Neither changes once the replica has the account, so a short-lived copy saves a
     /// database round trip per payment (docs/payments.md).
-    pub accounts: TtlCache<String, (String, Vec<Profile>)>,
+    pub accounts: KnownAccounts,
 }

@@ -186,7 +186,7 @@ pub(crate) async fn list(
         let organisation = store
             .query(move |db| account_organisation(db, &key))
             .await?
-            .ok_or(PaymentsError::NotFound("Account"))?;
+            .ok_or(PaymentsError::not_found("Account"))?;
         caller.require_account(
             account,
             organisation.parse().map_err(PaymentsError::internal)?,
@@ -229,7 +229,7 @@ pub(crate) async fn get(
             Ok(Some((row, payments, refunds)))
         })
         .await?;
-    let (row, payments, refunds) = found.ok_or(PaymentsError::NotFound("Payout"))?;
+    let (row, payments, refunds) = found.ok_or(PaymentsError::not_found("Payout"))?;
     let payout = Payout::from_row(row).map_err(PaymentsError::internal)?;
     let (account, organisation) = (
         payout

@@ -1,6 +1,5 @@
 //! Payment method profiles: for each account, which provider handles which method.
 
-pub mod commands;
 pub mod events;
 pub mod routes;
 pub mod store;

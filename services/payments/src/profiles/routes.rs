@@ -5,7 +5,7 @@ use coffer_http::{ApiError, route};
 use coffer_model::ids::parse_uuid;
 use serde::Deserialize;
 
-use super::store;
+use crate::shared::profile_store;
 use crate::state::PaymentsState;
 use coffer_directory::account_organisation;
 
@@ -48,7 +48,7 @@ pub(crate) async fn list(
         .map(|ids| ids.iter().map(ToString::to_string).collect());
     let rows = state
         .store
-        .query(move |db| store::list(db, account.as_deref(), visible.as_deref()))
+        .query(move |db| profile_store::list(db, account.as_deref(), visible.as_deref()))
         .await?;
     Ok(HttpResponse::Ok().json(rows))
 }

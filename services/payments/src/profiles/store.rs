@@ -1,3 +1,6 @@
+//! Payment method profiles' own query: a new account's test profiles. Profiles are listed
+//! in shared/profile_store.rs (payments and payment sources choose theirs from the list).
+
 use coffer_store::{Db, db_run};
 use diesel::prelude::*;
 
@@ -40,22 +43,4 @@ pub fn create_test_profiles(
         })?;
     }
     Ok(())
-}
-
-/// Profiles of one account, or of every account of `organisations` (all when `None`).
-pub fn list(
-    db: &mut Db<'_>,
-    account: Option<&str>,
-    organisations: Option<&[String]>,
-) -> QueryResult<Vec<Profile>> {
-    db_run!(db: {
-        let mut q = p::payment_method_profiles.select(Profile::as_select()).into_boxed();
-        if let Some(account) = account {
-            q = q.filter(p::account_uuid.eq(account));
-        }
-        if let Some(list) = organisations {
-            q = q.filter(p::organisation_uuid.eq_any(list));
-        }
-        q.order((p::account_uuid.asc(), p::payment_method.asc(), p::name.asc())).load(db)
-    })
 }

@@ -36,7 +36,7 @@ async fn current(state: &Parts, uuid: String) -> Result<Value, PaymentsError> {
         .store
         .query(move |db| refunds::find_refund(db, &uuid))
         .await?;
-    let (_, refund, _) = found.ok_or(PaymentsError::NotFound("Refund"))?;
+    let (_, refund, _) = found.ok_or(PaymentsError::not_found("Refund"))?;
     Ok(body_of(&refund))
 }
 
@@ -95,7 +95,7 @@ fn reserve(
     requested: Option<Money>,
     now: i64,
 ) -> Result<Recorded, PaymentsError> {
-    let payment = store::find(tx, uuid)?.ok_or(PaymentsError::NotFound("Payment"))?;
+    let payment = store::find(tx, uuid)?.ok_or(PaymentsError::not_found("Payment"))?;
     require_owner(caller, &payment.account_uuid, &payment.organisation_uuid)?;
     if payment.status != PaymentStatus::Succeeded {
         return Err(PaymentsError::invalid(

@@ -100,7 +100,7 @@ pub(crate) fn sepa_information(
         errors.push(FieldError::not_blank("payment_information.account_holder"));
     }
     let (Some(iban), Some(holder)) = (iban, holder) else {
-        return Err(PaymentsError::Invalid(errors));
+        return Err(PaymentsError::invalid_all(errors));
     };
     Ok(json!({ "iban": masked_iban(&iban), "account_holder": holder }))
 }
@@ -125,10 +125,12 @@ fn card_instrument(
     let card = checked
         .card
         .clone()
-        .ok_or_else(|| PaymentsError::Invalid(vec![FieldError::not_null("payment_information")]))?
-        .map_err(PaymentsError::Invalid)?
+        .ok_or_else(|| {
+            PaymentsError::invalid_all(vec![FieldError::not_null("payment_information")])
+        })?
+        .map_err(PaymentsError::invalid_all)?
         .validate((now.year(), u32::from(u8::from(now.month()))))
-        .map_err(PaymentsError::Invalid)?;
+        .map_err(PaymentsError::invalid_all)?;
     let masked =
         serde_json::to_value(card.masked(fingerprint_key)).map_err(PaymentsError::internal)?;
     Ok((Instrument::Card(card), masked))

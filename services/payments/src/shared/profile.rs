@@ -1,7 +1,8 @@
 //! A payment method profile as recorded: which provider handles which method for an
 //! account. Payments and payment sources are made through one, and the service's state
-//! keeps each account's for a moment (state.rs).
+//! keeps each account's for a moment ([`KnownAccounts`], state.rs).
 
+use coffer_store::TtlCache;
 use diesel::prelude::*;
 use serde::Serialize;
 
@@ -25,3 +26,7 @@ pub struct Profile {
     pub is_default: bool,
     pub created: i64,
 }
+
+/// Accounts' organisations and payment method profiles, by account uuid, kept a short
+/// while: every payment reads them (shared/profile_choice.rs).
+pub(crate) type KnownAccounts = TtlCache<String, (String, Vec<Profile>)>;

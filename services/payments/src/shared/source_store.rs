@@ -1,6 +1,7 @@
 //! The payment source as stored, read and written alike by payments (a source kept with a
-//! payment, charged again) and by payment sources: its row, recorded, found, and the
-//! provider's references to charge. Sources' own transitions stay in sources/store.rs.
+//! payment, decided with it, charged again) and by payment sources: its row, recorded,
+//! found, ended once its donor decided, and the provider's references to charge. Sources'
+//! own changes (their custom parameters) stay in sources/store.rs.
 
 use coffer_store::{Db, db_run};
 use diesel::prelude::*;
@@ -54,6 +55,28 @@ pub fn insert(db: &mut Db<'_>, x: &Source) -> QueryResult<()> {
         s::return_url.eq(&x.return_url),
     );
     db_run!(db: { diesel::insert_into(s::payment_sources).values(&row).execute(db).map(drop) })
+}
+
+/// Ends a pending source as `status` (active or failed); false when it was not pending, so
+/// an approval racing a decline cannot both win.
+pub fn complete(
+    db: &mut Db<'_>,
+    uuid: &str,
+    status: SourceStatus,
+    reason: Option<&str>,
+    now: i64,
+) -> QueryResult<bool> {
+    let changed = db_run!(db: {
+        diesel::update(s::payment_sources.find(uuid).filter(s::status.eq(SourceStatus::Pending)))
+            .set((
+                s::status.eq(status),
+                s::status_reason.eq(reason),
+                s::action.eq(None::<String>),
+                s::updated.eq(now),
+            ))
+            .execute(db)
+    })?;
+    Ok(changed == 1)
 }
 
 /// The provider references of the sources among `uuids` that exist: (uuid, reference).

@@ -30,7 +30,7 @@ pub(crate) fn supporter_of(
 ) -> Result<RequestSupporter, PaymentsError> {
     let Some(raw) = checked.supporter.as_ref().and_then(|s| s.as_object()) else {
         if checked.create_supporter {
-            return Err(PaymentsError::Invalid(vec![FieldError::not_null(
+            return Err(PaymentsError::invalid_all(vec![FieldError::not_null(
                 "supporter",
             )]));
         }
@@ -95,7 +95,7 @@ pub(crate) fn supporter_of(
         Err(faults) => errors.extend(faults),
     }
     if !errors.is_empty() {
-        return Err(PaymentsError::Invalid(errors));
+        return Err(PaymentsError::invalid_all(errors));
     }
     let mut snapshot = serde_json::to_value(&supporter).map_err(PaymentsError::internal)?;
     if let Some(shown) = snapshot.as_object_mut() {

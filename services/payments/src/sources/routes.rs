@@ -8,10 +8,11 @@ use serde_json::json;
 
 use super::commands::{self, Keeping};
 use crate::command_kit::Asker;
-use crate::profiles::commands::account_and_profile;
 use crate::shared::card::keyed_for_idempotency;
 use crate::shared::method::{Instrument, instrument_for, mandate_reference};
+use crate::shared::owned_source;
 use crate::shared::profile::Profile;
+use crate::shared::profile_choice::account_and_profile;
 use crate::shared::request::{Checked, PaymentRequest};
 use crate::shared::supporter_request::supporter_of;
 use crate::state::PaymentsState;
@@ -47,7 +48,8 @@ pub(crate) async fn create(
     );
     let request: PaymentRequest = parse_value(body.0)?;
     let checked = request.check().map_err(ApiError::validation)?;
-    let (organisation, profile) = account_and_profile(&state, &caller, &checked).await?;
+    let (organisation, profile) =
+        account_and_profile(&state.store, &state.accounts, &caller, &checked).await?;
     let now = state.clock.now();
     let uuid = uuid::Uuid::new_v4().to_string();
     let (instrument, masked) = instrument_of(&state, &checked, &profile, now, &uuid)?;
@@ -106,7 +108,7 @@ pub(crate) async fn get(
     caller: Caller,
     uuid: PathUuid,
 ) -> Result<HttpResponse, ApiError> {
-    Ok(HttpResponse::Ok().json(commands::load(&state, &caller, uuid.to_string()).await?))
+    Ok(HttpResponse::Ok().json(owned_source::load(&state.store, &caller, uuid.to_string()).await?))
 }
 
 /// Replaces a payment source's custom parameters.

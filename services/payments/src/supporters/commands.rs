@@ -34,7 +34,7 @@ pub(crate) async fn create(
         hash,
         move |tx| {
             if !organisation_exists(tx, &organisation)? {
-                return Err(PaymentsError::NotFound("Organisation"));
+                return Err(PaymentsError::not_found("Organisation"));
             }
             recorded::insert(tx, &supporter)?;
             let body = announce(tx, &st, &SUPPORTER_CREATED, &supporter, &trace)?;

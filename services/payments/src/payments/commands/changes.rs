@@ -13,12 +13,12 @@ use crate::payments::domain::{cancel_refusal, merged_parameters};
 use crate::payments::store;
 use crate::shared::record::{Payment, PaymentStatus};
 use crate::shared::source::SourceStatus;
+use crate::shared::source_decision::decide_in;
 use crate::shared::store as record;
-use crate::sources::commands as source_commands;
 
 /// The payment, locked for this transaction, once the caller may touch it.
 fn load(tx: &mut Db<'_>, caller: &Caller, uuid: &str) -> Result<Payment, PaymentsError> {
-    let payment = store::find_for_update(tx, uuid)?.ok_or(PaymentsError::NotFound("Payment"))?;
+    let payment = store::find_for_update(tx, uuid)?.ok_or(PaymentsError::not_found("Payment"))?;
     require_owner(caller, &payment.account_uuid, &payment.organisation_uuid)?;
     Ok(payment)
 }
@@ -60,7 +60,7 @@ pub(crate) async fn cancel(
                 if let Some(source) = &payment.created_payment_source_uuid {
                     let failed = SourceStatus::decided(false);
                     let reason = Some("payment_cancelled");
-                    source_commands::decide_in(tx, &st, source, failed, reason, now, &trace)?;
+                    decide_in(tx, &st.outbox, source, failed, reason, now, &trace)?;
                 }
                 let cancelled = record::find(tx, &uuid)?.ok_or(DieselError::NotFound)?;
                 let body = serde_json::to_value(&cancelled).map_err(PaymentsError::internal)?;

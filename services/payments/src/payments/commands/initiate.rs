@@ -13,9 +13,9 @@ use super::intents::{self, Reserving};
 use super::{ChargeBatches, current};
 use crate::command_kit::{Asker, Parts, Reserved, within};
 use crate::error::PaymentsError;
-use crate::profiles::commands::account_and_profile;
 use crate::shared::connector::ChargeRequest;
 use crate::shared::method::{Instrument, instrument_for, mandate_reference};
+use crate::shared::profile_choice::account_and_profile;
 use crate::shared::record::{ChargeState, Payment, PaymentStatus};
 use crate::shared::request::Checked;
 use crate::shared::supporter::Supporter;
@@ -96,7 +96,8 @@ async fn prepare(
     checked: Checked,
 ) -> Result<Intent, PaymentsError> {
     let account = checked.account.to_string();
-    let (organisation, profile) = account_and_profile(state, caller, &checked).await?;
+    let (organisation, profile) =
+        account_and_profile(&state.store, &state.accounts, caller, &checked).await?;
     let now = state.clock.now();
     // What is charged, and what of it is kept on the payment.
     let method = profile.payment_method;

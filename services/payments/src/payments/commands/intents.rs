@@ -80,7 +80,7 @@ pub(crate) async fn reserve(
     match intended {
         Intended::Fresh(payment) => Ok(Reservation::Fresh(*payment)),
         Intended::Taken => earlier().await?.ok_or_else(|| {
-            PaymentsError::Conflict("A request with this Idempotency-Key is in progress".into())
+            PaymentsError::conflict("A request with this Idempotency-Key is in progress")
         }),
     }
 }
@@ -250,7 +250,7 @@ fn attach(
     if let Some(named) = named_supporter {
         let found = crate::shared::supporter_store::find(tx, named)?
             .filter(|s| s.organisation_uuid == payment.organisation_uuid)
-            .ok_or_else(|| Failure::from(PaymentsError::NotFound("Supporter")))?;
+            .ok_or_else(|| Failure::from(PaymentsError::not_found("Supporter")))?;
         payment.supporter_uuid = Some(found.uuid);
     }
     if let Some(s) = supporter {

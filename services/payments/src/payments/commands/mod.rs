@@ -45,7 +45,7 @@ async fn find(state: &Parts, uuid: String) -> Result<Payment, PaymentsError> {
         .store
         .query(move |db| record::find(db, &uuid))
         .await?
-        .ok_or(PaymentsError::NotFound("Payment"))
+        .ok_or(PaymentsError::not_found("Payment"))
 }
 
 /// The payment, once the caller may touch it.

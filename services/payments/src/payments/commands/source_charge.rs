@@ -14,9 +14,9 @@ use super::{ChargeBatches, charge_again};
 use crate::command_kit::{Asker, Parts};
 use crate::error::PaymentsError;
 use crate::payments::domain::requested_charge;
+use crate::shared::owned_source;
 use crate::shared::record::ChargeState;
 use crate::shared::source::not_chargeable;
-use crate::sources::commands as sources;
 
 /// POST /payment-sources/{uuid}/charges: the payment as its provider left it.
 pub(crate) async fn charge_source(
@@ -27,11 +27,11 @@ pub(crate) async fn charge_source(
     (uuid, body): (String, &Value),
     trace: &TraceContext,
 ) -> Result<HttpResponse, PaymentsError> {
-    let source = sources::load(state, caller, uuid).await?;
+    let source = owned_source::load(&state.store, caller, uuid).await?;
     if let Some(why) = not_chargeable(source.status) {
-        return Err(PaymentsError::Conflict(why));
+        return Err(PaymentsError::conflict(why));
     }
-    let charge = requested_charge(body).map_err(PaymentsError::Invalid)?;
+    let charge = requested_charge(body).map_err(PaymentsError::invalid_all)?;
     let payment = source.charged_again(charge, ChargeState::Calling, state.clock.unix());
     let asker = Asker {
         client_id: caller.client_id().to_owned(),

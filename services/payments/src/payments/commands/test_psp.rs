@@ -15,9 +15,9 @@ use crate::shared::connector::TEST_PROVIDER;
 use crate::shared::method::PaymentMethod;
 use crate::shared::record::{Payment, PaymentStatus};
 use crate::shared::source::{Source, SourceStatus};
+use crate::shared::source_decision::decide_in;
 use crate::shared::source_store as sources;
 use crate::shared::store as record;
-use crate::sources::commands as source_commands;
 
 /// What the donor is asked to approve: a payment, or a payment source to keep.
 pub(crate) enum Subject {
@@ -68,7 +68,7 @@ pub(crate) async fn subject(state: &Parts, uuid: String) -> Result<Subject, Paym
     let found = any_subject(state, uuid).await?;
     let ended = !found.pending() && found.could_await_donor();
     if !(found.awaits_donor() || ended) {
-        return Err(PaymentsError::NotFound("Payment"));
+        return Err(PaymentsError::not_found("Payment"));
     }
     Ok(found)
 }
@@ -87,7 +87,7 @@ async fn any_subject(state: &Parts, uuid: String) -> Result<Subject, PaymentsErr
     match found {
         Some(Subject::Payment(p)) if p.payment_provider == TEST_PROVIDER => Ok(Subject::Payment(p)),
         Some(Subject::Source(s)) if s.payment_provider == TEST_PROVIDER => Ok(Subject::Source(s)),
-        _ => Err(PaymentsError::NotFound("Payment")),
+        _ => Err(PaymentsError::not_found("Payment")),
     }
 }
 
@@ -95,7 +95,7 @@ async fn any_subject(state: &Parts, uuid: String) -> Result<Subject, PaymentsErr
 async fn test_payment(state: &Parts, uuid: String) -> Result<Payment, PaymentsError> {
     let payment = super::find(state, uuid).await?;
     if payment.payment_provider != TEST_PROVIDER {
-        return Err(PaymentsError::NotFound("Payment"));
+        return Err(PaymentsError::not_found("Payment"));
     }
     Ok(payment)
 }
@@ -119,7 +119,7 @@ pub(crate) async fn decide(
         Subject::Payment(p) => *p,
         Subject::Source(source) => {
             let decided = SourceStatus::decided(decision == Decision::Approve);
-            let decided = source_commands::decide(state, source.uuid, decided, reason).await?;
+            let decided = decide_source(state, source.uuid, decided, reason).await?;
             let url = source.return_url.as_deref();
             let status = decided.status.as_str();
             return next(state, url, "payment_source_uuid", decided.uuid, status).await;
@@ -140,6 +140,34 @@ pub(crate) async fn decide(
     };
     let (url, status) = (finished.return_url.as_deref(), finished.status.as_str());
     next(state, url, "payment_uuid", finished.uuid.clone(), status).await
+}
+
+/// Ends the pending source `uuid` as the donor decided, with the event that says so: the
+/// source as it now stands.
+async fn decide_source(
+    state: &Parts,
+    uuid: String,
+    status: SourceStatus,
+    reason: Option<&'static str>,
+) -> Result<Source, PaymentsError> {
+    let now = state.clock.unix();
+    let (st, id) = (state.clone(), uuid.clone());
+    state
+        .store
+        .run(move |db| {
+            db.write_tx(|tx| {
+                // The donor's browser carries no trace; the decision starts one.
+                let trace = TraceContext::new_root();
+                decide_in(tx, &st.outbox, &id, status, reason, now, &trace)
+            })
+        })
+        .await?;
+    state.outbox.committed();
+    state
+        .store
+        .query(move |db| sources::find(db, &uuid))
+        .await?
+        .ok_or(PaymentsError::not_found("Payment source"))
 }
 
 /// Back to the merchant's page, told the `status` of `uuid` (named by `key`), when the
@@ -184,7 +212,7 @@ pub(crate) async fn settle_debit(
     )
     .await?;
     done.ok_or_else(|| {
-        PaymentsError::Conflict(format!("the payment is {}, not pending", payment.status))
+        PaymentsError::conflict(format!("the payment is {}, not pending", payment.status))
     })
 }
 
@@ -216,7 +244,7 @@ async fn finish(
                     let approved = status == PaymentStatus::Succeeded;
                     let reason = reason.filter(|_| !approved);
                     let decided = SourceStatus::decided(approved);
-                    source_commands::decide_in(tx, &st, source, decided, reason, now, &trace)?;
+                    decide_in(tx, &st.outbox, source, decided, reason, now, &trace)?;
                 }
                 Ok::<_, PaymentsError>(Some(finished))
             })

@@ -67,7 +67,7 @@ pub(crate) async fn keep(
             .query(move |db| crate::shared::supporter_store::find(db, &named))
             .await?
             .filter(|s| s.organisation_uuid == org)
-            .ok_or(PaymentsError::NotFound("Supporter"))?;
+            .ok_or(PaymentsError::not_found("Supporter"))?;
     }
     // The key is reserved before the provider is asked, so a retried request never keeps
     // the instrument a second time.
@@ -83,8 +83,8 @@ pub(crate) async fn keep(
     let in_progress = |id: String| async move {
         match state.store.query(move |db| recorded::find(db, &id)).await? {
             Some(source) => Ok(HttpResponse::Created().json(source)),
-            None => Err(PaymentsError::Conflict(
-                "A request with this Idempotency-Key is in progress".into(),
+            None => Err(PaymentsError::conflict(
+                "A request with this Idempotency-Key is in progress",
             )),
         }
     };

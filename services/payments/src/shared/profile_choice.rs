@@ -1,41 +1,39 @@
 //! Which payment method profile a payment or payment source request uses: the one it
 //! names, or the account's default for its method, read with the account's organisation
-//! (a short-lived copy of both is kept, see `PaymentsState::accounts`).
+//! (a short-lived copy of both is kept, see [`KnownAccounts`]).
 
 use coffer_auth::Caller;
-use coffer_model::validation::FieldError;
-
-use super::store as profiles;
-use crate::error::PaymentsError;
-use crate::shared::profile::Profile;
-use crate::shared::request::Checked;
-use crate::state::PaymentsState;
 use coffer_directory::account_organisation;
+use coffer_model::validation::FieldError;
+use coffer_store::Store;
+
+use super::profile::{KnownAccounts, Profile};
+use super::profile_store as profiles;
+use super::request::Checked;
+use crate::error::PaymentsError;
 
 /// The account's organisation, once the caller may touch the account, and the profile the
 /// request names (or the default for its method).
 pub(crate) async fn account_and_profile(
-    state: &PaymentsState,
+    store: &Store,
+    accounts: &KnownAccounts,
     caller: &Caller,
     checked: &Checked,
 ) -> Result<(String, Profile), PaymentsError> {
     let key_account = checked.account.to_string();
-    let (organisation, profiles) = match state.accounts.get(&key_account) {
+    let (organisation, profiles) = match accounts.get(&key_account) {
         Some(known) => known,
         None => {
             let account = key_account.clone();
-            let (organisation, profiles) = state
-                .store
+            let (organisation, profiles) = store
                 .query(move |db| {
                     let organisation = account_organisation(db, &account)?;
                     let profiles = profiles::list(db, Some(&account), None)?;
                     Ok((organisation, profiles))
                 })
                 .await?;
-            let organisation = organisation.ok_or(PaymentsError::NotFound("Account"))?;
-            state
-                .accounts
-                .insert(key_account, (organisation.clone(), profiles.clone()));
+            let organisation = organisation.ok_or(PaymentsError::not_found("Account"))?;
+            accounts.insert(key_account, (organisation.clone(), profiles.clone()));
             (organisation, profiles)
         }
     };
@@ -61,7 +59,7 @@ fn choose_profile(profiles: Vec<Profile>, checked: &Checked) -> Result<Profile, 
             })?,
         _ => {
             let Some(method) = checked.payment_method.as_deref() else {
-                return Err(PaymentsError::Invalid(vec![FieldError::new(
+                return Err(PaymentsError::invalid_all(vec![FieldError::new(
                     coffer_model::validation::codes::NOT_NULL,
                     "payment_method",
                     "profile \"default\" needs the payment_method it is the default of",

@@ -23,7 +23,8 @@ test:
 	scripts/check-imports.py
 	COFFER_TEST_KAFKA_BROKERS="$$(scripts/kafka.sh)" COFFER_TEST_CHECKERS="$$(scripts/checkers.sh)" \
 		COFFER_TEST_CHROMIUM="$$(scripts/chromium.sh)" COFFER_TEST_S3="$$(scripts/s3.sh)" \
-		COFFER_TEST_SFTP="$$(scripts/sftp.sh)" COFFER_TEST_CAMT_SAMPLES="$$(scripts/testdata.sh)" scripts/test.sh
+		COFFER_TEST_SFTP="$$(scripts/sftp.sh)" COFFER_TEST_CAMT_SAMPLES="$$(scripts/testdata.sh)" \
+		COFFER_TEST_LOCALSTRIPE="$$(scripts/localstripe.sh)" scripts/test.sh
 	scripts/check-images.sh
 
 # Every service binary on PostgreSQL and Kafka behind the nginx gateway (GATEWAY_PORT,

@@ -4,7 +4,7 @@
 It forwards each HTTP/1.1 request it receives on LISTEN to UPSTREAM, unless a fault is set:
 
   pass       forward the request and its answer (the default)
-  refuse     stop listening, so a connection is refused (ECONNREFUSED)
+  refuse     stop listening and drop open connections, so a connection is refused
   hang       read the request and never answer, nor forward it
   reset      forward the request, wait for the provider's answer, then reset the connection
              without passing the answer on: the provider acted, the caller does not know
@@ -74,6 +74,7 @@ class Proxy:
         self.fault = Fault()
         self.stats = Stats()
         self.server: asyncio.base_events.Server | None = None
+        self.clients: set[asyncio.StreamWriter] = set()
 
     async def open(self) -> None:
         if self.server is None:
@@ -93,6 +94,10 @@ class Proxy:
         self.fault = fault
         if fault.fault == "refuse":
             await self.close()
+            # A client's kept-alive connection would still get through; a provider that
+            # went away drops those too.
+            for writer in list(self.clients):
+                writer.transport.abort()
         else:
             await self.open()
 
@@ -106,6 +111,7 @@ class Proxy:
         return Fault(**asdict(fault))
 
     async def serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self.clients.add(writer)
         try:
             while True:
                 request = await read_message(reader)
@@ -137,6 +143,7 @@ class Proxy:
         except (ConnectionError, asyncio.IncompleteReadError, ValueError):
             pass
         finally:
+            self.clients.discard(writer)
             if not writer.is_closing():
                 writer.close()
 

@@ -2,5 +2,6 @@
 //! all that payments' commands know of them.
 
 pub mod faults;
+pub mod stripe;
 pub mod test_psp;
 pub mod test_psp_ledger;

@@ -1,0 +1,305 @@
+//! What Stripe's answers mean for Coffer, without any I/O: a PaymentIntent's state as a
+//! charge outcome, a refusal as a decline or an unknown outcome, a decline code as the
+//! payment's `status_reason`, and which amounts Stripe takes at all.
+
+use coffer_model::money::Money;
+
+use super::objects::{ErrorBody, IntentStatus, PaymentIntent};
+use crate::shared::connector::ChargeOutcome;
+
+/// What a refused call means.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Refusal {
+    /// The card or account said no: the payment failed, with this reason.
+    Declined(String),
+    /// Stripe may or may not have acted (a 5xx), or asks to be called later (429): the
+    /// outcome is settled by asking about the object, never by a call under a new key.
+    Unknown,
+    /// Stripe refused the request itself (a 4xx that is no decline): Coffer asked for
+    /// something this account cannot do. Nothing happened at Stripe.
+    Rejected(String),
+}
+
+/// Decline codes Coffer passes on as they are. Stripe asks that the codes that point to
+/// fraud (lost or stolen card, fraudulent, pickup card) are not shown to whoever paid, so
+/// those, and any code not listed, become the generic `card_declined`.
+const PASSED_ON: &[&str] = &[
+    "insufficient_funds",
+    "expired_card",
+    "incorrect_cvc",
+    "incorrect_number",
+    "processing_error",
+    "authentication_required",
+    "card_not_supported",
+    "currency_not_supported",
+    "withdrawal_count_limit_exceeded",
+    "card_velocity_exceeded",
+];
+const DECLINED: &str = "card_declined";
+
+/// The payment's outcome from a PaymentIntent's state; None while Stripe still waits for
+/// Coffer (`requires_confirmation`, or a payment method not yet given).
+pub fn charge_outcome(intent: &PaymentIntent) -> Option<ChargeOutcome> {
+    let id = intent.id.clone();
+    Some(match intent.status {
+        IntentStatus::Succeeded => ChargeOutcome::Succeeded {
+            provider_payment_id: id,
+        },
+        IntentStatus::Processing | IntentStatus::RequiresCapture => ChargeOutcome::Pending {
+            provider_payment_id: id,
+            redirect: None,
+        },
+        IntentStatus::RequiresAction => ChargeOutcome::Pending {
+            redirect: intent
+                .next_action
+                .as_ref()
+                .and_then(|a| a.redirect_to_url.as_ref())
+                .and_then(|r| r.url.clone()),
+            provider_payment_id: id,
+        },
+        IntentStatus::Canceled => ChargeOutcome::Failed {
+            provider_payment_id: id,
+            reason: "canceled".to_owned(),
+        },
+        // Confirmed and declined: Stripe asks for another payment method.
+        IntentStatus::RequiresPaymentMethod => match &intent.last_payment_error {
+            Some(error) => ChargeOutcome::Failed {
+                provider_payment_id: id,
+                reason: decline_reason(error),
+            },
+            None => return None,
+        },
+        IntentStatus::RequiresConfirmation => return None,
+    })
+}
+
+/// A refused call's meaning, by its status and error.
+pub fn refusal(status: u16, error: &ErrorBody) -> Refusal {
+    let declined = status == 402
+        || error.kind.as_deref() == Some("card_error")
+        || error.decline_code.is_some()
+        || error.code.as_deref() == Some(DECLINED);
+    match status {
+        429 | 500..=599 => Refusal::Unknown,
+        _ if declined => Refusal::Declined(decline_reason(error)),
+        _ => Refusal::Rejected(
+            error
+                .code
+                .clone()
+                .or_else(|| error.message.clone())
+                .unwrap_or_else(|| format!("refused with {status}")),
+        ),
+    }
+}
+
+/// The `status_reason` of a payment Stripe declined.
+pub fn decline_reason(error: &ErrorBody) -> String {
+    [error.decline_code.as_deref(), error.code.as_deref()]
+        .into_iter()
+        .flatten()
+        .find(|code| PASSED_ON.contains(code))
+        .unwrap_or(DECLINED)
+        .to_owned()
+}
+
+/// Why Stripe would refuse an amount, said before any call.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum AmountRefused {
+    #[error("Stripe charges at least {minimum} {currency} minor units")]
+    BelowMinimum {
+        minimum: i64,
+        currency: &'static str,
+    },
+    #[error(
+        "Stripe counts {0} in other units than Coffer; Coffer does not charge it through Stripe"
+    )]
+    OtherUnits(&'static str),
+}
+
+/// The amount as Stripe takes it: Coffer's minor units are ISO 4217's, which are Stripe's
+/// smallest unit except for the currencies listed in `OTHER_UNITS`.
+pub fn stripe_amount(money: &Money) -> Result<i64, AmountRefused> {
+    let currency = money.currency.code();
+    if OTHER_UNITS.contains(&currency) {
+        return Err(AmountRefused::OtherUnits(currency));
+    }
+    match minimum_charge(currency) {
+        Some(minimum) if money.value < minimum => {
+            Err(AmountRefused::BelowMinimum { minimum, currency })
+        }
+        _ => Ok(money.value),
+    }
+}
+
+/// Currencies Stripe writes with more decimals than ISO 4217 (Icelandic krona and Ugandan
+/// shilling, two-decimal there for backwards compatibility), so one Coffer unit is not one
+/// Stripe unit; refused rather than guessed.
+const OTHER_UNITS: &[&str] = &["ISK", "UGX"];
+
+/// Stripe's smallest charge in a currency, in its minor units (Stripe's table of minimum
+/// charge amounts); None where Stripe names none.
+pub fn minimum_charge(currency: &str) -> Option<i64> {
+    Some(match currency {
+        "USD" | "AUD" | "BRL" | "CAD" | "CHF" | "EUR" | "INR" | "NZD" | "SGD" => 50,
+        "GBP" => 30,
+        "JPY" => 50,
+        "AED" | "MYR" | "PLN" | "RON" => 200,
+        "BGN" => 100,
+        "CZK" => 1500,
+        "DKK" => 250,
+        "HKD" => 400,
+        "HUF" => 17500,
+        "MXN" | "THB" => 1000,
+        "NOK" | "SEK" => 300,
+        _ => return None,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use coffer_model::currency::Currency;
+
+    use super::*;
+    use crate::connectors::stripe::objects::{NextAction, RedirectToUrl};
+
+    fn intent(status: IntentStatus) -> PaymentIntent {
+        PaymentIntent {
+            id: "pi_1".into(),
+            status,
+            amount: 1000,
+            currency: "chf".into(),
+            metadata: Default::default(),
+            last_payment_error: None,
+            next_action: None,
+            client_secret: None,
+        }
+    }
+
+    fn error(code: Option<&str>, decline: Option<&str>) -> ErrorBody {
+        ErrorBody {
+            code: code.map(Into::into),
+            decline_code: decline.map(Into::into),
+            ..ErrorBody::default()
+        }
+    }
+
+    #[test]
+    fn each_state_is_an_outcome_or_not_yet() {
+        assert!(matches!(
+            charge_outcome(&intent(IntentStatus::Succeeded)),
+            Some(ChargeOutcome::Succeeded { .. })
+        ));
+        assert!(matches!(
+            charge_outcome(&intent(IntentStatus::Processing)),
+            Some(ChargeOutcome::Pending { redirect: None, .. })
+        ));
+        assert_eq!(
+            charge_outcome(&intent(IntentStatus::RequiresConfirmation)),
+            None
+        );
+        assert_eq!(
+            charge_outcome(&intent(IntentStatus::RequiresPaymentMethod)),
+            None
+        );
+        let mut declined = intent(IntentStatus::RequiresPaymentMethod);
+        declined.last_payment_error =
+            Some(error(Some("card_declined"), Some("insufficient_funds")));
+        assert_eq!(
+            charge_outcome(&declined),
+            Some(ChargeOutcome::Failed {
+                provider_payment_id: "pi_1".into(),
+                reason: "insufficient_funds".into()
+            })
+        );
+        let mut action = intent(IntentStatus::RequiresAction);
+        action.next_action = Some(NextAction {
+            kind: "redirect_to_url".into(),
+            redirect_to_url: Some(RedirectToUrl {
+                url: Some("https://hooks.stripe.com/x".into()),
+            }),
+        });
+        assert_eq!(
+            charge_outcome(&action),
+            Some(ChargeOutcome::Pending {
+                provider_payment_id: "pi_1".into(),
+                redirect: Some("https://hooks.stripe.com/x".into())
+            })
+        );
+    }
+
+    #[test]
+    fn fraud_codes_are_not_passed_on() {
+        for code in [
+            "stolen_card",
+            "lost_card",
+            "fraudulent",
+            "pickup_card",
+            "new_code",
+        ] {
+            assert_eq!(
+                decline_reason(&error(Some("card_declined"), Some(code))),
+                "card_declined"
+            );
+        }
+        assert_eq!(
+            decline_reason(&error(Some("expired_card"), None)),
+            "expired_card"
+        );
+    }
+
+    #[test]
+    fn a_refusal_is_a_decline_an_unknown_or_a_rejection() {
+        assert_eq!(
+            refusal(402, &error(Some("card_declined"), None)),
+            Refusal::Declined("card_declined".into())
+        );
+        // localstripe answers a decline 402 with type invalid_request_error.
+        assert_eq!(
+            refusal(
+                402,
+                &ErrorBody {
+                    kind: Some("invalid_request_error".into()),
+                    code: Some("card_declined".into()),
+                    ..ErrorBody::default()
+                }
+            ),
+            Refusal::Declined("card_declined".into())
+        );
+        assert_eq!(refusal(500, &ErrorBody::default()), Refusal::Unknown);
+        assert_eq!(refusal(429, &ErrorBody::default()), Refusal::Unknown);
+        assert_eq!(
+            refusal(400, &error(Some("parameter_unknown"), None)),
+            Refusal::Rejected("parameter_unknown".into())
+        );
+    }
+
+    #[test]
+    fn amounts_below_stripes_minimum_or_in_other_units_are_refused() {
+        let chf = Currency::parse("CHF").unwrap();
+        assert_eq!(
+            stripe_amount(&Money {
+                value: 50,
+                currency: chf
+            }),
+            Ok(50)
+        );
+        assert_eq!(
+            stripe_amount(&Money {
+                value: 49,
+                currency: chf
+            }),
+            Err(AmountRefused::BelowMinimum {
+                minimum: 50,
+                currency: "CHF"
+            })
+        );
+        let isk = Currency::parse("ISK").unwrap();
+        assert_eq!(
+            stripe_amount(&Money {
+                value: 1000,
+                currency: isk
+            }),
+            Err(AmountRefused::OtherUnits("ISK"))
+        );
+    }
+}

@@ -1,0 +1,86 @@
+//! Stripe's objects as Coffer reads them: only the fields it uses, so a field Stripe adds
+//! or a version moves changes nothing here (the version is pinned in client.rs).
+
+use std::collections::BTreeMap;
+
+use serde::Deserialize;
+
+/// `GET/POST /v1/payment_intents...`: one charge attempt at Stripe.
+#[derive(Debug, Clone, Deserialize)]
+pub struct PaymentIntent {
+    pub id: String,
+    pub status: IntentStatus,
+    pub amount: i64,
+    pub currency: String,
+    #[serde(default)]
+    pub metadata: BTreeMap<String, String>,
+    pub last_payment_error: Option<ErrorBody>,
+    pub next_action: Option<NextAction>,
+    pub client_secret: Option<String>,
+}
+
+/// A PaymentIntent's states, as Stripe names them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum IntentStatus {
+    RequiresPaymentMethod,
+    RequiresConfirmation,
+    RequiresAction,
+    Processing,
+    RequiresCapture,
+    Canceled,
+    Succeeded,
+}
+
+/// What the donor must do before a PaymentIntent can go on (3-D Secure).
+#[derive(Debug, Clone, Deserialize)]
+pub struct NextAction {
+    #[serde(rename = "type")]
+    pub kind: String,
+    pub redirect_to_url: Option<RedirectToUrl>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct RedirectToUrl {
+    pub url: Option<String>,
+}
+
+/// `POST /v1/payment_methods`: a card or a bank account, by its id.
+#[derive(Debug, Clone, Deserialize)]
+pub struct PaymentMethod {
+    pub id: String,
+}
+
+/// `POST /v1/refunds`.
+#[derive(Debug, Clone, Deserialize)]
+pub struct Refund {
+    pub id: String,
+    pub status: String,
+    pub amount: i64,
+    pub failure_reason: Option<String>,
+}
+
+/// A list Stripe pages with `starting_after`.
+#[derive(Debug, Clone, Deserialize)]
+pub struct List<T> {
+    pub data: Vec<T>,
+    #[serde(default)]
+    pub has_more: bool,
+}
+
+/// The `error` of an answer that is not 2xx, and a PaymentIntent's `last_payment_error`.
+#[derive(Debug, Clone, Default, Deserialize)]
+pub struct ErrorBody {
+    #[serde(rename = "type")]
+    pub kind: Option<String>,
+    pub code: Option<String>,
+    pub decline_code: Option<String>,
+    pub message: Option<String>,
+    /// The charge a declined card made.
+    pub charge: Option<String>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub(super) struct ErrorAnswer {
+    pub error: ErrorBody,
+}

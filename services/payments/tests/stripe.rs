@@ -1,0 +1,277 @@
+//! Coffer's Stripe client and its reading of Stripe's answers, against localstripe (a
+//! stateful implementation of Stripe's API that scripts/localstripe.sh starts; its address
+//! is `COFFER_TEST_LOCALSTRIPE`), and through scripts/fault-proxy.py for the calls whose
+//! answer never arrives. Each test makes its own objects: localstripe is never reset.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+use coffer_payments::connectors::stripe::client::{
+    CardDetails, NewIntent, PAYMENT_METADATA, StripeClient, StripeError,
+};
+use coffer_payments::connectors::stripe::mapping::{self, Refusal};
+use coffer_payments::connectors::stripe::objects::IntentStatus;
+use coffer_payments::shared::connector::ChargeOutcome;
+
+fn localstripe() -> String {
+    std::env::var("COFFER_TEST_LOCALSTRIPE").expect(
+        "COFFER_TEST_LOCALSTRIPE is localstripe's base URL (scripts/localstripe.sh; make test sets it)",
+    )
+}
+
+fn client(base: &str, timeout: Duration) -> StripeClient {
+    StripeClient::new(base, "sk_test_coffer", timeout).unwrap()
+}
+
+fn card(number: &str) -> CardDetails<'_> {
+    CardDetails {
+        number,
+        exp_month: 12,
+        exp_year: 2031,
+        cvc: Some("123"),
+        cardholder: Some("Ada Muster"),
+    }
+}
+
+fn payment() -> String {
+    uuid::Uuid::new_v4().to_string()
+}
+
+/// An unconfirmed intent of 10.00 CHF on `number` for a new payment, and that payment.
+async fn prepared(stripe: &StripeClient, number: &str) -> (String, String) {
+    let uuid = payment();
+    let method = stripe
+        .create_card_method(&card(number), &format!("coffer-{uuid}-method"))
+        .await
+        .unwrap();
+    let intent = stripe
+        .create_intent(
+            &NewIntent {
+                amount: 1000,
+                currency: "chf",
+                payment_method: &method.id,
+                payment_method_type: "card",
+                customer: None,
+                off_session: false,
+                payment_uuid: &uuid,
+            },
+            &format!("coffer-{uuid}-create"),
+        )
+        .await
+        .unwrap();
+    assert_eq!(intent.status, IntentStatus::RequiresConfirmation);
+    assert_eq!(intent.metadata[PAYMENT_METADATA], uuid);
+    assert_eq!(
+        mapping::charge_outcome(&intent),
+        None,
+        "not confirmed, not decided"
+    );
+    (uuid, intent.id)
+}
+
+#[tokio::test]
+async fn a_card_is_charged_once_confirmed_and_found_by_its_payment() {
+    let stripe = client(&localstripe(), Duration::from_secs(10));
+    let (uuid, id) = prepared(&stripe, "4242424242424242").await;
+    let confirmed = stripe
+        .confirm_intent(&id, &format!("coffer-{uuid}-confirm"))
+        .await
+        .unwrap();
+    assert_eq!(
+        mapping::charge_outcome(&confirmed),
+        Some(ChargeOutcome::Succeeded {
+            provider_payment_id: id.clone()
+        })
+    );
+    let found = stripe.intents_of_payment(&uuid, 50).await.unwrap();
+    assert_eq!(
+        found.iter().map(|i| i.id.as_str()).collect::<Vec<_>>(),
+        [id.as_str()]
+    );
+
+    let refund = stripe
+        .refund(&id, 300, &format!("coffer-refund-{uuid}"))
+        .await
+        .unwrap();
+    assert_eq!((refund.status.as_str(), refund.amount), ("succeeded", 300));
+}
+
+#[tokio::test]
+async fn a_declined_card_is_a_failed_payment_with_its_reason() {
+    let stripe = client(&localstripe(), Duration::from_secs(10));
+    let (uuid, id) = prepared(&stripe, "4000000000000341").await;
+    match stripe
+        .confirm_intent(&id, &format!("coffer-{uuid}-confirm"))
+        .await
+    {
+        Err(StripeError::Refused { status, error }) => {
+            assert_eq!(
+                mapping::refusal(status, &error),
+                Refusal::Declined("card_declined".into())
+            );
+        }
+        other => panic!("a declined card is refused, not {other:?}"),
+    }
+    let intent = stripe.intent(&id).await.unwrap();
+    assert_eq!(
+        mapping::charge_outcome(&intent),
+        Some(ChargeOutcome::Failed {
+            provider_payment_id: id,
+            reason: "card_declined".into()
+        })
+    );
+}
+
+#[tokio::test]
+async fn a_card_that_needs_3d_secure_leaves_the_payment_pending() {
+    let stripe = client(&localstripe(), Duration::from_secs(10));
+    let (uuid, id) = prepared(&stripe, "4000002500003155").await;
+    let confirmed = stripe
+        .confirm_intent(&id, &format!("coffer-{uuid}-confirm"))
+        .await
+        .unwrap();
+    assert_eq!(confirmed.status, IntentStatus::RequiresAction);
+    assert!(matches!(
+        mapping::charge_outcome(&confirmed),
+        Some(ChargeOutcome::Pending { .. })
+    ));
+    let canceled = stripe
+        .cancel_intent(&id, &format!("coffer-{uuid}-cancel"))
+        .await
+        .unwrap();
+    assert_eq!(canceled.status, IntentStatus::Canceled);
+}
+
+#[tokio::test]
+async fn an_unknown_parameter_is_a_rejection_not_a_decline() {
+    let stripe = client(&localstripe(), Duration::from_secs(10));
+    let (uuid, _) = prepared(&stripe, "4242424242424242").await;
+    match stripe
+        .refund("pi_does_not_exist", 100, &format!("coffer-refund-{uuid}"))
+        .await
+    {
+        Err(StripeError::Refused { status, error }) => {
+            assert!(
+                matches!(mapping::refusal(status, &error), Refusal::Rejected(_)),
+                "{status} {error:?}"
+            );
+        }
+        other => panic!("a refund of no intent is refused, not {other:?}"),
+    }
+}
+
+/// scripts/fault-proxy.py in front of localstripe, on free ports; stopped when dropped.
+struct Proxy {
+    child: Child,
+    base: String,
+    control: String,
+}
+
+impl Proxy {
+    fn start() -> Self {
+        let upstream = localstripe();
+        let upstream = upstream.trim_start_matches("http://").trim_end_matches('/');
+        let script = concat!(env!("CARGO_MANIFEST_DIR"), "/../../scripts/fault-proxy.py");
+        let mut child = Command::new("python3")
+            .args([script, "127.0.0.1:0", upstream, "127.0.0.1:0"])
+            .stdout(Stdio::piped())
+            .spawn()
+            .expect("python3 runs scripts/fault-proxy.py");
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        let ports: serde_json::Value = serde_json::from_str(&line)
+            .unwrap_or_else(|e| panic!("fault-proxy.py printed {line:?}: {e}"));
+        Self {
+            child,
+            base: format!("http://127.0.0.1:{}", ports["listen"]),
+            control: format!("http://127.0.0.1:{}/fault", ports["control"]),
+        }
+    }
+
+    async fn set(&self, fault: serde_json::Value) {
+        let answer = reqwest::Client::new()
+            .put(&self.control)
+            .json(&fault)
+            .send()
+            .await
+            .unwrap();
+        assert!(answer.status().is_success(), "the proxy took {fault}");
+    }
+}
+
+impl Drop for Proxy {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[tokio::test]
+async fn a_confirm_whose_answer_is_lost_is_settled_by_asking_for_the_intent() {
+    let proxy = Proxy::start();
+    let stripe = client(&proxy.base, Duration::from_secs(10));
+    let (uuid, id) = prepared(&stripe, "4242424242424242").await;
+    proxy
+        .set(serde_json::json!({"fault": "reset", "times": 1}))
+        .await;
+    let lost = stripe
+        .confirm_intent(&id, &format!("coffer-{uuid}-confirm"))
+        .await;
+    assert!(matches!(lost, Err(StripeError::Unreachable(_))), "{lost:?}");
+    // The confirm reached Stripe: the intent says what happened.
+    let intent = stripe.intent(&id).await.unwrap();
+    assert_eq!(
+        mapping::charge_outcome(&intent),
+        Some(ChargeOutcome::Succeeded {
+            provider_payment_id: id
+        })
+    );
+}
+
+#[tokio::test]
+async fn a_provider_that_hangs_or_fails_is_an_unknown_outcome() {
+    let proxy = Proxy::start();
+    let stripe = client(&proxy.base, Duration::from_millis(800));
+    let (uuid, id) = prepared(&stripe, "4242424242424242").await;
+
+    proxy
+        .set(serde_json::json!({"fault": "hang", "times": 1}))
+        .await;
+    let hung = stripe
+        .confirm_intent(&id, &format!("coffer-{uuid}-confirm"))
+        .await;
+    assert!(matches!(hung, Err(StripeError::Timeout)), "{hung:?}");
+
+    for status in [500, 429] {
+        proxy
+            .set(serde_json::json!({"fault": "status", "status": status, "times": 1}))
+            .await;
+        match stripe
+            .confirm_intent(&id, &format!("coffer-{uuid}-confirm"))
+            .await
+        {
+            Err(StripeError::Refused { status: got, error }) => {
+                assert_eq!(got, status);
+                assert_eq!(mapping::refusal(got, &error), Refusal::Unknown);
+            }
+            other => panic!("{status} is a refusal, not {other:?}"),
+        }
+    }
+
+    proxy.set(serde_json::json!({"fault": "refuse"})).await;
+    let refused = stripe.intent(&id).await;
+    assert!(
+        matches!(refused, Err(StripeError::Unreachable(_))),
+        "{refused:?}"
+    );
+    proxy.set(serde_json::json!({"fault": "pass"})).await;
+    // The hang never reached Stripe, and the 5xx and 429 were the proxy's: still unconfirmed.
+    assert_eq!(
+        stripe.intent(&id).await.unwrap().status,
+        IntentStatus::RequiresConfirmation
+    );
+}

@@ -26,6 +26,9 @@ PACKAGES=(
     # An S3 client for the upload tests (crates/uploads): its urllib3 posts the upload form
     # as a client would, and boto3 reads back through the S3 API what the store kept.
     "boto3==1.44.8"
+    # Stripe's own SDK, whose parameter types scripts/check-stripe-params.py holds Coffer's
+    # requests to: the major version that speaks the API version Coffer pins (2024-06-20).
+    "stripe==10.12.0"
 )
 
 pinned_venv "$VENV" "${PACKAGES[@]}"

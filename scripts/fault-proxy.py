@@ -23,7 +23,13 @@ Only the standard library is needed. The proxy speaks just enough HTTP/1.1 for a
 such as reqwest: a request ends after its headers and Content-Length bytes of body, and each
 request goes upstream on a connection of its own with `Connection: close`.
 
-  scripts/fault-proxy.py LISTEN UPSTREAM CONTROL      e.g. 127.0.0.1:0 127.0.0.1:18420 127.0.0.1:0
+  scripts/fault-proxy.py LISTEN UPSTREAM CONTROL [RECORD]
+                                       e.g. 127.0.0.1:0 127.0.0.1:18420 127.0.0.1:0
+
+With RECORD, each request is appended to that file as one line of JSON: its method, path
+and the names of its form and query parameters, each with the kind of its value ("digits",
+"bool" or "text"), never the value itself (a card number passes through here).
+scripts/check-stripe-params.py reads such a file.
 
 Once both ports are bound it prints one line of JSON on stdout, {"listen": PORT, "control":
 PORT}, so a test can start a proxy of its own on free ports (port 0) and read them.
@@ -36,6 +42,7 @@ import json
 import socket
 import struct
 import sys
+from urllib.parse import parse_qsl, urlsplit
 from dataclasses import asdict, dataclass
 
 FAULTS = ("pass", "refuse", "hang", "reset", "status", "slow")
@@ -68,7 +75,8 @@ def split(address: str) -> tuple[str, int]:
 
 
 class Proxy:
-    def __init__(self, listen: str, upstream: str) -> None:
+    def __init__(self, listen: str, upstream: str, record: str | None = None) -> None:
+        self.record = record
         self.listen = split(listen)
         self.upstream = split(upstream)
         self.fault = Fault()
@@ -118,6 +126,9 @@ class Proxy:
                 if request is None:
                     return
                 self.stats.requests += 1
+                if self.record:
+                    with open(self.record, "a", encoding="utf-8") as out:
+                        out.write(json.dumps(described(request)) + "\n")
                 fault = self.take()
                 if fault.fault not in ("pass", "slow"):
                     self.stats.faulted += 1
@@ -180,6 +191,23 @@ async def read_message(reader: asyncio.StreamReader) -> bytes | None:
         raise ValueError("body too large")
     body = await reader.readexactly(length) if length else b""
     return head + body
+
+
+def kind(value: str) -> str:
+    if value in ("true", "false"):
+        return "bool"
+    return "digits" if value.isdigit() else "text"
+
+
+def described(request: bytes) -> dict:
+    """A request's method, path and parameter names with their values' kinds."""
+    head, _, body = request.partition(b"\r\n\r\n")
+    method, target = head.split(b"\r\n", 1)[0].decode("latin-1").split(" ")[:2]
+    url = urlsplit(target)
+    pairs = parse_qsl(url.query, keep_blank_values=True)
+    if b"application/x-www-form-urlencoded" in head.lower():
+        pairs += parse_qsl(body.decode("utf-8", "replace"), keep_blank_values=True)
+    return {"method": method, "path": url.path, "params": {n: kind(v) for n, v in pairs}}
 
 
 def with_connection_close(request: bytes) -> bytes:
@@ -279,8 +307,8 @@ def control(proxy: Proxy):
     return serve
 
 
-async def main(listen: str, upstream: str, control_address: str) -> None:
-    proxy = Proxy(listen, upstream)
+async def main(listen: str, upstream: str, control_address: str, record: str | None = None) -> None:
+    proxy = Proxy(listen, upstream, record)
     await proxy.open()
     server = await asyncio.start_server(control(proxy), *split(control_address), reuse_address=True)
     control_port = server.sockets[0].getsockname()[1]
@@ -291,7 +319,7 @@ async def main(listen: str, upstream: str, control_address: str) -> None:
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 4:
+    if len(sys.argv) not in (4, 5):
         sys.exit(__doc__)
     try:
         asyncio.run(main(*sys.argv[1:]))

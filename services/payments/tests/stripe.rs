@@ -145,7 +145,7 @@ async fn a_card_that_needs_3d_secure_leaves_the_payment_pending() {
 }
 
 #[tokio::test]
-async fn an_unknown_parameter_is_a_rejection_not_a_decline() {
+async fn a_refund_of_no_intent_is_a_rejection_not_a_decline() {
     let stripe = client(&localstripe(), Duration::from_secs(10));
     let (uuid, _) = prepared(&stripe, "4242424242424242").await;
     match stripe
@@ -171,11 +171,23 @@ struct Proxy {
 
 impl Proxy {
     fn start() -> Self {
+        Self::recording(None)
+    }
+
+    /// With `record`, the proxy writes each request's parameter names (never values) there.
+    fn recording(record: Option<&std::path::Path>) -> Self {
         let upstream = localstripe();
         let upstream = upstream.trim_start_matches("http://").trim_end_matches('/');
         let script = concat!(env!("CARGO_MANIFEST_DIR"), "/../../scripts/fault-proxy.py");
+        let mut args = vec![
+            script.to_owned(),
+            "127.0.0.1:0".into(),
+            upstream.to_owned(),
+            "127.0.0.1:0".into(),
+        ];
+        args.extend(record.map(|r| r.display().to_string()));
         let mut child = Command::new("python3")
-            .args([script, "127.0.0.1:0", upstream, "127.0.0.1:0"])
+            .args(&args)
             .stdout(Stdio::piped())
             .spawn()
             .expect("python3 runs scripts/fault-proxy.py");
@@ -273,5 +285,73 @@ async fn a_provider_that_hangs_or_fails_is_an_unknown_outcome() {
     assert_eq!(
         stripe.intent(&id).await.unwrap().status,
         IntentStatus::RequiresConfirmation
+    );
+}
+
+fn check_stripe_params(record: &std::path::Path) -> std::process::Output {
+    let checkers = std::env::var("COFFER_TEST_CHECKERS")
+        .expect("COFFER_TEST_CHECKERS names the checkers' bin directory (scripts/checkers.sh; make test sets it)");
+    let script = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../scripts/check-stripe-params.py"
+    );
+    Command::new(format!("{checkers}/python"))
+        .args([script, &record.display().to_string()])
+        .output()
+        .expect("the checkers' python runs scripts/check-stripe-params.py")
+}
+
+#[tokio::test]
+async fn every_request_is_one_stripes_own_sdk_types_accept() {
+    let dir = tempfile::tempdir().unwrap();
+    let record = dir.path().join("requests.jsonl");
+    let proxy = Proxy::recording(Some(&record));
+    let stripe = client(&proxy.base, Duration::from_secs(10));
+    // Every call the client makes, once.
+    let (uuid, id) = prepared(&stripe, "4242424242424242").await;
+    stripe
+        .confirm_intent(&id, &format!("coffer-{uuid}-confirm"))
+        .await
+        .unwrap();
+    stripe.intent(&id).await.unwrap();
+    stripe.intents_of_payment(&uuid, 1).await.unwrap();
+    stripe
+        .refund(&id, 100, &format!("coffer-refund-{uuid}"))
+        .await
+        .unwrap();
+    let (uuid, id) = prepared(&stripe, "4242424242424242").await;
+    stripe
+        .cancel_intent(&id, &format!("coffer-{uuid}-cancel"))
+        .await
+        .unwrap();
+    drop(proxy);
+
+    let recorded = std::fs::read_to_string(&record).unwrap();
+    assert!(
+        !recorded.contains("4242"),
+        "the record holds no card number"
+    );
+    let checked = check_stripe_params(&record);
+    assert!(
+        checked.status.success(),
+        "{}{}",
+        String::from_utf8_lossy(&checked.stdout),
+        String::from_utf8_lossy(&checked.stderr)
+    );
+    assert!(String::from_utf8_lossy(&checked.stdout).contains("9 requests, 0 problems"));
+
+    // And the checker does refuse what Stripe would: a misspelt name, a number as text.
+    let wrong = dir.path().join("wrong.jsonl");
+    std::fs::write(
+        &wrong,
+        r#"{"method":"POST","path":"/v1/payment_intents","params":{"amount":"text","descripton":"text"}}"#,
+    )
+    .unwrap();
+    let refused = check_stripe_params(&wrong);
+    assert!(!refused.status.success());
+    let said = String::from_utf8_lossy(&refused.stderr);
+    assert!(
+        said.contains("has no descripton") && said.contains("amount: a text value"),
+        "{said}"
     );
 }

@@ -25,10 +25,13 @@ impl std::fmt::Debug for CardInput {
     }
 }
 
-/// A card that passed the checks. Holds the number only until the connector has used it.
+/// A card that passed the checks. Holds the number and the CVC only until the connector
+/// has used them: neither is stored, logged or announced (Debug shows brand and last four).
 #[derive(Clone)]
 pub struct Card {
     pub number: String,
+    /// For a provider that checks it with the card (Stripe's `card[cvc]`).
+    pub cvc: String,
     pub expiry_month: u32,
     pub expiry_year: i32,
     pub cardholder: Option<String>,
@@ -170,6 +173,7 @@ impl CardInput {
         let brand = brand_of(&number);
         v.finish(Card {
             number,
+            cvc: cvv,
             expiry_month: month.unwrap_or(1),
             expiry_year: year.unwrap_or(2000),
             cardholder: self.cardholder.filter(|c| !c.trim().is_empty()),

@@ -24,9 +24,15 @@ pub async fn run(args: AdminArgs) -> anyhow::Result<()> {
         println!("{}", serde_json::to_string_pretty(&out)?);
         return Ok(());
     }
-    // Payouts are payments' rows: identity's database is not opened for them.
+    // Payouts and connector accounts are payments' rows: identity's database is not
+    // opened for them.
     if let AdminCommand::Payouts(command) = &args.command {
         let out = crate::admin_payouts::run(command, &args).await?;
+        println!("{}", serde_json::to_string_pretty(&out)?);
+        return Ok(());
+    }
+    if let AdminCommand::ConnectorAccount(command) = &args.command {
+        let out = crate::admin_connectors::run(command, &args).await?;
         println!("{}", serde_json::to_string_pretty(&out)?);
         return Ok(());
     }
@@ -172,7 +178,9 @@ pub async fn run(args: AdminArgs) -> anyhow::Result<()> {
             json!({ "kid": admin.rotate_signing_key().await? })
         }
         AdminCommand::Secrets(command) => secrets(&command, &args.data_dir)?,
-        AdminCommand::Payouts(_) => unreachable!("answered before identity's database is opened"),
+        AdminCommand::Payouts(_) | AdminCommand::ConnectorAccount(_) => {
+            unreachable!("answered before identity's database is opened")
+        }
     };
     println!("{}", serde_json::to_string_pretty(&out)?);
     Ok(())

@@ -149,6 +149,8 @@ pub enum AdminCommand {
     #[command(subcommand)]
     Payouts(PayoutsCommand),
     #[command(subcommand)]
+    ConnectorAccount(ConnectorAccountCommand),
+    #[command(subcommand)]
     Keys(KeysCommand),
     #[command(subcommand)]
     Secrets(SecretsCommand),
@@ -371,6 +373,27 @@ pub enum PayoutsCommand {
         /// Its fixed fee in minor units (`payments.payout_fee_fixed`).
         #[arg(long, env = "COFFER_PAYMENTS__PAYOUT_FEE_FIXED", default_value_t = 25)]
         fee_fixed: i64,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ConnectorAccountCommand {
+    /// Make an account's account at a payment provider, or give it new keys. The secret
+    /// key is read from the first line of standard input (empty: keep the one set before),
+    /// a webhook signing secret from the second, if any; neither is ever an argument, so
+    /// neither shows in a process list or a shell's history. Prints the account with its
+    /// key's hint, never a key.
+    Set {
+        #[arg(long)]
+        account: Uuid,
+        /// A name of the account's own (`main`, `live-eu`): 1 to 64 of a-z, 0-9, - and _.
+        #[arg(long)]
+        name: String,
+        #[arg(long, default_value = "stripe")]
+        provider: String,
+        /// `test` or `live`; the key's prefix must say the same.
+        #[arg(long)]
+        mode: String,
     },
 }
 

@@ -2,6 +2,7 @@
 //! data directory, an in-process event bus), plus the operator CLI and the load benchmark.
 
 mod admin;
+mod admin_connectors;
 mod admin_payouts;
 mod bench;
 mod bench_deliveries;

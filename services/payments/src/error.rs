@@ -11,7 +11,7 @@ use coffer_http::{ApiError, Failure};
 use coffer_store::StoreError;
 
 #[derive(Debug, thiserror::Error)]
-pub(crate) enum PaymentsError {
+pub enum PaymentsError {
     /// Invalid, not found, a conflict, an internal or a database failure, or a shared
     /// helper's answer (idempotency, `Caller::require_account`, body parsing).
     #[error(transparent)]

@@ -9,6 +9,7 @@
 pub mod agreements;
 mod command_kit;
 pub mod config;
+pub mod connector_accounts;
 pub mod connectors;
 pub mod direct_debits;
 mod error;

@@ -211,3 +211,31 @@ diesel::table! {
         created -> BigInt,
     }
 }
+
+diesel::table! {
+    connector_accounts (uuid) {
+        uuid -> Text,
+        account_uuid -> Text,
+        name -> Text,
+        provider -> Text,
+        mode -> Text,
+        secret_key -> Text,
+        secret_key_hint -> Text,
+        webhook_secret -> Nullable<Text>,
+        previous_webhook_secret -> Nullable<Text>,
+        created -> BigInt,
+        updated -> BigInt,
+    }
+}
+
+diesel::table! {
+    connector_account_changes (uuid) {
+        uuid -> Text,
+        connector_account_uuid -> Text,
+        account_uuid -> Text,
+        change -> Text,
+        secret_key_hint -> Text,
+        actor -> Text,
+        at -> BigInt,
+    }
+}

@@ -1,0 +1,2 @@
+DROP TABLE connector_account_changes;
+DROP TABLE connector_accounts;

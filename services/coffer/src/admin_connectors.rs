@@ -1,0 +1,73 @@
+//! `coffer admin connector-account set`: an account's account at a payment provider, its
+//! keys sealed into payments' database with the master keys the payments service opens
+//! them with (the data directory's, or `COFFER_SECRETS__KEYS`).
+
+use std::io::{BufRead, Read};
+
+use anyhow::Context;
+use coffer_model::clock::{Clock, SystemClock};
+use coffer_payments::connector_accounts::commands::set;
+use coffer_payments::connector_accounts::domain::Setting;
+use zeroize::Zeroizing;
+
+use crate::cli::{AdminArgs, ConnectorAccountCommand};
+use crate::{master_keys, services};
+
+pub async fn run(
+    command: &ConnectorAccountCommand,
+    args: &AdminArgs,
+) -> anyhow::Result<serde_json::Value> {
+    let ConnectorAccountCommand::Set {
+        account,
+        name,
+        provider,
+        mode,
+    } = command;
+    let (secret_key, webhook_secret) = secrets_from_stdin()?;
+    let store = match &args.payments_database_url {
+        Some(url) => services::open_url(url, coffer_payments::MIGRATIONS).await?,
+        None => services::open(&args.data_dir, coffer_payments::MIGRATIONS).await?,
+    };
+    let keys = match &args.payments_database_url {
+        // A distributed install's keys come from its settings only.
+        Some(_) => master_keys::load(&args.data_dir)?.context(
+            "the keys are sealed with the master keys: set COFFER_SECRETS__KEYS (and \
+             COFFER_SECRETS__CURRENT) as the payments service has them",
+        )?,
+        None => master_keys::load_or_create(&args.data_dir)?,
+    };
+    let setting = Setting {
+        account_uuid: account.to_string(),
+        name: name.clone(),
+        provider: provider.clone(),
+        mode: mode.clone(),
+        secret_key: secret_key.as_deref().map(|k| k.to_string()),
+        webhook_secret: webhook_secret.as_deref().map(|s| s.to_string()),
+    };
+    let actor = format!(
+        "coffer admin ({})",
+        std::env::var("USER").unwrap_or_else(|_| "operator".to_owned())
+    );
+    let view = set(&store, &keys, SystemClock.unix(), setting, &actor)
+        .await
+        .context("setting the connector account")?;
+    Ok(serde_json::to_value(view)?)
+}
+
+type Secret = Option<Zeroizing<String>>;
+
+/// The secret key (line 1) and the webhook secret (line 2); an empty or missing line keeps
+/// what was set before. Lines are bounded so a stray file piped in cannot fill memory.
+fn secrets_from_stdin() -> anyhow::Result<(Secret, Secret)> {
+    let mut lines = std::io::stdin().lock();
+    let mut read = || -> anyhow::Result<Secret> {
+        let mut line = Zeroizing::new(String::new());
+        let mut limited = Read::take(&mut lines, 1024);
+        limited
+            .read_line(&mut line)
+            .context("reading standard input")?;
+        let trimmed = line.trim();
+        Ok((!trimmed.is_empty()).then(|| Zeroizing::new(trimmed.to_owned())))
+    };
+    Ok((read()?, read()?))
+}

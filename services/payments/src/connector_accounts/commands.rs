@@ -1,0 +1,171 @@
+//! Setting a connector account: made on first use of its name, its keys replaced after.
+//! The keys are sealed before the transaction, and the row and its change log are written
+//! in one, so no key is ever kept without the change that names it.
+
+use coffer_secrets::Secrets;
+use coffer_store::Store;
+use serde::Serialize;
+
+use super::domain::{self, Setting};
+use super::store::{self, ChangeRow, ConnectorAccountRow};
+use crate::error::PaymentsError;
+
+/// What `coffer admin connector-account set` prints: never a secret, only the key's hint.
+#[derive(Debug, Clone, Serialize)]
+pub struct ConnectorAccountView {
+    pub uuid: String,
+    pub account_uuid: String,
+    pub name: String,
+    pub provider: &'static str,
+    pub mode: &'static str,
+    pub secret_key_hint: String,
+    /// How many webhook secrets verify now: 0, 1, or 2 during a rotation.
+    pub webhook_secrets: usize,
+    /// The changes this call made, in the change log's words.
+    pub changes: Vec<String>,
+    pub created: i64,
+    pub updated: i64,
+}
+
+fn context(column: &str, uuid: &str) -> String {
+    format!("payments.connector_account.{column}:{uuid}")
+}
+
+/// Sets the connector account `setting.name` of `setting.account_uuid`, as `actor`.
+pub async fn set(
+    store: &Store,
+    secrets: &Secrets,
+    now: i64,
+    setting: Setting,
+    actor: &str,
+) -> Result<ConnectorAccountView, PaymentsError> {
+    let checked = domain::check(&setting).map_err(PaymentsError::invalid_all)?;
+    let (account, name) = (setting.account_uuid.clone(), setting.name.clone());
+    let existing = store
+        .query(move |db| store::find(db, &account, &name))
+        .await?;
+    let uuid = existing
+        .as_ref()
+        .map_or_else(|| uuid::Uuid::new_v4().to_string(), |row| row.uuid.clone());
+    let seal = |column: &str, value: &str| {
+        secrets
+            .seal(&context(column, &uuid), value.as_bytes())
+            .map_err(PaymentsError::internal)
+    };
+    let sealed_key = setting
+        .secret_key
+        .as_deref()
+        .map(|key| Ok::<_, PaymentsError>((seal("secret_key", key)?, domain::hint(key))))
+        .transpose()?;
+    let sealed_webhook = setting
+        .webhook_secret
+        .as_deref()
+        .map(|secret| seal("webhook_secret", secret))
+        .transpose()?;
+
+    let fresh = existing.is_none();
+    let mut changes = Vec::new();
+    let row = match existing {
+        None => {
+            let Some((secret_key, hint)) = sealed_key else {
+                return Err(PaymentsError::invalid(
+                    "secret_key",
+                    "a new connector account needs its secret key",
+                ));
+            };
+            changes.push("created");
+            if sealed_webhook.is_some() {
+                changes.push("webhook_secret_set");
+            }
+            ConnectorAccountRow {
+                uuid: uuid.clone(),
+                account_uuid: setting.account_uuid.clone(),
+                name: setting.name.clone(),
+                provider: checked.provider,
+                mode: checked.mode,
+                secret_key,
+                secret_key_hint: hint,
+                webhook_secret: sealed_webhook,
+                previous_webhook_secret: None,
+                created: now,
+                updated: now,
+            }
+        }
+        Some(mut row) => {
+            // A live account made test (or the reverse) would leave its profiles charging
+            // in a mode nobody chose; another name makes another account.
+            if row.mode != checked.mode || row.provider != checked.provider {
+                return Err(PaymentsError::conflict(
+                    "a connector account keeps its provider and mode; set one of another name",
+                ));
+            }
+            if let Some((secret_key, hint)) = sealed_key {
+                row.secret_key = secret_key;
+                row.secret_key_hint = hint;
+                changes.push("secret_key_rotated");
+            }
+            if let Some(webhook) = sealed_webhook {
+                // The secret before keeps verifying until the next rotation, so events
+                // signed while the provider switches over are not lost. Its seal names the
+                // column it now sits in.
+                row.previous_webhook_secret = match row.webhook_secret.take() {
+                    Some(before) => Some(reseal(secrets, &uuid, &before)?),
+                    None => None,
+                };
+                row.webhook_secret = Some(webhook);
+                changes.push("webhook_secret_rotated");
+            }
+            row.updated = now;
+            row
+        }
+    };
+    let log: Vec<ChangeRow> = changes
+        .iter()
+        .map(|change| ChangeRow {
+            // Time-ordered, so the changes of one call (one second) read in their order.
+            uuid: uuid::Uuid::now_v7().to_string(),
+            connector_account_uuid: row.uuid.clone(),
+            account_uuid: row.account_uuid.clone(),
+            change: (*change).to_owned(),
+            secret_key_hint: row.secret_key_hint.clone(),
+            actor: actor.to_owned(),
+            at: now,
+        })
+        .collect();
+    let written = row.clone();
+    store
+        .run(move |db| {
+            db.write_tx(|tx| -> Result<(), PaymentsError> {
+                if fresh {
+                    store::insert(tx, &written)?;
+                } else if !log.is_empty() {
+                    store::update(tx, &written)?;
+                }
+                Ok(store::log(tx, &log)?)
+            })
+        })
+        .await?;
+    Ok(ConnectorAccountView {
+        webhook_secrets: usize::from(row.webhook_secret.is_some())
+            + usize::from(row.previous_webhook_secret.is_some()),
+        uuid: row.uuid,
+        account_uuid: row.account_uuid,
+        name: row.name,
+        provider: row.provider.as_str(),
+        mode: row.mode.as_str(),
+        secret_key_hint: row.secret_key_hint,
+        changes: changes.into_iter().map(str::to_owned).collect(),
+        created: row.created,
+        updated: row.updated,
+    })
+}
+
+/// The current webhook secret, sealed again for the column of the one before.
+fn reseal(secrets: &Secrets, uuid: &str, sealed: &str) -> Result<String, PaymentsError> {
+    let open = secrets
+        .open(&context("webhook_secret", uuid), sealed)
+        .map_err(PaymentsError::internal)?;
+    secrets
+        .seal(&context("previous_webhook_secret", uuid), &open)
+        .map_err(PaymentsError::internal)
+}

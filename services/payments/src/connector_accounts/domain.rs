@@ -1,0 +1,170 @@
+//! A connector account's rules: its name, its mode, and keys whose prefix says the same
+//! mode. Pure: the keys are checked here and sealed by the command.
+
+use coffer_model::text_enum;
+use coffer_model::validation::FieldError;
+
+text_enum! {
+    /// Test accounts charge nothing real; live ones do. A profile takes its mode.
+    pub enum Mode {
+        Test => "test",
+        Live => "live",
+    }
+}
+
+text_enum! {
+    /// The providers Coffer has a connector for, beside its own test provider.
+    pub enum Provider {
+        Stripe => "stripe",
+    }
+}
+
+/// Names, keys and secrets have bounds, so no input drives unbounded work or rows.
+const MAX_NAME: usize = 64;
+const MAX_SECRET: usize = 255;
+
+/// What an operator sets: a new account, or new keys for one of the same name.
+pub struct Setting {
+    pub account_uuid: String,
+    pub name: String,
+    pub provider: String,
+    pub mode: String,
+    /// The provider's secret API key; None keeps the one set before.
+    pub secret_key: Option<String>,
+    /// A new webhook signing secret; the one before it keeps verifying until the next.
+    pub webhook_secret: Option<String>,
+}
+
+/// A setting whose every part passed: the provider, the mode, and keys of that mode.
+pub struct Checked {
+    pub provider: Provider,
+    pub mode: Mode,
+}
+
+/// Checks a setting, naming every offending part.
+pub fn check(setting: &Setting) -> Result<Checked, Vec<FieldError>> {
+    let mut errors = Vec::new();
+    if uuid::Uuid::parse_str(&setting.account_uuid).is_err() {
+        errors.push(FieldError::not_valid("account_uuid", "must be a uuid"));
+    }
+    let name_ok = !setting.name.is_empty()
+        && setting.name.len() <= MAX_NAME
+        && setting
+            .name
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-' || b == b'_');
+    if !name_ok {
+        errors.push(FieldError::not_valid(
+            "name",
+            "must be 1 to 64 lower-case letters, digits, - or _",
+        ));
+    }
+    let provider = Provider::parse(&setting.provider);
+    if provider.is_none() {
+        errors.push(FieldError::not_valid("provider", "must be stripe"));
+    }
+    let mode = Mode::parse(&setting.mode);
+    if mode.is_none() {
+        errors.push(FieldError::not_valid("mode", "must be test or live"));
+    }
+    if let (Some(key), Some(mode)) = (&setting.secret_key, mode)
+        && let Some(why) = key_refused(key, mode)
+    {
+        errors.push(FieldError::not_valid("secret_key", why));
+    }
+    if let Some(secret) = &setting.webhook_secret
+        && (!secret.starts_with("whsec_") || secret.len() > MAX_SECRET || secret.len() < 10)
+    {
+        errors.push(FieldError::not_valid(
+            "webhook_secret",
+            "must be a Stripe webhook signing secret (whsec_...)",
+        ));
+    }
+    match (provider, mode) {
+        (Some(provider), Some(mode)) if errors.is_empty() => Ok(Checked { provider, mode }),
+        _ => Err(errors),
+    }
+}
+
+/// Why a secret key does not fit the mode, if it does not: Stripe's secret and restricted
+/// keys say their mode in their prefix, and a live key in a test account (or the reverse)
+/// would charge real cards where none were meant, or none where they were.
+fn key_refused(key: &str, mode: Mode) -> Option<&'static str> {
+    let prefixes: &[&str] = match mode {
+        Mode::Test => &["sk_test_", "rk_test_"],
+        Mode::Live => &["sk_live_", "rk_live_"],
+    };
+    if key.len() > MAX_SECRET || key.chars().any(char::is_whitespace) {
+        return Some("must be one Stripe secret key of at most 255 characters");
+    }
+    if !prefixes
+        .iter()
+        .any(|p| key.starts_with(p) && key.len() > p.len() + 4)
+    {
+        return Some(match mode {
+            Mode::Test => "a test account takes a test key (sk_test_... or rk_test_...)",
+            Mode::Live => "a live account takes a live key (sk_live_... or rk_live_...)",
+        });
+    }
+    None
+}
+
+/// How a key is named where it cannot be shown: its prefix and its last four characters,
+/// as Stripe's dashboard names it.
+pub fn hint(key: &str) -> String {
+    let prefix = key.get(..8).unwrap_or_default();
+    let last = key.get(key.len().saturating_sub(4)..).unwrap_or_default();
+    format!("{prefix}...{last}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn setting(mode: &str, key: Option<&str>) -> Setting {
+        Setting {
+            account_uuid: "0b7c4b1e-2f7d-4a51-9d0e-0d3c1f0e6a11".into(),
+            name: "main".into(),
+            provider: "stripe".into(),
+            mode: mode.into(),
+            secret_key: key.map(Into::into),
+            webhook_secret: None,
+        }
+    }
+
+    #[test]
+    fn a_key_must_say_the_accounts_mode() {
+        assert!(check(&setting("test", Some("sk_test_abcdefgh"))).is_ok());
+        assert!(check(&setting("live", Some("rk_live_abcdefgh"))).is_ok());
+        let refused = check(&setting("live", Some("sk_test_abcdefgh")))
+            .err()
+            .unwrap();
+        assert_eq!(refused[0].property, "secret_key");
+        assert!(check(&setting("test", Some("sk_live_abcdefgh"))).is_err());
+        assert!(check(&setting("test", Some("sk_test_"))).is_err());
+    }
+
+    #[test]
+    fn every_wrong_part_is_named() {
+        let mut s = setting("staging", Some("pk_test_abcdefgh"));
+        s.name = "Main Account".into();
+        s.provider = "adyen".into();
+        s.account_uuid = "x".into();
+        s.webhook_secret = Some("secret".into());
+        let named: Vec<_> = check(&s)
+            .err()
+            .unwrap()
+            .into_iter()
+            .map(|e| e.property)
+            .collect();
+        assert_eq!(
+            named,
+            ["account_uuid", "name", "provider", "mode", "webhook_secret"]
+        );
+    }
+
+    #[test]
+    fn a_hint_shows_the_prefix_and_the_last_four() {
+        assert_eq!(hint("sk_test_51Habcdefghijkl1234"), "sk_test_...1234");
+    }
+}

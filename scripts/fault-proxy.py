@@ -49,6 +49,8 @@ FAULTS = ("pass", "refuse", "hang", "reset", "status", "slow")
 # Bounds on what the proxy reads, so a broken client cannot fill its memory.
 MAX_HEAD = 64 * 1024
 MAX_BODY = 16 * 1024 * 1024
+# How long the proxy waits for the provider's next bytes before it gives the request up.
+UPSTREAM_TIMEOUT = 120
 # A status fault answers with one of these; anything else is refused by the control API.
 STATUSES = {429: "Too Many Requests", 500: "Internal Server Error", 502: "Bad Gateway",
             503: "Service Unavailable", 504: "Gateway Timeout"}
@@ -101,11 +103,11 @@ class Proxy:
     async def set(self, fault: Fault) -> None:
         self.fault = fault
         if fault.fault == "refuse":
-            await self.close()
             # A client's kept-alive connection would still get through; a provider that
-            # went away drops those too.
+            # went away drops those too, first, since closing the listener waits for them.
             for writer in list(self.clients):
                 writer.transport.abort()
+            await self.close()
         else:
             await self.open()
 
@@ -133,7 +135,8 @@ class Proxy:
                 if fault.fault not in ("pass", "slow"):
                     self.stats.faulted += 1
                 if fault.fault == "hang":
-                    await reader.read()  # until the client gives up
+                    while await reader.read(65536):  # until the client gives up
+                        pass
                     return
                 if fault.fault == "status":
                     writer.write(status_answer(fault.status))
@@ -149,9 +152,11 @@ class Proxy:
                     await asyncio.sleep(fault.delay_ms / 1000)
                 writer.write(answer)
                 await writer.drain()
-                # The upstream answer was asked with `Connection: close`; the client may
-                # still keep its own connection, so the proxy does.
-        except (ConnectionError, asyncio.IncompleteReadError, ValueError):
+                # An answer that ends only where its connection ends ends the client's too;
+                # a framed one leaves the client's connection open for its next request.
+                if not framed(answer):
+                    return
+        except (OSError, asyncio.IncompleteReadError, asyncio.TimeoutError, ValueError):
             pass
         finally:
             self.clients.discard(writer)
@@ -163,8 +168,12 @@ class Proxy:
         try:
             writer.write(with_connection_close(request))
             await writer.drain()
-            head = await reader.readuntil(b"\r\n\r\n")
-            body = await reader.read()  # the upstream closes after its answer
+            head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), UPSTREAM_TIMEOUT)
+            body = b""
+            while chunk := await asyncio.wait_for(reader.read(65536), UPSTREAM_TIMEOUT):
+                body += chunk  # the upstream closes after its answer
+                if len(body) > MAX_BODY:
+                    raise ValueError("upstream body too large")
             return keep_alive(head) + body
         finally:
             writer.close()
@@ -216,14 +225,17 @@ def with_connection_close(request: bytes) -> bytes:
     return b"\r\n".join(lines + [b"Connection: close"]) + b"\r\n\r\n" + body
 
 
+def framed(message: bytes) -> bool:
+    """Whether an answer says where it ends (a length, or chunks)."""
+    lines = message.partition(b"\r\n\r\n")[0].split(b"\r\n")
+    return any(l.lower().startswith((b"content-length:", b"transfer-encoding:")) for l in lines)
+
+
 def keep_alive(head: bytes) -> bytes:
     """The upstream's head without its `Connection: close`, which was the proxy's doing.
     An answer without a length (read until close) keeps it, so the client ends there too."""
     lines = head[:-4].split(b"\r\n")
-    framed = any(
-        l.lower().startswith((b"content-length:", b"transfer-encoding:")) for l in lines
-    )
-    if framed:
+    if framed(head):
         lines = [l for l in lines if not l.lower().startswith(b"connection:")]
     return b"\r\n".join(lines) + b"\r\n\r\n"
 

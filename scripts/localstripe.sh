@@ -60,12 +60,18 @@ if daemon_port_open "$ADDRESS"; then
 else
     command -v unshare >/dev/null 2>&1 || die "unshare (util-linux) is needed to give localstripe a /tmp of its own"
     rm -rf "${STATE_DIR}/tmp"
+    # Its pickle holds the test cards it was sent: only this user reads it.
     mkdir -p "${STATE_DIR}/tmp"
+    chmod 700 "$STATE_DIR" "${STATE_DIR}/tmp"
+    # Root mounts in a namespace of its own; anyone else maps themselves to root in a user
+    # namespace first, which unprivileged users may do on Debian.
+    as_root=()
+    [[ "$(id -u)" == 0 ]] || as_root=(--user --map-root-user)
     log "starting localstripe ${PACKAGE_VERSION} on ${ADDRESS}, its /tmp at ${STATE_DIR}/tmp (log: ${LOG_FILE})"
     # unshare execs in place, so the recorded pid stays the server's own through both execs.
     # shellcheck disable=SC2016 # expanded by the inner shell
     daemon_start localstripe "localstripe" "$PID_FILE" "$LOG_FILE" "$ADDRESS" \
-        unshare --mount --propagation private bash -c \
+        unshare "${as_root[@]}" --mount --propagation private bash -c \
         'mount --bind "$1" /tmp && exec "$2" --port "$3" --from-scratch' \
         _ "${STATE_DIR}/tmp" "${VENV}/bin/localstripe" "$PORT"
 fi

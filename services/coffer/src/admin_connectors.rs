@@ -24,18 +24,31 @@ pub async fn run(
         mode,
     } = command;
     let (secret_key, webhook_secret) = secrets_from_stdin()?;
+    // Nothing is made here: a mistyped data directory must not end up holding a sealed
+    // key beside a master key no service has.
     let store = match &args.payments_database_url {
         Some(url) => services::open_url(url, coffer_payments::MIGRATIONS).await?,
-        None => services::open(&args.data_dir, coffer_payments::MIGRATIONS).await?,
+        None => {
+            let path = services::database_path(&args.data_dir, "payments")?;
+            anyhow::ensure!(
+                path.exists(),
+                "{} does not exist: start `coffer dev` (or `coffer migrate`) with this data \
+                 directory first, or name --payments-database-url",
+                path.display()
+            );
+            services::open(&args.data_dir, coffer_payments::MIGRATIONS).await?
+        }
     };
-    let keys = match &args.payments_database_url {
-        // A distributed install's keys come from its settings only.
-        Some(_) => master_keys::load(&args.data_dir)?.context(
-            "the keys are sealed with the master keys: set COFFER_SECRETS__KEYS (and \
-             COFFER_SECRETS__CURRENT) as the payments service has them",
-        )?,
-        None => master_keys::load_or_create(&args.data_dir)?,
-    };
+    // A distributed install's keys are its settings', never a data directory's file.
+    let settings_only = args.payments_database_url.is_some();
+    anyhow::ensure!(
+        !settings_only || std::env::var("COFFER_SECRETS__KEYS").is_ok_and(|k| !k.trim().is_empty()),
+        "the keys are sealed with the master keys: set COFFER_SECRETS__KEYS (and \
+         COFFER_SECRETS__CURRENT) as the payments service has them"
+    );
+    let keys = master_keys::load(&args.data_dir)?.context(
+        "no master keys: `coffer dev` makes them on first start, or set COFFER_SECRETS__KEYS",
+    )?;
     let setting = Setting {
         account_uuid: account.to_string(),
         name: name.clone(),

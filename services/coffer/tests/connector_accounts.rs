@@ -15,6 +15,8 @@ use common::COFFER;
 use serde_json::Value;
 
 const ACCOUNT: &str = "0b7c4b1e-2f7d-4a51-9d0e-0d3c1f0e6a11";
+/// The master key the test seals with, as an install's settings give it.
+const MASTER: &str = "conn:AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=";
 const KEY: &str = "sk_test_51HcofferSecretKeyForTests9876";
 const FIRST_WEBHOOK: &str = "whsec_firstSigningSecret1234";
 const SECOND_WEBHOOK: &str = "whsec_secondSigningSecret5678";
@@ -33,7 +35,8 @@ fn set(data_dir: &Path, mode: &str, stdin: &str) -> Output {
             "main",
         ])
         .args(["--mode", mode])
-        .env_remove("COFFER_SECRETS__KEYS")
+        .env("COFFER_SECRETS__KEYS", MASTER)
+        .env_remove("COFFER_SECRETS__CURRENT")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -61,9 +64,13 @@ fn answer(out: &Output) -> Value {
     serde_json::from_slice(&out.stdout).unwrap()
 }
 
-async fn changes(data_dir: &Path, uuid: &str) -> Vec<(String, String, String)> {
+fn payments(data_dir: &Path) -> Store {
     let url = format!("sqlite://{}", data_dir.join("payments.db").display());
-    let db = Store::connect(&url, &PoolOptions::default()).unwrap();
+    Store::connect(&url, &PoolOptions::default()).unwrap()
+}
+
+async fn changes(data_dir: &Path, uuid: &str) -> Vec<(String, String, String)> {
+    let db = payments(data_dir);
     let uuid = uuid.to_owned();
     db.query(move |db| store::changes(db, &uuid))
         .await
@@ -76,18 +83,53 @@ async fn changes(data_dir: &Path, uuid: &str) -> Vec<(String, String, String)> {
 fn files_hold(dir: &Path, secret: &str) -> bool {
     std::fs::read_dir(dir).unwrap().any(|entry| {
         let path = entry.unwrap().path();
-        path.is_file()
-            && std::fs::read(&path)
-                .unwrap()
-                .windows(secret.len())
-                .any(|w| w == secret.as_bytes())
+        if path.is_dir() {
+            return files_hold(&path, secret);
+        }
+        std::fs::read(&path)
+            .unwrap()
+            .windows(secret.len())
+            .any(|w| w == secret.as_bytes())
     })
+}
+
+/// What a sealed column of the connector account opens to, under its own column's context.
+async fn opened(data_dir: &Path, uuid: &str, column: &str) -> Option<String> {
+    let db = payments(data_dir);
+    let (account, name) = (ACCOUNT.to_owned(), "main".to_owned());
+    let row = db
+        .query(move |db| store::find(db, &account, &name))
+        .await
+        .unwrap()
+        .unwrap();
+    let sealed = match column {
+        "secret_key" => Some(row.secret_key),
+        "webhook_secret" => row.webhook_secret,
+        _ => row.previous_webhook_secret,
+    }?;
+    let secrets = coffer_secrets::Secrets::parse(MASTER, None).unwrap();
+    let context = format!("payments.connector_account.{column}:{uuid}");
+    Some(String::from_utf8(secrets.open(&context, &sealed).unwrap().to_vec()).unwrap())
 }
 
 #[tokio::test]
 async fn keys_are_sealed_checked_against_the_mode_rotated_and_logged() {
     let dir = tempfile::tempdir().unwrap();
     let data = dir.path();
+    // The command makes no database of its own: it needs one a service made.
+    let early = set(data, "test", &format!("{KEY}\n"));
+    assert!(!early.status.success());
+    assert!(String::from_utf8_lossy(&early.stderr).contains("does not exist"));
+    let migrated = Command::new(COFFER)
+        .args(["migrate", "--data-dir"])
+        .arg(data)
+        .output()
+        .unwrap();
+    assert!(
+        migrated.status.success(),
+        "{}",
+        String::from_utf8_lossy(&migrated.stderr)
+    );
 
     let made = answer(&set(data, "test", &format!("{KEY}\n{FIRST_WEBHOOK}\n")));
     assert_eq!(made["secret_key_hint"], "sk_test_...9876");
@@ -109,7 +151,7 @@ async fn keys_are_sealed_checked_against_the_mode_rotated_and_logged() {
     }
 
     // A live key in a test account is refused, and nothing changes.
-    let refused = set(data, "test", "sk_live_51HcofferLiveKey0000\n");
+    let refused = set(data, "test", "sk_live_51HcofferLiveKeyForTests00\n");
     assert!(!refused.status.success());
     let said = String::from_utf8_lossy(&refused.stderr);
     assert!(
@@ -117,11 +159,11 @@ async fn keys_are_sealed_checked_against_the_mode_rotated_and_logged() {
         "{said}"
     );
     assert!(
-        !said.contains("sk_live_51HcofferLiveKey0000"),
+        !said.contains("sk_live_51HcofferLiveKeyForTests00"),
         "the refusal repeats the key: {said}"
     );
     // Nor does an account change its mode.
-    let moved = set(data, "live", "sk_live_51HcofferLiveKey0000\n");
+    let moved = set(data, "live", "sk_live_51HcofferLiveKeyForTests00\n");
     assert!(!moved.status.success());
     assert!(String::from_utf8_lossy(&moved.stderr).contains("keeps its provider and mode"));
 
@@ -134,6 +176,32 @@ async fn keys_are_sealed_checked_against_the_mode_rotated_and_logged() {
     );
     assert_eq!(rotated["webhook_secrets"], 2);
     assert!(!files_hold(data, SECOND_WEBHOOK));
+
+    // Each value opens under its own column's context: the rotated-out secret was sealed
+    // again for the column it moved to.
+    assert_eq!(
+        opened(data, &uuid, "secret_key").await.as_deref(),
+        Some(KEY)
+    );
+    assert_eq!(
+        opened(data, &uuid, "webhook_secret").await.as_deref(),
+        Some(SECOND_WEBHOOK)
+    );
+    assert_eq!(
+        opened(data, &uuid, "previous_webhook_secret")
+            .await
+            .as_deref(),
+        Some(FIRST_WEBHOOK)
+    );
+    // The same secret again changes nothing, and keeps the one before in the rotation.
+    let again = answer(&set(data, "test", &format!("\n{SECOND_WEBHOOK}\n")));
+    assert_eq!(again["changes"], serde_json::json!([]));
+    assert_eq!(
+        opened(data, &uuid, "previous_webhook_secret")
+            .await
+            .as_deref(),
+        Some(FIRST_WEBHOOK)
+    );
 
     let log = changes(data, &uuid).await;
     let names: Vec<_> = log.iter().map(|(change, _, _)| change.as_str()).collect();
@@ -160,6 +228,7 @@ async fn keys_are_sealed_checked_against_the_mode_rotated_and_logged() {
             "--mode",
             "test",
         ])
+        .env("COFFER_SECRETS__KEYS", MASTER)
         .stdin(Stdio::null())
         .output()
         .unwrap();

@@ -54,7 +54,6 @@ async fn prepared(stripe: &StripeClient, number: &str) -> (String, String) {
                 payment_method: &method.id,
                 payment_method_type: "card",
                 customer: None,
-                off_session: false,
                 payment_uuid: &uuid,
             },
             &format!("coffer-{uuid}-create"),
@@ -76,7 +75,7 @@ async fn a_card_is_charged_once_confirmed_and_found_by_its_payment() {
     let stripe = client(&localstripe(), Duration::from_secs(10));
     let (uuid, id) = prepared(&stripe, "4242424242424242").await;
     let confirmed = stripe
-        .confirm_intent(&id, &format!("coffer-{uuid}-confirm"))
+        .confirm_intent(&id, &format!("coffer-{uuid}-confirm"), false)
         .await
         .unwrap();
     assert_eq!(
@@ -103,7 +102,7 @@ async fn a_declined_card_is_a_failed_payment_with_its_reason() {
     let stripe = client(&localstripe(), Duration::from_secs(10));
     let (uuid, id) = prepared(&stripe, "4000000000000341").await;
     match stripe
-        .confirm_intent(&id, &format!("coffer-{uuid}-confirm"))
+        .confirm_intent(&id, &format!("coffer-{uuid}-confirm"), false)
         .await
     {
         Err(StripeError::Refused { status, error }) => {
@@ -129,7 +128,7 @@ async fn a_card_that_needs_3d_secure_leaves_the_payment_pending() {
     let stripe = client(&localstripe(), Duration::from_secs(10));
     let (uuid, id) = prepared(&stripe, "4000002500003155").await;
     let confirmed = stripe
-        .confirm_intent(&id, &format!("coffer-{uuid}-confirm"))
+        .confirm_intent(&id, &format!("coffer-{uuid}-confirm"), false)
         .await
         .unwrap();
     assert_eq!(confirmed.status, IntentStatus::RequiresAction);
@@ -231,7 +230,7 @@ async fn a_confirm_whose_answer_is_lost_is_settled_by_asking_for_the_intent() {
         .set(serde_json::json!({"fault": "reset", "times": 1}))
         .await;
     let lost = stripe
-        .confirm_intent(&id, &format!("coffer-{uuid}-confirm"))
+        .confirm_intent(&id, &format!("coffer-{uuid}-confirm"), false)
         .await;
     assert!(matches!(lost, Err(StripeError::Unreachable(_))), "{lost:?}");
     // The confirm reached Stripe: the intent says what happened.
@@ -254,7 +253,7 @@ async fn a_provider_that_hangs_or_fails_is_an_unknown_outcome() {
         .set(serde_json::json!({"fault": "hang", "times": 1}))
         .await;
     let hung = stripe
-        .confirm_intent(&id, &format!("coffer-{uuid}-confirm"))
+        .confirm_intent(&id, &format!("coffer-{uuid}-confirm"), false)
         .await;
     assert!(matches!(hung, Err(StripeError::Timeout)), "{hung:?}");
 
@@ -263,7 +262,7 @@ async fn a_provider_that_hangs_or_fails_is_an_unknown_outcome() {
             .set(serde_json::json!({"fault": "status", "status": status, "times": 1}))
             .await;
         match stripe
-            .confirm_intent(&id, &format!("coffer-{uuid}-confirm"))
+            .confirm_intent(&id, &format!("coffer-{uuid}-confirm"), false)
             .await
         {
             Err(StripeError::Refused { status: got, error }) => {
@@ -310,7 +309,7 @@ async fn every_request_is_one_stripes_own_sdk_types_accept() {
     // Every call the client makes, once.
     let (uuid, id) = prepared(&stripe, "4242424242424242").await;
     stripe
-        .confirm_intent(&id, &format!("coffer-{uuid}-confirm"))
+        .confirm_intent(&id, &format!("coffer-{uuid}-confirm"), false)
         .await
         .unwrap();
     stripe.intent(&id).await.unwrap();

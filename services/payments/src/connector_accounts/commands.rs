@@ -63,7 +63,7 @@ pub async fn set(
         .map(|secret| seal("webhook_secret", secret))
         .transpose()?;
 
-    let fresh = existing.is_none();
+    let was = existing.clone();
     let mut changes = Vec::new();
     let row = match existing {
         None => {
@@ -105,15 +105,25 @@ pub async fn set(
                 changes.push("secret_key_rotated");
             }
             if let Some(webhook) = sealed_webhook {
-                // The secret before keeps verifying until the next rotation, so events
-                // signed while the provider switches over are not lost. Its seal names the
-                // column it now sits in.
-                row.previous_webhook_secret = match row.webhook_secret.take() {
-                    Some(before) => Some(reseal(secrets, &uuid, &before)?),
-                    None => None,
-                };
-                row.webhook_secret = Some(webhook);
-                changes.push("webhook_secret_rotated");
+                let current = row
+                    .webhook_secret
+                    .as_deref()
+                    .map(|sealed| open(secrets, "webhook_secret", &uuid, sealed))
+                    .transpose()?;
+                let unchanged = current.as_deref().map(Vec::as_slice)
+                    == setting.webhook_secret.as_deref().map(str::as_bytes);
+                // The same secret again changes nothing: it must not push the real one
+                // before it out of the rotation.
+                if !unchanged {
+                    // The secret before keeps verifying until the next rotation, so events
+                    // signed while the provider switches over are not lost. Its seal names
+                    // the column it now sits in.
+                    row.previous_webhook_secret = current
+                        .map(|plain| seal_as(secrets, "previous_webhook_secret", &uuid, &plain))
+                        .transpose()?;
+                    row.webhook_secret = Some(webhook);
+                    changes.push("webhook_secret_rotated");
+                }
             }
             row.updated = now;
             row
@@ -136,10 +146,17 @@ pub async fn set(
     store
         .run(move |db| {
             db.write_tx(|tx| -> Result<(), PaymentsError> {
-                if fresh {
-                    store::insert(tx, &written)?;
-                } else if !log.is_empty() {
-                    store::update(tx, &written)?;
+                match &was {
+                    // A name taken meanwhile fails the insert on its unique key.
+                    None => store::insert(tx, &written)?,
+                    Some(_) if log.is_empty() => {}
+                    Some(was) => {
+                        if !store::update(tx, was, &written)? {
+                            return Err(PaymentsError::conflict(
+                                "the connector account changed meanwhile; set it again",
+                            ));
+                        }
+                    }
                 }
                 Ok(store::log(tx, &log)?)
             })
@@ -160,12 +177,24 @@ pub async fn set(
     })
 }
 
-/// The current webhook secret, sealed again for the column of the one before.
-fn reseal(secrets: &Secrets, uuid: &str, sealed: &str) -> Result<String, PaymentsError> {
-    let open = secrets
-        .open(&context("webhook_secret", uuid), sealed)
-        .map_err(PaymentsError::internal)?;
+fn open(
+    secrets: &Secrets,
+    column: &str,
+    uuid: &str,
+    sealed: &str,
+) -> Result<zeroize::Zeroizing<Vec<u8>>, PaymentsError> {
     secrets
-        .seal(&context("previous_webhook_secret", uuid), &open)
+        .open(&context(column, uuid), sealed)
+        .map_err(PaymentsError::internal)
+}
+
+fn seal_as(
+    secrets: &Secrets,
+    column: &str,
+    uuid: &str,
+    plain: &[u8],
+) -> Result<String, PaymentsError> {
+    secrets
+        .seal(&context(column, uuid), plain)
         .map_err(PaymentsError::internal)
 }

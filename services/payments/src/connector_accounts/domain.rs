@@ -22,6 +22,8 @@ text_enum! {
 /// Names, keys and secrets have bounds, so no input drives unbounded work or rows.
 const MAX_NAME: usize = 64;
 const MAX_SECRET: usize = 255;
+const MIN_KEY: usize = 30;
+const MIN_WEBHOOK_SECRET: usize = 20;
 
 /// What an operator sets: a new account, or new keys for one of the same name.
 pub struct Setting {
@@ -73,7 +75,7 @@ pub fn check(setting: &Setting) -> Result<Checked, Vec<FieldError>> {
         errors.push(FieldError::not_valid("secret_key", why));
     }
     if let Some(secret) = &setting.webhook_secret
-        && (!secret.starts_with("whsec_") || secret.len() > MAX_SECRET || secret.len() < 10)
+        && webhook_secret_refused(secret)
     {
         errors.push(FieldError::not_valid(
             "webhook_secret",
@@ -94,19 +96,30 @@ fn key_refused(key: &str, mode: Mode) -> Option<&'static str> {
         Mode::Test => &["sk_test_", "rk_test_"],
         Mode::Live => &["sk_live_", "rk_live_"],
     };
-    if key.len() > MAX_SECRET || key.chars().any(char::is_whitespace) {
-        return Some("must be one Stripe secret key of at most 255 characters");
+    if key.len() > MAX_SECRET || !key.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_') {
+        return Some("must be one Stripe secret key: letters, digits and _, at most 255");
     }
-    if !prefixes
-        .iter()
-        .any(|p| key.starts_with(p) && key.len() > p.len() + 4)
-    {
+    if !prefixes.iter().any(|p| key.starts_with(p)) {
         return Some(match mode {
             Mode::Test => "a test account takes a test key (sk_test_... or rk_test_...)",
             Mode::Live => "a live account takes a live key (sk_live_... or rk_live_...)",
         });
     }
+    // Stripe's shortest keys have 24 characters after the prefix; fewer is a key cut short.
+    if key.len() < MIN_KEY {
+        return Some("is too short for a Stripe secret key");
+    }
     None
+}
+
+/// Whether a webhook signing secret looks like one Stripe makes (`whsec_` and 32 or more
+/// letters and digits).
+fn webhook_secret_refused(secret: &str) -> bool {
+    !secret.starts_with("whsec_")
+        || !(MIN_WEBHOOK_SECRET..=MAX_SECRET).contains(&secret.len())
+        || !secret
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_')
 }
 
 /// How a key is named where it cannot be shown: its prefix and its last four characters,
@@ -122,6 +135,7 @@ mod tests {
     use super::*;
 
     fn setting(mode: &str, key: Option<&str>) -> Setting {
+        // A key of the right shape unless the test says otherwise.
         Setting {
             account_uuid: "0b7c4b1e-2f7d-4a51-9d0e-0d3c1f0e6a11".into(),
             name: "main".into(),
@@ -134,19 +148,22 @@ mod tests {
 
     #[test]
     fn a_key_must_say_the_accounts_mode() {
-        assert!(check(&setting("test", Some("sk_test_abcdefgh"))).is_ok());
-        assert!(check(&setting("live", Some("rk_live_abcdefgh"))).is_ok());
-        let refused = check(&setting("live", Some("sk_test_abcdefgh")))
+        let key = |prefix: &str| format!("{prefix}51Habcdefghijklmnopqrstuv");
+        assert!(check(&setting("test", Some(&key("sk_test_")))).is_ok());
+        assert!(check(&setting("live", Some(&key("rk_live_")))).is_ok());
+        let refused = check(&setting("live", Some(&key("sk_test_"))))
             .err()
             .unwrap();
         assert_eq!(refused[0].property, "secret_key");
-        assert!(check(&setting("test", Some("sk_live_abcdefgh"))).is_err());
-        assert!(check(&setting("test", Some("sk_test_"))).is_err());
+        assert!(check(&setting("test", Some(&key("sk_live_")))).is_err());
+        // Cut short, or with a character no Stripe key has.
+        assert!(check(&setting("test", Some("sk_test_abcdefgh"))).is_err());
+        assert!(check(&setting("test", Some(&format!("{}\u{7}", key("sk_test_"))))).is_err());
     }
 
     #[test]
     fn every_wrong_part_is_named() {
-        let mut s = setting("staging", Some("pk_test_abcdefgh"));
+        let mut s = setting("staging", Some("pk_test_51Habcdefghijklmnopqrstuv"));
         s.name = "Main Account".into();
         s.provider = "adyen".into();
         s.account_uuid = "x".into();

@@ -58,11 +58,26 @@ pub fn insert(db: &mut Db<'_>, row: &ConnectorAccountRow) -> QueryResult<()> {
     Ok(())
 }
 
-pub fn update(db: &mut Db<'_>, row: &ConnectorAccountRow) -> QueryResult<()> {
-    db_run!(db: {
-        diesel::update(a::connector_accounts.find(&row.uuid)).set(row).execute(db)
+/// Writes `now` over the row if it still is as `was` was read (its `updated` and its key):
+/// false when another change came first, whose keys this one must not overwrite.
+pub fn update(
+    db: &mut Db<'_>,
+    was: &ConnectorAccountRow,
+    now: &ConnectorAccountRow,
+) -> QueryResult<bool> {
+    let changed = db_run!(db: {
+        let q = diesel::update(a::connector_accounts)
+            .filter(a::uuid.eq(&was.uuid))
+            .filter(a::updated.eq(was.updated))
+            .filter(a::secret_key.eq(&was.secret_key))
+            .into_boxed();
+        let q = match &was.webhook_secret {
+            Some(secret) => q.filter(a::webhook_secret.eq(secret)),
+            None => q.filter(a::webhook_secret.is_null()),
+        };
+        q.set(now).execute(db)
     })?;
-    Ok(())
+    Ok(changed == 1)
 }
 
 pub fn log(db: &mut Db<'_>, changes: &[ChangeRow]) -> QueryResult<()> {

@@ -26,7 +26,8 @@ const PAGE: usize = 100;
 /// unknown whether a POST took effect.
 #[derive(Debug, thiserror::Error)]
 pub enum StripeError {
-    #[error("Stripe answered {status}: {}", .error.message.as_deref().unwrap_or("no message"))]
+    // Stripe's code only, never its message, which may quote what was sent.
+    #[error("Stripe answered {status}: {}", .error.code.as_deref().or(.error.kind.as_deref()).unwrap_or("no code"))]
     Refused { status: u16, error: ErrorBody },
     #[error("Stripe did not answer in time")]
     Timeout,
@@ -55,8 +56,6 @@ pub struct NewIntent<'a> {
     pub payment_method: &'a str,
     pub payment_method_type: &'a str,
     pub customer: Option<&'a str>,
-    /// Charged without the donor present (billing's charge attempts).
-    pub off_session: bool,
     pub payment_uuid: &'a str,
 }
 
@@ -128,15 +127,24 @@ impl StripeClient {
         if let Some(customer) = intent.customer {
             form.push(("customer".to_owned(), customer.to_owned()));
         }
-        if intent.off_session {
-            form.push(("off_session".to_owned(), "true".to_owned()));
-        }
         self.post("/v1/payment_intents", &form, key).await
     }
 
-    /// Confirms a PaymentIntent with the PaymentMethod it was created with.
-    pub async fn confirm_intent(&self, id: &str, key: &str) -> Result<PaymentIntent, StripeError> {
-        self.post(&format!("/v1/payment_intents/{id}/confirm"), &[], key)
+    /// Confirms a PaymentIntent with the PaymentMethod it was created with; `off_session`
+    /// when the donor is not there (billing's charge attempts), which Stripe takes only
+    /// with the confirmation.
+    pub async fn confirm_intent(
+        &self,
+        id: &str,
+        key: &str,
+        off_session: bool,
+    ) -> Result<PaymentIntent, StripeError> {
+        let form: &[(String, String)] = if off_session {
+            &[("off_session".to_owned(), "true".to_owned())]
+        } else {
+            &[]
+        };
+        self.post(&format!("/v1/payment_intents/{id}/confirm"), form, key)
             .await
     }
 

@@ -73,20 +73,35 @@ pub fn charge_outcome(intent: &PaymentIntent) -> Option<ChargeOutcome> {
     })
 }
 
+/// Errors that say a request under this key may have taken effect, or may still: the key
+/// is in use by a request still running (409), it came back with other values than the
+/// first time, or the intent has moved on (a repeated confirm of one already confirmed).
+/// Each is settled by reading the object, like a 5xx.
+const UNSETTLED: &[&str] = &[
+    "idempotency_key_in_use",
+    "idempotency_error",
+    "payment_intent_unexpected_state",
+];
+
 /// A refused call's meaning, by its status and error.
 pub fn refusal(status: u16, error: &ErrorBody) -> Refusal {
+    let unsettled = [error.code.as_deref(), error.kind.as_deref()]
+        .into_iter()
+        .flatten()
+        .any(|code| UNSETTLED.contains(&code));
     let declined = status == 402
         || error.kind.as_deref() == Some("card_error")
         || error.decline_code.is_some()
         || error.code.as_deref() == Some(DECLINED);
     match status {
-        429 | 500..=599 => Refusal::Unknown,
+        409 | 429 | 500..=599 => Refusal::Unknown,
+        _ if unsettled => Refusal::Unknown,
         _ if declined => Refusal::Declined(decline_reason(error)),
+        // Only Stripe's code, never its message: a message may quote what was sent.
         _ => Refusal::Rejected(
             error
                 .code
                 .clone()
-                .or_else(|| error.message.clone())
                 .unwrap_or_else(|| format!("refused with {status}")),
         ),
     }
@@ -171,7 +186,6 @@ mod tests {
             metadata: Default::default(),
             last_payment_error: None,
             next_action: None,
-            client_secret: None,
         }
     }
 
@@ -267,6 +281,26 @@ mod tests {
         );
         assert_eq!(refusal(500, &ErrorBody::default()), Refusal::Unknown);
         assert_eq!(refusal(429, &ErrorBody::default()), Refusal::Unknown);
+        // A key still in use, reused with other values, or an intent that moved on: the
+        // first request may have charged, so the intent is read, never given up.
+        assert_eq!(
+            refusal(409, &error(Some("idempotency_key_in_use"), None)),
+            Refusal::Unknown
+        );
+        assert_eq!(
+            refusal(
+                400,
+                &ErrorBody {
+                    kind: Some("idempotency_error".into()),
+                    ..ErrorBody::default()
+                }
+            ),
+            Refusal::Unknown
+        );
+        assert_eq!(
+            refusal(400, &error(Some("payment_intent_unexpected_state"), None)),
+            Refusal::Unknown
+        );
         assert_eq!(
             refusal(400, &error(Some("parameter_unknown"), None)),
             Refusal::Rejected("parameter_unknown".into())

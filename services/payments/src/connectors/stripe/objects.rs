@@ -16,7 +16,8 @@ pub struct PaymentIntent {
     pub metadata: BTreeMap<String, String>,
     pub last_payment_error: Option<ErrorBody>,
     pub next_action: Option<NextAction>,
-    pub client_secret: Option<String>,
+    // `client_secret` is not read: with the publishable key it confirms the intent, so it
+    // must not sit in a struct that derives Debug. The payment page reads it on its own.
 }
 
 /// A PaymentIntent's states, as Stripe names them.

@@ -98,7 +98,11 @@ def check(request: dict) -> list[str]:
         return [f"{method} {path}: not an operation Coffer is known to call"]
     problems = []
     for name, kind in request["params"].items():
-        head = re.match(r"^[^\[]+", name).group(0)
+        found = re.match(r"^[^\[]+", name)
+        if found is None:
+            problems.append(f"{method} {path}: {name}: not a parameter name")
+            continue
+        head = found.group(0)
         steps = re.findall(r"\[([^\]]*)\]", name)
         fields = params.__annotations__
         if head in SDK_OPTIONS or head not in fields:

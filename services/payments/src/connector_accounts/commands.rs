@@ -6,7 +6,7 @@ use coffer_secrets::Secrets;
 use coffer_store::Store;
 use serde::Serialize;
 
-use super::domain::{self, Setting};
+use super::domain::{self, Change, Setting};
 use super::store::{self, ChangeRow, ConnectorAccountRow};
 use crate::error::PaymentsError;
 
@@ -22,7 +22,7 @@ pub struct ConnectorAccountView {
     /// How many webhook secrets verify now: 0, 1, or 2 during a rotation.
     pub webhook_secrets: usize,
     /// The changes this call made, in the change log's words.
-    pub changes: Vec<String>,
+    pub changes: Vec<&'static str>,
     pub created: i64,
     pub updated: i64,
 }
@@ -73,9 +73,9 @@ pub async fn set(
                     "a new connector account needs its secret key",
                 ));
             };
-            changes.push("created");
+            changes.push(Change::Created);
             if sealed_webhook.is_some() {
-                changes.push("webhook_secret_set");
+                changes.push(Change::WebhookSecretSet);
             }
             ConnectorAccountRow {
                 uuid: uuid.clone(),
@@ -102,7 +102,7 @@ pub async fn set(
             if let Some((secret_key, hint)) = sealed_key {
                 row.secret_key = secret_key;
                 row.secret_key_hint = hint;
-                changes.push("secret_key_rotated");
+                changes.push(Change::SecretKeyRotated);
             }
             if let Some(webhook) = sealed_webhook {
                 let current = row
@@ -122,7 +122,7 @@ pub async fn set(
                         .map(|plain| seal_as(secrets, "previous_webhook_secret", &uuid, &plain))
                         .transpose()?;
                     row.webhook_secret = Some(webhook);
-                    changes.push("webhook_secret_rotated");
+                    changes.push(Change::WebhookSecretRotated);
                 }
             }
             row.updated = now;
@@ -136,7 +136,7 @@ pub async fn set(
             uuid: uuid::Uuid::now_v7().to_string(),
             connector_account_uuid: row.uuid.clone(),
             account_uuid: row.account_uuid.clone(),
-            change: (*change).to_owned(),
+            change: *change,
             secret_key_hint: row.secret_key_hint.clone(),
             actor: actor.to_owned(),
             at: now,
@@ -171,7 +171,7 @@ pub async fn set(
         provider: row.provider.as_str(),
         mode: row.mode.as_str(),
         secret_key_hint: row.secret_key_hint,
-        changes: changes.into_iter().map(str::to_owned).collect(),
+        changes: changes.into_iter().map(|c| c.as_str()).collect(),
         created: row.created,
         updated: row.updated,
     })

@@ -19,6 +19,16 @@ text_enum! {
     }
 }
 
+text_enum! {
+    /// What a change to a connector account did, as its change log names it.
+    pub enum Change {
+        Created => "created",
+        WebhookSecretSet => "webhook_secret_set",
+        SecretKeyRotated => "secret_key_rotated",
+        WebhookSecretRotated => "webhook_secret_rotated",
+    }
+}
+
 /// Names, keys and secrets have bounds, so no input drives unbounded work or rows.
 const MAX_NAME: usize = 64;
 const MAX_SECRET: usize = 255;

@@ -4,7 +4,7 @@
 use coffer_store::{Db, db_run};
 use diesel::prelude::*;
 
-use super::domain::{Mode, Provider};
+use super::domain::{Change, Mode, Provider};
 use crate::schema::connector_account_changes::dsl as c;
 use crate::schema::connector_accounts::dsl as a;
 
@@ -32,7 +32,7 @@ pub struct ChangeRow {
     pub uuid: String,
     pub connector_account_uuid: String,
     pub account_uuid: String,
-    pub change: String,
+    pub change: Change,
     pub secret_key_hint: String,
     pub actor: String,
     pub at: i64,

@@ -12,7 +12,8 @@ It forwards each HTTP/1.1 request it receives on LISTEN to UPSTREAM, unless a fa
   slow       forward, and hold the answer DELAY_MS before passing it on
 
 A fault applies to the next TIMES requests (all of them when TIMES is 0), then the proxy
-passes again; `refuse` sees no request, so it lasts until the next PUT. It is set and read over a small HTTP API on CONTROL:
+passes again; with MATCH, only requests whose path contains it count (`"match": "/confirm"`
+faults the confirmation of a charge, and passes the calls before it); `refuse` sees no request, so it lasts until the next PUT. It is set and read over a small HTTP API on CONTROL:
 
   PUT /fault   {"fault": "reset", "times": 1}   {"fault": "status", "status": 429}
                {"fault": "slow", "delay_ms": 3000}             answers the fault now set
@@ -62,6 +63,7 @@ class Fault:
     times: int = 0
     status: int = 500
     delay_ms: int = 0
+    match: str = ""
 
 
 @dataclass
@@ -111,9 +113,11 @@ class Proxy:
         else:
             await self.open()
 
-    def take(self) -> Fault:
+    def take(self, path: str) -> Fault:
         """The fault for the request now read; a counted fault runs out."""
         fault = self.fault
+        if fault.match and fault.match not in path:
+            return Fault()
         if fault.fault != "pass" and fault.times > 0:
             fault.times -= 1
             if fault.times == 0:
@@ -131,7 +135,7 @@ class Proxy:
                 if self.record:
                     with open(self.record, "a", encoding="utf-8") as out:
                         out.write(json.dumps(described(request)) + "\n")
-                fault = self.take()
+                fault = self.take(described(request)["path"])
                 if fault.fault not in ("pass", "slow"):
                     self.stats.faulted += 1
                 if fault.fault == "hang":
@@ -271,6 +275,7 @@ def read_fault(body: bytes) -> Fault:
         times=int(asked.get("times", 0)),
         status=int(asked.get("status", 500)),
         delay_ms=int(asked.get("delay_ms", 0)),
+        match=str(asked.get("match", ""))[:200],
     )
     if fault.fault not in FAULTS:
         raise ValueError(f"fault must be one of {', '.join(FAULTS)}")

@@ -24,8 +24,8 @@ pub async fn run(args: AdminArgs) -> anyhow::Result<()> {
         println!("{}", serde_json::to_string_pretty(&out)?);
         return Ok(());
     }
-    // Payouts and connector accounts are payments' rows: identity's database is not
-    // opened for them.
+    // Payouts, connector accounts and profiles are payments' rows: identity's database is
+    // not opened for them.
     if let AdminCommand::Payouts(command) = &args.command {
         let out = crate::admin_payouts::run(command, &args).await?;
         println!("{}", serde_json::to_string_pretty(&out)?);
@@ -33,6 +33,11 @@ pub async fn run(args: AdminArgs) -> anyhow::Result<()> {
     }
     if let AdminCommand::ConnectorAccount(command) = &args.command {
         let out = crate::admin_connectors::run(command, &args).await?;
+        println!("{}", serde_json::to_string_pretty(&out)?);
+        return Ok(());
+    }
+    if let AdminCommand::Profile(command) = &args.command {
+        let out = crate::admin_connectors::profile(command, &args).await?;
         println!("{}", serde_json::to_string_pretty(&out)?);
         return Ok(());
     }
@@ -178,7 +183,7 @@ pub async fn run(args: AdminArgs) -> anyhow::Result<()> {
             json!({ "kid": admin.rotate_signing_key().await? })
         }
         AdminCommand::Secrets(command) => secrets(&command, &args.data_dir)?,
-        AdminCommand::Payouts(_) | AdminCommand::ConnectorAccount(_) => {
+        AdminCommand::Payouts(_) | AdminCommand::ConnectorAccount(_) | AdminCommand::Profile(_) => {
             unreachable!("answered before identity's database is opened")
         }
     };

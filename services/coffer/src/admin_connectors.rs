@@ -1,16 +1,20 @@
 //! `coffer admin connector-account set`: an account's account at a payment provider, its
 //! keys sealed into payments' database with the master keys the payments service opens
-//! them with (the data directory's, or `COFFER_SECRETS__KEYS`).
+//! them with (the data directory's, or `COFFER_SECRETS__KEYS`); and `coffer admin profile
+//! set`, a payment method profile that connector account serves.
 
 use std::io::{BufRead, Read};
 
 use anyhow::Context;
 use coffer_model::clock::{Clock, SystemClock};
 use coffer_payments::connector_accounts::commands::set;
-use coffer_payments::connector_accounts::domain::Setting;
+use coffer_payments::connector_accounts::domain::{Mode, Setting};
+use coffer_payments::connector_accounts::store as connector_accounts;
+use coffer_payments::profiles::commands as profiles;
+use coffer_payments::profiles::domain::{ProfileSetting, Serving};
 use zeroize::Zeroizing;
 
-use crate::cli::{AdminArgs, ConnectorAccountCommand};
+use crate::cli::{AdminArgs, ConnectorAccountCommand, ProfileCommand};
 use crate::{master_keys, services};
 
 pub async fn run(
@@ -24,21 +28,7 @@ pub async fn run(
         mode,
     } = command;
     let (secret_key, webhook_secret) = secrets_from_stdin()?;
-    // Nothing is made here: a mistyped data directory must not end up holding a sealed
-    // key beside a master key no service has.
-    let store = match &args.payments_database_url {
-        Some(url) => services::open_url(url, coffer_payments::MIGRATIONS).await?,
-        None => {
-            let path = services::database_path(&args.data_dir, "payments")?;
-            anyhow::ensure!(
-                path.exists(),
-                "{} does not exist: start `coffer dev` (or `coffer migrate`) with this data \
-                 directory first, or name --payments-database-url",
-                path.display()
-            );
-            services::open(&args.data_dir, coffer_payments::MIGRATIONS).await?
-        }
-    };
+    let store = payments_store(args).await?;
     // A distributed install's keys are its settings', never a data directory's file.
     let settings_only = args.payments_database_url.is_some();
     anyhow::ensure!(
@@ -65,6 +55,64 @@ pub async fn run(
         .await
         .context("setting the connector account")?;
     Ok(serde_json::to_value(view)?)
+}
+
+/// `coffer admin profile set`: the connector account is found by its name, and gives the
+/// profile its provider and mode.
+pub async fn profile(
+    command: &ProfileCommand,
+    args: &AdminArgs,
+) -> anyhow::Result<serde_json::Value> {
+    let ProfileCommand::Set {
+        account,
+        name,
+        method,
+        connector_account,
+        default,
+    } = command;
+    let store = payments_store(args).await?;
+    let (key, wanted) = (account.to_string(), connector_account.clone());
+    let found = store
+        .query(move |db| connector_accounts::find(db, &key, &wanted))
+        .await?
+        .with_context(|| {
+            format!(
+                "the account has no connector account named {connector_account:?}: set it first"
+            )
+        })?;
+    let serving = Serving {
+        uuid: found.uuid,
+        provider: found.provider.as_str(),
+        live: found.mode == Mode::Live,
+    };
+    let setting = ProfileSetting {
+        account_uuid: account.to_string(),
+        name: name.clone(),
+        payment_method: method.clone(),
+        default: *default,
+    };
+    let profile = profiles::set(&store, SystemClock.unix(), setting, serving)
+        .await
+        .context("setting the profile")?;
+    Ok(serde_json::to_value(profile)?)
+}
+
+/// Payments' database, which must exist: nothing is made here, so a mistyped data
+/// directory never ends up holding a sealed key beside a master key no service has.
+async fn payments_store(args: &AdminArgs) -> anyhow::Result<coffer_store::Store> {
+    Ok(match &args.payments_database_url {
+        Some(url) => services::open_url(url, coffer_payments::MIGRATIONS).await?,
+        None => {
+            let path = services::database_path(&args.data_dir, "payments")?;
+            anyhow::ensure!(
+                path.exists(),
+                "{} does not exist: start `coffer dev` (or `coffer migrate`) with this data \
+                 directory first, or name --payments-database-url",
+                path.display()
+            );
+            services::open(&args.data_dir, coffer_payments::MIGRATIONS).await?
+        }
+    })
 }
 
 type Secret = Option<Zeroizing<String>>;

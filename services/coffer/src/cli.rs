@@ -102,6 +102,28 @@ pub struct DevArgs {
         env = "COFFER_NOTIFICATIONS__EXTRA_ROOT_CERTS"
     )]
     pub webhook_extra_root_certs: String,
+    /// Stripe's API, for profiles served by a Stripe connector account (a server that
+    /// answers as Stripe does, such as localstripe, in tests).
+    #[arg(
+        long,
+        default_value = "https://api.stripe.com",
+        env = "COFFER_PAYMENTS__STRIPE_API"
+    )]
+    pub stripe_api: String,
+    /// Let card numbers go to a live Stripe account (Stripe approves this per account:
+    /// PCI DSS SAQ D). Off, live profiles take no card data.
+    #[arg(long, env = "COFFER_PAYMENTS__RAW_CARD_DATA")]
+    pub raw_card_data: bool,
+    /// How long a call to a payment provider may take before its outcome counts as
+    /// unknown (1000 to 120000 ms).
+    #[arg(long, default_value_t = 10_000, env = "COFFER_PAYMENTS__CONNECTOR_TIMEOUT_MS",
+        value_parser = clap::value_parser!(u64).range(1_000..=120_000))]
+    pub connector_timeout_ms: u64,
+    /// How long a call stays unanswered before the provider is asked what it did (2000
+    /// to 3600000 ms; longer than the connector timeout).
+    #[arg(long, default_value_t = 60_000, env = "COFFER_PAYMENTS__SETTLE_AFTER_MS",
+        value_parser = clap::value_parser!(u64).range(2_000..=3_600_000))]
+    pub settle_after_ms: u64,
 }
 
 #[derive(Debug, Args)]
@@ -150,6 +172,8 @@ pub enum AdminCommand {
     Payouts(PayoutsCommand),
     #[command(subcommand)]
     ConnectorAccount(ConnectorAccountCommand),
+    #[command(subcommand)]
+    Profile(ProfileCommand),
     #[command(subcommand)]
     Keys(KeysCommand),
     #[command(subcommand)]
@@ -394,6 +418,30 @@ pub enum ConnectorAccountCommand {
         /// `test` or `live`; the key's prefix must say the same.
         #[arg(long)]
         mode: String,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ProfileCommand {
+    /// Make a payment method profile served by one of the account's connector accounts,
+    /// or point one at another. It takes the connector account's mode (`test_mode`), and
+    /// the first of its method and mode is that mode's default. Prints the profile.
+    Set {
+        #[arg(long)]
+        account: Uuid,
+        /// The profile's name, as payments name it (`card_stripe`): 1 to 64 of a-z, 0-9,
+        /// - and _; `default` and the test provider's `<method>_test` are taken.
+        #[arg(long)]
+        name: String,
+        /// The method it serves (a Stripe connector account serves `card`).
+        #[arg(long, default_value = "card")]
+        method: String,
+        /// The name of the account's connector account that serves it.
+        #[arg(long)]
+        connector_account: String,
+        /// Make it the default of its method and mode, in place of the one before.
+        #[arg(long)]
+        default: bool,
     },
 }
 

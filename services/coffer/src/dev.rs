@@ -3,6 +3,7 @@
 use std::net::{SocketAddr, TcpListener};
 use std::path::Path;
 use std::sync::Arc;
+use std::time::Duration;
 
 use anyhow::Context;
 use coffer_auth::{KeySource, SharedKeys, Verifier};
@@ -45,6 +46,30 @@ pub async fn run(args: DevArgs) -> anyhow::Result<()> {
     }
 }
 
+/// Payments' settings from the flags: how it reaches providers and how long it waits.
+fn payments_settings(args: &DevArgs) -> anyhow::Result<coffer_payments::PaymentsSettings> {
+    let timeout = Duration::from_millis(args.connector_timeout_ms);
+    let settle_after = Duration::from_millis(args.settle_after_ms);
+    anyhow::ensure!(
+        settle_after > timeout * 3,
+        "--settle-after-ms must be more than three times --connector-timeout-ms: a charge \
+         makes up to three calls, and one still under way is never settled beside it"
+    );
+    if let Some(why) = coffer_payments::stripe_api_refused(&args.stripe_api) {
+        anyhow::bail!("--stripe-api {}: {why}", args.stripe_api);
+    }
+    Ok(coffer_payments::PaymentsSettings {
+        connector_timeout: timeout,
+        settle_after,
+        providers: coffer_payments::ProviderSettings {
+            stripe_api: args.stripe_api.clone(),
+            raw_card_data: args.raw_card_data,
+            timeout,
+        },
+        ..coffer_payments::PaymentsSettings::default()
+    })
+}
+
 async fn serve(args: DevArgs, log: &LogSettings) -> anyhow::Result<()> {
     let listen: SocketAddr = args.listen.parse().with_context(|| {
         format!(
@@ -67,6 +92,7 @@ async fn serve(args: DevArgs, log: &LogSettings) -> anyhow::Result<()> {
         &secrets,
         &base_url,
         notifications_settings(&args)?,
+        payments_settings(&args)?,
     )
     .await?;
     let (modules, admin) = (standalone.modules, standalone.identity_admin);

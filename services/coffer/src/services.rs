@@ -75,6 +75,7 @@ pub async fn start_all(
     secrets: &Secrets,
     base_url: &str,
     notifications: coffer_notifications::NotificationsSettings,
+    payments: coffer_payments::PaymentsSettings,
 ) -> anyhow::Result<Standalone> {
     let bus: Arc<dyn Bus> = Arc::new(LocalBus::new(
         open(data_dir, local_bus::MIGRATIONS).await?,
@@ -100,16 +101,19 @@ pub async fn start_all(
     .context("identity could not load its signing keys")?;
     let identity_admin = identity.admin();
     let payments_store = open(data_dir, coffer_payments::MIGRATIONS).await?;
-    let payments = coffer_payments::Payments::new(
+    let payments = coffer_payments::Payments::start(
         payments_store.clone(),
         Arc::clone(&clock),
         Arc::clone(&bus),
         coffer_payments::PaymentsSettings {
             public_base_url: base_url.to_owned(),
             fingerprint_key: fingerprint_key(data_dir, secrets)?.to_vec(),
-            ..coffer_payments::PaymentsSettings::default()
+            secrets: Some(secrets.clone()),
+            ..payments
         },
-    );
+    )
+    .await
+    .context("payments could not seal its connector accounts' keys again")?;
     let billing_store = open(data_dir, coffer_billing::MIGRATIONS).await?;
     let billing = coffer_billing::Billing::new(
         billing_store.clone(),

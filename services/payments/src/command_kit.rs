@@ -3,6 +3,8 @@
 //! the provider's call kept within its time, and the check that a caller owns what they
 //! touch (shared/owner.rs, named here for commands).
 
+use std::sync::Arc;
+
 use actix_web::HttpResponse;
 use coffer_http::idempotency::{self, IdempotencyKey, Reservation};
 use coffer_store::Db;
@@ -10,7 +12,8 @@ use diesel::result::Error as DieselError;
 use serde_json::Value;
 
 use crate::error::PaymentsError;
-use crate::shared::connector::ConnectorError;
+use crate::shared::connector::{Connector, ConnectorError};
+use crate::shared::profile::Profile;
 // Defined in the low room, which payment sources' reading (shared/owned_source.rs) uses too.
 pub(crate) use crate::shared::owner::require_owner;
 use crate::state::PaymentsState;
@@ -26,6 +29,18 @@ pub(crate) async fn within<T>(
     tokio::time::timeout(state.connector_timeout, call)
         .await
         .unwrap_or(Err(ConnectorError::Timeout))
+}
+
+/// The profile's connector; one that cannot be opened (its connector account missing, or
+/// the master keys) charges nothing, and the request is answered 503.
+pub(crate) async fn provider_of(
+    state: &Parts,
+    profile: &Profile,
+) -> Result<Arc<dyn Connector>, PaymentsError> {
+    state.connectors.for_profile(profile).await.map_err(|e| {
+        tracing::error!(profile = %profile.uuid, error = %e, "the profile's connector cannot be opened");
+        PaymentsError::ProviderSilent("the payment method's provider cannot be reached; nothing was charged")
+    })
 }
 
 /// Who asked, so the final answer is stored under their key.

@@ -26,7 +26,8 @@ pub struct PaymentsSection {
     /// (1 to 120 seconds).
     pub connector_timeout_ms: u64,
     /// How long a call stays unanswered before the provider is asked what it did; longer
-    /// than the timeout, so a call under way is never settled beside it.
+    /// than three timeouts (a charge makes up to three calls), so a call under way is never
+    /// settled beside it.
     pub settle_after_ms: u64,
     /// For tests of failures only: a fault the test provider shows (fail_before_call,
     /// hang_after_call, abort_after_call, abort_after_commit). Empty in production.
@@ -38,6 +39,11 @@ pub struct PaymentsSection {
     /// How often the payout worker looks for accounts to pay out (60 to 86400 seconds);
     /// each account is paid out once a day whatever the interval.
     pub payout_interval_seconds: u64,
+    /// Stripe's API: `https://api.stripe.com`, or a server that answers as it does (tests).
+    pub stripe_api: String,
+    /// Whether card numbers may go from Coffer to a live Stripe account. Stripe allows it
+    /// only to accounts it approved (PCI DSS SAQ D); off, live profiles take no card data.
+    pub raw_card_data: bool,
 }
 
 impl Default for PaymentsSection {
@@ -51,6 +57,8 @@ impl Default for PaymentsSection {
             payout_fee_basis_points: FeeSchedule::default().basis_points,
             payout_fee_fixed: FeeSchedule::default().fixed,
             payout_interval_seconds: 600,
+            stripe_api: crate::ProviderSettings::default().stripe_api,
+            raw_card_data: false,
         }
     }
 }
@@ -91,10 +99,12 @@ impl Validate for PaymentsConfig {
                 "must be 1000 to 120000 milliseconds",
             ));
         }
-        if p.settle_after_ms <= p.connector_timeout_ms || p.settle_after_ms > 86_400_000 {
+        // A charge makes up to three calls (Stripe: its PaymentMethod, its PaymentIntent,
+        // the confirmation); one still under way must never be settled beside it.
+        if p.settle_after_ms <= 3 * p.connector_timeout_ms || p.settle_after_ms > 86_400_000 {
             return Err(ConfigError::invalid(
                 "payments.settle_after_ms",
-                "must be longer than payments.connector_timeout_ms and at most a day",
+                "must be longer than three times payments.connector_timeout_ms and at most a day",
             ));
         }
         if !p.test_psp_fault.is_empty() && Fault::parse(&p.test_psp_fault).is_none() {
@@ -121,15 +131,17 @@ impl Validate for PaymentsConfig {
                 "must be 60 to 86400 seconds",
             ));
         }
+        if let Some(why) = crate::connector_registry::stripe_api_refused(&self.payments.stripe_api)
+        {
+            return Err(ConfigError::invalid("payments.stripe_api", why));
+        }
         self.secrets.keyring()?;
         Ok(())
     }
 
     /// Redirects and card fingerprints are made while serving only: `migrate` (a migration
-    /// Job) needs neither, and so is never handed the fingerprint key. Payments keeps no
-    /// sealed value yet, but provider credentials and webhook secrets will be; requiring
-    /// the master key now means no deployment learns of it on the day the first one is
-    /// stored.
+    /// Job) needs neither, and so is never handed the fingerprint key. Serving needs
+    /// the master key: connector accounts' keys are sealed with it.
     fn validate_to_serve(&self) -> Result<(), ConfigError> {
         if self.payments.public_base_url.is_empty() {
             return Err(ConfigError::invalid(

@@ -10,6 +10,7 @@ pub mod agreements;
 mod command_kit;
 pub mod config;
 pub mod connector_accounts;
+mod connector_registry;
 pub mod connectors;
 pub mod direct_debits;
 mod error;
@@ -29,6 +30,7 @@ pub mod supporters;
 pub mod wire_transfers;
 pub mod workers;
 
+pub use connector_registry::{ProviderSettings, stripe_api_refused};
 pub use migrations::MIGRATIONS;
 /// This service's part of the API description.
 pub use routes::part as api_part;
@@ -58,7 +60,22 @@ pub struct Payments {
 }
 
 impl Payments {
-    /// The store must be migrated with [`MIGRATIONS`].
+    /// [`Payments::new`], once the connector accounts' keys sealed under a master key that
+    /// is no longer current are sealed again under the current one: how a process starts.
+    pub async fn start(
+        store: Store,
+        clock: Arc<dyn Clock>,
+        bus: Arc<dyn Bus>,
+        settings: PaymentsSettings,
+    ) -> Result<Self, coffer_store::resealing::PassError> {
+        if let Some(secrets) = &settings.secrets {
+            connector_accounts::commands::seal_at_start(&store, secrets).await?;
+        }
+        Ok(Self::new(store, clock, bus, settings))
+    }
+
+    /// The store must be migrated with [`MIGRATIONS`]. Nothing stored is sealed again:
+    /// for a store whose values the current master key sealed (tests).
     pub fn new(
         store: Store,
         clock: Arc<dyn Clock>,
@@ -81,17 +98,23 @@ impl Payments {
             Arc::new(profiles::events::IdentityCopies),
         );
         coffer_partners::wire(&mut events);
-        let connector = Arc::new(connectors::test_psp::TestPsp::new(
+        let test_provider = Arc::new(connectors::test_psp::TestPsp::new(
             settings.public_base_url.clone(),
             store.clone(),
             Arc::clone(&clock),
             settings.test_psp_faults.clone(),
         ));
+        let connectors = connector_registry::ConnectorRegistry::new(
+            test_provider,
+            store.clone(),
+            settings.secrets.clone(),
+            settings.providers.clone(),
+        );
         let state = web::Data::new(PaymentsState {
             store,
             clock,
             outbox: events.outbox().clone(),
-            connector,
+            connectors,
             connector_timeout: settings.connector_timeout,
             settle_after: settings.settle_after,
             wake_sender: Arc::new(tokio::sync::Notify::new()),

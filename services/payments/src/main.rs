@@ -8,7 +8,7 @@ use std::time::Duration;
 use coffer_http::Module;
 use coffer_payments::config::PaymentsConfig;
 use coffer_payments::connectors::faults::{Fault, Faults};
-use coffer_payments::{MIGRATIONS, Payments, PaymentsSettings};
+use coffer_payments::{MIGRATIONS, Payments, PaymentsSettings, ProviderSettings};
 use coffer_service::{Built, Started};
 
 fn main() -> std::process::ExitCode {
@@ -40,13 +40,20 @@ fn main() -> std::process::ExitCode {
                 test_psp_faults: Faults::new(Fault::parse(&s.config.payments.test_psp_fault)),
                 payout_fees: s.config.payments.payout_fees(),
                 payout_every: Duration::from_secs(s.config.payments.payout_interval_seconds),
+                secrets: s.config.secrets.keyring()?,
+                providers: ProviderSettings {
+                    stripe_api: s.config.payments.stripe_api.clone(),
+                    raw_card_data: s.config.payments.raw_card_data,
+                    timeout: Duration::from_millis(s.config.payments.connector_timeout_ms),
+                },
             };
-            let payments = Payments::new(
+            let payments = Payments::start(
                 s.store.clone(),
                 Arc::clone(&s.clock),
                 s.bus.clone(),
                 settings,
-            );
+            )
+            .await?;
             Ok(Built {
                 modules: vec![Arc::new(payments) as Arc<dyn Module>],
                 verifier,

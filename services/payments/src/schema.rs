@@ -46,6 +46,7 @@ diesel::table! {
         provider -> Text,
         is_default -> Bool,
         created -> BigInt,
+        connector_account_uuid -> Nullable<Text>,
     }
 }
 

@@ -4,7 +4,9 @@
 use std::time::Duration;
 
 use coffer_events::RelaySettings;
+use coffer_secrets::Secrets;
 
+use crate::connector_registry::ProviderSettings;
 use crate::connectors;
 use crate::payouts::domain::FeeSchedule;
 
@@ -26,6 +28,11 @@ pub struct PaymentsSettings {
     pub payout_fees: FeeSchedule,
     /// How often the payout worker looks for accounts to settle.
     pub payout_every: Duration,
+    /// The master keys connector accounts' keys are sealed with; None serves the test
+    /// provider only.
+    pub secrets: Option<Secrets>,
+    /// How connectors to real providers are made.
+    pub providers: ProviderSettings,
 }
 
 impl Default for PaymentsSettings {
@@ -40,6 +47,8 @@ impl Default for PaymentsSettings {
             test_psp_faults: connectors::faults::Faults::default(),
             payout_fees: FeeSchedule::default(),
             payout_every: Duration::from_secs(600),
+            secrets: None,
+            providers: ProviderSettings::default(),
         }
     }
 }

@@ -1,4 +1,4 @@
-//! What every room of payments shares: the store, the clock, the outbox, the provider and
+//! What every room of payments shares: the store, the clock, the outbox, the providers and
 //! how long to wait for it. It names no feature: what is a feature's own (payments' batches,
 //! payouts' schedule) is built in lib.rs beside it and handed to that feature.
 
@@ -9,14 +9,15 @@ use coffer_events::Outbox;
 use coffer_model::clock::Clock;
 use coffer_store::Store;
 
-use crate::shared::connector::Connector;
+use crate::connector_registry::ConnectorRegistry;
 use crate::shared::profile::KnownAccounts;
 
 pub(crate) struct PaymentsState {
     pub store: Store,
     pub clock: Arc<dyn Clock>,
     pub outbox: Outbox,
-    pub connector: Arc<dyn Connector>,
+    /// The connector serving each profile (the test provider, or a connector account's).
+    pub connectors: ConnectorRegistry,
     pub connector_timeout: Duration,
     pub settle_after: Duration,
     /// Wakes the worker that sends reserved charges (workers/charges.rs).

@@ -67,7 +67,7 @@ impl Process {
                     )
                     .env(
                         "COFFER_PAYMENTS__SETTLE_AFTER_MS",
-                        (timeout_ms + 1000).to_string(),
+                        (3 * timeout_ms + 1000).to_string(),
                     )
                     .env(
                         "COFFER_SECRETS__KEYS",

@@ -91,7 +91,7 @@ async fn a_card_is_charged_once_confirmed_and_found_by_its_payment() {
     );
 
     let refund = stripe
-        .refund(&id, 300, &format!("coffer-refund-{uuid}"))
+        .refund(&id, 300, &uuid, &format!("coffer-{uuid}-refund"))
         .await
         .unwrap();
     assert_eq!((refund.status.as_str(), refund.amount), ("succeeded", 300));
@@ -148,7 +148,12 @@ async fn a_refund_of_no_intent_is_a_rejection_not_a_decline() {
     let stripe = client(&localstripe(), Duration::from_secs(10));
     let (uuid, _) = prepared(&stripe, "4242424242424242").await;
     match stripe
-        .refund("pi_does_not_exist", 100, &format!("coffer-refund-{uuid}"))
+        .refund(
+            "pi_does_not_exist",
+            100,
+            &uuid,
+            &format!("coffer-{uuid}-refund"),
+        )
         .await
     {
         Err(StripeError::Refused { status, error }) => {
@@ -315,7 +320,7 @@ async fn every_request_is_one_stripes_own_sdk_types_accept() {
     stripe.intent(&id).await.unwrap();
     stripe.intents_of_payment(&uuid, 1).await.unwrap();
     stripe
-        .refund(&id, 100, &format!("coffer-refund-{uuid}"))
+        .refund(&id, 100, &uuid, &format!("coffer-{uuid}-refund"))
         .await
         .unwrap();
     let (uuid, id) = prepared(&stripe, "4242424242424242").await;

@@ -7,7 +7,7 @@ use coffer_store::Store;
 use serde::Serialize;
 
 use super::domain::{self, Change, Setting};
-use super::store::{self, ChangeRow, ConnectorAccountRow};
+use super::store::{self, ChangeRow, ConnectorAccountRow, context};
 use crate::error::PaymentsError;
 
 /// What `coffer admin connector-account set` prints: never a secret, only the key's hint.
@@ -25,10 +25,6 @@ pub struct ConnectorAccountView {
     pub changes: Vec<&'static str>,
     pub created: i64,
     pub updated: i64,
-}
-
-fn context(column: &str, uuid: &str) -> String {
-    format!("payments.connector_account.{column}:{uuid}")
 }
 
 /// Sets the connector account `setting.name` of `setting.account_uuid`, as `actor`.
@@ -175,6 +171,27 @@ pub async fn set(
         created: row.created,
         updated: row.updated,
     })
+}
+
+/// Seals again, at a start, what connector accounts keep sealed under a master key that is
+/// no longer current (docs/decisions/secrets.md, "At start").
+pub async fn seal_at_start(
+    store: &Store,
+    secrets: &Secrets,
+) -> Result<(), coffer_store::resealing::PassError> {
+    coffer_store::resealing::reseal::<store::SealedKeys>(store, secrets).await?;
+    Ok(())
+}
+
+/// The connector account's secret key, opened for its connector; it stays in memory only.
+pub fn secret_key(
+    secrets: &Secrets,
+    row: &ConnectorAccountRow,
+) -> Result<zeroize::Zeroizing<String>, PaymentsError> {
+    let plain = open(secrets, "secret_key", &row.uuid, &row.secret_key)?;
+    String::from_utf8(plain.to_vec())
+        .map(zeroize::Zeroizing::new)
+        .map_err(|_| PaymentsError::internal("a connector account's secret key is not text"))
 }
 
 fn open(

@@ -4,6 +4,8 @@
 use coffer_model::text_enum;
 use coffer_model::validation::FieldError;
 
+use crate::shared::operator_name::name_refused;
+
 text_enum! {
     /// Test accounts charge nothing real; live ones do. A profile takes its mode.
     pub enum Mode {
@@ -29,8 +31,8 @@ text_enum! {
     }
 }
 
-/// Names, keys and secrets have bounds, so no input drives unbounded work or rows.
-const MAX_NAME: usize = 64;
+/// Keys and secrets have bounds (names too: shared/operator_name.rs), so no input drives
+/// unbounded work or rows.
 const MAX_SECRET: usize = 255;
 const MIN_KEY: usize = 30;
 const MIN_WEBHOOK_SECRET: usize = 20;
@@ -59,18 +61,7 @@ pub fn check(setting: &Setting) -> Result<Checked, Vec<FieldError>> {
     if uuid::Uuid::parse_str(&setting.account_uuid).is_err() {
         errors.push(FieldError::not_valid("account_uuid", "must be a uuid"));
     }
-    let name_ok = !setting.name.is_empty()
-        && setting.name.len() <= MAX_NAME
-        && setting
-            .name
-            .bytes()
-            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-' || b == b'_');
-    if !name_ok {
-        errors.push(FieldError::not_valid(
-            "name",
-            "must be 1 to 64 lower-case letters, digits, - or _",
-        ));
-    }
+    errors.extend(name_refused(&setting.name));
     let provider = Provider::parse(&setting.provider);
     if provider.is_none() {
         errors.push(FieldError::not_valid("provider", "must be stripe"));

@@ -207,7 +207,12 @@ impl Connector for TestPsp {
         })
     }
 
-    fn find_charge<'a>(&'a self, key: &'a str) -> Call<'a, Option<Charged>> {
+    fn find_charge<'a>(
+        &'a self,
+        key: &'a str,
+        _prepared: Option<&'a str>,
+        _amount: Money,
+    ) -> Call<'a, Option<Charged>> {
         Box::pin(async move {
             // A new charge's entry carries the instrument it kept; a stored one's does not.
             if let Ok(Some(charged)) = self.known::<Charged>(key).await {
@@ -221,7 +226,11 @@ impl Connector for TestPsp {
         })
     }
 
-    fn find_refund<'a>(&'a self, key: &'a str) -> Call<'a, Option<RefundOutcome>> {
+    fn find_refund<'a>(
+        &'a self,
+        key: &'a str,
+        _provider_payment_id: &'a str,
+    ) -> Call<'a, Option<RefundOutcome>> {
         Box::pin(async move { self.known(key).await })
     }
 

@@ -227,6 +227,31 @@ pub fn claim_reserved(db: &mut Db<'_>, uuids: &[String], now: i64) -> QueryResul
     rows.into_iter().map(Row::into_payment).collect()
 }
 
+/// Records what the provider made ahead of the charge (connector.rs's `Prepared::Made`) on a
+/// payment whose call is still the one that began at `started`: false when the settler has
+/// taken it since (its claim moves `charge_started`), and then nothing may be charged: the
+/// settler may already have looked for what the call made, and missed it.
+pub fn record_prepared(
+    db: &mut Db<'_>,
+    uuid: &str,
+    started: i64,
+    provider_payment_id: &str,
+) -> QueryResult<bool> {
+    let changed = db_run!(db: {
+        diesel::update(
+            p::payments.filter(
+                p::uuid
+                    .eq(uuid)
+                    .and(p::charge_state.eq(ChargeState::Calling))
+                    .and(p::charge_started.eq(started)),
+            ),
+        )
+        .set(p::provider_payment_id.eq(Some(provider_payment_id)))
+        .execute(db)
+    })?;
+    Ok(changed == 1)
+}
+
 /// Takes a payment from `from` into a call that begins `now`; false when another process
 /// took it first (or, settling, looked at it after `before`).
 pub fn claim_call(

@@ -1,5 +1,7 @@
 //! Payment method profiles: for each account, which provider handles which method.
 
+pub mod commands;
+pub mod domain;
 pub mod events;
 pub mod routes;
 pub mod store;

@@ -1,5 +1,6 @@
-//! Payment method profiles' own query: a new account's test profiles. Profiles are listed
-//! in shared/profile_store.rs (payments and payment sources choose theirs from the list).
+//! Payment method profiles' own queries: a new account's test profiles, and the profiles an
+//! operator sets. Profiles are listed in shared/profile_store.rs (payments and payment
+//! sources choose theirs from the list).
 
 use coffer_store::{Db, db_run};
 use diesel::prelude::*;
@@ -30,6 +31,7 @@ pub fn create_test_profiles(
             provider: TEST_PROVIDER.to_owned(),
             is_default: true,
             created: now,
+            connector_account_uuid: None,
         })
         .collect();
     // One statement per row: diesel's SQLite backend has no multi-row ON CONFLICT.
@@ -42,5 +44,61 @@ pub fn create_test_profiles(
                 .execute(db)
         })?;
     }
+    Ok(())
+}
+
+/// Whether the account has a default profile for the method in that mode.
+pub fn has_default(
+    db: &mut Db<'_>,
+    account: &str,
+    method: PaymentMethod,
+    test_mode: bool,
+) -> QueryResult<bool> {
+    let found: i64 = db_run!(db: {
+        p::payment_method_profiles
+            .filter(p::account_uuid.eq(account))
+            .filter(p::payment_method.eq(method))
+            .filter(p::test_mode.eq(test_mode))
+            .filter(p::is_default.eq(true))
+            .count()
+            .get_result(db)
+    })?;
+    Ok(found > 0)
+}
+
+/// No profile of the method and mode is the default any more (one is made so next).
+pub fn clear_defaults(
+    db: &mut Db<'_>,
+    account: &str,
+    method: PaymentMethod,
+    test_mode: bool,
+) -> QueryResult<()> {
+    db_run!(db: {
+        diesel::update(
+            p::payment_method_profiles
+                .filter(p::account_uuid.eq(account))
+                .filter(p::payment_method.eq(method))
+                .filter(p::test_mode.eq(test_mode)),
+        )
+        .set(p::is_default.eq(false))
+        .execute(db)
+    })?;
+    Ok(())
+}
+
+/// Writes the profile, made or changed.
+pub fn save(db: &mut Db<'_>, profile: &Profile) -> QueryResult<()> {
+    db_run!(db: {
+        diesel::insert_into(p::payment_method_profiles)
+            .values(profile)
+            .on_conflict(p::uuid)
+            .do_update()
+            .set((
+                p::provider.eq(&profile.provider),
+                p::connector_account_uuid.eq(&profile.connector_account_uuid),
+                p::is_default.eq(profile.is_default),
+            ))
+            .execute(db)
+    })?;
     Ok(())
 }

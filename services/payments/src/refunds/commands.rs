@@ -16,14 +16,15 @@ use super::store as refunds;
 use crate::command_kit::{Asker, Parts, Reserved, require_owner, reserved, within};
 use crate::error::PaymentsError;
 use crate::shared::connector::RefundOutcome;
-use crate::shared::record::{BANK_FILE, PaymentStatus, Refund, RefundStatus};
+use crate::shared::record::{BANK_FILE, Payment, PaymentStatus, Refund, RefundStatus};
 use crate::shared::store;
 
 /// A refund being made: the refund recorded and the payment's reference at the provider.
 #[derive(Clone)]
 struct Recorded {
     refund: Refund,
-    provider_payment_id: String,
+    /// The payment refunded, whose provider and profile say which connector refunds it.
+    payment: Payment,
 }
 
 fn body_of(refund: &Refund) -> Value {
@@ -67,12 +68,16 @@ pub(crate) async fn refund(
         Reserved::Answered(response) => return Ok(response),
     };
     let uuid = recorded.refund.uuid.clone();
-    let answer = within(
-        state,
-        state
-            .connector
-            .refund(&uuid, &recorded.provider_payment_id, recorded.refund.amount),
-    )
+    let paid = &recorded.payment;
+    let answer = async {
+        let connector = state.connectors.for_payment(paid).await?;
+        let provider_payment_id = paid.provider_payment_id.as_deref().unwrap_or_default();
+        within(
+            state,
+            connector.refund(&uuid, provider_payment_id, recorded.refund.amount),
+        )
+        .await
+    }
     .await;
     match answer {
         Ok(outcome) => {
@@ -156,10 +161,7 @@ fn reserve(
         created: now,
     };
     refunds::insert_refund(tx, uuid, &refund)?;
-    Ok(Recorded {
-        refund,
-        provider_payment_id: payment.provider_payment_id.unwrap_or_default(),
-    })
+    Ok(Recorded { refund, payment })
 }
 
 /// Step 3: records what the provider said of a refund, once; None when it was recorded
@@ -207,7 +209,7 @@ async fn record(
         .await?;
     if body.is_some() {
         state.outbox.committed();
-        state.connector.committed();
+        state.connectors.committed();
     }
     Ok(body)
 }
@@ -223,7 +225,23 @@ pub(crate) async fn settle(state: &Parts, uuid: &str, before: i64) -> Result<(),
     {
         return Ok(());
     }
-    let outcome = match within(state, state.connector.find_refund(uuid)).await {
+    let id = uuid.to_owned();
+    let paid = state
+        .store
+        .query(move |db| {
+            let Some((payment_uuid, _, _)) = refunds::find_refund(db, &id)? else {
+                return Ok(None);
+            };
+            store::find(db, &payment_uuid)
+        })
+        .await?
+        .ok_or_else(|| PaymentsError::internal("a refund's payment is missing"))?;
+    let asked = async {
+        let connector = state.connectors.for_payment(&paid).await?;
+        let provider_payment_id = paid.provider_payment_id.as_deref().unwrap_or_default();
+        within(state, connector.find_refund(uuid, provider_payment_id)).await
+    };
+    let outcome = match asked.await {
         Ok(Some(outcome)) => outcome,
         Ok(None) => RefundOutcome::Failed {
             reason: "provider_unreachable".into(),

@@ -6,6 +6,7 @@
 //! one (docs/payments.md, "Charging"). The providers themselves are in connectors/.
 
 use coffer_model::money::Money;
+use coffer_model::validation::FieldError;
 use futures_util::future::BoxFuture;
 use serde::{Deserialize, Serialize};
 
@@ -23,6 +24,23 @@ pub struct ChargeRequest<'a> {
     pub instrument: &'a Instrument,
     /// Keep the instrument for later charges as this payment source, in the same call.
     pub store_as: Option<&'a str>,
+    /// What [`Connector::prepare`] made, as recorded on the payment.
+    pub prepared: Option<&'a str>,
+}
+
+/// What a provider made ahead of a charge. A provider that charges in two steps (Stripe:
+/// a PaymentIntent made unconfirmed, then confirmed) answers the object it made, which
+/// Coffer records on the payment before it asks for the charge: a charge whose answer is
+/// lost is then settled by reading that object, and an object made but never recorded was
+/// never charged (the settler finds and cancels it).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Prepared {
+    /// Nothing to record: the provider charges in one call.
+    Nothing,
+    /// The provider's payment, made but not yet charged.
+    Made(String),
+    /// The provider decided already (a card refused before any charge).
+    Answered(Charged),
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -88,6 +106,23 @@ pub type Call<'a, T> = BoxFuture<'a, Result<T, ConnectorError>>;
 
 pub trait Connector: Send + Sync {
     fn provider(&self) -> &'static str;
+    /// Why the provider would refuse to charge `amount` with `instrument` (a source keeps
+    /// it with no amount), keeping it for later when `keep`, said before anything is
+    /// recorded or called: the property it names answers 400.
+    fn refuses(
+        &self,
+        amount: Option<Money>,
+        instrument: &Instrument,
+        keep: bool,
+    ) -> Option<FieldError> {
+        let _ = (amount, instrument, keep);
+        None
+    }
+    /// Makes what the charge needs at the provider without charging (see [`Prepared`]).
+    fn prepare<'a>(&'a self, request: &'a ChargeRequest<'a>) -> Call<'a, Prepared> {
+        let _ = request;
+        Box::pin(async { Ok(Prepared::Nothing) })
+    }
     /// Charges once per key: asked again with the same key, the provider answers as it did
     /// the first time and charges nothing more.
     fn charge<'a>(&'a self, request: ChargeRequest<'a>) -> Call<'a, Charged>;
@@ -111,9 +146,22 @@ pub trait Connector: Send + Sync {
         amount: Money,
     ) -> Call<'a, RefundOutcome>;
     /// What the provider knows of the charge made under `key` (with the instrument it kept,
-    /// if it was asked to); None when it never got it.
-    fn find_charge<'a>(&'a self, key: &'a str) -> Call<'a, Option<Charged>>;
-    fn find_refund<'a>(&'a self, key: &'a str) -> Call<'a, Option<RefundOutcome>>;
+    /// if it was asked to), `prepared` being what [`Connector::prepare`] made as the payment
+    /// recorded it, `amount` the payment's; None when it never charged, and never will
+    /// under this key.
+    fn find_charge<'a>(
+        &'a self,
+        key: &'a str,
+        prepared: Option<&'a str>,
+        amount: Money,
+    ) -> Call<'a, Option<Charged>>;
+    /// What the provider knows of the refund made under `key` of the charge
+    /// `provider_payment_id`.
+    fn find_refund<'a>(
+        &'a self,
+        key: &'a str,
+        provider_payment_id: &'a str,
+    ) -> Call<'a, Option<RefundOutcome>>;
     /// Told when an outcome has been committed; the test provider may stop the process
     /// here to prove that a crash at this point loses nothing.
     fn committed(&self) {}

@@ -10,6 +10,7 @@ pub mod announce;
 pub mod card;
 pub mod connector;
 pub mod method;
+pub mod operator_name;
 pub mod owned_source;
 pub mod owner;
 pub mod profile;

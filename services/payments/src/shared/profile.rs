@@ -25,6 +25,9 @@ pub struct Profile {
     pub provider: String,
     pub is_default: bool,
     pub created: i64,
+    /// The connector account that serves it (docs/payments.md, "Connecting Stripe"); none
+    /// for the test provider's profiles.
+    pub connector_account_uuid: Option<String>,
 }
 
 /// Accounts' organisations and payment method profiles, by account uuid, kept a short

@@ -65,9 +65,12 @@ fn choose_profile(profiles: Vec<Profile>, checked: &Checked) -> Result<Profile, 
                     "profile \"default\" needs the payment_method it is the default of",
                 )]));
             };
+            // One default per method and mode: a live one, where the account has one,
+            // is what its donations go through (docs/payments.md, "Connecting Stripe").
             profiles
                 .into_iter()
-                .find(|p| p.payment_method.as_str() == method && p.is_default)
+                .filter(|p| p.payment_method.as_str() == method && p.is_default)
+                .min_by_key(|p| p.test_mode)
                 .ok_or_else(|| {
                     PaymentsError::invalid(
                         "payment_method",

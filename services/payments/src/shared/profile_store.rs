@@ -24,3 +24,15 @@ pub fn list(
         q.order((p::account_uuid.asc(), p::payment_method.asc(), p::name.asc())).load(db)
     })
 }
+
+/// The account's profile of that name (how payments and sources record theirs).
+pub fn find_by_name(db: &mut Db<'_>, account: &str, name: &str) -> QueryResult<Option<Profile>> {
+    db_run!(db: {
+        p::payment_method_profiles
+            .filter(p::account_uuid.eq(account))
+            .filter(p::name.eq(name))
+            .select(Profile::as_select())
+            .first(db)
+            .optional()
+    })
+}

@@ -19,6 +19,8 @@ use super::objects::{ErrorAnswer, ErrorBody, List, PaymentIntent, PaymentMethod,
 pub const STRIPE_VERSION: &str = "2024-06-20";
 /// The metadata key naming the Coffer payment a PaymentIntent charges.
 pub const PAYMENT_METADATA: &str = "coffer_payment_uuid";
+/// The metadata key naming the Coffer refund a Refund gives back.
+pub const REFUND_METADATA: &str = "coffer_refund_uuid";
 /// Stripe pages lists by 100 at most.
 const PAGE: usize = 100;
 
@@ -183,18 +185,54 @@ impl StripeClient {
         Ok(found)
     }
 
-    /// Gives back `amount` of a succeeded PaymentIntent.
+    /// Gives back `amount` of a succeeded PaymentIntent, with metadata naming Coffer's
+    /// refund.
     pub async fn refund(
         &self,
         intent_id: &str,
         amount: i64,
+        refund_uuid: &str,
         key: &str,
     ) -> Result<Refund, StripeError> {
         let form = [
             ("payment_intent".to_owned(), intent_id.to_owned()),
             ("amount".to_owned(), amount.to_string()),
+            (
+                format!("metadata[{REFUND_METADATA}]"),
+                refund_uuid.to_owned(),
+            ),
         ];
         self.post("/v1/refunds", &form, key).await
+    }
+
+    /// The Refunds of a PaymentIntent whose metadata name `refund_uuid`: what a refund
+    /// Coffer never heard the answer to left behind. Reads at most `pages` pages.
+    pub async fn refunds_of(
+        &self,
+        intent_id: &str,
+        refund_uuid: &str,
+        pages: usize,
+    ) -> Result<Vec<Refund>, StripeError> {
+        let mut found = Vec::new();
+        let mut after: Option<String> = None;
+        for _ in 0..pages {
+            let mut query = vec![
+                ("payment_intent".to_owned(), intent_id.to_owned()),
+                ("limit".to_owned(), PAGE.to_string()),
+            ];
+            if let Some(last) = &after {
+                query.push(("starting_after".to_owned(), last.clone()));
+            }
+            let page: List<Refund> = self.get("/v1/refunds", &query).await?;
+            after = page.data.last().map(|r| r.id.clone());
+            found.extend(page.data.into_iter().filter(|r| {
+                r.metadata.get(REFUND_METADATA).map(String::as_str) == Some(refund_uuid)
+            }));
+            if !page.has_more || after.is_none() {
+                break;
+            }
+        }
+        Ok(found)
     }
 
     async fn post<T: DeserializeOwned>(

@@ -4,8 +4,8 @@
 
 use coffer_model::money::Money;
 
-use super::objects::{ErrorBody, IntentStatus, PaymentIntent};
-use crate::shared::connector::ChargeOutcome;
+use super::objects::{ErrorBody, IntentStatus, PaymentIntent, Refund};
+use crate::shared::connector::{ChargeOutcome, RefundOutcome};
 
 /// What a refused call means.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -71,6 +71,61 @@ pub fn charge_outcome(intent: &PaymentIntent) -> Option<ChargeOutcome> {
         },
         IntentStatus::RequiresConfirmation => return None,
     })
+}
+
+/// What Coffer does with a PaymentIntent it confirmed or read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Reading {
+    /// Decided: the payment's outcome.
+    Decided(ChargeOutcome),
+    /// Nobody confirmed it: cancelled, it can never charge.
+    Unconfirmed,
+    /// It waits for the donor (3-D Secure) with nowhere to send them: Coffer sends no
+    /// `return_url` yet, so Stripe offers only its own browser script. Cancelled, the
+    /// payment fails with `authentication_required`.
+    NeedsDonor,
+    /// Stripe is still deciding (`processing`): read again later.
+    Deciding,
+}
+
+/// A PaymentIntent's state as [`Reading`].
+pub fn reading(intent: &PaymentIntent) -> Reading {
+    match intent.status {
+        IntentStatus::Processing => Reading::Deciding,
+        IntentStatus::RequiresAction => match charge_outcome(intent) {
+            Some(
+                outcome @ ChargeOutcome::Pending {
+                    redirect: Some(_), ..
+                },
+            ) => Reading::Decided(outcome),
+            _ => Reading::NeedsDonor,
+        },
+        _ => charge_outcome(intent).map_or(Reading::Unconfirmed, Reading::Decided),
+    }
+}
+
+/// Whether a found intent is the payment's as Coffer made it: its amount and currency.
+pub fn same_money(intent: &PaymentIntent, amount: Money) -> bool {
+    stripe_amount(&amount).is_ok_and(|a| a == intent.amount)
+        && intent.currency.eq_ignore_ascii_case(amount.currency.code())
+}
+
+/// A Refund as Coffer records it.
+pub fn refund_outcome(refund: &Refund) -> RefundOutcome {
+    match refund.status.as_str() {
+        "failed" | "canceled" => RefundOutcome::Failed {
+            reason: refund
+                .failure_reason
+                .clone()
+                .unwrap_or_else(|| "refund_failed".into()),
+        },
+        // `pending` and `requires_action` are on their way, and card refunds nearly always
+        // arrive. A refund that fails later is reported by Stripe's `charge.refund.updated`
+        // event, which Coffer does not read yet (docs/payments.md, "Connecting Stripe").
+        _ => RefundOutcome::Succeeded {
+            provider_refund_id: refund.id.clone(),
+        },
+    }
 }
 
 /// Errors that say a request under this key may have taken effect, or may still: the key
@@ -334,6 +389,70 @@ mod tests {
                 currency: isk
             }),
             Err(AmountRefused::OtherUnits("ISK"))
+        );
+    }
+
+    #[test]
+    fn an_intent_nobody_confirmed_is_cancelled_and_one_waiting_for_a_donor_too() {
+        assert_eq!(
+            reading(&intent(IntentStatus::RequiresConfirmation)),
+            Reading::Unconfirmed
+        );
+        assert_eq!(
+            reading(&intent(IntentStatus::RequiresPaymentMethod)),
+            Reading::Unconfirmed
+        );
+        assert_eq!(
+            reading(&intent(IntentStatus::Processing)),
+            Reading::Deciding
+        );
+        // 3-D Secure through Stripe's own script only: nowhere to send the donor.
+        assert_eq!(
+            reading(&intent(IntentStatus::RequiresAction)),
+            Reading::NeedsDonor
+        );
+        let mut declined = intent(IntentStatus::RequiresPaymentMethod);
+        declined.last_payment_error = Some(error(Some("card_declined"), None));
+        assert!(matches!(
+            reading(&declined),
+            Reading::Decided(ChargeOutcome::Failed { .. })
+        ));
+        assert!(matches!(
+            reading(&intent(IntentStatus::Succeeded)),
+            Reading::Decided(ChargeOutcome::Succeeded { .. })
+        ));
+    }
+
+    #[test]
+    fn a_found_intent_must_carry_the_payments_money() {
+        let money = |value, code: &str| Money {
+            value,
+            currency: code.parse().unwrap(),
+        };
+        let found = intent(IntentStatus::Succeeded);
+        assert!(same_money(&found, money(1000, "CHF")));
+        assert!(!same_money(&found, money(999, "CHF")));
+        assert!(!same_money(&found, money(1000, "EUR")));
+    }
+
+    #[test]
+    fn a_refund_on_its_way_counts_and_a_failed_one_says_why() {
+        let refund = |status: &str| Refund {
+            id: "re_1".into(),
+            status: status.into(),
+            amount: 100,
+            failure_reason: Some("expired_or_canceled_card".into()),
+            metadata: Default::default(),
+        };
+        assert!(matches!(
+            refund_outcome(&refund("pending")),
+            RefundOutcome::Succeeded { .. }
+        ));
+        assert_eq!(
+            refund_outcome(&refund("failed")),
+            RefundOutcome::Failed {
+                reason: "expired_or_canceled_card".into()
+            }
         );
     }
 }

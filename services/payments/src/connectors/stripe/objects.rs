@@ -59,6 +59,8 @@ pub struct Refund {
     pub status: String,
     pub amount: i64,
     pub failure_reason: Option<String>,
+    #[serde(default)]
+    pub metadata: BTreeMap<String, String>,
 }
 
 /// A list Stripe pages with `starting_after`.

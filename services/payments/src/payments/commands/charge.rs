@@ -25,7 +25,7 @@ use super::{ChargeBatches, current};
 use crate::command_kit::{Asker, Parts, Reserved, reserved, within};
 use crate::error::PaymentsError;
 use crate::payments::store;
-use crate::shared::connector::{ChargeOutcome, Charged};
+use crate::shared::connector::{ChargeOutcome, Charged, ConnectorError};
 use crate::shared::record::{ChargeState, Payment};
 use crate::shared::source_store as sources;
 use crate::shared::store as record;
@@ -90,7 +90,7 @@ pub(super) async fn record_on(
         })?;
     if body.is_some() {
         state.outbox.committed();
-        state.connector.committed();
+        state.connectors.committed();
     }
     Ok(body)
 }
@@ -111,7 +111,17 @@ pub(crate) async fn settle(
     if !claimed {
         return Ok(());
     }
-    let known = match within(state, state.connector.find_charge(uuid)).await {
+    let id = uuid.to_owned();
+    let Some(payment) = state.store.query(move |db| record::find(db, &id)).await? else {
+        return Ok(());
+    };
+    // What the provider made ahead of the charge, as recorded: the object to read.
+    let prepared = payment.provider_payment_id.as_deref();
+    let asked = async {
+        let connector = state.connectors.for_payment(&payment).await?;
+        within(state, connector.find_charge(uuid, prepared, payment.amount)).await
+    };
+    let known = match asked.await {
         Ok(known) => known,
         Err(e) => {
             tracing::warn!(payment = %uuid, error = %e, "the provider cannot say yet what it did; asking again later");
@@ -165,13 +175,7 @@ pub(crate) async fn charge_again(
         Reserved::Fresh(payment) => payment,
         Reserved::Answered(response) => return Ok(response),
     };
-    let answer = within(
-        state,
-        state
-            .connector
-            .charge_stored(reference, &payment.uuid, payment.amount),
-    )
-    .await;
+    let answer = charge_stored(state, &payment, reference).await;
     match answer {
         Ok(outcome) => {
             let charged = Charged {
@@ -239,13 +243,7 @@ async fn send_one(
         tracing::warn!(payment = %payment.uuid, "a reserved payment names no payment source it can charge");
         return Ok(());
     };
-    let answer = within(
-        state,
-        state
-            .connector
-            .charge_stored(&reference, &payment.uuid, payment.amount),
-    )
-    .await;
+    let answer = charge_stored(state, &payment, &reference).await;
     match answer {
         Ok(outcome) => {
             let charged = Charged {
@@ -260,4 +258,18 @@ async fn send_one(
         }
     }
     Ok(())
+}
+
+/// Charges a stored instrument for `payment`, under the payment's key.
+async fn charge_stored(
+    state: &Parts,
+    payment: &Payment,
+    reference: &str,
+) -> Result<ChargeOutcome, ConnectorError> {
+    let connector = state.connectors.for_payment(payment).await?;
+    within(
+        state,
+        connector.charge_stored(reference, &payment.uuid, payment.amount),
+    )
+    .await
 }

@@ -3,17 +3,21 @@
 //! be recorded), then the three steps of every charge (charge.rs): record the intent, ask
 //! the provider outside any transaction, record what it said.
 
+use std::sync::Arc;
+
 use actix_web::HttpResponse;
 use coffer_auth::Caller;
 use coffer_events::TraceContext;
 use coffer_model::money::Money;
+use coffer_store::StoreError;
 
 use super::charge::{payment_or_answer, record_on};
 use super::intents::{self, Reserving};
 use super::{ChargeBatches, current};
-use crate::command_kit::{Asker, Parts, Reserved, within};
+use crate::command_kit::{Asker, Parts, Reserved, provider_of, within};
 use crate::error::PaymentsError;
-use crate::shared::connector::ChargeRequest;
+use crate::payments::store;
+use crate::shared::connector::{ChargeRequest, Charged, Connector, ConnectorError, Prepared};
 use crate::shared::method::{Instrument, instrument_for, mandate_reference};
 use crate::shared::profile_choice::account_and_profile;
 use crate::shared::record::{ChargeState, Payment, PaymentStatus};
@@ -42,12 +46,15 @@ pub(crate) async fn initiate(
     (hash, trace): (String, TraceContext),
     checked: Checked,
 ) -> Result<HttpResponse, PaymentsError> {
-    let Intent {
-        payment,
-        instrument,
-        supporter,
-        named_supporter,
-    } = prepare(state, caller, checked).await?;
+    let (
+        Intent {
+            payment,
+            instrument,
+            supporter,
+            named_supporter,
+        },
+        connector,
+    ) = intent_of(state, caller, checked).await?;
     let reserving = Reserving {
         state: state.clone(),
         asker: asker.clone(),
@@ -63,16 +70,14 @@ pub(crate) async fn initiate(
         Reserved::Answered(response) => return Ok(response),
     };
     state.outbox.committed();
-    let answer = within(
-        state,
-        state.connector.charge(ChargeRequest {
-            key: &payment.uuid,
-            amount: payment.amount,
-            instrument: &instrument,
-            store_as: payment.created_payment_source_uuid.as_deref(),
-        }),
-    )
-    .await;
+    let request = ChargeRequest {
+        key: &payment.uuid,
+        amount: payment.amount,
+        instrument: &instrument,
+        store_as: payment.created_payment_source_uuid.as_deref(),
+        prepared: None,
+    };
+    let answer = call(state, connector.as_ref(), request, payment.created).await;
     drop(instrument);
     let uuid = payment.uuid.clone();
     match answer {
@@ -82,19 +87,70 @@ pub(crate) async fn initiate(
                 return Ok(HttpResponse::Created().json(body));
             }
         }
-        Err(e) => {
+        Err(Unheard::Provider(e)) => {
             tracing::warn!(payment = %uuid, error = %e, "the provider's answer is unknown; the payment stays pending until it is settled")
         }
+        Err(Unheard::Recording(e)) => return Err(e),
+        Err(Unheard::Settled) => {}
     }
     Ok(HttpResponse::Created().json(current(state, uuid).await?))
 }
 
-/// The payment a checked request will record, pending, its call about to begin.
-async fn prepare(
+/// Why a charge has no answer to record here.
+enum Unheard {
+    /// The provider did not say what it did: the settler asks it.
+    Provider(ConnectorError),
+    /// What the provider made could not be recorded, so nothing was charged; the settler
+    /// finds and cancels it.
+    Recording(PaymentsError),
+    /// The settler decided the payment before its charge was asked for.
+    Settled,
+}
+
+/// Step 2 of a charge: what the provider makes ahead of it (recorded on the payment before
+/// anything is charged), then the charge itself.
+/// `started` is when the payment's call began, as recorded with it.
+async fn call(
+    state: &Parts,
+    connector: &dyn Connector,
+    request: ChargeRequest<'_>,
+    started: i64,
+) -> Result<Charged, Unheard> {
+    let prepared = match within(state, connector.prepare(&request)).await {
+        Ok(Prepared::Nothing) => None,
+        Ok(Prepared::Made(id)) => Some(id),
+        Ok(Prepared::Answered(charged)) => return Ok(charged),
+        Err(e) => return Err(Unheard::Provider(e)),
+    };
+    if let Some(made) = &prepared {
+        let (uuid, id) = (request.key.to_owned(), made.clone());
+        let recorded = state
+            .store
+            .write(move |db| {
+                store::record_prepared(db, &uuid, started, &id).map_err(StoreError::from)
+            })
+            .await
+            .map_err(|e| Unheard::Recording(e.into()))?;
+        if !recorded {
+            return Err(Unheard::Settled);
+        }
+    }
+    let request = ChargeRequest {
+        prepared: prepared.as_deref(),
+        ..request
+    };
+    within(state, connector.charge(request))
+        .await
+        .map_err(Unheard::Provider)
+}
+
+/// The payment a checked request will record, pending, its call about to begin, and the
+/// connector that will charge it, once that connector would take it.
+async fn intent_of(
     state: &Parts,
     caller: &Caller,
     checked: Checked,
-) -> Result<Intent, PaymentsError> {
+) -> Result<(Intent, Arc<dyn Connector>), PaymentsError> {
     let account = checked.account.to_string();
     let (organisation, profile) =
         account_and_profile(&state.store, &state.accounts, caller, &checked).await?;
@@ -108,6 +164,14 @@ async fn prepare(
                 format!("{method} payments are not available yet"),
             )
         })?;
+    let connector = provider_of(state, &profile).await?;
+    if let Some(refused) = connector.refuses(
+        Some(checked.amount),
+        &instrument,
+        checked.create_payment_source,
+    ) {
+        return Err(PaymentsError::invalid_all(vec![refused]));
+    }
     let RequestSupporter {
         snapshot,
         named: named_supporter,
@@ -165,10 +229,13 @@ async fn prepare(
         payment_source_uuid: None,
         charge_state: ChargeState::Calling,
     };
-    Ok(Intent {
-        payment,
-        instrument,
-        supporter,
-        named_supporter,
-    })
+    Ok((
+        Intent {
+            payment,
+            instrument,
+            supporter,
+            named_supporter,
+        },
+        connector,
+    ))
 }

@@ -9,7 +9,7 @@ use coffer_events::{TraceContext, append};
 use coffer_http::idempotency;
 use serde_json::json;
 
-use crate::command_kit::{Asker, Parts, Reserved, reserved, within};
+use crate::command_kit::{Asker, Parts, Reserved, provider_of, reserved, within};
 use crate::error::PaymentsError;
 use crate::shared::announce::source_announcement;
 use crate::shared::connector::StoreOutcome;
@@ -69,6 +69,10 @@ pub(crate) async fn keep(
             .filter(|s| s.organisation_uuid == org)
             .ok_or(PaymentsError::not_found("Supporter"))?;
     }
+    let connector = provider_of(state, &profile).await?;
+    if let Some(refused) = connector.refuses(None, &instrument, true) {
+        return Err(PaymentsError::invalid_all(vec![refused]));
+    }
     // The key is reserved before the provider is asked, so a retried request never keeps
     // the instrument a second time.
     let source_uuid = uuid.clone();
@@ -96,7 +100,7 @@ pub(crate) async fn keep(
     state.outbox.committed();
     // Keeping an instrument is a provider call, made outside any transaction under the
     // source's uuid; a lost answer keeps nothing here and the key stays in progress.
-    let kept = match within(state, state.connector.store_instrument(&instrument, &uuid)).await {
+    let kept = match within(state, connector.store_instrument(&instrument, &uuid)).await {
         Ok(kept) => kept,
         Err(e) => {
             // Nothing is recorded, so the key is given back: the client may retry with it.

@@ -1,0 +1,2 @@
+DROP INDEX payment_method_profiles_one_default;
+ALTER TABLE payment_method_profiles DROP COLUMN connector_account_uuid;

@@ -1,0 +1,353 @@
+//! Stripe behind shared/connector.rs's trait: one connector account's calls, in two steps
+//! per charge. `prepare` makes the card's PaymentMethod and a PaymentIntent left
+//! unconfirmed, with metadata naming Coffer's payment; the command records the intent's id
+//! on the payment; `charge` confirms it. So an intent is confirmed only once its id is
+//! recorded, at most one intent per payment is ever confirmed, and an answer that never
+//! arrives is settled by reading that intent (`find_charge`), or, when no id was recorded,
+//! by finding the payment's intents by their metadata and cancelling the unconfirmed ones.
+
+use coffer_model::money::Money;
+use coffer_model::validation::FieldError;
+
+use super::client::{CardDetails, NewIntent, StripeClient, StripeError};
+use super::mapping::{self, Reading, Refusal, refund_outcome, same_money};
+use super::objects::PaymentIntent;
+use crate::shared::connector::{
+    Call, ChargeOutcome, ChargeRequest, Charged, Connector, ConnectorError, Prepared,
+    RefundOutcome, StoreOutcome,
+};
+use crate::shared::method::Instrument;
+
+/// The provider's name, as profiles, payments and sources record it.
+pub const STRIPE: &str = "stripe";
+/// Pages of 100 read when looking for what an unheard call left behind, newest first: an
+/// unheard create is looked for within the settler's delay of it, so it is among the
+/// newest objects of the account unless that account made more than this many meanwhile.
+const SEARCH_PAGES: usize = 20;
+
+pub struct StripeConnector {
+    client: StripeClient,
+    /// A live account charges real cards.
+    live: bool,
+    /// Whether card numbers may be sent from Coffer to a live account
+    /// (`payments.raw_card_data`; Stripe allows it only to accounts it approved, PCI SAQ D).
+    raw_card_data: bool,
+}
+
+impl StripeConnector {
+    pub fn new(client: StripeClient, live: bool, raw_card_data: bool) -> Self {
+        Self {
+            client,
+            live,
+            raw_card_data,
+        }
+    }
+
+    async fn prepare_card(
+        &self,
+        request: &ChargeRequest<'_>,
+        card: &crate::shared::card::Card,
+    ) -> Result<Prepared, ConnectorError> {
+        let Ok(amount) = mapping::stripe_amount(&request.amount) else {
+            // Refused before anything was recorded (`refuses`); never sent if it slips by.
+            return Ok(answered(ChargeOutcome::Failed {
+                provider_payment_id: String::new(),
+                reason: "amount_not_accepted".into(),
+            }));
+        };
+        let details = CardDetails {
+            number: &card.number,
+            exp_month: card.expiry_month,
+            exp_year: card.expiry_year,
+            cvc: Some(&card.cvc),
+            cardholder: card.cardholder.as_deref(),
+        };
+        let method = match self
+            .client
+            .create_card_method(&details, &format!("coffer-{}-method", request.key))
+            .await
+        {
+            Ok(method) => method,
+            Err(e) => return refused_before_charge(e),
+        };
+        let currency = request.amount.currency.code().to_ascii_lowercase();
+        let intent = NewIntent {
+            amount,
+            currency: &currency,
+            payment_method: &method.id,
+            payment_method_type: "card",
+            customer: None,
+            payment_uuid: request.key,
+        };
+        match self
+            .client
+            .create_intent(&intent, &format!("coffer-{}-create", request.key))
+            .await
+        {
+            Ok(made) => Ok(Prepared::Made(made.id)),
+            Err(e) => refused_before_charge(e),
+        }
+    }
+
+    /// The outcome of an intent that was confirmed: one that waits for the donor is
+    /// cancelled and fails; Err while Stripe still decides, or an intent nobody confirmed.
+    async fn decided(
+        &self,
+        key: &str,
+        intent: &PaymentIntent,
+    ) -> Result<ChargeOutcome, ConnectorError> {
+        match mapping::reading(intent) {
+            Reading::Decided(outcome) => Ok(outcome),
+            Reading::NeedsDonor => {
+                self.cancel_unconfirmed(key, &intent.id).await?;
+                Ok(ChargeOutcome::Failed {
+                    provider_payment_id: intent.id.clone(),
+                    reason: "authentication_required".into(),
+                })
+            }
+            Reading::Deciding => Err(ConnectorError::Unreachable(
+                "Stripe is still processing the PaymentIntent".into(),
+            )),
+            Reading::Unconfirmed => Err(ConnectorError::Unreachable(
+                "the PaymentIntent is not confirmed".into(),
+            )),
+        }
+    }
+
+    /// Cancels an intent that was never confirmed, or waits for a donor Coffer cannot send
+    /// there: after this no one can charge it. Err while that is not known (it may have
+    /// been confirmed meanwhile).
+    async fn cancel_unconfirmed(&self, key: &str, id: &str) -> Result<(), ConnectorError> {
+        match self
+            .client
+            .cancel_intent(id, &format!("coffer-{key}-cancel-{id}"))
+            .await
+        {
+            Ok(_) => Ok(()),
+            Err(e) => Err(unknown(e)),
+        }
+    }
+}
+
+/// A call's failure as the connector's: Stripe's answer, when it is one, says what it did.
+fn unknown(e: StripeError) -> ConnectorError {
+    match e {
+        StripeError::Timeout => ConnectorError::Timeout,
+        other => ConnectorError::Unreachable(other.to_string()),
+    }
+}
+
+fn answered(outcome: ChargeOutcome) -> Prepared {
+    Prepared::Answered(Charged {
+        outcome,
+        stored: None,
+    })
+}
+
+/// A refusal before any charge: a decline or a rejection fails the payment (nothing was
+/// charged), anything else leaves the outcome to the settler.
+fn refused_before_charge(e: StripeError) -> Result<Prepared, ConnectorError> {
+    let StripeError::Refused { status, error } = &e else {
+        return Err(unknown(e));
+    };
+    let reason = match mapping::refusal(*status, error) {
+        Refusal::Unknown => return Err(unknown(e)),
+        Refusal::Declined(reason) => reason,
+        Refusal::Rejected(code) => {
+            tracing::warn!(code = %code, "Stripe refused a request Coffer made before a charge");
+            code
+        }
+    };
+    Ok(answered(ChargeOutcome::Failed {
+        provider_payment_id: String::new(),
+        reason,
+    }))
+}
+
+const NOT_YET: &str = "payment sources are not kept through Stripe yet";
+
+impl Connector for StripeConnector {
+    fn provider(&self) -> &'static str {
+        STRIPE
+    }
+
+    fn refuses(
+        &self,
+        amount: Option<Money>,
+        instrument: &Instrument,
+        keep: bool,
+    ) -> Option<FieldError> {
+        if keep {
+            return Some(FieldError::not_valid("create_payment_source", NOT_YET));
+        }
+        if !matches!(instrument, Instrument::Card(_)) {
+            return Some(FieldError::not_valid(
+                "payment_method",
+                "this profile's Stripe account takes cards only",
+            ));
+        }
+        if self.live && !self.raw_card_data {
+            return Some(FieldError::not_valid(
+                "payment_information",
+                "a live Stripe profile takes no card numbers: Stripe allows them only to \
+                 accounts it approved (payments.raw_card_data)",
+            ));
+        }
+        amount
+            .and_then(|amount| mapping::stripe_amount(&amount).err())
+            .map(|why| FieldError::not_valid("amount", why.to_string()))
+    }
+
+    fn prepare<'a>(&'a self, request: &'a ChargeRequest<'a>) -> Call<'a, Prepared> {
+        Box::pin(async move {
+            match request.instrument {
+                Instrument::Card(card) => self.prepare_card(request, card).await,
+                _ => Ok(answered(ChargeOutcome::Failed {
+                    provider_payment_id: String::new(),
+                    reason: "method_not_supported".into(),
+                })),
+            }
+        })
+    }
+
+    fn charge<'a>(&'a self, request: ChargeRequest<'a>) -> Call<'a, Charged> {
+        Box::pin(async move {
+            let Some(id) = request.prepared else {
+                return Err(ConnectorError::Unreachable(
+                    "no PaymentIntent was prepared for this charge".into(),
+                ));
+            };
+            let key = format!("coffer-{}-confirm", request.key);
+            let outcome = match self.client.confirm_intent(id, &key, false).await {
+                Ok(intent) => self.decided(request.key, &intent).await?,
+                Err(StripeError::Refused { status, error }) => {
+                    match mapping::refusal(status, &error) {
+                        Refusal::Declined(reason) => ChargeOutcome::Failed {
+                            provider_payment_id: id.to_owned(),
+                            reason,
+                        },
+                        Refusal::Rejected(code) => {
+                            tracing::warn!(code = %code, "Stripe refused a confirmation Coffer made");
+                            ChargeOutcome::Failed {
+                                provider_payment_id: id.to_owned(),
+                                reason: code,
+                            }
+                        }
+                        Refusal::Unknown => {
+                            return Err(unknown(StripeError::Refused { status, error }));
+                        }
+                    }
+                }
+                Err(e) => return Err(unknown(e)),
+            };
+            Ok(Charged {
+                outcome,
+                stored: None,
+            })
+        })
+    }
+
+    fn charge_stored<'a>(
+        &'a self,
+        _reference: &'a str,
+        _key: &'a str,
+        _amount: Money,
+    ) -> Call<'a, ChargeOutcome> {
+        Box::pin(async { Err(ConnectorError::Unreachable(NOT_YET.into())) })
+    }
+
+    fn store_instrument<'a>(
+        &'a self,
+        _instrument: &'a Instrument,
+        _key: &'a str,
+    ) -> Call<'a, StoreOutcome> {
+        Box::pin(async { Err(ConnectorError::Unreachable(NOT_YET.into())) })
+    }
+
+    fn refund<'a>(
+        &'a self,
+        key: &'a str,
+        provider_payment_id: &'a str,
+        amount: Money,
+    ) -> Call<'a, RefundOutcome> {
+        Box::pin(async move {
+            let idempotency = format!("coffer-{key}-refund");
+            match self
+                .client
+                .refund(provider_payment_id, amount.value, key, &idempotency)
+                .await
+            {
+                Ok(refund) => Ok(refund_outcome(&refund)),
+                Err(StripeError::Refused { status, error }) => {
+                    match mapping::refusal(status, &error) {
+                        Refusal::Unknown => Err(unknown(StripeError::Refused { status, error })),
+                        Refusal::Declined(reason) | Refusal::Rejected(reason) => {
+                            Ok(RefundOutcome::Failed { reason })
+                        }
+                    }
+                }
+                Err(e) => Err(unknown(e)),
+            }
+        })
+    }
+
+    fn find_charge<'a>(
+        &'a self,
+        key: &'a str,
+        prepared: Option<&'a str>,
+        amount: Money,
+    ) -> Call<'a, Option<Charged>> {
+        Box::pin(async move {
+            let found = match prepared {
+                Some(id) => vec![self.client.intent(id).await.map_err(unknown)?],
+                None => self
+                    .client
+                    .intents_of_payment(key, SEARCH_PAGES)
+                    .await
+                    .map_err(unknown)?,
+            };
+            let mut charged = None;
+            let mut cancelled = None;
+            for intent in &found {
+                if !same_money(intent, amount) {
+                    // Coffer makes a payment's intents with its amount; another names the
+                    // payment without being its charge, and is not taken for it.
+                    tracing::error!(payment = %key, intent = %intent.id, "a PaymentIntent names this payment with another amount or currency; not taken as its charge");
+                    continue;
+                }
+                match mapping::reading(intent) {
+                    Reading::Unconfirmed => {
+                        self.cancel_unconfirmed(key, &intent.id).await?;
+                        cancelled.get_or_insert_with(|| intent.id.clone());
+                    }
+                    _ if charged.is_some() => {}
+                    _ => charged = Some(self.decided(key, intent).await?),
+                }
+            }
+            // Nothing charged: the payment fails, and keeps the intent that was cancelled.
+            let failed = cancelled.map(|id| ChargeOutcome::Failed {
+                provider_payment_id: id,
+                reason: "provider_unreachable".into(),
+            });
+            Ok(charged.or(failed).map(|outcome| Charged {
+                outcome,
+                stored: None,
+            }))
+        })
+    }
+
+    fn find_refund<'a>(
+        &'a self,
+        key: &'a str,
+        provider_payment_id: &'a str,
+    ) -> Call<'a, Option<RefundOutcome>> {
+        Box::pin(async move {
+            let found = self
+                .client
+                .refunds_of(provider_payment_id, key, SEARCH_PAGES)
+                .await
+                .map_err(unknown)?;
+            Ok(found.first().map(refund_outcome))
+        })
+    }
+}

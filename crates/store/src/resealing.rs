@@ -7,8 +7,8 @@
 use std::fmt::Display;
 
 use coffer_secrets::{ResealError, Secrets};
-use diesel::QueryResult;
 use diesel::connection::SimpleConnection;
+use diesel::{QueryResult, RunQueryDsl};
 
 use crate::{Db, Store, StoreError};
 
@@ -214,9 +214,30 @@ pub fn scrubbed<T>(
     }
     let done = conn.write_tx(write)?;
     if let Db::Sqlite(c) = conn {
-        c.batch_execute("PRAGMA wal_checkpoint(TRUNCATE)")?;
+        // A reader still in a snapshot (another connection of the pool) keeps the old
+        // pages in the WAL and the checkpoint answers busy; asked again shortly, it gets
+        // through, bounded so a start never waits on a reader for long.
+        for _ in 0..CHECKPOINT_TRIES {
+            let answer: Checkpoint =
+                diesel::sql_query("PRAGMA wal_checkpoint(TRUNCATE)").get_result(&mut **c)?;
+            if answer.busy == 0 {
+                break;
+            }
+            std::thread::sleep(CHECKPOINT_PAUSE);
+        }
     }
     Ok(done)
+}
+
+/// How often, and how far apart, the WAL is asked to give up the pages a pass overwrote.
+const CHECKPOINT_TRIES: usize = 50;
+const CHECKPOINT_PAUSE: std::time::Duration = std::time::Duration::from_millis(20);
+
+/// `PRAGMA wal_checkpoint`'s answer: 1 in `busy` when a reader kept it from finishing.
+#[derive(diesel::QueryableByName)]
+struct Checkpoint {
+    #[diesel(sql_type = diesel::sql_types::Integer)]
+    busy: i32,
 }
 
 /// A `LIKE` pattern, escaped with `\`, of every text that begins with `prefix` (a key id

@@ -48,13 +48,14 @@ pub async fn run(args: DevArgs) -> anyhow::Result<()> {
 
 /// Payments' settings from the flags: how it reaches providers and how long it waits.
 fn payments_settings(args: &DevArgs) -> anyhow::Result<coffer_payments::PaymentsSettings> {
+    if let Some((setting, why)) =
+        coffer_payments::waits_refused(args.connector_timeout_ms, args.settle_after_ms)
+    {
+        let flag = setting.trim_start_matches("payments.").replace('_', "-");
+        anyhow::bail!("--{flag}: {why}");
+    }
     let timeout = Duration::from_millis(args.connector_timeout_ms);
     let settle_after = Duration::from_millis(args.settle_after_ms);
-    anyhow::ensure!(
-        settle_after > timeout * 3,
-        "--settle-after-ms must be more than three times --connector-timeout-ms: a charge \
-         makes up to three calls, and one still under way is never settled beside it"
-    );
     if let Some(why) = coffer_payments::stripe_api_refused(&args.stripe_api) {
         anyhow::bail!("--stripe-api {}: {why}", args.stripe_api);
     }

@@ -79,8 +79,9 @@ impl Proxy {
 /// `coffer dev` reaching Stripe at `stripe_api`, with one test connector account ("main")
 /// and its card profile `card_stripe` set on the demo account.
 struct Coffer {
-    _server: Server,
-    _dir: tempfile::TempDir,
+    server: Server,
+    dir: tempfile::TempDir,
+    stripe_api: String,
     base: String,
     account: String,
     token: String,
@@ -145,16 +146,21 @@ fn set_profile(dir: &Path, account: &str, name: &str, connector_account: &str) -
     admin_with_stdin(dir, &args, "")
 }
 
-async fn coffer(stripe_api: &str) -> Coffer {
-    let dir = tempfile::tempdir().unwrap();
-    let mut server = common::start_with(
-        dir.path(),
+/// `coffer dev` on `dir`, reaching Stripe at `stripe_api`.
+fn start(dir: &Path, stripe_api: &str) -> Server {
+    common::start_with(
+        dir,
         &[
             ("COFFER_PAYMENTS__STRIPE_API", stripe_api),
             ("COFFER_PAYMENTS__SETTLE_AFTER_MS", SETTLE_AFTER_MS),
             ("COFFER_PAYMENTS__CONNECTOR_TIMEOUT_MS", TIMEOUT_MS),
         ],
-    );
+    )
+}
+
+async fn coffer(stripe_api: &str) -> Coffer {
+    let dir = tempfile::tempdir().unwrap();
+    let mut server = start(dir.path(), stripe_api);
     let c = common::credentials(dir.path(), &mut server).await;
     let account = c["account_uuids"][0].as_str().unwrap().to_owned();
     let set = set_connector_account(dir.path(), &account, "main", "test", KEY);
@@ -167,8 +173,9 @@ async fn coffer(stripe_api: &str) -> Coffer {
         base: c["base_url"].as_str().unwrap().to_owned(),
         token: common::demo_token(&c).await,
         account,
-        _server: server,
-        _dir: dir,
+        server,
+        dir,
+        stripe_api: stripe_api.to_owned(),
         http: reqwest::Client::new(),
     }
 }
@@ -184,6 +191,17 @@ fn card(number: &str) -> Value {
 }
 
 impl Coffer {
+    /// Kills the server with SIGKILL, whatever it was doing, and starts it again on the
+    /// same data.
+    async fn killed_and_restarted(&mut self) {
+        self.server.0.kill().unwrap();
+        self.server.0.wait().unwrap();
+        self.server = start(self.dir.path(), &self.stripe_api);
+        let c = common::credentials(self.dir.path(), &mut self.server).await;
+        self.base = c["base_url"].as_str().unwrap().to_owned();
+        self.token = common::demo_token(&c).await;
+    }
+
     fn payment(&self, profile: &str, number: &str, value: i64) -> Value {
         json!({
             "account_uuid": self.account,
@@ -385,7 +403,7 @@ async fn what_stripe_would_refuse_is_refused_before_any_call() {
 #[tokio::test(flavor = "multi_thread")]
 async fn a_live_profile_takes_no_card_numbers_unless_stripe_allowed_them() {
     let coffer = coffer(&localstripe()).await;
-    let dir = coffer._dir.path();
+    let dir = coffer.dir.path();
     set_connector_account(dir, &coffer.account, "live", "live", LIVE_KEY);
     let live = set_profile(dir, &coffer.account, "card_live", "live");
     assert_eq!(live["test_mode"], false);
@@ -585,4 +603,51 @@ async fn a_provider_that_is_slow_hangs_fails_or_is_gone_charges_nothing_twice() 
         let intents = intents_of(uuid).await;
         assert_eq!(confirmed(&intents).len(), charged, "{now}: {intents:?}");
     }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn killed_between_the_confirmation_and_its_commit_the_charge_is_settled_once() {
+    let proxy = proxy();
+    let mut coffer = coffer(&proxy.listen).await;
+    // Stripe confirms at once; its answer is held, and Coffer is killed while it waits.
+    proxy
+        .set(json!({ "fault": "slow", "delay_ms": 1500, "times": 1, "match": "/confirm" }))
+        .await;
+    let body = coffer.payment("card_stripe", "4242424242424242", 3600);
+    let (base, token) = (coffer.base.clone(), coffer.token.clone());
+    let asked = tokio::spawn(async move {
+        reqwest::Client::new()
+            .post(format!("{base}/payments"))
+            .bearer_auth(token)
+            .header("Idempotency-Key", uuid::Uuid::new_v4().to_string())
+            .json(&body)
+            .send()
+            .await
+    });
+    let stats = format!("{}/stats", proxy.control);
+    for _ in 0..100 {
+        let seen: Value = reqwest::get(&stats).await.unwrap().json().await.unwrap();
+        if seen["faulted"] == 1 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    coffer.killed_and_restarted().await;
+    assert!(asked.await.unwrap().is_err(), "the client heard no answer");
+
+    // The restarted Coffer holds the payment pending, and its settler finds the charge.
+    let (status, found) = coffer
+        .post(
+            "/search/payments",
+            &json!({ "query": { "$match": { "account_uuid": coffer.account } } }),
+        )
+        .await;
+    assert_eq!(status, 200, "{found}");
+    let hits = found["hits"].as_array().unwrap();
+    assert_eq!(hits.len(), 1, "{found}");
+    let uuid = hits[0]["uuid"].as_str().unwrap().to_owned();
+    let settled = coffer.settled(&uuid).await;
+    assert_eq!(settled["status"], "succeeded", "{settled}");
+    let intents = intents_of(&uuid).await;
+    assert_eq!(confirmed(&intents).len(), 1, "charged once: {intents:?}");
 }

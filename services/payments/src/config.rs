@@ -93,19 +93,10 @@ impl Validate for PaymentsConfig {
             ));
         }
         let p = &self.payments;
-        if !(1_000..=120_000).contains(&p.connector_timeout_ms) {
-            return Err(ConfigError::invalid(
-                "payments.connector_timeout_ms",
-                "must be 1000 to 120000 milliseconds",
-            ));
-        }
-        // A charge makes up to three calls (Stripe: its PaymentMethod, its PaymentIntent,
-        // the confirmation); one still under way must never be settled beside it.
-        if p.settle_after_ms <= 3 * p.connector_timeout_ms || p.settle_after_ms > 86_400_000 {
-            return Err(ConfigError::invalid(
-                "payments.settle_after_ms",
-                "must be longer than three times payments.connector_timeout_ms and at most a day",
-            ));
+        if let Some((setting, why)) =
+            crate::settings::waits_refused(p.connector_timeout_ms, p.settle_after_ms)
+        {
+            return Err(ConfigError::invalid(setting, why));
         }
         if !p.test_psp_fault.is_empty() && Fault::parse(&p.test_psp_fault).is_none() {
             return Err(ConfigError::invalid(

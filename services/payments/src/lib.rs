@@ -34,7 +34,7 @@ pub use connector_registry::{ProviderSettings, stripe_api_refused};
 pub use migrations::MIGRATIONS;
 /// This service's part of the API description.
 pub use routes::part as api_part;
-pub use settings::PaymentsSettings;
+pub use settings::{PaymentsSettings, waits_refused};
 
 use std::sync::Arc;
 use std::time::Duration;

@@ -52,3 +52,50 @@ impl Default for PaymentsSettings {
         }
     }
 }
+
+/// Why the connector timeout and the settler's delay (both in milliseconds) are refused,
+/// naming the setting, if they are. The timeout bounds one call; a charge makes up to three
+/// (Stripe: its PaymentMethod, its PaymentIntent, the confirmation), and one still under
+/// way must never be settled beside it, so the delay is longer than three timeouts, and at
+/// most a day so an unanswered call is always settled.
+pub fn waits_refused(
+    connector_timeout_ms: u64,
+    settle_after_ms: u64,
+) -> Option<(&'static str, &'static str)> {
+    if !(1_000..=120_000).contains(&connector_timeout_ms) {
+        return Some((
+            "payments.connector_timeout_ms",
+            "must be 1000 to 120000 milliseconds",
+        ));
+    }
+    if settle_after_ms <= connector_timeout_ms.saturating_mul(3) || settle_after_ms > 86_400_000 {
+        return Some((
+            "payments.settle_after_ms",
+            "must be longer than three times connector_timeout_ms and at most a day (86400000)",
+        ));
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_settler_waits_longer_than_a_charges_three_calls() {
+        assert_eq!(waits_refused(10_000, 60_000), None);
+        assert_eq!(
+            waits_refused(2_000, 6_000).map(|r| r.0),
+            Some("payments.settle_after_ms")
+        );
+        assert_eq!(waits_refused(2_000, 6_001), None);
+        assert_eq!(
+            waits_refused(999, 60_000).map(|r| r.0),
+            Some("payments.connector_timeout_ms")
+        );
+        assert_eq!(
+            waits_refused(10_000, 86_400_001).map(|r| r.0),
+            Some("payments.settle_after_ms")
+        );
+    }
+}

@@ -320,7 +320,11 @@ impl Connector for StripeConnector {
                         self.cancel_unconfirmed(key, &intent.id).await?;
                         cancelled.get_or_insert_with(|| intent.id.clone());
                     }
-                    _ if charged.is_some() => {}
+                    // Two confirmed for one payment would be a double charge, which the
+                    // steps above never make; said loudly if it is ever found.
+                    _ if charged.is_some() => {
+                        tracing::error!(payment = %key, intent = %intent.id, "a second confirmed PaymentIntent names this payment; only the first is taken");
+                    }
                     _ => charged = Some(self.decided(key, intent).await?),
                 }
             }

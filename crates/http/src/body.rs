@@ -480,3 +480,19 @@ mod tests {
         assert_eq!(e.items()[0].property, "grant_type");
     }
 }
+
+/// A body as its bytes, whatever its content type, within the route's limit: for what is
+/// checked over the exact bytes sent (a provider's signed notification) before it is read.
+#[derive(Debug)]
+pub struct RawBody(pub Bytes);
+
+impl FromRequest for RawBody {
+    type Error = ApiError;
+    type Future = Extracting<Self>;
+
+    fn from_request(req: &HttpRequest, payload: &mut Payload) -> Self::Future {
+        let req = req.clone();
+        let mut payload = payload.take();
+        Box::pin(async move { read(&req, &mut payload).await.map(RawBody) })
+    }
+}

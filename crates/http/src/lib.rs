@@ -27,7 +27,7 @@ mod tunnels;
 pub mod workers;
 
 pub use basic_auth::basic_credentials;
-pub use body::{Form, Json, JsonEvenAsForm, JsonOrForm, OptionalJson};
+pub use body::{Form, Json, JsonEvenAsForm, JsonOrForm, OptionalJson, RawBody};
 pub use client_address::{ClientAddress, TrustedProxies};
 pub use coffer_error::{ApiError, Shape};
 pub use config::ClientLimits;

@@ -9,9 +9,11 @@ use std::time::Duration;
 use coffer_secrets::Secrets;
 use coffer_store::{Store, TtlCache};
 
-use crate::connector_accounts::commands::secret_key;
+use crate::connector_accounts::commands::{secret_key, webhook_secrets};
 use crate::connector_accounts::domain::{Mode, Provider};
 use crate::connector_accounts::store as accounts;
+use crate::connectors::metered::Metered;
+use crate::connectors::metrics::ConnectorMetrics;
 use crate::connectors::stripe::client::StripeClient;
 use crate::connectors::stripe::connector::StripeConnector;
 use crate::connectors::test_psp::TestPsp;
@@ -64,6 +66,9 @@ pub fn stripe_api_refused(url: &str) -> Option<&'static str> {
 
 pub(crate) struct ConnectorRegistry {
     test: Arc<TestPsp>,
+    /// The test provider, measured like every other.
+    test_metered: Arc<dyn Connector>,
+    metrics: ConnectorMetrics,
     store: Store,
     /// The master keys connector accounts' secret keys are sealed with; without them no
     /// connector account can be opened, and only the test provider serves.
@@ -87,8 +92,11 @@ impl ConnectorRegistry {
         store: Store,
         secrets: Option<Secrets>,
         settings: ProviderSettings,
+        metrics: ConnectorMetrics,
     ) -> Self {
         Self {
+            test_metered: Arc::new(Metered::new(test.clone(), metrics.clone())),
+            metrics,
             test,
             store,
             secrets,
@@ -138,7 +146,7 @@ impl ConnectorRegistry {
         profile: &str,
     ) -> Result<Arc<dyn Connector>, ConnectorError> {
         if provider == TEST_PROVIDER {
-            return Ok(self.test.clone());
+            return Ok(self.test_metered.clone());
         }
         let key = (account.to_owned(), profile.to_owned());
         let connector_account = match self.profiles.get(&key) {
@@ -169,7 +177,7 @@ impl ConnectorRegistry {
         connector_account: Option<&str>,
     ) -> Result<Arc<dyn Connector>, ConnectorError> {
         if provider == TEST_PROVIDER {
-            return Ok(self.test.clone());
+            return Ok(self.test_metered.clone());
         }
         let Some(uuid) = connector_account else {
             return Err(unavailable(format!(
@@ -204,17 +212,36 @@ impl ConnectorRegistry {
             ));
         }
         let key = secret_key(secrets, &row).map_err(|e| unavailable(e.to_string()))?;
-        match row.provider {
+        let opened: Arc<dyn Connector> = match row.provider {
             Provider::Stripe => {
                 let client =
                     StripeClient::new(&self.settings.stripe_api, &key, self.settings.timeout)
                         .map_err(|e| unavailable(e.to_string()))?;
-                Ok(Arc::new(StripeConnector::new(
+                Arc::new(StripeConnector::new(
                     client,
                     row.mode == Mode::Live,
                     self.settings.raw_card_data,
-                )))
+                ))
             }
-        }
+        };
+        Ok(Arc::new(Metered::new(opened, self.metrics.clone())))
+    }
+
+    /// The webhook secrets a connector account's notifications are signed with: the
+    /// current one and the one before it (empty when none was set).
+    pub fn webhook_secrets(
+        &self,
+        row: &accounts::ConnectorAccountRow,
+    ) -> Result<Vec<zeroize::Zeroizing<Vec<u8>>>, ConnectorError> {
+        let secrets = self
+            .secrets
+            .as_ref()
+            .ok_or_else(|| unavailable("no master keys to open connector accounts with"))?;
+        webhook_secrets(secrets, row).map_err(|e| unavailable(e.to_string()))
+    }
+
+    /// The providers' metrics (connectors/metrics.rs).
+    pub fn metrics(&self) -> &ConnectorMetrics {
+        &self.metrics
     }
 }

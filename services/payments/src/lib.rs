@@ -18,6 +18,7 @@ mod migrations;
 pub mod payments;
 pub mod payouts;
 pub mod profiles;
+pub mod provider_notifications;
 pub mod refunds;
 mod routes;
 mod schema;
@@ -109,6 +110,7 @@ impl Payments {
             store.clone(),
             settings.secrets.clone(),
             settings.providers.clone(),
+            connectors::metrics::ConnectorMetrics::new(),
         );
         let state = web::Data::new(PaymentsState {
             store,
@@ -174,5 +176,8 @@ coffer_service::module! {
     Payments: "payments",
     app_data: [state, charges],
     partners: coffer_partners::app_data,
+    metrics: |payments, registry| {
+        payments.state.connectors.metrics().register(registry);
+    },
     workers: [workers, events],
 }

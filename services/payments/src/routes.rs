@@ -4,7 +4,10 @@
 
 use coffer_http::openapi::RouteTable;
 
-use crate::{agreements, payments, payouts, profiles, refunds, search, sources, supporters};
+use crate::{
+    agreements, payments, payouts, profiles, provider_notifications, refunds, search, sources,
+    supporters,
+};
 
 pub(crate) fn table() -> RouteTable {
     let mut t = RouteTable::new();
@@ -16,6 +19,7 @@ pub(crate) fn table() -> RouteTable {
     search::routes::routes(&mut t);
     agreements::routes::routes(&mut t);
     payouts::routes::routes(&mut t);
+    provider_notifications::routes::routes(&mut t);
     t
 }
 
@@ -38,6 +42,7 @@ mod described {
             (name = "Supporters", description = "The donors an organisation keeps"),
             (name = "Payment method profiles", description = "How an account takes each method"),
             (name = "Payouts", description = "What the test provider pays an account's bank, and its matching with statements"),
+            (name = "Provider notifications", description = "What payment providers tell Coffer, signed, at each connector account's endpoint"),
         )
     )]
     struct Described;

@@ -240,3 +240,12 @@ diesel::table! {
         at -> BigInt,
     }
 }
+
+diesel::table! {
+    provider_notifications (connector_account_uuid, event_id) {
+        connector_account_uuid -> Text,
+        event_id -> Text,
+        event_type -> Text,
+        received -> BigInt,
+    }
+}

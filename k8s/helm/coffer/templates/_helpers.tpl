@@ -219,6 +219,7 @@ payments:
   - /payment-method-profiles
   - /payouts
   - /test-psp
+  - /provider-notifications
 billing:
   - /subscription-plans
   - /subscriptions

@@ -194,6 +194,23 @@ pub fn secret_key(
         .map_err(|_| PaymentsError::internal("a connector account's secret key is not text"))
 }
 
+/// The connector account's webhook secrets, opened to check a notification's signature:
+/// the current one first, then the one before it.
+pub fn webhook_secrets(
+    secrets: &Secrets,
+    row: &ConnectorAccountRow,
+) -> Result<Vec<zeroize::Zeroizing<Vec<u8>>>, PaymentsError> {
+    let sealed = [
+        ("webhook_secret", &row.webhook_secret),
+        ("previous_webhook_secret", &row.previous_webhook_secret),
+    ];
+    sealed
+        .into_iter()
+        .filter_map(|(column, value)| value.as_ref().map(|v| (column, v)))
+        .map(|(column, value)| open(secrets, column, &row.uuid, value))
+        .collect()
+}
+
 fn open(
     secrets: &Secrets,
     column: &str,

@@ -2,7 +2,7 @@
 //! its transitions and custom parameters. The record itself is read and written in
 //! shared/store.rs.
 
-use coffer_store::{Db, db_run};
+use coffer_store::{Backend, Db, db_run};
 use diesel::prelude::*;
 
 use crate::schema::payments::dsl as p;
@@ -185,15 +185,54 @@ pub fn record_answers(
     Ok(rows.into_iter().map(|r| r.uuid).collect())
 }
 
+/// Calls of one account taken per pass of the settler at most.
+pub const UNSETTLED_PER_ACCOUNT: i64 = 20;
+
 /// Payments whose call began before `before` and has no recorded answer: a process
-/// stopped, or the provider never answered. Oldest first.
+/// stopped, or the provider never answered. Taken in turns between accounts, each
+/// account's oldest first and at most [`UNSETTLED_PER_ACCOUNT`] of it: an account whose
+/// provider cannot be reached (thousands of calls unanswered, each waiting its timeout)
+/// delays another account's settling by one of its calls per turn, never by all of them.
 pub fn unsettled(db: &mut Db<'_>, before: i64, limit: i64) -> QueryResult<Vec<String>> {
+    use diesel::sql_types::{BigInt, Text};
+    #[derive(QueryableByName)]
+    struct Unsettled {
+        #[diesel(sql_type = Text)]
+        uuid: String,
+    }
+    let (a, b, c) = match db.backend() {
+        Backend::Postgres => ("$1", "$2", "$3"),
+        Backend::Sqlite => ("?", "?", "?"),
+    };
+    // `charge_state = 'calling'` is written out so that the index on (charge_state,
+    // charge_started) serves it under a generic plan.
+    let sql = format!(
+        "SELECT uuid FROM (\
+             SELECT uuid, charge_started, ROW_NUMBER() OVER \
+                 (PARTITION BY account_uuid ORDER BY charge_started) AS turn \
+             FROM payments WHERE charge_state = 'calling' AND charge_started < {a}\
+         ) AS calls WHERE turn <= {b} ORDER BY turn, charge_started LIMIT {c}"
+    );
+    let rows: Vec<Unsettled> = db_run!(db: {
+        diesel::sql_query(&sql)
+            .bind::<BigInt, _>(before)
+            .bind::<BigInt, _>(UNSETTLED_PER_ACCOUNT)
+            .bind::<BigInt, _>(limit)
+            .load(db)
+    })?;
+    Ok(rows.into_iter().map(|r| r.uuid).collect())
+}
+
+/// When the oldest payment whose call is still unanswered was made, per provider (for the
+/// metrics: it grows while a provider cannot be reached; `charge_started` would not, since
+/// each settling pass takes the call again). Calls under way are few, and indexed.
+pub fn oldest_calls(db: &mut Db<'_>) -> QueryResult<Vec<(String, Option<i64>)>> {
+    use diesel::dsl::min;
     db_run!(db: {
         p::payments
-            .filter(p::charge_state.eq(ChargeState::Calling).and(p::charge_started.lt(before)))
-            .order(p::charge_started.asc())
-            .limit(limit)
-            .select(p::uuid)
+            .filter(p::charge_state.eq(ChargeState::Calling))
+            .group_by(p::payment_provider)
+            .select((p::payment_provider, min(p::created)))
             .load(db)
     })
 }

@@ -7,8 +7,10 @@ use actix_web::web::Data;
 use futures_util::StreamExt;
 
 use crate::command_kit::Parts;
+use crate::connectors::stripe::connector::STRIPE;
 use crate::payments::commands::{self, ChargeBatches};
 use crate::payments::store;
+use crate::shared::connector::TEST_PROVIDER;
 
 /// Payments taken per pass.
 const BATCH: i64 = 500;
@@ -68,6 +70,7 @@ pub(crate) async fn settle_forever(state: Parts, batches: Data<ChargeBatches>) {
                 continue;
             }
         };
+        measure_oldest(&state).await;
         futures_util::stream::iter(ids)
             .for_each_concurrent(AT_ONCE, |id| {
                 let (state, batches) = (state.clone(), batches.clone());
@@ -91,5 +94,28 @@ pub(crate) async fn settle_forever(state: Parts, batches: Data<ChargeBatches>) {
                 tracing::warn!(refund = %id, error = %e, "settling a refund failed; it is tried again");
             }
         }
+    }
+}
+
+/// Sets how old each provider's oldest payment with an unanswered call is
+/// (connectors/metrics.rs); a provider with none shows 0. Each value is set once, so a
+/// scrape never sees a provider's figure drop to 0 and back.
+async fn measure_oldest(state: &Parts) {
+    let oldest = match state.store.query(store::oldest_calls).await {
+        Ok(oldest) => oldest,
+        Err(e) => {
+            tracing::warn!(error = %e, "reading the oldest unanswered calls failed");
+            return;
+        }
+    };
+    let now = state.clock.unix();
+    let gauge = &state.connectors.metrics().oldest_unsettled;
+    for provider in [TEST_PROVIDER, STRIPE] {
+        let made = oldest
+            .iter()
+            .find(|(p, _)| p == provider)
+            .and_then(|(_, made)| *made);
+        let age = made.map_or(0, |m| now.saturating_sub(m).max(0));
+        gauge.with_label_values(&[provider]).set(age);
     }
 }

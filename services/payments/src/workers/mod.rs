@@ -9,8 +9,10 @@
 //! - `charges::settle_forever`: settles calls to the provider that were never answered.
 //! - `payouts::settle_forever`: pays out each account's payments once a day.
 //! - `search::counts::fold_forever` (in search/counts.rs): folds kept payment counts.
+//! - `notifications::forget_forever`: forgets provider notifications past any retry.
 
 pub mod charges;
+pub mod notifications;
 pub mod payouts;
 
 use std::time::Duration;
@@ -74,6 +76,11 @@ pub(crate) const WORKERS: &[Worker<Inputs>] = &[
                 Duration::from_secs(1),
             )))
         },
+    },
+    Worker {
+        name: "forget_notifications",
+        description: "forgets provider notifications applied longer ago than any retry",
+        start: |s| Some(tokio::spawn(notifications::forget_forever(s.state.clone()))),
     },
 ];
 

@@ -5,6 +5,7 @@
 
 pub(crate) mod changes;
 pub(crate) mod charge;
+pub(crate) mod ending;
 pub(crate) mod initiate;
 pub(crate) mod intents;
 pub(crate) mod outcome;

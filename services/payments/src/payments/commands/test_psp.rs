@@ -5,12 +5,11 @@
 
 use coffer_auth::Caller;
 use coffer_events::TraceContext;
-use diesel::result::Error as DieselError;
 
+use super::ending::{Ending, end_pending};
 use crate::command_kit::{Parts, require_owner};
 use crate::error::PaymentsError;
 use crate::payments::domain::{Decision, awaits_donor, return_location};
-use crate::shared::announce::announce;
 use crate::shared::connector::TEST_PROVIDER;
 use crate::shared::method::PaymentMethod;
 use crate::shared::record::{Payment, PaymentStatus};
@@ -126,14 +125,12 @@ pub(crate) async fn decide(
         }
     };
     // The donor's browser carries no trace; the decision starts one.
-    let done = finish(
-        state,
-        payment.uuid,
-        (status, reason),
-        None,
-        TraceContext::new_root(),
-    )
-    .await?;
+    let ending = Ending {
+        status,
+        reason: reason.map(str::to_owned),
+        value_date: None,
+    };
+    let done = end_pending(state, payment.uuid, ending, TraceContext::new_root()).await?;
     let finished = match done {
         Some(p) => p,
         None => test_payment(state, uuid).await?,
@@ -203,53 +200,13 @@ pub(crate) async fn settle_debit(
     }
     // Collected today, as a bank's notification would say: a collected debit has its day.
     let today = state.clock.now().date().to_string();
-    let done = finish(
-        state,
-        payment.uuid.clone(),
-        (PaymentStatus::Succeeded, None),
-        Some(today),
-        trace,
-    )
-    .await?;
+    let ending = Ending {
+        status: PaymentStatus::Succeeded,
+        reason: None,
+        value_date: Some(today),
+    };
+    let done = end_pending(state, payment.uuid.clone(), ending, trace).await?;
     done.ok_or_else(|| {
         PaymentsError::conflict(format!("the payment is {}, not pending", payment.status))
     })
-}
-
-/// Ends a pending payment of the test provider as `status` (with why, when it failed), on
-/// `value_date` when the bank collected it, with its event, and decides the source it keeps
-/// with it; `None` when it was no longer pending.
-async fn finish(
-    state: &Parts,
-    uuid: String,
-    (status, reason): (PaymentStatus, Option<&'static str>),
-    value_date: Option<String>,
-    trace: TraceContext,
-) -> Result<Option<Payment>, PaymentsError> {
-    let now = state.clock.unix();
-    let st = state.clone();
-    let done = state
-        .store
-        .run(move |db| {
-            db.write_tx(|tx| {
-                if !record::complete(tx, &uuid, status, reason, now)? {
-                    return Ok(None);
-                }
-                if let Some(day) = &value_date {
-                    record::set_value_date(tx, &uuid, day)?;
-                }
-                let finished = record::find(tx, &uuid)?.ok_or(DieselError::NotFound)?;
-                announce(tx, &st.outbox, &finished, &trace)?;
-                if let Some(source) = &finished.created_payment_source_uuid {
-                    let approved = status == PaymentStatus::Succeeded;
-                    let reason = reason.filter(|_| !approved);
-                    let decided = SourceStatus::decided(approved);
-                    decide_in(tx, &st.outbox, source, decided, reason, now, &trace)?;
-                }
-                Ok::<_, PaymentsError>(Some(finished))
-            })
-        })
-        .await?;
-    state.outbox.committed();
-    Ok(done)
 }

@@ -1,0 +1,312 @@
+//! A provider's notification to a connector account's endpoint, taken in order: the
+//! connector account it was sent to, its signature by that account's webhook secrets, the
+//! event read, its id not seen before, and then what it says applied through the same
+//! commands as a direct answer (payments/commands/charge.rs `record`, ending.rs). The event
+//! is remembered only once it is applied, so a failure on the way leaves it to the
+//! provider's retry, and a retry of one applied is answered without being applied again.
+
+use coffer_events::TraceContext;
+
+use super::domain::{Kept, Standing, Verdict, Word, verdict};
+use super::store;
+use crate::command_kit::Parts;
+use crate::connector_accounts::domain::{Mode, Provider};
+use crate::connector_accounts::store::{self as accounts, ConnectorAccountRow};
+use crate::connectors::stripe::connector::STRIPE;
+use crate::connectors::stripe::mapping::same_money;
+use crate::connectors::stripe::notice::{self, About, Notice};
+use crate::connectors::stripe::objects::PaymentIntent;
+use crate::connectors::stripe::signature;
+use crate::error::PaymentsError;
+use crate::payments::commands::ChargeBatches;
+use crate::payments::commands::charge::record;
+use crate::payments::commands::ending::{Ending, end_pending};
+use crate::shared::connector::ChargeOutcome;
+use crate::shared::profile_store;
+use crate::shared::record::Payment;
+use crate::shared::store as payments;
+
+/// What became of a notification the provider is told was received (2xx).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Received {
+    /// What it said is recorded.
+    Applied,
+    /// Received and applied before.
+    Duplicate,
+    /// Changes nothing; remembered as seen all the same.
+    Kept(Kept),
+}
+
+impl Received {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Received::Applied => "applied",
+            Received::Duplicate => "duplicate",
+            Received::Kept(_) => "kept",
+        }
+    }
+
+    /// What the metrics count it as, and the sender is told: why one kept changed nothing.
+    pub fn label(self) -> &'static str {
+        match self {
+            Received::Kept(why) => why.as_str(),
+            other => other.as_str(),
+        }
+    }
+}
+
+/// A Stripe notification `body`, signed `signature`, sent to the endpoint of the connector
+/// account `connector_account`.
+pub(crate) async fn receive_stripe(
+    (state, batches): (&Parts, &ChargeBatches),
+    connector_account: String,
+    signature: Option<&str>,
+    body: &[u8],
+    trace: &TraceContext,
+) -> Result<Received, PaymentsError> {
+    let counted = |outcome: &str| {
+        state
+            .connectors
+            .metrics()
+            .notifications
+            .with_label_values(&[STRIPE, outcome])
+            .inc();
+    };
+    let received = async {
+        // What costs nothing first: most forgeries end here, before any lookup.
+        let signed = signature::read_header(signature, state.clock.unix())
+            .map_err(|why| Refusal::Signature(why.as_str()))?;
+        let row = stripe_account(state, connector_account).await?;
+        let opened = state.connectors.webhook_secrets(&row).map_err(|e| {
+            tracing::error!(connector_account = %row.uuid, error = %e, "a connector account's webhook secrets cannot be opened");
+            PaymentsError::ProviderSilent("the connector account cannot be opened now")
+        })?;
+        if opened.is_empty() {
+            return Err(Refusal::NoSecret.into());
+        }
+        let secrets: Vec<&[u8]> = opened.iter().map(|s| s.as_slice()).collect();
+        signed
+            .made_by(body, &secrets)
+            .map_err(|why| Refusal::Signature(why.as_str()))?;
+        let notice = notice::read(body).map_err(|part| Refusal::Unreadable(part.0))?;
+        apply((state, batches), &row, notice, trace).await
+    };
+    match received.await {
+        Ok(received) => {
+            counted(received.label());
+            Ok(received)
+        }
+        Err(Failed::Refused(refusal)) => {
+            counted(refusal.label());
+            Err(refusal.into_error())
+        }
+        Err(Failed::Other(e)) => {
+            // Not remembered: the provider's retry applies it.
+            counted("failed");
+            Err(e)
+        }
+    }
+}
+
+/// Why a notification is refused (400, or 404 for an endpoint nobody has); the provider
+/// sees it, and the metrics count it.
+enum Refusal {
+    UnknownAccount,
+    NoSecret,
+    Signature(&'static str),
+    Unreadable(&'static str),
+}
+
+impl Refusal {
+    fn label(&self) -> &'static str {
+        match self {
+            Refusal::UnknownAccount => "unknown_account",
+            Refusal::NoSecret => "no_secret",
+            Refusal::Signature(why) => why,
+            Refusal::Unreadable(_) => "unreadable",
+        }
+    }
+
+    fn into_error(self) -> PaymentsError {
+        match self {
+            Refusal::UnknownAccount => PaymentsError::not_found("Connector account"),
+            Refusal::NoSecret => PaymentsError::Refused(
+                "the connector account has no webhook secret to check notifications with (coffer admin connector-account set)".into(),
+            ),
+            Refusal::Signature(why) => PaymentsError::invalid(
+                "Stripe-Signature",
+                format!("the signature does not verify ({why})"),
+            ),
+            Refusal::Unreadable(part) => {
+                PaymentsError::invalid(part, "is not what a Stripe event holds")
+            }
+        }
+    }
+}
+
+enum Failed {
+    Refused(Refusal),
+    Other(PaymentsError),
+}
+
+impl From<Refusal> for Failed {
+    fn from(r: Refusal) -> Self {
+        Failed::Refused(r)
+    }
+}
+
+impl From<PaymentsError> for Failed {
+    fn from(e: PaymentsError) -> Self {
+        Failed::Other(e)
+    }
+}
+
+impl From<coffer_store::StoreError> for Failed {
+    fn from(e: coffer_store::StoreError) -> Self {
+        Failed::Other(e.into())
+    }
+}
+
+/// The Stripe connector account `uuid`, whoever's it is: the endpoint's path names it, and
+/// its secrets prove the sender.
+async fn stripe_account(state: &Parts, uuid: String) -> Result<ConnectorAccountRow, Failed> {
+    let row = state
+        .store
+        .query(move |db| accounts::find_by_uuid(db, &uuid))
+        .await?;
+    match row {
+        Some(row) if row.provider == Provider::Stripe => Ok(row),
+        _ => Err(Refusal::UnknownAccount.into()),
+    }
+}
+
+/// Applies a verified notice once per event id.
+async fn apply(
+    (state, batches): (&Parts, &ChargeBatches),
+    row: &ConnectorAccountRow,
+    notice: Notice,
+    trace: &TraceContext,
+) -> Result<Received, Failed> {
+    let (account, id) = (row.uuid.clone(), notice.id.clone());
+    if state
+        .store
+        .query(move |db| store::seen(db, &account, &id))
+        .await?
+    {
+        return Ok(Received::Duplicate);
+    }
+    let received = if notice.live != (row.mode == Mode::Live) {
+        // A test event sent to a live account's endpoint, or the reverse: Stripe keeps
+        // test and live apart, so this is a misconfigured endpoint; nothing is taken.
+        tracing::warn!(connector_account = %row.uuid, event = %notice.id, "a notification of the other mode was sent to this connector account");
+        Received::Kept(Kept::OtherMode)
+    } else {
+        match notice.about {
+            About::Charge {
+                payment_uuid,
+                intent,
+                outcome,
+            } => {
+                let payment = payment_of(state, row, payment_uuid).await?;
+                match payment {
+                    Some(payment) => {
+                        let said = (intent.id.as_str(), intent.as_ref(), &outcome);
+                        decide((state, batches), row, payment, said, &notice.id, trace).await?
+                    }
+                    None => Received::Kept(Kept::NotThePayments),
+                }
+            }
+            About::Nothing => Received::Kept(Kept::NotActedOn),
+        }
+    };
+    let (account, now) = (row.uuid.clone(), state.clock.unix());
+    let (id, kind) = (notice.id, notice.kind);
+    let first = state
+        .store
+        .write(move |db| {
+            store::remember(db, &account, &id, &kind, now).map_err(coffer_store::StoreError::from)
+        })
+        .await?;
+    // Two deliveries of one event at once: both applied what they could, which is the same
+    // and recorded once; the second is told it was a duplicate.
+    Ok(if first { received } else { Received::Duplicate })
+}
+
+/// The payment `uuid` when this connector account charged it: the account's own payment,
+/// made through Stripe under a profile that names this connector account. Any other is
+/// not this endpoint's to change, whatever the event's metadata says.
+async fn payment_of(
+    state: &Parts,
+    row: &ConnectorAccountRow,
+    uuid: String,
+) -> Result<Option<Payment>, Failed> {
+    let Some(payment) = state
+        .store
+        .query(move |db| payments::find(db, &uuid))
+        .await?
+    else {
+        return Ok(None);
+    };
+    if payment.account_uuid != row.account_uuid || payment.payment_provider != STRIPE {
+        return Ok(None);
+    }
+    let (account, name) = (payment.account_uuid.clone(), payment.profile.clone());
+    let profile = state
+        .store
+        .query(move |db| profile_store::find_by_name(db, &account, &name))
+        .await?;
+    let served = profile.is_some_and(|p| p.connector_account_uuid.as_deref() == Some(&row.uuid));
+    Ok(served.then_some(payment))
+}
+
+/// What the provider said (its object's id, the object, the outcome) done to `payment`.
+/// When the payment moved between the read and the write (its call answered, the settler),
+/// it is read once more and judged again, so a word that still applies is not lost.
+async fn decide(
+    (state, batches): (&Parts, &ChargeBatches),
+    row: &ConnectorAccountRow,
+    mut payment: Payment,
+    (id, intent, outcome): (&str, &PaymentIntent, &ChargeOutcome),
+    event: &str,
+    trace: &TraceContext,
+) -> Result<Received, Failed> {
+    for _ in 0..2 {
+        let word = Word {
+            provider_payment_id: id,
+            same_money: same_money(intent, payment.amount),
+            outcome,
+        };
+        let done = match verdict(Standing::of(&payment), &word) {
+            Verdict::Answer(charged) => {
+                let parts = (state, batches);
+                record(parts, &payment.uuid, charged, None, trace)
+                    .await?
+                    .is_some()
+            }
+            Verdict::End { status, reason } => {
+                let ending = Ending {
+                    status,
+                    reason,
+                    value_date: None,
+                };
+                let uuid = payment.uuid.clone();
+                end_pending(state, uuid, ending, trace.clone())
+                    .await?
+                    .is_some()
+            }
+            Verdict::Keep(Kept::Disagrees) => {
+                tracing::error!(payment = %payment.uuid, event = %event, status = %payment.status, "the provider's notification disagrees with how the payment ended; it is kept as it is");
+                return Ok(Received::Kept(Kept::Disagrees));
+            }
+            Verdict::Keep(kept) => return Ok(Received::Kept(kept)),
+        };
+        if done {
+            return Ok(Received::Applied);
+        }
+        match payment_of(state, row, payment.uuid.clone()).await? {
+            Some(fresh) => payment = fresh,
+            None => break,
+        }
+    }
+    Ok(Received::Kept(Kept::AlreadyRecorded))
+}

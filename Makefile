@@ -25,7 +25,8 @@ test:
 		COFFER_TEST_CHROMIUM="$$(scripts/chromium.sh)" COFFER_TEST_S3="$$(scripts/s3.sh)" \
 		COFFER_TEST_SFTP="$$(scripts/sftp.sh)" COFFER_TEST_CAMT_SAMPLES="$$(scripts/testdata.sh)" \
 		COFFER_TEST_LOCALSTRIPE="$$(scripts/localstripe.sh)" \
-		COFFER_TEST_LOCALSTRIPE_WEBHOOKS="$$(LOCALSTRIPE_PORT=18421 scripts/localstripe.sh)" scripts/test.sh
+		COFFER_TEST_LOCALSTRIPE_WEBHOOKS="$$(LOCALSTRIPE_PORT=18421 scripts/localstripe.sh)" \
+		COFFER_TEST_AXE="$$(scripts/axe.sh)" scripts/test.sh
 	scripts/check-images.sh
 
 # Every service binary on PostgreSQL and Kafka behind the nginx gateway (GATEWAY_PORT,

@@ -26,6 +26,7 @@ pub async fn run(
         name,
         provider,
         mode,
+        publishable_key,
     } = command;
     let (secret_key, webhook_secret) = secrets_from_stdin()?;
     let store = payments_store(args).await?;
@@ -46,6 +47,7 @@ pub async fn run(
         mode: mode.clone(),
         secret_key: secret_key.as_deref().map(|k| k.to_string()),
         webhook_secret: webhook_secret.as_deref().map(|s| s.to_string()),
+        publishable_key: publishable_key.clone(),
     };
     let actor = format!(
         "coffer admin ({})",

@@ -424,6 +424,11 @@ pub enum ConnectorAccountCommand {
         /// `test` or `live`; the key's prefix must say the same.
         #[arg(long)]
         mode: String,
+        /// The publishable key (`pk_test_...`, `pk_live_...`) the donor's payment page hands
+        /// Stripe's script: public by design, so an argument. Without one, a card that asks
+        /// for 3-D Secure fails, since no page can be shown.
+        #[arg(long)]
+        publishable_key: Option<String>,
     },
 }
 

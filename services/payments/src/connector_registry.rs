@@ -15,7 +15,7 @@ use crate::connector_accounts::store as accounts;
 use crate::connectors::metered::Metered;
 use crate::connectors::metrics::ConnectorMetrics;
 use crate::connectors::stripe::client::StripeClient;
-use crate::connectors::stripe::connector::StripeConnector;
+use crate::connectors::stripe::connector::{PageAccess, StripeConnector};
 use crate::connectors::test_psp::TestPsp;
 use crate::shared::connector::{Connector, ConnectorError, TEST_PROVIDER};
 use crate::shared::profile::Profile;
@@ -48,6 +48,17 @@ impl Default for ProviderSettings {
     }
 }
 
+/// Stripe's browser script for the API at `api`: Stripe's own for its API, and the one a
+/// test server (localstripe) serves at its `/js.stripe.com/v3/` for any other.
+pub fn stripe_script(api: &str) -> String {
+    let api = api.trim_end_matches('/');
+    if api == "https://api.stripe.com" {
+        "https://js.stripe.com/v3/".into()
+    } else {
+        format!("{api}/js.stripe.com/v3/")
+    }
+}
+
 /// Why Stripe's API address is refused, if it is: a secret key travels with every call, so
 /// only https, or plain http to this machine (a test server such as localstripe).
 pub fn stripe_api_refused(url: &str) -> Option<&'static str> {
@@ -74,6 +85,8 @@ pub(crate) struct ConnectorRegistry {
     /// connector account can be opened, and only the test provider serves.
     secrets: Option<Secrets>,
     settings: ProviderSettings,
+    /// Coffer's public address, where the donor's payment page is served.
+    public_base_url: String,
     /// By account and connector account, so an entry only ever serves the account it was
     /// opened for.
     opened: TtlCache<(String, String), Arc<dyn Connector>>,
@@ -92,9 +105,11 @@ impl ConnectorRegistry {
         store: Store,
         secrets: Option<Secrets>,
         settings: ProviderSettings,
+        public_base_url: String,
         metrics: ConnectorMetrics,
     ) -> Self {
         Self {
+            public_base_url,
             test_metered: Arc::new(Metered::new(test.clone(), metrics.clone())),
             metrics,
             test,
@@ -217,10 +232,20 @@ impl ConnectorRegistry {
                 let client =
                     StripeClient::new(&self.settings.stripe_api, &key, self.settings.timeout)
                         .map_err(|e| unavailable(e.to_string()))?;
+                let page = row
+                    .publishable_key
+                    .clone()
+                    .map(|publishable_key| PageAccess {
+                        base_url: self.public_base_url.clone(),
+                        publishable_key,
+                        script: stripe_script(&self.settings.stripe_api),
+                        api: self.settings.stripe_api.clone(),
+                    });
                 Arc::new(StripeConnector::new(
                     client,
                     row.mode == Mode::Live,
                     self.settings.raw_card_data,
+                    page,
                 ))
             }
         };

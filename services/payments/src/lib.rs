@@ -15,6 +15,7 @@ pub mod connectors;
 pub mod direct_debits;
 mod error;
 mod migrations;
+pub mod payment_page;
 pub mod payments;
 pub mod payouts;
 pub mod profiles;
@@ -110,6 +111,7 @@ impl Payments {
             store.clone(),
             settings.secrets.clone(),
             settings.providers.clone(),
+            settings.public_base_url.clone(),
             connectors::metrics::ConnectorMetrics::new(),
         );
         let state = web::Data::new(PaymentsState {

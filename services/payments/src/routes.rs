@@ -5,8 +5,8 @@
 use coffer_http::openapi::RouteTable;
 
 use crate::{
-    agreements, payments, payouts, profiles, provider_notifications, refunds, search, sources,
-    supporters,
+    agreements, payment_page, payments, payouts, profiles, provider_notifications, refunds, search,
+    sources, supporters,
 };
 
 pub(crate) fn table() -> RouteTable {
@@ -20,6 +20,7 @@ pub(crate) fn table() -> RouteTable {
     agreements::routes::routes(&mut t);
     payouts::routes::routes(&mut t);
     provider_notifications::routes::routes(&mut t);
+    payment_page::routes::routes(&mut t);
     t
 }
 

@@ -226,6 +226,7 @@ diesel::table! {
         previous_webhook_secret -> Nullable<Text>,
         created -> BigInt,
         updated -> BigInt,
+        publishable_key -> Nullable<Text>,
     }
 }
 

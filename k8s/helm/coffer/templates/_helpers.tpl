@@ -220,6 +220,7 @@ payments:
   - /payouts
   - /test-psp
   - /provider-notifications
+  - /pay
 billing:
   - /subscription-plans
   - /subscriptions

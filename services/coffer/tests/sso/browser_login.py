@@ -10,16 +10,15 @@ the page itself runs no script of its own.
 
 import base64
 import json
-import subprocess
+import os
 import sys
-import tempfile
 import threading
 import time
-import urllib.request
 from http.server import BaseHTTPRequestHandler, HTTPServer
 from urllib.parse import parse_qs, urlparse
 
-import websocket
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "common"))
+from chromium import start  # noqa: E402 - found through the path above
 
 CHROMIUM, AUTHORIZE_URL, REDIRECT_PORT, EMAIL, PASSWORD, SCREENSHOT = sys.argv[1:7]
 landed = {}
@@ -41,74 +40,11 @@ class Partner(BaseHTTPRequestHandler):
         pass
 
 
-class Tab:
-    def __init__(self, ws_url):
-        self.ws = websocket.create_connection(ws_url, timeout=30)
-        self.next_id = 0
-
-    def call(self, method, **params):
-        self.next_id += 1
-        self.ws.send(json.dumps({"id": self.next_id, "method": method, "params": params}))
-        while True:
-            message = json.loads(self.ws.recv())
-            if message.get("id") == self.next_id:
-                if "error" in message:
-                    raise RuntimeError(f"{method}: {message['error']}")
-                return message.get("result", {})
-
-    def evaluate(self, expression):
-        result = self.call("Runtime.evaluate", expression=expression, returnByValue=True)
-        return result.get("result", {}).get("value")
-
-    def wait_for(self, expression, seconds=20):
-        deadline = time.time() + seconds
-        while time.time() < deadline:
-            try:
-                if self.evaluate(expression):
-                    return True
-            except (RuntimeError, websocket.WebSocketException):
-                pass  # the page is navigating
-            time.sleep(0.1)
-        return False
-
-
 def main():
     server = HTTPServer(("127.0.0.1", int(REDIRECT_PORT)), Partner)
     threading.Thread(target=server.serve_forever, daemon=True).start()
-    profile = tempfile.mkdtemp(prefix="coffer-chromium-")
-    chromium = subprocess.Popen(
-        [
-            CHROMIUM,
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--disable-quic",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-            "--no-first-run",
-            f"--user-data-dir={profile}",
-            "--remote-debugging-port=0",
-            "--window-size=800,900",
-            "about:blank",
-        ],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
+    chromium, tab = start(CHROMIUM)
     try:
-        port_file = f"{profile}/DevToolsActivePort"
-        for _ in range(300):
-            try:
-                port = open(port_file).read().split()[0]
-                break
-            except (OSError, IndexError):
-                time.sleep(0.1)
-        else:
-            sys.exit("Chromium did not open its DevTools port")
-        targets = json.load(urllib.request.urlopen(f"http://127.0.0.1:{port}/json", timeout=10))
-        page = next(t for t in targets if t["type"] == "page")
-        tab = Tab(page["webSocketDebuggerUrl"])
-        tab.call("Page.enable")
         tab.call("Page.navigate", url=AUTHORIZE_URL)
         if not tab.wait_for("!!document.querySelector('input[name=password]')"):
             sys.exit("the login page did not show a password field")

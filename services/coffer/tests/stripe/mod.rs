@@ -167,12 +167,24 @@ pub async fn coffer(stripe_api: &str) -> Coffer {
 
 /// [`coffer`], its connector account given `webhook_secret` when there is one.
 pub async fn coffer_with(stripe_api: &str, webhook_secret: Option<&str>) -> Coffer {
+    coffer_set(stripe_api, webhook_secret, None).await
+}
+
+/// A publishable key: localstripe takes any `pk_` key for the browser's calls.
+pub const PUBLISHABLE_KEY: &str = "pk_test_51HcofferStripeE2EKey0000000001";
+
+/// [`coffer_with`], the connector account given `publishable_key` too (the payment page).
+pub async fn coffer_set(
+    stripe_api: &str,
+    webhook_secret: Option<&str>,
+    publishable_key: Option<&str>,
+) -> Coffer {
     let dir = tempfile::tempdir().unwrap();
     let mut server = start(dir.path(), stripe_api);
     let c = common::credentials(dir.path(), &mut server).await;
     let account = c["account_uuids"][0].as_str().unwrap().to_owned();
     let secrets = format!("{KEY}\n{}\n", webhook_secret.unwrap_or_default());
-    let args = [
+    let mut args = vec![
         "connector-account",
         "set",
         "--account",
@@ -182,6 +194,9 @@ pub async fn coffer_with(stripe_api: &str, webhook_secret: Option<&str>) -> Coff
         "--mode",
         "test",
     ];
+    if let Some(key) = publishable_key {
+        args.extend(["--publishable-key", key]);
+    }
     let set = admin_with_stdin(dir.path(), &args, &secrets);
     assert_eq!(set["mode"], "test");
     let profile = set_profile(dir.path(), &account, "card_stripe", "main");

@@ -19,6 +19,8 @@ pub struct ConnectorAccountView {
     pub provider: &'static str,
     pub mode: &'static str,
     pub secret_key_hint: String,
+    /// Public by design: the payment page hands it to the provider's script.
+    pub publishable_key: Option<String>,
     /// How many webhook secrets verify now: 0, 1, or 2 during a rotation.
     pub webhook_secrets: usize,
     /// The changes this call made, in the change log's words.
@@ -73,6 +75,9 @@ pub async fn set(
             if sealed_webhook.is_some() {
                 changes.push(Change::WebhookSecretSet);
             }
+            if setting.publishable_key.is_some() {
+                changes.push(Change::PublishableKeySet);
+            }
             ConnectorAccountRow {
                 uuid: uuid.clone(),
                 account_uuid: setting.account_uuid.clone(),
@@ -85,6 +90,7 @@ pub async fn set(
                 previous_webhook_secret: None,
                 created: now,
                 updated: now,
+                publishable_key: setting.publishable_key.clone(),
             }
         }
         Some(mut row) => {
@@ -120,6 +126,12 @@ pub async fn set(
                     row.webhook_secret = Some(webhook);
                     changes.push(Change::WebhookSecretRotated);
                 }
+            }
+            if let Some(key) = &setting.publishable_key
+                && row.publishable_key.as_ref() != Some(key)
+            {
+                row.publishable_key = Some(key.clone());
+                changes.push(Change::PublishableKeySet);
             }
             row.updated = now;
             row
@@ -167,6 +179,7 @@ pub async fn set(
         provider: row.provider.as_str(),
         mode: row.mode.as_str(),
         secret_key_hint: row.secret_key_hint,
+        publishable_key: row.publishable_key,
         changes: changes.into_iter().map(|c| c.as_str()).collect(),
         created: row.created,
         updated: row.updated,

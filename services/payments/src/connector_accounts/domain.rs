@@ -28,6 +28,7 @@ text_enum! {
         WebhookSecretSet => "webhook_secret_set",
         SecretKeyRotated => "secret_key_rotated",
         WebhookSecretRotated => "webhook_secret_rotated",
+        PublishableKeySet => "publishable_key_set",
     }
 }
 
@@ -47,6 +48,8 @@ pub struct Setting {
     pub secret_key: Option<String>,
     /// A new webhook signing secret; the one before it keeps verifying until the next.
     pub webhook_secret: Option<String>,
+    /// The publishable key the payment page uses; None keeps the one set before.
+    pub publishable_key: Option<String>,
 }
 
 /// A setting whose every part passed: the provider, the mode, and keys of that mode.
@@ -83,6 +86,11 @@ pub fn check(setting: &Setting) -> Result<Checked, Vec<FieldError>> {
             "must be a Stripe webhook signing secret (whsec_...)",
         ));
     }
+    if let (Some(key), Some(mode)) = (&setting.publishable_key, mode)
+        && let Some(why) = publishable_key_refused(key, mode)
+    {
+        errors.push(FieldError::not_valid("publishable_key", why));
+    }
     match (provider, mode) {
         (Some(provider), Some(mode)) if errors.is_empty() => Ok(Checked { provider, mode }),
         _ => Err(errors),
@@ -109,6 +117,24 @@ fn key_refused(key: &str, mode: Mode) -> Option<&'static str> {
     // Stripe's shortest keys have 24 characters after the prefix; fewer is a key cut short.
     if key.len() < MIN_KEY {
         return Some("is too short for a Stripe secret key");
+    }
+    None
+}
+
+/// Why a publishable key does not fit the mode, if it does not (`pk_test_` or `pk_live_`,
+/// as the secret key's).
+fn publishable_key_refused(key: &str, mode: Mode) -> Option<&'static str> {
+    let prefix = match mode {
+        Mode::Test => "pk_test_",
+        Mode::Live => "pk_live_",
+    };
+    let shaped = (MIN_KEY..=MAX_SECRET).contains(&key.len())
+        && key.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_');
+    if !shaped || !key.starts_with(prefix) {
+        return Some(match mode {
+            Mode::Test => "a test account takes a test publishable key (pk_test_...)",
+            Mode::Live => "a live account takes a live publishable key (pk_live_...)",
+        });
     }
     None
 }
@@ -144,6 +170,7 @@ mod tests {
             mode: mode.into(),
             secret_key: key.map(Into::into),
             webhook_secret: None,
+            publishable_key: None,
         }
     }
 
@@ -179,6 +206,17 @@ mod tests {
             named,
             ["account_uuid", "name", "provider", "mode", "webhook_secret"]
         );
+    }
+
+    #[test]
+    fn a_publishable_key_says_the_accounts_mode_too() {
+        let mut s = setting("test", None);
+        s.publishable_key = Some("pk_test_51Habcdefghijklmnopqrstuv".into());
+        assert!(check(&s).is_ok());
+        s.publishable_key = Some("pk_live_51Habcdefghijklmnopqrstuv".into());
+        assert_eq!(check(&s).err().unwrap()[0].property, "publishable_key");
+        s.publishable_key = Some("sk_test_51Habcdefghijklmnopqrstuv".into());
+        assert!(check(&s).is_err());
     }
 
     #[test]

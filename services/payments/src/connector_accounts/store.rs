@@ -26,6 +26,8 @@ pub struct ConnectorAccountRow {
     pub previous_webhook_secret: Option<String>,
     pub created: i64,
     pub updated: i64,
+    /// Public by design (the payment page hands it to the provider's script): kept plain.
+    pub publishable_key: Option<String>,
 }
 
 #[derive(Debug, Clone, Queryable, Selectable, Insertable)]

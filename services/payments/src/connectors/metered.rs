@@ -11,7 +11,7 @@ use coffer_model::validation::FieldError;
 
 use super::metrics::ConnectorMetrics;
 use crate::shared::connector::{
-    Call, ChargeOutcome, ChargeRequest, Charged, Connector, ConnectorError, Prepared,
+    Call, ChargeOutcome, ChargeRequest, Charged, Connector, ConnectorError, DonorPage, Prepared,
     RefundOutcome, StoreOutcome,
 };
 use crate::shared::method::Instrument;
@@ -174,6 +174,10 @@ impl Connector for Metered {
     ) -> Call<'a, Option<RefundOutcome>> {
         let call = self.inner.find_refund(key, provider_payment_id);
         self.measured("find_refund", call, none)
+    }
+
+    fn donor_page<'a>(&'a self, prepared: &'a str) -> Call<'a, Option<DonorPage>> {
+        self.measured("donor_page", self.inner.donor_page(prepared), none)
     }
 
     fn committed(&self) {

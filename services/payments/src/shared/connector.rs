@@ -93,6 +93,18 @@ pub enum RefundOutcome {
     Failed { reason: String },
 }
 
+/// What the donor's browser needs to finish a charge on Coffer's payment page
+/// (payment_page/): the provider's script, opened with a key that may be public, and the
+/// secret of the one object it may finish. The secret goes to that page and nowhere else.
+pub struct DonorPage {
+    /// The provider's browser script.
+    pub script: String,
+    /// Origins the script loads from and calls (for the page's Content-Security-Policy).
+    pub origins: Vec<String>,
+    pub publishable_key: String,
+    pub client_secret: zeroize::Zeroizing<String>,
+}
+
 /// A call whose outcome is not known: it may or may not have happened at the provider.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ConnectorError {
@@ -162,6 +174,12 @@ pub trait Connector: Send + Sync {
         key: &'a str,
         provider_payment_id: &'a str,
     ) -> Call<'a, Option<RefundOutcome>>;
+    /// What the donor's browser needs to finish `prepared` on Coffer's payment page; None
+    /// when the provider has no part in that page (the test provider has a page of its own).
+    fn donor_page<'a>(&'a self, prepared: &'a str) -> Call<'a, Option<DonorPage>> {
+        let _ = prepared;
+        Box::pin(async { Ok(None) })
+    }
     /// Told when an outcome has been committed; the test provider may stop the process
     /// here to prove that a crash at this point loses nothing.
     fn committed(&self) {}

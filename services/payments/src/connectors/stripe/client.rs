@@ -154,6 +154,17 @@ impl StripeClient {
         self.get(&format!("/v1/payment_intents/{id}"), &[]).await
     }
 
+    /// The intent's client secret: with the publishable key it lets the donor's browser
+    /// finish that one intent (3-D Secure). It goes to the donor's page only.
+    pub async fn client_secret(&self, id: &str) -> Result<zeroize::Zeroizing<String>, StripeError> {
+        #[derive(serde::Deserialize)]
+        struct Secret {
+            client_secret: String,
+        }
+        let found: Secret = self.get(&format!("/v1/payment_intents/{id}"), &[]).await?;
+        Ok(zeroize::Zeroizing::new(found.client_secret))
+    }
+
     pub async fn cancel_intent(&self, id: &str, key: &str) -> Result<PaymentIntent, StripeError> {
         self.post(&format!("/v1/payment_intents/{id}/cancel"), &[], key)
             .await

@@ -13,7 +13,7 @@ use super::client::{CardDetails, NewIntent, StripeClient, StripeError};
 use super::mapping::{self, Reading, Refusal, refund_outcome, same_money};
 use super::objects::PaymentIntent;
 use crate::shared::connector::{
-    Call, ChargeOutcome, ChargeRequest, Charged, Connector, ConnectorError, Prepared,
+    Call, ChargeOutcome, ChargeRequest, Charged, Connector, ConnectorError, DonorPage, Prepared,
     RefundOutcome, StoreOutcome,
 };
 use crate::shared::method::Instrument;
@@ -25,8 +25,29 @@ pub const STRIPE: &str = "stripe";
 /// newest objects of the account unless that account made more than this many meanwhile.
 const SEARCH_PAGES: usize = 20;
 
+/// What the donor's payment page needs of a connector account: where Coffer serves it, and
+/// the key Stripe's script is opened with there.
+#[derive(Clone)]
+pub struct PageAccess {
+    /// Coffer's public address (`payments.public_base_url`).
+    pub base_url: String,
+    pub publishable_key: String,
+    /// Stripe's browser script, and the API it calls (for the page's CSP).
+    pub script: String,
+    pub api: String,
+}
+
+impl PageAccess {
+    /// The page of the payment `uuid`: its `action.url`.
+    pub fn url_of(&self, uuid: &str) -> String {
+        format!("{}/pay/{uuid}", self.base_url.trim_end_matches('/'))
+    }
+}
+
 pub struct StripeConnector {
     client: StripeClient,
+    /// None without a publishable key: a charge that needs the donor then fails.
+    page: Option<PageAccess>,
     /// A live account charges real cards.
     live: bool,
     /// Whether card numbers may be sent from Coffer to a live account
@@ -35,9 +56,15 @@ pub struct StripeConnector {
 }
 
 impl StripeConnector {
-    pub fn new(client: StripeClient, live: bool, raw_card_data: bool) -> Self {
+    pub fn new(
+        client: StripeClient,
+        live: bool,
+        raw_card_data: bool,
+        page: Option<PageAccess>,
+    ) -> Self {
         Self {
             client,
+            page,
             live,
             raw_card_data,
         }
@@ -98,6 +125,12 @@ impl StripeConnector {
     ) -> Result<ChargeOutcome, ConnectorError> {
         match mapping::reading(intent) {
             Reading::Decided(outcome) => Ok(outcome),
+            // Coffer's payment page finishes it in the donor's browser, with the account's
+            // publishable key; the payment waits there (payment_page/).
+            Reading::NeedsDonor if self.page.is_some() => Ok(ChargeOutcome::Pending {
+                provider_payment_id: intent.id.clone(),
+                redirect: self.page.as_ref().map(|p| p.url_of(key)),
+            }),
             Reading::NeedsDonor => {
                 self.cancel_unconfirmed(key, &intent.id).await?;
                 Ok(ChargeOutcome::Failed {
@@ -354,4 +387,29 @@ impl Connector for StripeConnector {
             Ok(found.first().map(refund_outcome))
         })
     }
+
+    fn donor_page<'a>(&'a self, prepared: &'a str) -> Call<'a, Option<DonorPage>> {
+        Box::pin(async move {
+            let Some(page) = &self.page else {
+                return Ok(None);
+            };
+            let client_secret = self.client.client_secret(prepared).await.map_err(unknown)?;
+            let mut origins = vec![origin_of(&page.script), origin_of(&page.api)];
+            origins.dedup();
+            Ok(Some(DonorPage {
+                script: page.script.clone(),
+                origins,
+                publishable_key: page.publishable_key.clone(),
+                client_secret,
+            }))
+        })
+    }
+}
+
+/// The scheme, host and port of `url`, as a Content-Security-Policy names a source.
+fn origin_of(url: &str) -> String {
+    let rest = url.split_once("://").map_or(url, |(_, r)| r);
+    let host = rest.split('/').next().unwrap_or_default();
+    let scheme = url.split_once("://").map_or("https", |(s, _)| s);
+    format!("{scheme}://{host}")
 }

@@ -1,0 +1,1 @@
+ALTER TABLE connector_accounts DROP COLUMN publishable_key;

@@ -1,0 +1,109 @@
+"""A donor on Coffer's payment page in headless Chromium: open the page a 3-D Secure payment
+sent them to, check it with axe-core, press Confirm, answer the bank's challenge (localstripe's
+own dialog: Complete or Fail authentication), and land on the merchant's return URL (a
+listener of this script's own) or on Coffer's page saying how the payment ended.
+
+Usage: donor_page.py CHROMIUM AXE_JS PAGE_URL complete|fail RETURN_PORT
+Prints a JSON report on stdout: the page's language, its inline scripts, the
+Content-Security-Policy violations it met, axe's violations on each page, where the donor
+landed and the outcome page's heading.
+"""
+
+import json
+import os
+import sys
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, HTTPServer
+from urllib.parse import parse_qs, urlparse
+
+import websocket
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "common"))
+from chromium import start  # noqa: E402 - found through the path above
+
+CHROMIUM, AXE_JS, PAGE_URL, CHOICE, RETURN_PORT = sys.argv[1:6]
+landed = {}
+
+
+class Merchant(BaseHTTPRequestHandler):
+    """The merchant's return URL: records what the browser brings."""
+
+    def do_GET(self):  # noqa: N802 - the standard library's name
+        landed.update({k: v[0] for k, v in parse_qs(urlparse(self.path).query).items()})
+        body = b"<!doctype html><html lang=en><title>Merchant</title><main><p>Back.</main>"
+        self.send_response(200)
+        self.send_header("Content-Type", "text/html")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args):
+        pass
+
+
+def axe(tab):
+    """axe-core's violations on the page as it stands (WCAG 2.1 A and AA, and best
+    practice), by rule id and the markup that breaks it."""
+    tab.evaluate(open(AXE_JS).read())
+    return tab.evaluate(
+        "axe.run(document, {runOnly: {type: 'tag', values: "
+        "['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice']}})"
+        ".then(r => r.violations.map(v => v.id + ': ' + v.nodes.map(n => n.html).join(' | ')))",
+        await_promise=True,
+    )
+
+
+def main():
+    server = HTTPServer(("127.0.0.1", int(RETURN_PORT)), Merchant)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    chromium, tab = start(CHROMIUM)
+    try:
+        # Counts what the page's policy refused, on every page this tab opens.
+        tab.call(
+            "Page.addScriptToEvaluateOnNewDocument",
+            source="window.__refused = []; document.addEventListener("
+            "'securitypolicyviolation', e => window.__refused.push("
+            "e.violatedDirective + ' ' + e.blockedURI));",
+        )
+        tab.call("Page.navigate", url=PAGE_URL)
+        if not tab.wait_for("!!document.getElementById('confirm') && typeof Stripe === 'function'"):
+            sys.exit("the payment page did not show its Confirm button with Stripe's script")
+        report = {
+            "lang": tab.evaluate("document.documentElement.lang"),
+            "title": tab.evaluate("document.title"),
+            "inline_scripts": tab.evaluate("[...document.scripts].filter(s => !s.src).length"),
+            "axe_page": axe(tab),
+        }
+        tab.evaluate("document.getElementById('confirm').click()")
+        label = "Complete authentication" if CHOICE == "complete" else "Fail authentication"
+        pick = f"[...document.querySelectorAll('button')].find(b => b.innerText === '{label}')"
+        if not tab.wait_for(f"!!{pick}"):
+            sys.exit("the bank's challenge did not show")
+        report["refused"] = tab.evaluate("window.__refused")
+        tab.evaluate(f"{pick}.click()")
+        deadline = time.time() + 30
+        while time.time() < deadline and not landed:
+            try:
+                if tab.evaluate("!!document.getElementById('outcome')"):
+                    break
+            except (RuntimeError, websocket.WebSocketException):
+                pass
+            time.sleep(0.1)
+        report["landed"] = dict(landed)
+        if not landed:
+            if not tab.wait_for("!!document.getElementById('outcome')"):
+                sys.exit("the donor landed neither on the return URL nor on the outcome page")
+            report["outcome"] = tab.evaluate("document.getElementById('outcome').innerText")
+            report["outcome_lang"] = tab.evaluate("document.documentElement.lang")
+            report["axe_outcome"] = axe(tab)
+            report["refused"] += tab.evaluate("window.__refused") or []
+        print(json.dumps(report))
+    finally:
+        chromium.kill()
+        chromium.wait()
+        server.shutdown()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,149 @@
+//! The donor's payment page through `coffer dev` and headless Chromium (COFFER_TEST_CHROMIUM),
+//! checked with axe-core (COFFER_TEST_AXE): a card that asks for 3-D Secure leaves its payment
+//! pending with `action.url` on Coffer's page, which loads localstripe's own browser script
+//! under a strict Content-Security-Policy; the donor confirms or fails the bank's challenge
+//! there, and the payment ends as the provider says, with one PaymentIntent at localstripe.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod common;
+mod stripe;
+
+use std::path::PathBuf;
+use std::process::Command;
+
+use serde_json::{Value, json};
+use stripe::*;
+
+/// localstripe's card that asks for 3-D Secure on every payment.
+const THREE_D_SECURE: &str = "4000002500003155";
+
+fn env(name: &str, how: &str) -> String {
+    std::env::var(name).unwrap_or_else(|_| panic!("{name} is {how} (make test sets it)"))
+}
+
+/// A donor on `page` in Chromium, answering the bank's challenge with `choice`
+/// (`complete` or `fail`); the merchant's return URL listens on `return_port`.
+async fn donor(page: &str, choice: &str, return_port: u16) -> Value {
+    let python = PathBuf::from(env(
+        "COFFER_TEST_CHECKERS",
+        "the checkers' venv (scripts/checkers.sh)",
+    ))
+    .join("python");
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/stripe/donor_page.py");
+    let args = [
+        script.to_owned(),
+        env("COFFER_TEST_CHROMIUM", "Chromium (scripts/chromium.sh)"),
+        env("COFFER_TEST_AXE", "axe-core's axe.min.js (scripts/axe.sh)"),
+        page.to_owned(),
+        choice.to_owned(),
+        return_port.to_string(),
+    ];
+    tokio::task::spawn_blocking(move || {
+        let out = Command::new(python).args(&args).output().expect("runs");
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            out.status.success(),
+            "{stdout}\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_str(&stdout).unwrap()
+    })
+    .await
+    .unwrap()
+}
+
+/// A 3-D Secure card payment in `locale`, sent back to `return_url` when there is one.
+async fn waiting_payment(coffer: &Coffer, locale: &str, return_url: Option<&str>) -> Value {
+    let mut body = coffer.payment("card_stripe", THREE_D_SECURE, 3300);
+    body["locale"] = json!(locale);
+    if let Some(url) = return_url {
+        body["return_url"] = json!(url);
+    }
+    let (status, pending) = coffer.post("/payments", &body).await;
+    assert_eq!(status, 201, "{pending}");
+    assert_eq!(pending["status"], "pending", "{pending}");
+    let uuid = pending["uuid"].as_str().unwrap();
+    assert_eq!(
+        pending["action"]["url"],
+        format!("{}/pay/{uuid}", coffer.base),
+        "{pending}"
+    );
+    pending
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_donor_confirms_3d_secure_on_coffers_page_and_goes_back_to_the_merchant() {
+    let coffer = coffer_set(&localstripe(), None, Some(PUBLISHABLE_KEY)).await;
+    let port = common::free_port();
+    let return_url = format!("http://127.0.0.1:{port}/thanks");
+    let pending = waiting_payment(&coffer, "de_CH", Some(&return_url)).await;
+    let uuid = pending["uuid"].as_str().unwrap();
+    let page = pending["action"]["url"].as_str().unwrap();
+
+    // The page as a browser gets it: a policy naming only Coffer and the provider.
+    let res = reqwest::get(page).await.unwrap();
+    assert_eq!(res.status(), 200);
+    let csp = res.headers()["content-security-policy"]
+        .to_str()
+        .unwrap()
+        .to_owned();
+    assert!(csp.contains("default-src 'none'"), "{csp}");
+    assert!(
+        csp.contains(&format!("script-src 'self' {}", localstripe())),
+        "{csp}"
+    );
+    assert!(!csp.contains("script-src 'self' 'unsafe-inline'"), "{csp}");
+    assert_eq!(res.headers()["cache-control"], "no-store");
+    let html = res.text().await.unwrap();
+    assert!(
+        !html.contains(THREE_D_SECURE),
+        "the page shows the card number"
+    );
+
+    let report = donor(page, "complete", port).await;
+    assert_eq!(report["lang"], "de", "{report}");
+    assert_eq!(report["title"], "Zahlung bestätigen", "{report}");
+    assert_eq!(report["inline_scripts"], 0, "{report}");
+    assert_eq!(report["axe_page"], json!([]), "{report}");
+    assert_eq!(
+        report["refused"],
+        json!([]),
+        "the policy refused something: {report}"
+    );
+    assert_eq!(report["landed"]["payment_uuid"], uuid, "{report}");
+    assert_eq!(report["landed"]["status"], "succeeded", "{report}");
+
+    let payment = coffer.get(&format!("/payments/{uuid}")).await;
+    assert_eq!(payment["status"], "succeeded", "{payment}");
+    assert_eq!(payment["action"], Value::Null, "{payment}");
+    let intents = intents_at(&localstripe(), uuid).await;
+    assert_eq!(intents.len(), 1, "{intents:?}");
+    assert_eq!(intents[0]["status"], "succeeded");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_donor_who_fails_3d_secure_is_told_in_their_language_and_nothing_is_charged() {
+    let coffer = coffer_set(&localstripe(), None, Some(PUBLISHABLE_KEY)).await;
+    let pending = waiting_payment(&coffer, "fr_CH", None).await;
+    let uuid = pending["uuid"].as_str().unwrap();
+    let page = pending["action"]["url"].as_str().unwrap();
+
+    let report = donor(page, "fail", common::free_port()).await;
+    assert_eq!(report["lang"], "fr", "{report}");
+    assert_eq!(report["axe_page"], json!([]), "{report}");
+    assert_eq!(report["landed"], json!({}), "{report}");
+    assert_eq!(report["outcome"], "Paiement refusé", "{report}");
+    assert_eq!(report["outcome_lang"], "fr", "{report}");
+    assert_eq!(report["axe_outcome"], json!([]), "{report}");
+    assert_eq!(report["refused"], json!([]), "{report}");
+
+    let payment = coffer.get(&format!("/payments/{uuid}")).await;
+    assert_eq!(payment["status"], "failed", "{payment}");
+    let intents = intents_at(&localstripe(), uuid).await;
+    assert_eq!(intents.len(), 1, "{intents:?}");
+    assert_ne!(intents[0]["status"], "succeeded", "{intents:?}");
+
+    // Someone else's uuid, or one of the test provider, has no page here.
+    let nobody = format!("{}/pay/{}", coffer.base, uuid::Uuid::new_v4());
+    assert_eq!(reqwest::get(nobody).await.unwrap().status(), 404);
+}

@@ -1,0 +1,128 @@
+//! The donor's payment page, taken in order: the payment it is for (one of a provider with a
+//! part in the page, waiting for its donor), what the provider's script needs to finish it,
+//! and, once the donor is back from it, the provider asked what happened, the payment ended
+//! so, and the donor sent back to the merchant (`return_url`) or shown the outcome.
+
+use coffer_events::TraceContext;
+
+use crate::command_kit::{Parts, within};
+use crate::error::PaymentsError;
+use crate::payments::commands::ending::{Ending, end_pending};
+use crate::payments::domain::return_location;
+use crate::shared::connector::{ChargeOutcome, DonorPage, TEST_PROVIDER};
+use crate::shared::record::{ChargeState, Payment, PaymentStatus};
+use crate::shared::store as record;
+
+/// What the page shows.
+pub(crate) enum Shown {
+    /// The payment waits for its donor: the page with the provider's script.
+    Waiting(Box<Payment>, DonorPage),
+    /// The payment has ended: how.
+    Ended(Box<Payment>),
+}
+
+/// Where the donor goes once back from the provider's script.
+pub(crate) enum Next {
+    /// To the merchant's `return_url`, told how the payment stands.
+    Back(String),
+    /// The page again: waiting still, or ended with no `return_url`.
+    Page(Shown),
+}
+
+/// The payment `uuid` as its page shows it. A payment of the test provider (which has its
+/// own page), or one never sent to this page, is not found.
+pub(crate) async fn show(state: &Parts, uuid: String) -> Result<Shown, PaymentsError> {
+    let payment = page_payment(state, uuid).await?;
+    if payment.status != PaymentStatus::Pending {
+        return Ok(Shown::Ended(Box::new(payment)));
+    }
+    let Some(prepared) = payment.provider_payment_id.clone() else {
+        return Err(PaymentsError::not_found("Payment"));
+    };
+    let connector = connector_of(state, &payment).await?;
+    let page = within(state, connector.donor_page(&prepared))
+        .await
+        .map_err(|_| provider_silent())?
+        .ok_or(PaymentsError::not_found("Payment"))?;
+    Ok(Shown::Waiting(Box::new(payment), page))
+}
+
+/// The donor is back from the provider's script: the provider says how the payment stands
+/// (a notification may have said so already), and the donor goes on.
+pub(crate) async fn returned(state: &Parts, uuid: String) -> Result<Next, PaymentsError> {
+    let payment = page_payment(state, uuid.clone()).await?;
+    let payment = match (&payment.status, &payment.provider_payment_id) {
+        (PaymentStatus::Pending, Some(prepared)) => {
+            let connector = connector_of(state, &payment).await?;
+            let asked = connector.find_charge(&payment.uuid, Some(prepared), payment.amount);
+            let found = within(state, asked).await.map_err(|_| provider_silent())?;
+            let ending = match found.map(|c| c.outcome) {
+                Some(ChargeOutcome::Succeeded { .. }) => Some((PaymentStatus::Succeeded, None)),
+                Some(ChargeOutcome::Failed { reason, .. }) => {
+                    Some((PaymentStatus::Failed, Some(reason)))
+                }
+                _ => None,
+            };
+            match ending {
+                Some((status, reason)) => {
+                    let ending = Ending {
+                        status,
+                        reason,
+                        value_date: None,
+                    };
+                    // The donor's browser carries no trace; coming back starts one.
+                    let trace = TraceContext::new_root();
+                    let ended = end_pending(state, payment.uuid.clone(), ending, trace).await?;
+                    match ended {
+                        Some(ended) => ended,
+                        None => page_payment(state, uuid).await?,
+                    }
+                }
+                None => return Ok(Next::Page(show(state, uuid).await?)),
+            }
+        }
+        _ => payment,
+    };
+    Ok(match &payment.return_url {
+        Some(url) => Next::Back(return_location(
+            url,
+            "payment_uuid",
+            &payment.uuid,
+            payment.status.as_str(),
+        )),
+        None => Next::Page(Shown::Ended(Box::new(payment))),
+    })
+}
+
+/// A payment the page may show: one of a provider outside the process whose call was
+/// answered (the page is where its answer sent the donor).
+async fn page_payment(state: &Parts, uuid: String) -> Result<Payment, PaymentsError> {
+    let payment = state
+        .store
+        .query(move |db| record::find(db, &uuid))
+        .await?
+        .ok_or(PaymentsError::not_found("Payment"))?;
+    let sent_here = payment.payment_provider != TEST_PROVIDER
+        && payment.charge_state == ChargeState::Done
+        && payment.provider_payment_id.is_some()
+        && payment.payment_source_uuid.is_none()
+        && payment.charge_attempt_uuid.is_none();
+    if !sent_here {
+        return Err(PaymentsError::not_found("Payment"));
+    }
+    Ok(payment)
+}
+
+async fn connector_of(
+    state: &Parts,
+    payment: &Payment,
+) -> Result<std::sync::Arc<dyn crate::shared::connector::Connector>, PaymentsError> {
+    state.connectors.for_payment(payment).await.map_err(|e| {
+        tracing::error!(payment = %payment.uuid, error = %e, "the payment's connector cannot be opened");
+        provider_silent()
+    })
+}
+
+fn provider_silent() -> PaymentsError {
+    PaymentsError::ProviderSilent("the payment's provider cannot be reached; try again shortly")
+}

@@ -1,0 +1,269 @@
+//! The donor's payment page without any I/O: its language, its words in German, French,
+//! Italian and English, its Content-Security-Policy, and its markup. The page runs no
+//! inline script: Coffer's own script (page.js) and the provider's are files, named by the
+//! policy, and the page hands them what they need in data attributes.
+
+use coffer_model::money::Money;
+
+/// The page's languages; a payment's `locale` picks one (`de_CH` is German), English else.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Lang {
+    De,
+    Fr,
+    It,
+    En,
+}
+
+impl Lang {
+    pub fn of(locale: Option<&str>) -> Self {
+        let language = locale
+            .and_then(|l| l.split(['_', '-']).next())
+            .map(str::to_ascii_lowercase);
+        match language.as_deref() {
+            Some("de") => Lang::De,
+            Some("fr") => Lang::Fr,
+            Some("it") => Lang::It,
+            _ => Lang::En,
+        }
+    }
+
+    fn code(self) -> &'static str {
+        match self {
+            Lang::De => "de",
+            Lang::Fr => "fr",
+            Lang::It => "it",
+            Lang::En => "en",
+        }
+    }
+
+    fn words(self) -> &'static Words {
+        match self {
+            Lang::De => &DE,
+            Lang::Fr => &FR,
+            Lang::It => &IT,
+            Lang::En => &EN,
+        }
+    }
+}
+
+/// What the page says, in one language.
+struct Words {
+    title: &'static str,
+    lead: &'static str,
+    amount: &'static str,
+    confirm: &'static str,
+    working: &'static str,
+    no_script: &'static str,
+    succeeded_title: &'static str,
+    succeeded: &'static str,
+    failed_title: &'static str,
+    failed: &'static str,
+}
+
+const EN: Words = Words {
+    title: "Confirm your payment",
+    lead: "Your bank asks you to confirm this payment.",
+    amount: "Amount",
+    confirm: "Confirm payment",
+    working: "Waiting for your bank…",
+    no_script: "This page needs JavaScript to reach your bank.",
+    succeeded_title: "Thank you",
+    succeeded: "Your payment went through.",
+    failed_title: "Payment declined",
+    failed: "Your payment was declined and nothing was charged. You may try again with another card.",
+};
+
+const DE: Words = Words {
+    title: "Zahlung bestätigen",
+    lead: "Ihre Bank bittet Sie, diese Zahlung zu bestätigen.",
+    amount: "Betrag",
+    confirm: "Zahlung bestätigen",
+    working: "Warten auf Ihre Bank…",
+    no_script: "Diese Seite braucht JavaScript, um Ihre Bank zu erreichen.",
+    succeeded_title: "Vielen Dank",
+    succeeded: "Ihre Zahlung ist eingegangen.",
+    failed_title: "Zahlung abgelehnt",
+    failed: "Ihre Zahlung wurde abgelehnt, es wurde nichts belastet. Versuchen Sie es mit einer anderen Karte.",
+};
+
+const FR: Words = Words {
+    title: "Confirmez votre paiement",
+    lead: "Votre banque vous demande de confirmer ce paiement.",
+    amount: "Montant",
+    confirm: "Confirmer le paiement",
+    working: "En attente de votre banque…",
+    no_script: "Cette page a besoin de JavaScript pour joindre votre banque.",
+    succeeded_title: "Merci",
+    succeeded: "Votre paiement a été effectué.",
+    failed_title: "Paiement refusé",
+    failed: "Votre paiement a été refusé et rien n'a été débité. Vous pouvez réessayer avec une autre carte.",
+};
+
+const IT: Words = Words {
+    title: "Conferma il pagamento",
+    lead: "La tua banca ti chiede di confermare questo pagamento.",
+    amount: "Importo",
+    confirm: "Conferma il pagamento",
+    working: "In attesa della tua banca…",
+    no_script: "Questa pagina ha bisogno di JavaScript per raggiungere la tua banca.",
+    succeeded_title: "Grazie",
+    succeeded: "Il pagamento è andato a buon fine.",
+    failed_title: "Pagamento rifiutato",
+    failed: "Il pagamento è stato rifiutato e non è stato addebitato nulla. Puoi riprovare con un'altra carta.",
+};
+
+/// Where Coffer's own script is served (routes.rs).
+pub const SCRIPT_PATH: &str = "/pay/page.js";
+
+/// The page's policy: nothing but Coffer's script and the provider's (`origins`: where its
+/// script loads from and what it calls, and frames for the bank's challenge); no inline
+/// script, no form posted elsewhere, never framed.
+pub fn content_security_policy(origins: &[String]) -> String {
+    let provider = origins.join(" ");
+    format!(
+        "default-src 'none'; script-src 'self' {provider}; connect-src {provider}; \
+         frame-src {provider}; style-src 'self' 'unsafe-inline'; img-src 'self' data:; \
+         form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
+    )
+}
+
+/// What the waiting page hands the scripts.
+pub struct Waiting<'a> {
+    pub lang: Lang,
+    pub amount: &'a Money,
+    pub script: &'a str,
+    pub publishable_key: &'a str,
+    pub client_secret: &'a str,
+    /// Where the page goes once the provider's script is done (the return route).
+    pub back: &'a str,
+}
+
+/// The page that asks the donor to confirm.
+pub fn waiting_page(w: &Waiting<'_>) -> String {
+    let words = w.lang.words();
+    let amount = format!(
+        "{} {}",
+        w.amount.currency.code(),
+        w.amount.to_major_string()
+    );
+    format!(
+        r#"<!doctype html>
+<html lang="{lang}">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="referrer" content="no-referrer">
+<title>{title}</title>
+<script src="{script}"></script>
+<script src="{own}" defer></script>
+</head>
+<body>
+<main id="pay" data-key="{key}" data-secret="{secret}" data-back="{back}" data-working="{working}">
+<h1>{title}</h1>
+<p>{lead}</p>
+<p>{amount_label}: <strong>{amount}</strong></p>
+<button type="button" id="confirm">{confirm}</button>
+<p id="status" role="status" aria-live="polite"></p>
+<noscript><p>{no_script}</p></noscript>
+</main>
+</body>
+</html>
+"#,
+        lang = w.lang.code(),
+        title = escape(words.title),
+        script = escape(w.script),
+        own = SCRIPT_PATH,
+        key = escape(w.publishable_key),
+        secret = escape(w.client_secret),
+        back = escape(w.back),
+        working = escape(words.working),
+        lead = escape(words.lead),
+        amount_label = escape(words.amount),
+        amount = escape(&amount),
+        confirm = escape(words.confirm),
+        no_script = escape(words.no_script),
+    )
+}
+
+/// The page that says how the payment ended, when there is no `return_url` to go back to.
+pub fn ended_page(lang: Lang, succeeded: bool) -> String {
+    let words = lang.words();
+    let (title, text) = if succeeded {
+        (words.succeeded_title, words.succeeded)
+    } else {
+        (words.failed_title, words.failed)
+    };
+    format!(
+        r#"<!doctype html>
+<html lang="{lang}">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{title}</title>
+</head>
+<body>
+<main>
+<h1 id="outcome">{title}</h1>
+<p>{text}</p>
+</main>
+</body>
+</html>
+"#,
+        lang = lang.code(),
+        title = escape(title),
+        text = escape(text),
+    )
+}
+
+fn escape(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+        .replace('\'', "&#39;")
+}
+
+#[cfg(test)]
+mod tests {
+    use coffer_model::currency::Currency;
+
+    use super::*;
+
+    #[test]
+    fn a_locale_picks_the_language() {
+        assert_eq!(Lang::of(Some("de_CH")), Lang::De);
+        assert_eq!(Lang::of(Some("fr-CH")), Lang::Fr);
+        assert_eq!(Lang::of(Some("it")), Lang::It);
+        assert_eq!(Lang::of(Some("rm_CH")), Lang::En);
+        assert_eq!(Lang::of(None), Lang::En);
+    }
+
+    #[test]
+    fn the_page_escapes_what_it_is_handed_and_runs_no_inline_script() {
+        let amount = Money::new(2500, Currency::parse("CHF").unwrap()).unwrap();
+        let html = waiting_page(&Waiting {
+            lang: Lang::Fr,
+            amount: &amount,
+            script: "https://js.stripe.com/v3/",
+            publishable_key: "pk_test_\"><script>",
+            client_secret: "pi_1_secret_2",
+            back: "/pay/x/return",
+        });
+        assert!(html.contains(r#"<html lang="fr">"#));
+        assert!(html.contains("CHF 25.00"), "{html}");
+        assert!(!html.contains("\"><script>"));
+        // Every script element names a file.
+        assert_eq!(
+            html.matches("<script").count(),
+            html.matches("<script src=").count()
+        );
+    }
+
+    #[test]
+    fn the_policy_names_only_the_providers_origins() {
+        let csp = content_security_policy(&["https://js.stripe.com".into()]);
+        assert!(csp.contains("script-src 'self' https://js.stripe.com;"));
+        assert!(csp.contains("default-src 'none'"));
+        assert!(!csp.contains("unsafe-eval"));
+    }
+}

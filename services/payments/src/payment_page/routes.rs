@@ -1,0 +1,78 @@
+//! The donor's payment page: where a payment that needs its donor (3-D Secure) sends them
+//! (`action.url`), a page for people rather than an operation of the API. It takes no
+//! token: the payment's uuid is what the merchant handed the donor.
+
+use actix_web::http::header;
+use actix_web::{HttpResponse, HttpResponseBuilder, web};
+use coffer_http::openapi::RouteTable;
+use coffer_http::{ApiError, PathUuid};
+
+use super::commands::{self, Next, Shown};
+use super::domain::{self, Lang, Waiting};
+use crate::shared::record::PaymentStatus;
+use crate::state::PaymentsState;
+
+pub(crate) fn routes(t: &mut RouteTable) {
+    t.hidden(|t| {
+        t.public(|t| {
+            t.get(domain::SCRIPT_PATH, script)
+                .get("/pay/{payment_uuid}", page)
+                .get("/pay/{payment_uuid}/return", back);
+        });
+    });
+}
+
+/// Coffer's own script of the page, the same for every payment.
+async fn script() -> HttpResponse {
+    HttpResponse::Ok()
+        .content_type("text/javascript; charset=utf-8")
+        .insert_header((header::CACHE_CONTROL, "public, max-age=300"))
+        .insert_header((header::X_CONTENT_TYPE_OPTIONS, "nosniff"))
+        .body(include_str!("page.js"))
+}
+
+async fn page(state: web::Data<PaymentsState>, uuid: PathUuid) -> Result<HttpResponse, ApiError> {
+    Ok(render(commands::show(&state, uuid.to_string()).await?))
+}
+
+async fn back(state: web::Data<PaymentsState>, uuid: PathUuid) -> Result<HttpResponse, ApiError> {
+    Ok(match commands::returned(&state, uuid.to_string()).await? {
+        Next::Back(location) => HttpResponse::SeeOther()
+            .insert_header((header::LOCATION, location))
+            .finish(),
+        Next::Page(shown) => render(shown),
+    })
+}
+
+fn render(shown: Shown) -> HttpResponse {
+    match shown {
+        Shown::Waiting(payment, page) => {
+            let back = format!("/pay/{}/return", payment.uuid);
+            let html = domain::waiting_page(&Waiting {
+                lang: Lang::of(payment.locale.as_deref()),
+                amount: &payment.amount,
+                script: &page.script,
+                publishable_key: &page.publishable_key,
+                client_secret: &page.client_secret,
+                back: &back,
+            });
+            html_page(&domain::content_security_policy(&page.origins)).body(html)
+        }
+        Shown::Ended(payment) => {
+            let lang = Lang::of(payment.locale.as_deref());
+            let html = domain::ended_page(lang, payment.status == PaymentStatus::Succeeded);
+            html_page(&domain::content_security_policy(&[])).body(html)
+        }
+    }
+}
+
+/// A page only this donor's browser keeps: never cached, never framed, no referrer.
+fn html_page(policy: &str) -> HttpResponseBuilder {
+    let mut res = HttpResponse::Ok();
+    res.content_type("text/html; charset=utf-8")
+        .insert_header((header::CONTENT_SECURITY_POLICY, policy.to_owned()))
+        .insert_header((header::CACHE_CONTROL, "no-store"))
+        .insert_header((header::REFERRER_POLICY, "no-referrer"))
+        .insert_header((header::X_CONTENT_TYPE_OPTIONS, "nosniff"));
+    res
+}

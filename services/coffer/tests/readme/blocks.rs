@@ -21,6 +21,7 @@ pub(crate) enum Block {
     Upload,
     Report,
     Operators,
+    Stripe,
 }
 
 pub(crate) const BLOCKS: &[(&str, Block)] = &[
@@ -60,6 +61,7 @@ pub(crate) const BLOCKS: &[(&str, Block)] = &[
         "ORG2=$(cargo run -q --release -p coffer -- admin organisation create",
         Block::Operators,
     ),
+    ("scripts/localstripe.sh", Block::Stripe),
 ];
 
 /// The shell blocks (```` ```sh ````, or `bash`, `shell`, `console`) of a Markdown text, in

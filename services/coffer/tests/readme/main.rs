@@ -101,7 +101,7 @@ impl Walk {
             text.lines().next().unwrap()
         );
         println!("\n=== {what}");
-        if block == Block::WebhookRestart {
+        if matches!(block, Block::WebhookRestart | Block::Stripe) {
             self.dev.stop().await;
         }
         let mut printed = Vec::new();

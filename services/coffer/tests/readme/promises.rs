@@ -154,6 +154,19 @@ pub(crate) async fn check(block: Block, shell: &mut Shell, values: &[Value]) {
                 .await;
             assert_eq!(paid["payment_method"], "sepa_dd", "{paid}");
         }
+        Block::Stripe => {
+            let paid = json.last().expect("the payment");
+            assert_eq!(paid["status"], "succeeded", "{paid}");
+            assert_eq!(paid["payment_provider"], "stripe", "{paid}");
+            assert!(
+                paid["provider_payment_id"]
+                    .as_str()
+                    .is_some_and(|id| id.starts_with("pi_")),
+                "{paid}"
+            );
+            let profile = &json[json.len() - 2];
+            assert_eq!(profile["test_mode"], true, "{profile}");
+        }
         Block::Operators => {
             let client = json.last().expect("the client");
             let base = shell.var("BASE");

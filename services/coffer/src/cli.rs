@@ -130,6 +130,14 @@ pub struct DevArgs {
         env = "COFFER_PAYMENTS__SETTLE_AFTER_MS"
     )]
     pub settle_after_ms: u64,
+    /// How long a payment may wait for its donor on a provider's challenge (3-D Secure)
+    /// before it is given up: at least --settle-after-ms, at most a week (604800000 ms).
+    #[arg(
+        long,
+        default_value_t = 3_600_000,
+        env = "COFFER_PAYMENTS__DONOR_WAIT_MS"
+    )]
+    pub donor_wait_ms: u64,
 }
 
 #[derive(Debug, Args)]

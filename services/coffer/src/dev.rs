@@ -48,9 +48,11 @@ pub async fn run(args: DevArgs) -> anyhow::Result<()> {
 
 /// Payments' settings from the flags: how it reaches providers and how long it waits.
 fn payments_settings(args: &DevArgs) -> anyhow::Result<coffer_payments::PaymentsSettings> {
-    if let Some((setting, why)) =
-        coffer_payments::waits_refused(args.connector_timeout_ms, args.settle_after_ms)
-    {
+    if let Some((setting, why)) = coffer_payments::waits_refused(
+        args.connector_timeout_ms,
+        args.settle_after_ms,
+        args.donor_wait_ms,
+    ) {
         let flag = setting.trim_start_matches("payments.").replace('_', "-");
         anyhow::bail!("--{flag}: {why}");
     }
@@ -62,6 +64,7 @@ fn payments_settings(args: &DevArgs) -> anyhow::Result<coffer_payments::Payments
     Ok(coffer_payments::PaymentsSettings {
         connector_timeout: timeout,
         settle_after,
+        donor_wait: Duration::from_millis(args.donor_wait_ms),
         providers: coffer_payments::ProviderSettings {
             stripe_api: args.stripe_api.clone(),
             raw_card_data: args.raw_card_data,

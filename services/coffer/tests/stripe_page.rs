@@ -139,11 +139,65 @@ async fn a_donor_who_fails_3d_secure_is_told_in_their_language_and_nothing_is_ch
 
     let payment = coffer.get(&format!("/payments/{uuid}")).await;
     assert_eq!(payment["status"], "failed", "{payment}");
+    assert_eq!(
+        payment["status_reason"], "authentication_failed",
+        "{payment}"
+    );
+    // Closed at Stripe before Coffer said it failed: nobody can finish it later.
     let intents = intents_at(&localstripe(), uuid).await;
     assert_eq!(intents.len(), 1, "{intents:?}");
-    assert_ne!(intents[0]["status"], "succeeded", "{intents:?}");
+    assert_eq!(intents[0]["status"], "canceled", "{intents:?}");
 
     // Someone else's uuid, or one of the test provider, has no page here.
     let nobody = format!("{}/pay/{}", coffer.base, uuid::Uuid::new_v4());
     assert_eq!(reqwest::get(nobody).await.unwrap().status(), 404);
+    let (_, test_payment) = coffer
+        .post(
+            "/payments",
+            &coffer.payment("card_test", "4242424242424242", 1200),
+        )
+        .await;
+    let test_page = format!(
+        "{}/pay/{}",
+        coffer.base,
+        test_payment["uuid"].as_str().unwrap()
+    );
+    assert_eq!(reqwest::get(test_page).await.unwrap().status(), 404);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_donor_who_never_finishes_is_given_up_on_and_the_charge_closed_at_stripe() {
+    // The shortest wait allowed: the settler's delay.
+    let coffer = coffer_waiting(&localstripe(), None, Some(PUBLISHABLE_KEY), SETTLE_AFTER_MS).await;
+    let pending = waiting_payment(&coffer, "it_CH", None).await;
+    let uuid = pending["uuid"].as_str().unwrap();
+    // While it waits, it cannot be cancelled: the donor could still finish at Stripe.
+    let (status, refused) = coffer
+        .post(&format!("/payments/{uuid}/cancel"), &json!({}))
+        .await;
+    assert_eq!(status, 400, "{refused}");
+
+    // Given up once it has waited the wait, at the settler's next look (every settle_after).
+    let mut ended = Value::Null;
+    for _ in 0..400 {
+        ended = coffer.get(&format!("/payments/{uuid}")).await;
+        if ended["status"] != "pending" {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    assert_eq!(ended["status"], "failed", "{ended}");
+    assert_eq!(
+        ended["status_reason"], "authentication_abandoned",
+        "{ended}"
+    );
+    let intents = intents_at(&localstripe(), uuid).await;
+    assert_eq!(intents.len(), 1, "{intents:?}");
+    assert_eq!(intents[0]["status"], "canceled", "{intents:?}");
+    // The page now says how it ended, in Italian.
+    let page = reqwest::get(pending["action"]["url"].as_str().unwrap())
+        .await
+        .unwrap();
+    assert_eq!(page.status(), 200);
+    assert!(page.text().await.unwrap().contains("Pagamento rifiutato"));
 }

@@ -29,6 +29,9 @@ pub struct PaymentsSection {
     /// than three timeouts (a charge makes up to three calls), so a call under way is never
     /// settled beside it.
     pub settle_after_ms: u64,
+    /// How long a payment may wait for its donor on a provider's challenge (3-D Secure)
+    /// before it is given up; at least settle_after_ms, at most a week.
+    pub donor_wait_ms: u64,
     /// For tests of failures only: a fault the test provider shows (fail_before_call,
     /// hang_after_call, abort_after_call, abort_after_commit). Empty in production.
     pub test_psp_fault: String,
@@ -53,6 +56,7 @@ impl Default for PaymentsSection {
             fingerprint_key: String::new(),
             connector_timeout_ms: 10_000,
             settle_after_ms: 60_000,
+            donor_wait_ms: 3_600_000,
             test_psp_fault: String::new(),
             payout_fee_basis_points: FeeSchedule::default().basis_points,
             payout_fee_fixed: FeeSchedule::default().fixed,
@@ -93,9 +97,11 @@ impl Validate for PaymentsConfig {
             ));
         }
         let p = &self.payments;
-        if let Some((setting, why)) =
-            crate::settings::waits_refused(p.connector_timeout_ms, p.settle_after_ms)
-        {
+        if let Some((setting, why)) = crate::settings::waits_refused(
+            p.connector_timeout_ms,
+            p.settle_after_ms,
+            p.donor_wait_ms,
+        ) {
             return Err(ConfigError::invalid(setting, why));
         }
         if !p.test_psp_fault.is_empty() && Fault::parse(&p.test_psp_fault).is_none() {

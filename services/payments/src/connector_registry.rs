@@ -48,14 +48,16 @@ impl Default for ProviderSettings {
     }
 }
 
-/// Stripe's browser script for the API at `api`: Stripe's own for its API, and the one a
-/// test server (localstripe) serves at its `/js.stripe.com/v3/` for any other.
+/// Stripe's browser script for the API at `api`: Stripe's own (`js.stripe.com`) for any
+/// https address (Stripe's, or a proxy in front of it), and the one a test server on this
+/// machine (localstripe) serves at its `/js.stripe.com/v3/`.
 pub fn stripe_script(api: &str) -> String {
     let api = api.trim_end_matches('/');
-    if api == "https://api.stripe.com" {
-        "https://js.stripe.com/v3/".into()
-    } else {
+    if api.starts_with("http://") {
+        // stripe_api_refused allows plain http to loopback only: a test server.
         format!("{api}/js.stripe.com/v3/")
+    } else {
+        "https://js.stripe.com/v3/".into()
     }
 }
 

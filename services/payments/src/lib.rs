@@ -121,6 +121,7 @@ impl Payments {
             connectors,
             connector_timeout: settings.connector_timeout,
             settle_after: settings.settle_after,
+            donor_wait: settings.donor_wait,
             wake_sender: Arc::new(tokio::sync::Notify::new()),
             fingerprint_key: settings.fingerprint_key,
             accounts: TtlCache::new(10_000, Duration::from_secs(2)),

@@ -37,6 +37,7 @@ fn main() -> std::process::ExitCode {
                 fingerprint_key: s.config.payments.fingerprint_key.clone().into_bytes(),
                 connector_timeout: Duration::from_millis(s.config.payments.connector_timeout_ms),
                 settle_after: Duration::from_millis(s.config.payments.settle_after_ms),
+                donor_wait: Duration::from_millis(s.config.payments.donor_wait_ms),
                 test_psp_faults: Faults::new(Fault::parse(&s.config.payments.test_psp_fault)),
                 payout_fees: s.config.payments.payout_fees(),
                 payout_every: Duration::from_secs(s.config.payments.payout_interval_seconds),

@@ -20,6 +20,8 @@ pub(crate) struct PaymentsState {
     pub connectors: ConnectorRegistry,
     pub connector_timeout: Duration,
     pub settle_after: Duration,
+    /// How long a payment may wait for its donor on a provider's challenge.
+    pub donor_wait: Duration,
     /// Wakes the worker that sends reserved charges (workers/charges.rs).
     pub wake_sender: Arc<tokio::sync::Notify>,
     pub fingerprint_key: Vec<u8>,

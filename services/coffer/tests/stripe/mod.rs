@@ -151,12 +151,18 @@ pub fn set_profile(dir: &Path, account: &str, name: &str, connector_account: &st
 
 /// `coffer dev` on `dir`, reaching Stripe at `stripe_api`.
 pub fn start(dir: &Path, stripe_api: &str) -> Server {
+    start_waiting(dir, stripe_api, "3600000")
+}
+
+/// [`start`], a donor given `donor_wait_ms` on the provider's challenge.
+pub fn start_waiting(dir: &Path, stripe_api: &str, donor_wait_ms: &str) -> Server {
     common::start_with(
         dir,
         &[
             ("COFFER_PAYMENTS__STRIPE_API", stripe_api),
             ("COFFER_PAYMENTS__SETTLE_AFTER_MS", SETTLE_AFTER_MS),
             ("COFFER_PAYMENTS__CONNECTOR_TIMEOUT_MS", TIMEOUT_MS),
+            ("COFFER_PAYMENTS__DONOR_WAIT_MS", donor_wait_ms),
         ],
     )
 }
@@ -179,8 +185,18 @@ pub async fn coffer_set(
     webhook_secret: Option<&str>,
     publishable_key: Option<&str>,
 ) -> Coffer {
+    coffer_waiting(stripe_api, webhook_secret, publishable_key, "3600000").await
+}
+
+/// [`coffer_set`], a donor given `donor_wait_ms` on the provider's challenge.
+pub async fn coffer_waiting(
+    stripe_api: &str,
+    webhook_secret: Option<&str>,
+    publishable_key: Option<&str>,
+    donor_wait_ms: &str,
+) -> Coffer {
     let dir = tempfile::tempdir().unwrap();
-    let mut server = start(dir.path(), stripe_api);
+    let mut server = start_waiting(dir.path(), stripe_api, donor_wait_ms);
     let c = common::credentials(dir.path(), &mut server).await;
     let account = c["account_uuids"][0].as_str().unwrap().to_owned();
     let secrets = format!("{KEY}\n{}\n", webhook_secret.unwrap_or_default());

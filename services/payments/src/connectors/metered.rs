@@ -180,6 +180,18 @@ impl Connector for Metered {
         self.measured("donor_page", self.inner.donor_page(prepared), none)
     }
 
+    fn end_waiting<'a>(
+        &'a self,
+        key: &'a str,
+        prepared: &'a str,
+        give_up: bool,
+    ) -> Call<'a, Option<ChargeOutcome>> {
+        let call = self.inner.end_waiting(key, prepared, give_up);
+        self.measured("end_waiting", call, |ended| {
+            ended.as_ref().and_then(charge_outcome)
+        })
+    }
+
     fn committed(&self) {
         self.inner.committed();
     }

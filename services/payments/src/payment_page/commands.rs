@@ -7,9 +7,9 @@ use coffer_events::TraceContext;
 
 use crate::command_kit::{Parts, within};
 use crate::error::PaymentsError;
-use crate::payments::commands::ending::{Ending, end_pending};
+use crate::payments::commands::ending::end_at_provider;
 use crate::payments::domain::return_location;
-use crate::shared::connector::{ChargeOutcome, DonorPage, TEST_PROVIDER};
+use crate::shared::connector::{DonorPage, TEST_PROVIDER};
 use crate::shared::record::{ChargeState, Payment, PaymentStatus};
 use crate::shared::store as record;
 
@@ -51,37 +51,16 @@ pub(crate) async fn show(state: &Parts, uuid: String) -> Result<Shown, PaymentsE
 /// (a notification may have said so already), and the donor goes on.
 pub(crate) async fn returned(state: &Parts, uuid: String) -> Result<Next, PaymentsError> {
     let payment = page_payment(state, uuid.clone()).await?;
-    let payment = match (&payment.status, &payment.provider_payment_id) {
-        (PaymentStatus::Pending, Some(prepared)) => {
-            let connector = connector_of(state, &payment).await?;
-            let asked = connector.find_charge(&payment.uuid, Some(prepared), payment.amount);
-            let found = within(state, asked).await.map_err(|_| provider_silent())?;
-            let ending = match found.map(|c| c.outcome) {
-                Some(ChargeOutcome::Succeeded { .. }) => Some((PaymentStatus::Succeeded, None)),
-                Some(ChargeOutcome::Failed { reason, .. }) => {
-                    Some((PaymentStatus::Failed, Some(reason)))
-                }
-                _ => None,
-            };
-            match ending {
-                Some((status, reason)) => {
-                    let ending = Ending {
-                        status,
-                        reason,
-                        value_date: None,
-                    };
-                    // The donor's browser carries no trace; coming back starts one.
-                    let trace = TraceContext::new_root();
-                    let ended = end_pending(state, payment.uuid.clone(), ending, trace).await?;
-                    match ended {
-                        Some(ended) => ended,
-                        None => page_payment(state, uuid).await?,
-                    }
-                }
-                None => return Ok(Next::Page(show(state, uuid).await?)),
-            }
+    let payment = if payment.status == PaymentStatus::Pending {
+        // The donor's browser carries no trace; coming back starts one.
+        let trace = TraceContext::new_root();
+        match end_at_provider(state, &payment, false, trace).await? {
+            Some(ended) => ended,
+            // Still waiting (the donor came back without finishing): the page again.
+            None => return Ok(Next::Page(show(state, uuid).await?)),
         }
-        _ => payment,
+    } else {
+        payment
     };
     Ok(match &payment.return_url {
         Some(url) => Next::Back(return_location(

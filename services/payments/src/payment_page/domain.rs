@@ -79,9 +79,9 @@ const DE: Words = Words {
     amount: "Betrag",
     confirm: "Zahlung bestätigen",
     working: "Warten auf Ihre Bank…",
-    no_script: "Diese Seite braucht JavaScript, um Ihre Bank zu erreichen.",
+    no_script: "Diese Seite benötigt JavaScript, um Ihre Bank zu erreichen.",
     succeeded_title: "Vielen Dank",
-    succeeded: "Ihre Zahlung ist eingegangen.",
+    succeeded: "Ihre Zahlung war erfolgreich.",
     failed_title: "Zahlung abgelehnt",
     failed: "Ihre Zahlung wurde abgelehnt, es wurde nichts belastet. Versuchen Sie es mit einer anderen Karte.",
 };
@@ -101,29 +101,46 @@ const FR: Words = Words {
 
 const IT: Words = Words {
     title: "Conferma il pagamento",
-    lead: "La tua banca ti chiede di confermare questo pagamento.",
+    lead: "La Sua banca Le chiede di confermare questo pagamento.",
     amount: "Importo",
     confirm: "Conferma il pagamento",
-    working: "In attesa della tua banca…",
-    no_script: "Questa pagina ha bisogno di JavaScript per raggiungere la tua banca.",
+    working: "In attesa della Sua banca…",
+    no_script: "Questa pagina necessita di JavaScript per raggiungere la Sua banca.",
     succeeded_title: "Grazie",
     succeeded: "Il pagamento è andato a buon fine.",
     failed_title: "Pagamento rifiutato",
-    failed: "Il pagamento è stato rifiutato e non è stato addebitato nulla. Puoi riprovare con un'altra carta.",
+    failed: "Il pagamento è stato rifiutato e non è stato addebitato nulla. Può riprovare con un'altra carta.",
 };
 
 /// Where Coffer's own script is served (routes.rs).
 pub const SCRIPT_PATH: &str = "/pay/page.js";
 
-/// The page's policy: nothing but Coffer's script and the provider's (`origins`: where its
-/// script loads from and what it calls, and frames for the bank's challenge); no inline
-/// script, no form posted elsewhere, never framed.
-pub fn content_security_policy(origins: &[String]) -> String {
-    let provider = origins.join(" ");
+/// What the provider's script may load, frame and call on the page.
+#[derive(Default)]
+pub struct ProviderSources<'a> {
+    pub scripts: &'a [String],
+    pub frames: &'a [String],
+    pub connects: &'a [String],
+}
+
+/// The page's policy: nothing but Coffer's script and the provider's, the provider's frames
+/// (the bank's challenge) and calls; no inline script or style, no form posted elsewhere,
+/// never framed.
+pub fn content_security_policy(provider: &ProviderSources<'_>) -> String {
+    let list = |sources: &[String], none: &str| {
+        if sources.is_empty() {
+            none.to_owned()
+        } else {
+            format!(" {}", sources.join(" "))
+        }
+    };
     format!(
-        "default-src 'none'; script-src 'self' {provider}; connect-src {provider}; \
-         frame-src {provider}; style-src 'self' 'unsafe-inline'; img-src 'self' data:; \
-         form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
+        "default-src 'none'; script-src 'self'{}; connect-src{}; frame-src{}; \
+         style-src 'self'; img-src 'self' data:; form-action 'self'; base-uri 'none'; \
+         frame-ancestors 'none'",
+        list(provider.scripts, ""),
+        list(provider.connects, " 'none'"),
+        list(provider.frames, " 'none'"),
     )
 }
 
@@ -158,7 +175,7 @@ pub fn waiting_page(w: &Waiting<'_>) -> String {
 <script src="{own}" defer></script>
 </head>
 <body>
-<main id="pay" data-key="{key}" data-secret="{secret}" data-back="{back}" data-working="{working}">
+<main id="pay" data-key="{key}" data-secret="{secret}" data-back="{back}" data-working="{working}" data-unavailable="{no_script}">
 <h1>{title}</h1>
 <p>{lead}</p>
 <p>{amount_label}: <strong>{amount}</strong></p>
@@ -260,10 +277,27 @@ mod tests {
     }
 
     #[test]
-    fn the_policy_names_only_the_providers_origins() {
-        let csp = content_security_policy(&["https://js.stripe.com".into()]);
-        assert!(csp.contains("script-src 'self' https://js.stripe.com;"));
+    fn the_policy_names_only_the_providers_sources() {
+        let scripts = ["https://js.stripe.com".to_owned()];
+        let frames = ["https://hooks.stripe.com".to_owned()];
+        let connects = ["https://api.stripe.com".to_owned()];
+        let csp = content_security_policy(&ProviderSources {
+            scripts: &scripts,
+            frames: &frames,
+            connects: &connects,
+        });
+        assert!(
+            csp.contains("script-src 'self' https://js.stripe.com;"),
+            "{csp}"
+        );
+        assert!(csp.contains("frame-src https://hooks.stripe.com;"), "{csp}");
+        assert!(csp.contains("connect-src https://api.stripe.com;"), "{csp}");
         assert!(csp.contains("default-src 'none'"));
-        assert!(!csp.contains("unsafe-eval"));
+        assert!(!csp.contains("unsafe"), "{csp}");
+        let ended = content_security_policy(&ProviderSources::default());
+        assert!(
+            ended.contains("script-src 'self';") && ended.contains("frame-src 'none'"),
+            "{ended}"
+        );
     }
 }

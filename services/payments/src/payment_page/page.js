@@ -6,11 +6,23 @@
   var root = document.getElementById("pay");
   var button = document.getElementById("confirm");
   var status = document.getElementById("status");
-  if (!root || !button || typeof Stripe !== "function") {
+  if (!root || !button || !status) {
     return;
   }
+  if (typeof Stripe !== "function") {
+    // The provider's script did not load (blocked, or the network): say so, not nothing.
+    status.textContent = root.dataset.unavailable;
+    button.setAttribute("aria-disabled", "true");
+    return;
+  }
+  var started = false;
   button.addEventListener("click", function () {
-    button.disabled = true;
+    // aria-disabled rather than disabled, so the focus stays on the button.
+    if (started) {
+      return;
+    }
+    started = true;
+    button.setAttribute("aria-disabled", "true");
     status.textContent = root.dataset.working;
     var stripe = Stripe(root.dataset.key);
     // Whatever the bank said, Coffer asks the provider itself on the way back.

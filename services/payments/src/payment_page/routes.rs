@@ -8,7 +8,7 @@ use coffer_http::openapi::RouteTable;
 use coffer_http::{ApiError, PathUuid};
 
 use super::commands::{self, Next, Shown};
-use super::domain::{self, Lang, Waiting};
+use super::domain::{self, Lang, ProviderSources, Waiting};
 use crate::shared::record::PaymentStatus;
 use crate::state::PaymentsState;
 
@@ -56,12 +56,17 @@ fn render(shown: Shown) -> HttpResponse {
                 client_secret: &page.client_secret,
                 back: &back,
             });
-            html_page(&domain::content_security_policy(&page.origins)).body(html)
+            let sources = ProviderSources {
+                scripts: &page.script_sources,
+                frames: &page.frame_sources,
+                connects: &page.connect_sources,
+            };
+            html_page(&domain::content_security_policy(&sources)).body(html)
         }
         Shown::Ended(payment) => {
             let lang = Lang::of(payment.locale.as_deref());
             let html = domain::ended_page(lang, payment.status == PaymentStatus::Succeeded);
-            html_page(&domain::content_security_policy(&[])).body(html)
+            html_page(&domain::content_security_policy(&ProviderSources::default())).body(html)
         }
     }
 }

@@ -7,6 +7,7 @@ use coffer_model::text_enum;
 use coffer_model::validation::FieldError;
 use serde_json::{Map, Value, json};
 
+use crate::shared::connector::TEST_PROVIDER;
 use crate::shared::method::PaymentMethod;
 use crate::shared::record::{BANK_FILE, ChargeState, Payment, PaymentStatus};
 use crate::shared::source::Charge;
@@ -59,6 +60,15 @@ pub fn cancel_refusal(payment: &Payment) -> Option<String> {
     if payment.charge_state != ChargeState::Done {
         return Some(
             "The payment's provider is being asked about it; cancel it once it has answered".into(),
+        );
+    }
+    // A charge waiting for its donor at a provider outside the process (3-D Secure on the
+    // payment page) can still be finished there; it ends when the donor finishes or gives
+    // up (payments.donor_wait_ms), at the provider first.
+    if payment.payment_provider != TEST_PROVIDER && payment.action.is_some() {
+        return Some(
+            "The payment waits for its donor at the provider; it ends when they finish or give up"
+                .into(),
         );
     }
     if payment.payment_method == PaymentMethod::SepaDd {

@@ -237,6 +237,25 @@ pub fn oldest_calls(db: &mut Db<'_>) -> QueryResult<Vec<(String, Option<i64>)>> 
     })
 }
 
+/// Payments that wait for their donor at a provider outside the process and began to wait
+/// before `before`, longest waiting first.
+pub fn waiting(db: &mut Db<'_>, before: i64, limit: i64) -> QueryResult<Vec<String>> {
+    db_run!(db: {
+        // Written out rather than bound, so that the partial index on waiting payments
+        // (payments_waiting_idx) serves a generic plan.
+        p::payments
+            .filter(diesel::dsl::sql::<diesel::sql_types::Bool>(
+                "status = 'pending' AND charge_state = 'done' AND action IS NOT NULL \
+                 AND payment_provider <> 'coffer_test'",
+            ))
+            .filter(p::updated.lt(before))
+            .order(p::updated.asc())
+            .limit(limit)
+            .select(p::uuid)
+            .load(db)
+    })
+}
+
 /// Payments recorded but not yet sent, oldest first.
 pub fn reserved(db: &mut Db<'_>, limit: i64) -> QueryResult<Vec<String>> {
     db_run!(db: {

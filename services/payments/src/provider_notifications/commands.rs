@@ -20,10 +20,10 @@ use crate::connectors::stripe::signature;
 use crate::error::PaymentsError;
 use crate::payments::commands::ChargeBatches;
 use crate::payments::commands::charge::record;
-use crate::payments::commands::ending::{Ending, end_pending};
+use crate::payments::commands::ending::{Ending, end_at_provider, end_pending};
 use crate::shared::connector::ChargeOutcome;
 use crate::shared::profile_store;
-use crate::shared::record::Payment;
+use crate::shared::record::{Payment, PaymentStatus};
 use crate::shared::store as payments;
 
 /// What became of a notification the provider is told was received (2xx).
@@ -283,6 +283,14 @@ async fn decide(
                     .await?
                     .is_some()
             }
+            // A failed challenge leaves the charge open to another try at the provider: it
+            // is closed there before the payment is said to have failed.
+            Verdict::End {
+                status: PaymentStatus::Failed,
+                ..
+            } => end_at_provider(state, &payment, false, trace.clone())
+                .await?
+                .is_some_and(|p| p.status != PaymentStatus::Pending),
             Verdict::End { status, reason } => {
                 let ending = Ending {
                     status,

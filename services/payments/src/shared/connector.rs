@@ -99,8 +99,11 @@ pub enum RefundOutcome {
 pub struct DonorPage {
     /// The provider's browser script.
     pub script: String,
-    /// Origins the script loads from and calls (for the page's Content-Security-Policy).
-    pub origins: Vec<String>,
+    /// What the page's Content-Security-Policy lets the provider's script do: load scripts,
+    /// frames (the bank's challenge) and calls from these sources.
+    pub script_sources: Vec<String>,
+    pub frame_sources: Vec<String>,
+    pub connect_sources: Vec<String>,
     pub publishable_key: String,
     pub client_secret: zeroize::Zeroizing<String>,
 }
@@ -178,6 +181,19 @@ pub trait Connector: Send + Sync {
     /// when the provider has no part in that page (the test provider has a page of its own).
     fn donor_page<'a>(&'a self, prepared: &'a str) -> Call<'a, Option<DonorPage>> {
         let _ = prepared;
+        Box::pin(async { Ok(None) })
+    }
+    /// How a charge that waited for its donor (`prepared`, as the payment recorded it) has
+    /// ended, made final at the provider: a charge that failed, or that the donor left when
+    /// `give_up`, is cancelled there first, so nobody can finish it after Coffer has said it
+    /// failed. None while it still waits (and not `give_up`), or the provider still decides.
+    fn end_waiting<'a>(
+        &'a self,
+        key: &'a str,
+        prepared: &'a str,
+        give_up: bool,
+    ) -> Call<'a, Option<ChargeOutcome>> {
+        let _ = (key, prepared, give_up);
         Box::pin(async { Ok(None) })
     }
     /// Told when an outcome has been committed; the test provider may stop the process

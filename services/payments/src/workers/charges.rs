@@ -55,6 +55,9 @@ pub(crate) async fn send_forever(state: Parts, batches: Data<ChargeBatches>) {
 
 /// Asks the provider about every call left unanswered for `settle_after`.
 pub(crate) async fn settle_forever(state: Parts, batches: Data<ChargeBatches>) {
+    // Payments that wait for their donor are looked at once per `settle_after`, not every
+    // pass: one the provider cannot end yet is asked again only then.
+    let mut waiting_looked = tokio::time::Instant::now();
     loop {
         tokio::time::sleep(POLL).await;
         let settle_after = i64::try_from(state.settle_after.as_secs()).unwrap_or(i64::MAX);
@@ -94,7 +97,33 @@ pub(crate) async fn settle_forever(state: Parts, batches: Data<ChargeBatches>) {
                 tracing::warn!(refund = %id, error = %e, "settling a refund failed; it is tried again");
             }
         }
+        if waiting_looked.elapsed() >= state.settle_after {
+            waiting_looked = tokio::time::Instant::now();
+            give_up_waiting(&state).await;
+        }
     }
+}
+
+/// Ends the payments whose donor has had `donor_wait` to finish at the provider (3-D
+/// Secure): each is made final there first (commands::ending::end_at_provider).
+async fn give_up_waiting(state: &Parts) {
+    let wait = i64::try_from(state.donor_wait.as_secs()).unwrap_or(i64::MAX);
+    let before = state.clock.unix().saturating_sub(wait);
+    let ids = state
+        .store
+        .query(move |db| store::waiting(db, before, BATCH))
+        .await
+        .unwrap_or_else(|e| {
+            tracing::warn!(error = %e, "listing payments that wait for their donor failed; retrying");
+            Vec::new()
+        });
+    futures_util::stream::iter(ids)
+        .for_each_concurrent(AT_ONCE, |id| async move {
+            if let Err(e) = commands::give_up(state, id.clone()).await {
+                tracing::warn!(payment = %id, error = %e, "giving up on a payment that waits for its donor failed; it is tried again");
+            }
+        })
+        .await;
 }
 
 /// Sets how old each provider's oldest payment with an unanswered call is

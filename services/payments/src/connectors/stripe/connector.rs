@@ -11,7 +11,7 @@ use coffer_model::validation::FieldError;
 
 use super::client::{CardDetails, NewIntent, StripeClient, StripeError};
 use super::mapping::{self, Reading, Refusal, refund_outcome, same_money};
-use super::objects::PaymentIntent;
+use super::objects::{IntentStatus, PaymentIntent};
 use crate::shared::connector::{
     Call, ChargeOutcome, ChargeRequest, Charged, Connector, ConnectorError, DonorPage, Prepared,
     RefundOutcome, StoreOutcome,
@@ -388,23 +388,89 @@ impl Connector for StripeConnector {
         })
     }
 
+    fn end_waiting<'a>(
+        &'a self,
+        key: &'a str,
+        prepared: &'a str,
+        give_up: bool,
+    ) -> Call<'a, Option<ChargeOutcome>> {
+        Box::pin(async move {
+            let intent = self.client.intent(prepared).await.map_err(unknown)?;
+            let reason = match (mapping::reading(&intent), give_up) {
+                (Reading::Decided(outcome @ ChargeOutcome::Succeeded { .. }), _) => {
+                    return Ok(Some(outcome));
+                }
+                // Cancelled already: nobody can finish it.
+                (Reading::Decided(outcome @ ChargeOutcome::Failed { .. }), _)
+                    if intent.status == IntentStatus::Canceled =>
+                {
+                    return Ok(Some(outcome));
+                }
+                // A failed challenge leaves the intent open to another try with its client
+                // secret: it is closed before the payment is said to have failed.
+                (Reading::Decided(ChargeOutcome::Failed { reason, .. }), _) => reason,
+                (Reading::NeedsDonor | Reading::Decided(ChargeOutcome::Pending { .. }), true) => {
+                    "authentication_abandoned".to_owned()
+                }
+                _ => return Ok(None),
+            };
+            // Err when Stripe refuses: the donor may have finished meanwhile, which the
+            // next reading says.
+            let cancelled = self
+                .client
+                .cancel_intent(prepared, &format!("coffer-{key}-end-{prepared}"))
+                .await
+                .map_err(unknown)?;
+            if cancelled.status != IntentStatus::Canceled {
+                return Err(ConnectorError::Unreachable(
+                    "Stripe did not cancel the PaymentIntent".into(),
+                ));
+            }
+            Ok(Some(ChargeOutcome::Failed {
+                provider_payment_id: prepared.to_owned(),
+                reason,
+            }))
+        })
+    }
+
     fn donor_page<'a>(&'a self, prepared: &'a str) -> Call<'a, Option<DonorPage>> {
         Box::pin(async move {
             let Some(page) = &self.page else {
                 return Ok(None);
             };
             let client_secret = self.client.client_secret(prepared).await.map_err(unknown)?;
-            let mut origins = vec![origin_of(&page.script), origin_of(&page.api)];
-            origins.dedup();
+            let sources = |list: &[&str]| list.iter().map(|s| (*s).to_owned()).collect::<Vec<_>>();
+            // Stripe's script loads from js.stripe.com, frames the bank's challenge from
+            // there and hooks.stripe.com, and calls api.stripe.com, whatever address Coffer
+            // itself reaches the API at; a test server (localstripe) serves all of it.
+            let (scripts, frames, connects) = if page.script.starts_with(STRIPE_SCRIPT_ORIGIN) {
+                (
+                    sources(&[STRIPE_SCRIPT_ORIGIN, "https://*.js.stripe.com"]),
+                    sources(&[
+                        STRIPE_SCRIPT_ORIGIN,
+                        "https://*.js.stripe.com",
+                        "https://hooks.stripe.com",
+                    ]),
+                    sources(&["https://api.stripe.com"]),
+                )
+            } else {
+                let test_server = vec![origin_of(&page.script)];
+                (test_server.clone(), test_server.clone(), test_server)
+            };
             Ok(Some(DonorPage {
                 script: page.script.clone(),
-                origins,
+                script_sources: scripts,
+                frame_sources: frames,
+                connect_sources: connects,
                 publishable_key: page.publishable_key.clone(),
                 client_secret,
             }))
         })
     }
 }
+
+/// Where Stripe's own browser script is served from.
+pub const STRIPE_SCRIPT_ORIGIN: &str = "https://js.stripe.com";
 
 /// The scheme, host and port of `url`, as a Content-Security-Policy names a source.
 fn origin_of(url: &str) -> String {

@@ -24,6 +24,7 @@ pub enum Refusal {
 /// fraud (lost or stolen card, fraudulent, pickup card) are not shown to whoever paid, so
 /// those, and any code not listed, become the generic `card_declined`.
 const PASSED_ON: &[&str] = &[
+    "authentication_failed",
     "insufficient_funds",
     "expired_card",
     "incorrect_cvc",
@@ -164,6 +165,10 @@ pub fn refusal(status: u16, error: &ErrorBody) -> Refusal {
 
 /// The `status_reason` of a payment Stripe declined.
 pub fn decline_reason(error: &ErrorBody) -> String {
+    // The donor's bank refused the challenge (3-D Secure): said as Coffer says it.
+    if error.code.as_deref() == Some("payment_intent_authentication_failure") {
+        return "authentication_failed".to_owned();
+    }
     [error.decline_code.as_deref(), error.code.as_deref()]
         .into_iter()
         .flatten()

@@ -6,9 +6,10 @@
 use coffer_events::TraceContext;
 use diesel::result::Error as DieselError;
 
-use crate::command_kit::Parts;
+use crate::command_kit::{Parts, within};
 use crate::error::PaymentsError;
 use crate::shared::announce::announce;
+use crate::shared::connector::ChargeOutcome;
 use crate::shared::record::{Payment, PaymentStatus};
 use crate::shared::source::SourceStatus;
 use crate::shared::source_decision::decide_in;
@@ -61,4 +62,61 @@ pub(crate) async fn end_pending(
         .await?;
     state.outbox.committed();
     Ok(done)
+}
+
+/// How a charge that waited for its donor at a provider outside the process ended, asked of
+/// the provider and made final there (a failed one is closed before Coffer says it failed,
+/// shared/connector.rs `end_waiting`), with the payment ended so: the payment as it stands
+/// then, or None while it still waits. `give_up` when the donor has had their time.
+pub(crate) async fn end_at_provider(
+    state: &Parts,
+    payment: &Payment,
+    give_up: bool,
+    trace: TraceContext,
+) -> Result<Option<Payment>, PaymentsError> {
+    let Some(prepared) = payment.provider_payment_id.as_deref() else {
+        return Ok(None);
+    };
+    let silent = |e: &dyn std::fmt::Display| {
+        tracing::warn!(payment = %payment.uuid, error = %e, "the provider cannot say yet how a waiting charge ended");
+        PaymentsError::ProviderSilent("the payment's provider cannot be reached; try again shortly")
+    };
+    let connector = state
+        .connectors
+        .for_payment(payment)
+        .await
+        .map_err(|e| silent(&e))?;
+    let asked = connector.end_waiting(&payment.uuid, prepared, give_up);
+    let ending = match within(state, asked).await.map_err(|e| silent(&e))? {
+        Some(ChargeOutcome::Succeeded { .. }) => Ending {
+            status: PaymentStatus::Succeeded,
+            reason: None,
+            value_date: None,
+        },
+        Some(ChargeOutcome::Failed { reason, .. }) => Ending {
+            status: PaymentStatus::Failed,
+            reason: Some(reason),
+            value_date: None,
+        },
+        Some(ChargeOutcome::Pending { .. }) | None => return Ok(None),
+    };
+    if let Some(ended) = end_pending(state, payment.uuid.clone(), ending, trace).await? {
+        return Ok(Some(ended));
+    }
+    // Ended meanwhile (a notification, the donor's return): as it stands.
+    let uuid = payment.uuid.clone();
+    Ok(state.store.query(move |db| record::find(db, &uuid)).await?)
+}
+
+/// The settler's end of a payment whose donor has had their time (workers/charges.rs): made
+/// final at the provider, or left while the provider still decides.
+pub(crate) async fn give_up(state: &Parts, uuid: String) -> Result<(), PaymentsError> {
+    let Some(payment) = state.store.query(move |db| record::find(db, &uuid)).await? else {
+        return Ok(());
+    };
+    if payment.status != PaymentStatus::Pending || payment.action.is_none() {
+        return Ok(());
+    }
+    end_at_provider(state, &payment, true, TraceContext::new_root()).await?;
+    Ok(())
 }

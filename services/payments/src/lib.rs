@@ -53,6 +53,8 @@ pub struct Payments {
     state: web::Data<PaymentsState>,
     /// Payments' charges that arrive together, recorded together (payments/commands/).
     charges: web::Data<ChargeBatches>,
+    /// What the donor's payment pages keep of the provider's answers (payment_page/).
+    pages: web::Data<payment_page::commands::PageReads>,
     /// What the workers start from (workers/mod.rs).
     workers: workers::Inputs,
     /// The outbox's relay, and the consumers of identity's events (profiles/events.rs),
@@ -169,6 +171,7 @@ impl Payments {
         Self {
             state,
             charges,
+            pages: web::Data::new(payment_page::commands::PageReads::new()),
             workers,
             events,
         }
@@ -177,7 +180,7 @@ impl Payments {
 
 coffer_service::module! {
     Payments: "payments",
-    app_data: [state, charges],
+    app_data: [state, charges, pages],
     partners: coffer_partners::app_data,
     metrics: |payments, registry| {
         payments.state.connectors.metrics().register(registry);

@@ -3,7 +3,11 @@
 //! and, once the donor is back from it, the provider asked what happened, the payment ended
 //! so, and the donor sent back to the merchant (`return_url`) or shown the outcome.
 
+use std::sync::Arc;
+use std::time::Duration;
+
 use coffer_events::TraceContext;
+use coffer_store::TtlCache;
 
 use crate::command_kit::{Parts, within};
 use crate::error::PaymentsError;
@@ -13,10 +17,32 @@ use crate::shared::connector::{DonorPage, TEST_PROVIDER};
 use crate::shared::record::{ChargeState, Payment, PaymentStatus};
 use crate::shared::store as record;
 
+/// How often one payment's page makes Coffer ask its provider, whoever opens it: the page
+/// takes no token, so each opening must not be a call to the provider. What a page needs is
+/// kept a minute; a donor's return asks the provider once in two seconds at most.
+const PAGE_KEPT: Duration = Duration::from_secs(60);
+const RETURN_EVERY: Duration = Duration::from_secs(2);
+const PAGES: usize = 10_000;
+
+/// The pages' own state, built beside the service's (lib.rs).
+pub(crate) struct PageReads {
+    pages: TtlCache<String, Arc<DonorPage>>,
+    asked: TtlCache<String, ()>,
+}
+
+impl PageReads {
+    pub(crate) fn new() -> Self {
+        Self {
+            pages: TtlCache::new(PAGES, PAGE_KEPT),
+            asked: TtlCache::new(PAGES, RETURN_EVERY),
+        }
+    }
+}
+
 /// What the page shows.
 pub(crate) enum Shown {
     /// The payment waits for its donor: the page with the provider's script.
-    Waiting(Box<Payment>, DonorPage),
+    Waiting(Box<Payment>, Arc<DonorPage>),
     /// The payment has ended: how.
     Ended(Box<Payment>),
 }
@@ -31,7 +57,10 @@ pub(crate) enum Next {
 
 /// The payment `uuid` as its page shows it. A payment of the test provider (which has its
 /// own page), or one never sent to this page, is not found.
-pub(crate) async fn show(state: &Parts, uuid: String) -> Result<Shown, PaymentsError> {
+pub(crate) async fn show(
+    (state, reads): (&Parts, &PageReads),
+    uuid: String,
+) -> Result<Shown, PaymentsError> {
     let payment = page_payment(state, uuid).await?;
     if payment.status != PaymentStatus::Pending {
         return Ok(Shown::Ended(Box::new(payment)));
@@ -39,25 +68,38 @@ pub(crate) async fn show(state: &Parts, uuid: String) -> Result<Shown, PaymentsE
     let Some(prepared) = payment.provider_payment_id.clone() else {
         return Err(PaymentsError::not_found("Payment"));
     };
+    if let Some(page) = reads.pages.get(&payment.uuid) {
+        return Ok(Shown::Waiting(Box::new(payment), page));
+    }
     let connector = connector_of(state, &payment).await?;
     let page = within(state, connector.donor_page(&prepared))
         .await
         .map_err(|_| provider_silent())?
         .ok_or(PaymentsError::not_found("Payment"))?;
+    let page = Arc::new(page);
+    reads.pages.insert(payment.uuid.clone(), page.clone());
     Ok(Shown::Waiting(Box::new(payment), page))
 }
 
 /// The donor is back from the provider's script: the provider says how the payment stands
 /// (a notification may have said so already), and the donor goes on.
-pub(crate) async fn returned(state: &Parts, uuid: String) -> Result<Next, PaymentsError> {
+pub(crate) async fn returned(
+    (state, reads): (&Parts, &PageReads),
+    uuid: String,
+) -> Result<Next, PaymentsError> {
     let payment = page_payment(state, uuid.clone()).await?;
     let payment = if payment.status == PaymentStatus::Pending {
+        if reads.asked.get(&payment.uuid).is_some() {
+            // Asked a moment ago: the page again, without asking once more.
+            return Ok(Next::Page(show((state, reads), uuid).await?));
+        }
+        reads.asked.insert(payment.uuid.clone(), ());
         // The donor's browser carries no trace; coming back starts one.
         let trace = TraceContext::new_root();
         match end_at_provider(state, &payment, false, trace).await? {
             Some(ended) => ended,
             // Still waiting (the donor came back without finishing): the page again.
-            None => return Ok(Next::Page(show(state, uuid).await?)),
+            None => return Ok(Next::Page(show((state, reads), uuid).await?)),
         }
     } else {
         payment

@@ -7,7 +7,7 @@ use actix_web::{HttpResponse, HttpResponseBuilder, web};
 use coffer_http::openapi::RouteTable;
 use coffer_http::{ApiError, PathUuid};
 
-use super::commands::{self, Next, Shown};
+use super::commands::{self, Next, PageReads, Shown};
 use super::domain::{self, Lang, ProviderSources, Waiting};
 use crate::shared::record::PaymentStatus;
 use crate::state::PaymentsState;
@@ -31,17 +31,27 @@ async fn script() -> HttpResponse {
         .body(include_str!("page.js"))
 }
 
-async fn page(state: web::Data<PaymentsState>, uuid: PathUuid) -> Result<HttpResponse, ApiError> {
-    Ok(render(commands::show(&state, uuid.to_string()).await?))
+async fn page(
+    (state, reads): (web::Data<PaymentsState>, web::Data<PageReads>),
+    uuid: PathUuid,
+) -> Result<HttpResponse, ApiError> {
+    Ok(render(
+        commands::show((&state, &reads), uuid.to_string()).await?,
+    ))
 }
 
-async fn back(state: web::Data<PaymentsState>, uuid: PathUuid) -> Result<HttpResponse, ApiError> {
-    Ok(match commands::returned(&state, uuid.to_string()).await? {
-        Next::Back(location) => HttpResponse::SeeOther()
-            .insert_header((header::LOCATION, location))
-            .finish(),
-        Next::Page(shown) => render(shown),
-    })
+async fn back(
+    (state, reads): (web::Data<PaymentsState>, web::Data<PageReads>),
+    uuid: PathUuid,
+) -> Result<HttpResponse, ApiError> {
+    Ok(
+        match commands::returned((&state, &reads), uuid.to_string()).await? {
+            Next::Back(location) => HttpResponse::SeeOther()
+                .insert_header((header::LOCATION, location))
+                .finish(),
+            Next::Page(shown) => render(shown),
+        },
+    )
 }
 
 fn render(shown: Shown) -> HttpResponse {

@@ -123,7 +123,10 @@ async fn page_payment(state: &Parts, uuid: String) -> Result<Payment, PaymentsEr
         .query(move |db| record::find(db, &uuid))
         .await?
         .ok_or(PaymentsError::not_found("Payment"))?;
+    // One still pending was sent here by its action; one that ended may have been.
+    let waits_here = payment.status != PaymentStatus::Pending || payment.action.is_some();
     let sent_here = payment.payment_provider != TEST_PROVIDER
+        && waits_here
         && payment.charge_state == ChargeState::Done
         && payment.provider_payment_id.is_some()
         && payment.payment_source_uuid.is_none()

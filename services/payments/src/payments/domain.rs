@@ -65,9 +65,10 @@ pub fn cancel_refusal(payment: &Payment) -> Option<String> {
     // A charge waiting for its donor at a provider outside the process (3-D Secure on the
     // payment page) can still be finished there; it ends when the donor finishes or gives
     // up (payments.donor_wait_ms), at the provider first.
-    if payment.payment_provider != TEST_PROVIDER && payment.action.is_some() {
+    if payment.payment_provider != TEST_PROVIDER && payment.payment_provider != BANK_FILE {
         return Some(
-            "The payment waits for its donor at the provider; it ends when they finish or give up"
+            "The payment waits at its provider, which may still charge it; it ends when the \
+             donor finishes or gives up, or the provider decides"
                 .into(),
         );
     }

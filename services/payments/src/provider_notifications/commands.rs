@@ -288,9 +288,11 @@ async fn decide(
             Verdict::End {
                 status: PaymentStatus::Failed,
                 ..
-            } => end_at_provider(state, &payment, false, trace.clone())
-                .await?
-                .is_some_and(|p| p.status != PaymentStatus::Pending),
+            } => match end_at_provider(state, &payment, false, trace.clone()).await? {
+                Some(ended) if ended.status != PaymentStatus::Pending => true,
+                // The donor is trying again at the provider: its next word decides.
+                _ => return Ok(Received::Kept(Kept::Undecided)),
+            },
             Verdict::End { status, reason } => {
                 let ending = Ending {
                     status,

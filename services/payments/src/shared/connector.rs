@@ -96,7 +96,6 @@ pub enum RefundOutcome {
 /// What the donor's browser needs to finish a charge on Coffer's payment page
 /// (payment_page/): the provider's script, opened with a key that may be public, and the
 /// secret of the one object it may finish. The secret goes to that page and nowhere else.
-#[derive(Clone)]
 pub struct DonorPage {
     /// The provider's browser script.
     pub script: String,

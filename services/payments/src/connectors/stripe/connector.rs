@@ -409,16 +409,21 @@ impl Connector for StripeConnector {
                 // A failed challenge leaves the intent open to another try with its client
                 // secret: it is closed before the payment is said to have failed.
                 (Reading::Decided(ChargeOutcome::Failed { reason, .. }), _) => reason,
-                (Reading::NeedsDonor | Reading::Decided(ChargeOutcome::Pending { .. }), true) => {
-                    "authentication_abandoned".to_owned()
-                }
+                (
+                    Reading::NeedsDonor
+                    | Reading::Unconfirmed
+                    | Reading::Decided(ChargeOutcome::Pending { .. }),
+                    true,
+                ) => "authentication_abandoned".to_owned(),
                 _ => return Ok(None),
             };
             // Err when Stripe refuses: the donor may have finished meanwhile, which the
             // next reading says.
             let cancelled = self
                 .client
-                .cancel_intent(prepared, &format!("coffer-{key}-end-{prepared}"))
+                // A key of the state read: a cancel Stripe refused (the donor was finishing)
+                // is not answered the same way again once the intent has moved on.
+                .cancel_intent(prepared, &format!("coffer-{key}-end-{:?}", intent.status))
                 .await
                 .map_err(unknown)?;
             if cancelled.status != IntentStatus::Canceled {

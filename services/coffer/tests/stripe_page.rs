@@ -177,12 +177,24 @@ async fn a_donor_who_never_finishes_is_given_up_on_and_the_charge_closed_at_stri
         .await;
     assert_eq!(status, 400, "{refused}");
 
-    // Given up once it has waited the wait, at the settler's next look (every settle_after).
+    // Given up once it has waited the wait, at the settler's next look (every settle_after),
+    // however often its custom parameters change meanwhile.
     let mut ended = Value::Null;
-    for _ in 0..400 {
+    for round in 0..400 {
         ended = coffer.get(&format!("/payments/{uuid}")).await;
         if ended["status"] != "pending" {
             break;
+        }
+        if round % 20 == 0 {
+            let changed = coffer
+                .http
+                .put(format!("{}/payments/{uuid}/custom-parameters", coffer.base))
+                .bearer_auth(&coffer.token)
+                .json(&json!({ "round": round }))
+                .send()
+                .await
+                .unwrap();
+            assert!(changed.status().is_success(), "{}", changed.status());
         }
         tokio::time::sleep(std::time::Duration::from_millis(100)).await;
     }

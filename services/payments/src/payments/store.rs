@@ -238,7 +238,9 @@ pub fn oldest_calls(db: &mut Db<'_>) -> QueryResult<Vec<(String, Option<i64>)>> 
 }
 
 /// Payments that wait for their donor at a provider outside the process and began to wait
-/// before `before`, longest waiting first.
+/// before `before`, longest waiting first. They began to wait when their call began
+/// (`charge_started`), which nothing moves once the call is answered; `updated` moves with
+/// every change of custom parameters, which would give the donor the wait again.
 pub fn waiting(db: &mut Db<'_>, before: i64, limit: i64) -> QueryResult<Vec<String>> {
     db_run!(db: {
         // Written out rather than bound, so that the partial index on waiting payments
@@ -248,8 +250,8 @@ pub fn waiting(db: &mut Db<'_>, before: i64, limit: i64) -> QueryResult<Vec<Stri
                 "status = 'pending' AND charge_state = 'done' AND action IS NOT NULL \
                  AND payment_provider <> 'coffer_test'",
             ))
-            .filter(p::updated.lt(before))
-            .order(p::updated.asc())
+            .filter(p::charge_started.lt(before))
+            .order(p::charge_started.asc())
             .limit(limit)
             .select(p::uuid)
             .load(db)

@@ -43,6 +43,18 @@ pub(crate) async fn provider_of(
     })
 }
 
+/// The connector that charged `payment`; one that cannot be opened answers 503, as the
+/// profile's does (`provider_of`).
+pub(crate) async fn provider_of_payment(
+    state: &Parts,
+    payment: &crate::shared::record::Payment,
+) -> Result<Arc<dyn Connector>, PaymentsError> {
+    state.connectors.for_payment(payment).await.map_err(|e| {
+        tracing::error!(payment = %payment.uuid, error = %e, "the payment's connector cannot be opened");
+        PaymentsError::ProviderSilent("the payment's provider cannot be reached; try again shortly")
+    })
+}
+
 /// Who asked, so the final answer is stored under their key.
 #[derive(Clone)]
 pub(crate) struct Asker {

@@ -1,14 +1,17 @@
 """Headless Chromium driven over the DevTools protocol, for the tests that walk a person
 through Coffer's pages (sso/browser_login.py, stripe/donor_page.py): start it on a profile of
-its own, and drive its one tab.
+its own, drive its one tab, and listen where Coffer sends the person back to.
 """
 
 import json
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import urllib.request
+from http.server import BaseHTTPRequestHandler, HTTPServer
+from urllib.parse import parse_qs, urlparse
 
 import websocket
 
@@ -88,3 +91,26 @@ def start(chromium):
     tab = Tab(page["webSocketDebuggerUrl"])
     tab.call("Page.enable")
     return process, tab
+
+
+def landing(port, title):
+    """Where Coffer sends the person back to (a partner's redirect URI, a merchant's return
+    URL), listening on `port`: the server, and the query parameters the browser brings."""
+    landed = {}
+
+    class Landing(BaseHTTPRequestHandler):
+        def do_GET(self):  # noqa: N802 - the standard library's name
+            landed.update({k: v[0] for k, v in parse_qs(urlparse(self.path).query).items()})
+            body = f"<!doctype html><html lang=en><title>{title}</title><main><p>Back.</main>"
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html")
+            self.send_header("Content-Length", str(len(body.encode())))
+            self.end_headers()
+            self.wfile.write(body.encode())
+
+        def log_message(self, *args):
+            pass
+
+    server = HTTPServer(("127.0.0.1", int(port)), Landing)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server, landed

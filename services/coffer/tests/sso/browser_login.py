@@ -12,37 +12,16 @@ import base64
 import json
 import os
 import sys
-import threading
 import time
-from http.server import BaseHTTPRequestHandler, HTTPServer
-from urllib.parse import parse_qs, urlparse
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "common"))
-from chromium import start  # noqa: E402 - found through the path above
+from chromium import landing, start  # noqa: E402 - found through the path above
 
 CHROMIUM, AUTHORIZE_URL, REDIRECT_PORT, EMAIL, PASSWORD, SCREENSHOT = sys.argv[1:7]
-landed = {}
-
-
-class Partner(BaseHTTPRequestHandler):
-    """The partner's redirect URI: records what the browser brings."""
-
-    def do_GET(self):  # noqa: N802 - the standard library's name
-        landed.update({k: v[0] for k, v in parse_qs(urlparse(self.path).query).items()})
-        body = b"<!doctype html><title>Partner</title><p>Signed in."
-        self.send_response(200)
-        self.send_header("Content-Type", "text/html")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def log_message(self, *args):
-        pass
 
 
 def main():
-    server = HTTPServer(("127.0.0.1", int(REDIRECT_PORT)), Partner)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
+    server, landed = landing(REDIRECT_PORT, "Partner")
     chromium, tab = start(CHROMIUM)
     try:
         tab.call("Page.navigate", url=AUTHORIZE_URL)

@@ -12,34 +12,14 @@ landed and the outcome page's heading.
 import json
 import os
 import sys
-import threading
 import time
-from http.server import BaseHTTPRequestHandler, HTTPServer
-from urllib.parse import parse_qs, urlparse
 
 import websocket
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "common"))
-from chromium import start  # noqa: E402 - found through the path above
+from chromium import landing, start  # noqa: E402 - found through the path above
 
 CHROMIUM, AXE_JS, PAGE_URL, CHOICE, RETURN_PORT = sys.argv[1:6]
-landed = {}
-
-
-class Merchant(BaseHTTPRequestHandler):
-    """The merchant's return URL: records what the browser brings."""
-
-    def do_GET(self):  # noqa: N802 - the standard library's name
-        landed.update({k: v[0] for k, v in parse_qs(urlparse(self.path).query).items()})
-        body = b"<!doctype html><html lang=en><title>Merchant</title><main><p>Back.</main>"
-        self.send_response(200)
-        self.send_header("Content-Type", "text/html")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def log_message(self, *args):
-        pass
 
 
 def axe(tab):
@@ -55,8 +35,7 @@ def axe(tab):
 
 
 def main():
-    server = HTTPServer(("127.0.0.1", int(RETURN_PORT)), Merchant)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
+    server, landed = landing(RETURN_PORT, "Merchant")
     chromium, tab = start(CHROMIUM)
     try:
         # Counts what the page's policy refused, on every page this tab opens.

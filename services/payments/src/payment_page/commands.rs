@@ -9,7 +9,7 @@ use std::time::Duration;
 use coffer_events::TraceContext;
 use coffer_store::TtlCache;
 
-use crate::command_kit::{Parts, within};
+use crate::command_kit::{Parts, provider_of_payment, within};
 use crate::error::PaymentsError;
 use crate::payments::commands::ending::end_at_provider;
 use crate::payments::domain::return_location;
@@ -71,7 +71,7 @@ pub(crate) async fn show(
     if let Some(page) = reads.pages.get(&payment.uuid) {
         return Ok(Shown::Waiting(Box::new(payment), page));
     }
-    let connector = connector_of(state, &payment).await?;
+    let connector = provider_of_payment(state, &payment).await?;
     let page = within(state, connector.donor_page(&prepared))
         .await
         .map_err(|_| provider_silent())?
@@ -135,16 +135,6 @@ async fn page_payment(state: &Parts, uuid: String) -> Result<Payment, PaymentsEr
         return Err(PaymentsError::not_found("Payment"));
     }
     Ok(payment)
-}
-
-async fn connector_of(
-    state: &Parts,
-    payment: &Payment,
-) -> Result<std::sync::Arc<dyn crate::shared::connector::Connector>, PaymentsError> {
-    state.connectors.for_payment(payment).await.map_err(|e| {
-        tracing::error!(payment = %payment.uuid, error = %e, "the payment's connector cannot be opened");
-        provider_silent()
-    })
 }
 
 fn provider_silent() -> PaymentsError {

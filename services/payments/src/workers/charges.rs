@@ -55,9 +55,6 @@ pub(crate) async fn send_forever(state: Parts, batches: Data<ChargeBatches>) {
 
 /// Asks the provider about every call left unanswered for `settle_after`.
 pub(crate) async fn settle_forever(state: Parts, batches: Data<ChargeBatches>) {
-    // Payments that wait for their donor are looked at once per `settle_after`, not every
-    // pass: one the provider cannot end yet is asked again only then.
-    let mut waiting_looked = tokio::time::Instant::now();
     loop {
         tokio::time::sleep(POLL).await;
         let settle_after = i64::try_from(state.settle_after.as_secs()).unwrap_or(i64::MAX);
@@ -97,10 +94,16 @@ pub(crate) async fn settle_forever(state: Parts, batches: Data<ChargeBatches>) {
                 tracing::warn!(refund = %id, error = %e, "settling a refund failed; it is tried again");
             }
         }
-        if waiting_looked.elapsed() >= state.settle_after {
-            waiting_looked = tokio::time::Instant::now();
-            give_up_waiting(&state).await;
-        }
+    }
+}
+
+/// Gives up on payments whose donor has had their time, once per `settle_after`: a loop of
+/// its own, so however many wait (and however slowly their provider answers), the settling
+/// of unanswered calls never waits behind them.
+pub(crate) async fn give_up_forever(state: Parts) {
+    loop {
+        tokio::time::sleep(state.settle_after).await;
+        give_up_waiting(&state).await;
     }
 }
 

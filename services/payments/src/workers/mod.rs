@@ -7,6 +7,7 @@
 //!   payout matches, direct debits and wire transfers.
 //! - `charges::send_forever`: sends the charges billing's attempts recorded.
 //! - `charges::settle_forever`: settles calls to the provider that were never answered.
+//! - `charges::give_up_forever`: gives up on payments whose donor never finished.
 //! - `payouts::settle_forever`: pays out each account's payments once a day.
 //! - `search::counts::fold_forever` (in search/counts.rs): folds kept payment counts.
 //! - `notifications::forget_forever`: forgets provider notifications past any retry.
@@ -56,6 +57,11 @@ pub(crate) const WORKERS: &[Worker<Inputs>] = &[
                 s.charges.clone(),
             )))
         },
+    },
+    Worker {
+        name: "give_up_waiting",
+        description: "gives up on payments whose donor never finished at the provider",
+        start: |s| Some(tokio::spawn(charges::give_up_forever(s.state.clone()))),
     },
     Worker {
         name: "payouts",

@@ -6,7 +6,7 @@
 use coffer_events::TraceContext;
 use diesel::result::Error as DieselError;
 
-use crate::command_kit::{Parts, within};
+use crate::command_kit::{Parts, provider_of_payment, within};
 use crate::error::PaymentsError;
 use crate::shared::announce::announce;
 use crate::shared::connector::ChargeOutcome;
@@ -77,17 +77,13 @@ pub(crate) async fn end_at_provider(
     let Some(prepared) = payment.provider_payment_id.as_deref() else {
         return Ok(None);
     };
-    let silent = |e: &dyn std::fmt::Display| {
+    let connector = provider_of_payment(state, payment).await?;
+    let asked = connector.end_waiting(&payment.uuid, prepared, give_up);
+    let answer = within(state, asked).await.map_err(|e| {
         tracing::warn!(payment = %payment.uuid, error = %e, "the provider cannot say yet how a waiting charge ended");
         PaymentsError::ProviderSilent("the payment's provider cannot be reached; try again shortly")
-    };
-    let connector = state
-        .connectors
-        .for_payment(payment)
-        .await
-        .map_err(|e| silent(&e))?;
-    let asked = connector.end_waiting(&payment.uuid, prepared, give_up);
-    let ending = match within(state, asked).await.map_err(|e| silent(&e))? {
+    })?;
+    let ending = match answer {
         Some(ChargeOutcome::Succeeded { .. }) => Ending {
             status: PaymentStatus::Succeeded,
             reason: None,

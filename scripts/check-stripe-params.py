@@ -28,9 +28,11 @@ OPERATIONS = [
     ("POST", r"/v1/payment_intents", stripe.PaymentIntent.CreateParams),
     ("POST", r"/v1/payment_intents/[^/]+/confirm", stripe.PaymentIntent.ConfirmParams),
     ("POST", r"/v1/payment_intents/[^/]+/cancel", stripe.PaymentIntent.CancelParams),
+    ("POST", r"/v1/payment_intents/[^/]+", stripe.PaymentIntent.ModifyParams),
     ("GET", r"/v1/payment_intents/[^/]+", stripe.PaymentIntent.RetrieveParams),
     ("GET", r"/v1/payment_intents", stripe.PaymentIntent.ListParams),
     ("POST", r"/v1/refunds", stripe.Refund.CreateParams),
+    ("GET", r"/v1/tokens/[^/]+", stripe.Token.RetrieveParams),
 ]
 # Options of the SDK's own, sent as headers and never as parameters.
 SDK_OPTIONS = {"api_key", "stripe_version", "stripe_account", "max_network_retries",

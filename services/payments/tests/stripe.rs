@@ -12,7 +12,7 @@ use coffer_payments::connectors::stripe::client::{
     CardDetails, NewIntent, PAYMENT_METADATA, StripeClient, StripeError,
 };
 use coffer_payments::connectors::stripe::mapping::{self, Refusal};
-use coffer_payments::connectors::stripe::objects::IntentStatus;
+use coffer_payments::connectors::stripe::objects::{IntentStatus, PaymentIntent};
 use coffer_payments::shared::connector::ChargeOutcome;
 
 fn localstripe() -> String {
@@ -39,6 +39,25 @@ fn payment() -> String {
     uuid::Uuid::new_v4().to_string()
 }
 
+/// An unconfirmed card intent of 10.00 CHF for `payment`, charging `method` (or waiting for
+/// one).
+async fn intent_of(stripe: &StripeClient, payment: &str, method: Option<&str>) -> PaymentIntent {
+    stripe
+        .create_intent(
+            &NewIntent {
+                amount: 1000,
+                currency: "chf",
+                payment_method: method,
+                payment_method_type: "card",
+                customer: None,
+                payment_uuid: payment,
+            },
+            &format!("coffer-{payment}-create"),
+        )
+        .await
+        .unwrap()
+}
+
 /// An unconfirmed intent of 10.00 CHF on `number` for a new payment, and that payment.
 async fn prepared(stripe: &StripeClient, number: &str) -> (String, String) {
     let uuid = payment();
@@ -46,20 +65,7 @@ async fn prepared(stripe: &StripeClient, number: &str) -> (String, String) {
         .create_card_method(&card(number), &format!("coffer-{uuid}-method"))
         .await
         .unwrap();
-    let intent = stripe
-        .create_intent(
-            &NewIntent {
-                amount: 1000,
-                currency: "chf",
-                payment_method: &method.id,
-                payment_method_type: "card",
-                customer: None,
-                payment_uuid: &uuid,
-            },
-            &format!("coffer-{uuid}-create"),
-        )
-        .await
-        .unwrap();
+    let intent = intent_of(stripe, &uuid, Some(&method.id)).await;
     assert_eq!(intent.status, IntentStatus::RequiresConfirmation);
     assert_eq!(intent.metadata[PAYMENT_METADATA], uuid);
     assert_eq!(
@@ -328,6 +334,31 @@ async fn every_request_is_one_stripes_own_sdk_types_accept() {
         .cancel_intent(&id, &format!("coffer-{uuid}-cancel"))
         .await
         .unwrap();
+    // A card the donor enters on the payment page: the intent made without one, then given
+    // the card's PaymentMethod, made from the token Stripe's browser script made (which
+    // localstripe refuses, test_server.rs; the request is checked all the same).
+    let uuid = payment();
+    let open = intent_of(&stripe, &uuid, None).await;
+    assert_eq!(open.status, IntentStatus::RequiresPaymentMethod);
+    let (read, secret) = stripe.intent_with_secret(&open.id).await.unwrap();
+    assert_eq!(read.id, open.id);
+    assert!(secret.starts_with(&format!("{}_secret_", open.id)));
+    assert!(
+        stripe
+            .card_method_from_token("tok_visa", "coffer-x-method-tok_visa")
+            .await
+            .is_err()
+    );
+    assert!(stripe.token("tok_visa").await.is_err());
+    let method = stripe
+        .create_card_method(&card("4242424242424242"), &format!("coffer-{uuid}-method"))
+        .await
+        .unwrap();
+    let given = stripe
+        .set_payment_method(&open.id, &method.id, &format!("coffer-{uuid}-card"))
+        .await
+        .unwrap();
+    assert_eq!(given.status, IntentStatus::RequiresConfirmation);
     drop(proxy);
 
     let recorded = std::fs::read_to_string(&record).unwrap();
@@ -342,7 +373,7 @@ async fn every_request_is_one_stripes_own_sdk_types_accept() {
         String::from_utf8_lossy(&checked.stdout),
         String::from_utf8_lossy(&checked.stderr)
     );
-    assert!(String::from_utf8_lossy(&checked.stdout).contains("9 requests, 0 problems"));
+    assert!(String::from_utf8_lossy(&checked.stdout).contains("15 requests, 0 problems"));
 
     // And the checker does refuse what Stripe would: a misspelt name, a number as text.
     let wrong = dir.path().join("wrong.jsonl");

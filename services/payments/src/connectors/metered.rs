@@ -180,6 +180,14 @@ impl Connector for Metered {
         self.measured("donor_page", self.inner.donor_page(prepared), none)
     }
 
+    fn give_card<'a>(&'a self, key: &'a str, prepared: &'a str, token: &'a str) -> Call<'a, ()> {
+        self.measured(
+            "give_card",
+            self.inner.give_card(key, prepared, token),
+            none,
+        )
+    }
+
     fn end_waiting<'a>(
         &'a self,
         key: &'a str,

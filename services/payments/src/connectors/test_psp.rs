@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use coffer_model::clock::Clock;
 use coffer_model::money::Money;
+use coffer_model::validation::FieldError;
 use coffer_store::{Batches, Store, StoreError};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -156,6 +157,18 @@ impl Connector for TestPsp {
         TEST_PROVIDER
     }
 
+    /// The test provider has no page for a donor to enter a card on: its card payments
+    /// carry the card.
+    fn refuses(
+        &self,
+        _amount: Option<Money>,
+        instrument: &Instrument,
+        _keep: bool,
+    ) -> Option<FieldError> {
+        matches!(instrument, Instrument::DonorCard)
+            .then(|| FieldError::not_null("payment_information"))
+    }
+
     fn charge<'a>(&'a self, request: ChargeRequest<'a>) -> Call<'a, Charged> {
         Box::pin(async move {
             let base = self.base_url.clone();
@@ -266,6 +279,11 @@ fn charge_outcome(base_url: &str, request: &ChargeRequest<'_>) -> ChargeOutcome 
                 provider_payment_id,
                 redirect: None,
             },
+            // Refused before anything was recorded (`refuses`).
+            Instrument::DonorCard => ChargeOutcome::Failed {
+                provider_payment_id,
+                reason: "payment_information_missing".into(),
+            },
             Instrument::Wallet => ChargeOutcome::Pending {
                 redirect: Some(format!("{base_url}/test-psp/3ds/{}", request.key)),
                 provider_payment_id,
@@ -299,6 +317,9 @@ fn store_outcome(base_url: &str, instrument: &Instrument, source_uuid: &str) -> 
             },
             Instrument::SepaDirectDebit => StoreOutcome::Active {
                 reference: format!("mandate_{id}"),
+            },
+            Instrument::DonorCard => StoreOutcome::Failed {
+                reason: "payment_information_missing".into(),
             },
             // The donor agrees to later charges at the wallet, as with TWINT and PayPal.
             Instrument::Wallet => StoreOutcome::Pending {

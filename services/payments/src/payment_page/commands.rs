@@ -90,8 +90,13 @@ pub(crate) async fn returned(
     let payment = page_payment(state, uuid.clone()).await?;
     let payment = if payment.status == PaymentStatus::Pending {
         if reads.asked.get(&payment.uuid).is_some() {
-            // Asked a moment ago: the page again, without asking once more.
-            return Ok(Next::Page(show((state, reads), uuid).await?));
+            // Asked a moment ago (a donor back within seconds from the step before): they
+            // wait out the bound rather than see the step they just finished; if someone
+            // asked meanwhile, the page again, without asking once more.
+            tokio::time::sleep(RETURN_EVERY).await;
+            if reads.asked.get(&payment.uuid).is_some() {
+                return Ok(Next::Page(show((state, reads), uuid).await?));
+            }
         }
         reads.asked.insert(payment.uuid.clone(), ());
         // The donor's browser carries no trace; coming back starts one.
@@ -113,6 +118,31 @@ pub(crate) async fn returned(
         )),
         None => Next::Page(Shown::Ended(Box::new(payment))),
     })
+}
+
+/// The card the donor entered, as the provider's script made a token of it: the waiting
+/// payment is charged with it, once, and the donor goes to the return, which reads how it
+/// went (a challenge to answer, a decline, a success). A payment that has its card, or has
+/// ended, is left as it is.
+pub(crate) async fn card_given(
+    (state, reads): (&Parts, &PageReads),
+    uuid: String,
+    token: &str,
+) -> Result<String, PaymentsError> {
+    let payment = page_payment(state, uuid).await?;
+    if payment.status == PaymentStatus::Pending {
+        let Some(prepared) = payment.provider_payment_id.clone() else {
+            return Err(PaymentsError::not_found("Payment"));
+        };
+        let connector = provider_of_payment(state, &payment).await?;
+        within(state, connector.give_card(&payment.uuid, &prepared, token))
+            .await
+            .map_err(|_| provider_silent())?;
+        // What this instance kept of the page is the step before.
+        reads.pages.remove(&payment.uuid);
+        reads.asked.remove(&payment.uuid);
+    }
+    Ok(format!("/pay/{}/return", payment.uuid))
 }
 
 /// A payment the page may show: one of a provider outside the process whose call was

@@ -58,6 +58,11 @@ struct Words {
     succeeded: &'static str,
     failed_title: &'static str,
     failed: &'static str,
+    card_title: &'static str,
+    card_lead: &'static str,
+    card_label: &'static str,
+    pay: &'static str,
+    card_unread: &'static str,
 }
 
 const EN: Words = Words {
@@ -71,6 +76,11 @@ const EN: Words = Words {
     succeeded: "Your payment went through.",
     failed_title: "Payment declined",
     failed: "Your payment was declined and nothing was charged. You may try again with another card.",
+    card_title: "Pay by card",
+    card_lead: "Enter your card. Its details go straight to the payment provider.",
+    card_label: "Card",
+    pay: "Pay",
+    card_unread: "The card could not be read. Check its details and try again.",
 };
 
 const DE: Words = Words {
@@ -84,6 +94,11 @@ const DE: Words = Words {
     succeeded: "Ihre Zahlung war erfolgreich.",
     failed_title: "Zahlung abgelehnt",
     failed: "Ihre Zahlung wurde abgelehnt, es wurde nichts belastet. Versuchen Sie es mit einer anderen Karte.",
+    card_title: "Mit Karte bezahlen",
+    card_lead: "Geben Sie Ihre Karte ein. Ihre Angaben gehen direkt an den Zahlungsanbieter.",
+    card_label: "Karte",
+    pay: "Bezahlen",
+    card_unread: "Die Karte konnte nicht gelesen werden. Prüfen Sie die Angaben und versuchen Sie es erneut.",
 };
 
 const FR: Words = Words {
@@ -97,6 +112,11 @@ const FR: Words = Words {
     succeeded: "Votre paiement a été effectué.",
     failed_title: "Paiement refusé",
     failed: "Votre paiement a été refusé et rien n'a été débité. Vous pouvez réessayer avec une autre carte.",
+    card_title: "Payer par carte",
+    card_lead: "Saisissez votre carte. Ses données vont directement au prestataire de paiement.",
+    card_label: "Carte",
+    pay: "Payer",
+    card_unread: "La carte n'a pas pu être lue. Vérifiez ses données et réessayez.",
 };
 
 const IT: Words = Words {
@@ -110,6 +130,11 @@ const IT: Words = Words {
     succeeded: "Il pagamento è andato a buon fine.",
     failed_title: "Pagamento rifiutato",
     failed: "Il pagamento è stato rifiutato e non è stato addebitato nulla. Può riprovare con un'altra carta.",
+    card_title: "Pagare con carta",
+    card_lead: "Inserisca la Sua carta. I dati vanno direttamente al fornitore del pagamento.",
+    card_label: "Carta",
+    pay: "Paga",
+    card_unread: "Non è stato possibile leggere la carta. Controlli i dati e riprovi.",
 };
 
 /// Where Coffer's own script is served (routes.rs).
@@ -146,6 +171,8 @@ pub fn content_security_policy(provider: &ProviderSources<'_>) -> String {
 
 /// What the waiting page hands the scripts.
 pub struct Waiting<'a> {
+    /// The payment's uuid, whose card form posts to `/pay/{uuid}/card`.
+    pub uuid: &'a str,
     pub lang: Lang,
     pub amount: &'a Money,
     pub script: &'a str,
@@ -155,14 +182,101 @@ pub struct Waiting<'a> {
     pub back: &'a str,
 }
 
+/// The page that asks the donor for their card, in the provider's own fields: the
+/// provider's script makes a token of it, which the form posts to Coffer (card_path).
+pub fn card_page(w: &Waiting<'_>) -> String {
+    let words = w.lang.words();
+    let body = format!(
+        r#"<main id="pay" data-key="{key}" data-working="{working}" data-unavailable="{no_script}" data-unread="{unread}">
+<h1>{title}</h1>
+<p>{lead}</p>
+<p>{amount_label}: <strong>{amount}</strong></p>
+<form id="card-form" method="post" action="{action}">
+<p id="card-label">{card_label}</p>
+<div id="card" role="group" aria-labelledby="card-label"></div>
+<input type="hidden" name="token" id="token">
+<button type="submit" id="pay-card">{pay}</button>
+</form>
+<p id="status" role="status" aria-live="polite"></p>
+<noscript><p>{no_script}</p></noscript>
+</main>"#,
+        title = escape(words.card_title),
+        key = escape(w.publishable_key),
+        working = escape(words.working),
+        no_script = escape(words.no_script),
+        unread = escape(words.card_unread),
+        lead = escape(words.card_lead),
+        amount_label = escape(words.amount),
+        amount = escape(&shown_amount(w.amount)),
+        action = escape(&card_path(w.uuid)),
+        card_label = escape(words.card_label),
+        pay = escape(words.pay),
+    );
+    document(w.lang, words.card_title, Some(w.script), &body)
+}
+
+/// Where the card form posts the provider's token of the card.
+pub fn card_path(uuid: &str) -> String {
+    format!("/pay/{uuid}/card")
+}
+
+/// The most a token's id may be: Stripe's are about 30 characters.
+const TOKEN_MAX: usize = 100;
+
+/// The token the card form posted, as the provider's script made it (`tok_...`), checked
+/// before it is sent anywhere.
+pub fn card_token(token: &str) -> Result<&str, &'static str> {
+    let well_formed = token.len() <= TOKEN_MAX
+        && token.strip_prefix("tok_").is_some_and(|rest| {
+            !rest.is_empty() && rest.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
+        });
+    if well_formed {
+        Ok(token)
+    } else {
+        Err("must be the token the provider's script made of the card (tok_...)")
+    }
+}
+
 /// The page that asks the donor to confirm.
 pub fn waiting_page(w: &Waiting<'_>) -> String {
     let words = w.lang.words();
-    let amount = format!(
-        "{} {}",
-        w.amount.currency.code(),
-        w.amount.to_major_string()
+    let body = format!(
+        r#"<main id="pay" data-key="{key}" data-secret="{secret}" data-back="{back}" data-working="{working}" data-unavailable="{no_script}">
+<h1>{title}</h1>
+<p>{lead}</p>
+<p>{amount_label}: <strong>{amount}</strong></p>
+<button type="button" id="confirm">{confirm}</button>
+<p id="status" role="status" aria-live="polite"></p>
+<noscript><p>{no_script}</p></noscript>
+</main>"#,
+        title = escape(words.title),
+        key = escape(w.publishable_key),
+        secret = escape(w.client_secret),
+        back = escape(w.back),
+        working = escape(words.working),
+        lead = escape(words.lead),
+        amount_label = escape(words.amount),
+        amount = escape(&shown_amount(w.amount)),
+        confirm = escape(words.confirm),
+        no_script = escape(words.no_script),
     );
+    document(w.lang, words.title, Some(w.script), &body)
+}
+
+/// An amount as the page shows it: `CHF 25.00`.
+fn shown_amount(amount: &Money) -> String {
+    format!("{} {}", amount.currency.code(), amount.to_major_string())
+}
+
+/// A whole page around `body`, loading the provider's `script` and then Coffer's own when
+/// the page needs them.
+fn document(lang: Lang, title: &str, script: Option<&str>, body: &str) -> String {
+    let scripts = script.map_or_else(String::new, |script| {
+        format!(
+            "<script src=\"{}\"></script>\n<script src=\"{SCRIPT_PATH}\" defer></script>\n",
+            escape(script)
+        )
+    });
     format!(
         r#"<!doctype html>
 <html lang="{lang}">
@@ -171,34 +285,14 @@ pub fn waiting_page(w: &Waiting<'_>) -> String {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="no-referrer">
 <title>{title}</title>
-<script src="{script}"></script>
-<script src="{own}" defer></script>
-</head>
+{scripts}</head>
 <body>
-<main id="pay" data-key="{key}" data-secret="{secret}" data-back="{back}" data-working="{working}" data-unavailable="{no_script}">
-<h1>{title}</h1>
-<p>{lead}</p>
-<p>{amount_label}: <strong>{amount}</strong></p>
-<button type="button" id="confirm">{confirm}</button>
-<p id="status" role="status" aria-live="polite"></p>
-<noscript><p>{no_script}</p></noscript>
-</main>
+{body}
 </body>
 </html>
 "#,
-        lang = w.lang.code(),
-        title = escape(words.title),
-        script = escape(w.script),
-        own = SCRIPT_PATH,
-        key = escape(w.publishable_key),
-        secret = escape(w.client_secret),
-        back = escape(w.back),
-        working = escape(words.working),
-        lead = escape(words.lead),
-        amount_label = escape(words.amount),
-        amount = escape(&amount),
-        confirm = escape(words.confirm),
-        no_script = escape(words.no_script),
+        lang = lang.code(),
+        title = escape(title),
     )
 }
 
@@ -210,26 +304,12 @@ pub fn ended_page(lang: Lang, succeeded: bool) -> String {
     } else {
         (words.failed_title, words.failed)
     };
-    format!(
-        r#"<!doctype html>
-<html lang="{lang}">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>{title}</title>
-</head>
-<body>
-<main>
-<h1 id="outcome">{title}</h1>
-<p>{text}</p>
-</main>
-</body>
-</html>
-"#,
-        lang = lang.code(),
-        title = escape(title),
-        text = escape(text),
-    )
+    let body = format!(
+        "<main>\n<h1 id=\"outcome\">{}</h1>\n<p>{}</p>\n</main>",
+        escape(title),
+        escape(text)
+    );
+    document(lang, title, None, &body)
 }
 
 fn escape(s: &str) -> String {
@@ -265,6 +345,7 @@ mod tests {
             publishable_key: "pk_test_\"><script>",
             client_secret: "pi_1_secret_2",
             back: "/pay/x/return",
+            uuid: "x",
         });
         assert!(html.contains(r#"<html lang="fr">"#));
         assert!(html.contains("CHF 25.00"), "{html}");
@@ -274,6 +355,38 @@ mod tests {
             html.matches("<script").count(),
             html.matches("<script src=").count()
         );
+    }
+
+    #[test]
+    fn the_card_page_posts_to_coffer_and_holds_no_secret() {
+        let amount = Money::new(990, Currency::parse("EUR").unwrap()).unwrap();
+        let html = card_page(&Waiting {
+            lang: Lang::De,
+            amount: &amount,
+            script: "https://js.stripe.com/v3/",
+            publishable_key: "pk_test_1",
+            client_secret: "pi_1_secret_2",
+            back: "/pay/x/return",
+            uuid: "x",
+        });
+        assert!(html.contains(r#"action="/pay/x/card""#), "{html}");
+        assert!(html.contains("Mit Karte bezahlen"), "{html}");
+        assert!(!html.contains("pi_1_secret_2"), "{html}");
+    }
+
+    #[test]
+    fn only_a_token_is_taken_from_the_card_form() {
+        assert_eq!(card_token("tok_1Abc_2"), Ok("tok_1Abc_2"));
+        for bad in [
+            "",
+            "tok_",
+            "pm_123",
+            "tok_1&x=2",
+            "4242424242424242",
+            &"tok_1".repeat(30),
+        ] {
+            assert!(card_token(bad).is_err(), "{bad}");
+        }
     }
 
     #[test]

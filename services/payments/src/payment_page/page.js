@@ -1,11 +1,14 @@
-// Coffer's payment page (payment_page/domain.rs): the donor confirms, the provider's
-// script (loaded before this one) asks their bank, and the page goes back to Coffer, which
-// asks the provider how it ended. No card number passes through here.
+// Coffer's payment page (payment_page/domain.rs), in one of two steps. Entering the card:
+// the provider's fields take it, its script makes a token of it, and the form posts only
+// that token to Coffer. Confirming: the provider's script asks the donor's bank, and the
+// page goes back to Coffer, which asks the provider how it ended. No card number passes
+// through this script.
 (function () {
   "use strict";
   var root = document.getElementById("pay");
-  var button = document.getElementById("confirm");
   var status = document.getElementById("status");
+  var form = document.getElementById("card-form");
+  var button = document.getElementById(form ? "pay-card" : "confirm");
   if (!root || !button || !status) {
     return;
   }
@@ -15,16 +18,53 @@
     button.setAttribute("aria-disabled", "true");
     return;
   }
+  var stripe = Stripe(root.dataset.key);
   var started = false;
+
+  // aria-disabled rather than disabled, so the focus stays on the button.
+  function busy(on) {
+    started = on;
+    if (on) {
+      button.setAttribute("aria-disabled", "true");
+      status.textContent = root.dataset.working;
+    } else {
+      button.removeAttribute("aria-disabled");
+    }
+  }
+
+  if (form) {
+    var card = stripe.elements().create("card");
+    card.mount("#card");
+    form.addEventListener("submit", function (event) {
+      event.preventDefault();
+      if (started) {
+        return;
+      }
+      busy(true);
+      stripe.createToken(card).then(
+        function (result) {
+          if (!result || result.error || !result.token) {
+            busy(false);
+            status.textContent = root.dataset.unread;
+            return;
+          }
+          document.getElementById("token").value = result.token.id;
+          form.submit();
+        },
+        function () {
+          busy(false);
+          status.textContent = root.dataset.unread;
+        }
+      );
+    });
+    return;
+  }
+
   button.addEventListener("click", function () {
-    // aria-disabled rather than disabled, so the focus stays on the button.
     if (started) {
       return;
     }
-    started = true;
-    button.setAttribute("aria-disabled", "true");
-    status.textContent = root.dataset.working;
-    var stripe = Stripe(root.dataset.key);
+    busy(true);
     // Whatever the bank said, Coffer asks the provider itself on the way back.
     stripe.confirmCardPayment(root.dataset.secret).then(
       function () { window.location.assign(root.dataset.back); },

@@ -1,14 +1,18 @@
-//! The donor's payment page: where a payment that needs its donor (3-D Secure) sends them
-//! (`action.url`), a page for people rather than an operation of the API. It takes no
-//! token: the payment's uuid is what the merchant handed the donor.
+//! The donor's payment page: where a payment that needs its donor (3-D Secure, or a card
+//! payment asked for without card data) sends them (`action.url`), a page for people rather
+//! than an operation of the API. It takes no token: the payment's uuid is what the merchant
+//! handed the donor.
 
 use actix_web::http::header;
 use actix_web::{HttpResponse, HttpResponseBuilder, web};
+use coffer_http::body::Form;
 use coffer_http::openapi::RouteTable;
 use coffer_http::{ApiError, PathUuid};
+use serde::Deserialize;
 
 use super::commands::{self, Next, PageReads, Shown};
 use super::domain::{self, Lang, ProviderSources, Waiting};
+use crate::shared::connector::DonorStep;
 use crate::shared::record::PaymentStatus;
 use crate::state::PaymentsState;
 
@@ -17,7 +21,8 @@ pub(crate) fn routes(t: &mut RouteTable) {
         t.public(|t| {
             t.get(domain::SCRIPT_PATH, script)
                 .get("/pay/{payment_uuid}", page)
-                .get("/pay/{payment_uuid}/return", back);
+                .get("/pay/{payment_uuid}/return", back)
+                .post("/pay/{payment_uuid}/card", card);
         });
     });
 }
@@ -54,18 +59,43 @@ async fn back(
     )
 }
 
+/// What the card form posts: the provider's token of the card, never the card.
+#[derive(Deserialize)]
+struct CardForm {
+    token: String,
+}
+
+/// The donor's card, as the provider's script made a token of it: the payment is charged
+/// with it, and the donor goes where the return takes them.
+async fn card(
+    (state, reads): (web::Data<PaymentsState>, web::Data<PageReads>),
+    uuid: PathUuid,
+    Form(form): Form<CardForm>,
+) -> Result<HttpResponse, ApiError> {
+    let token = domain::card_token(&form.token).map_err(|why| ApiError::invalid("token", why))?;
+    let next = commands::card_given((&state, &reads), uuid.to_string(), token).await?;
+    Ok(HttpResponse::SeeOther()
+        .insert_header((header::LOCATION, next))
+        .finish())
+}
+
 fn render(shown: Shown) -> HttpResponse {
     match shown {
         Shown::Waiting(payment, page) => {
             let back = format!("/pay/{}/return", payment.uuid);
-            let html = domain::waiting_page(&Waiting {
+            let waiting = Waiting {
                 lang: Lang::of(payment.locale.as_deref()),
                 amount: &payment.amount,
                 script: &page.script,
                 publishable_key: &page.publishable_key,
                 client_secret: &page.client_secret,
                 back: &back,
-            });
+                uuid: &payment.uuid,
+            };
+            let html = match page.step {
+                DonorStep::EnterCard => domain::card_page(&waiting),
+                DonorStep::Authenticate => domain::waiting_page(&waiting),
+            };
             let sources = ProviderSources {
                 scripts: &page.script_sources,
                 frames: &page.frame_sources,

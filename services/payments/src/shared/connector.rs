@@ -93,10 +93,21 @@ pub enum RefundOutcome {
     Failed { reason: String },
 }
 
+/// What the donor does on Coffer's payment page.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DonorStep {
+    /// Enters the card, into the provider's own fields (a card payment asked for without
+    /// card data).
+    EnterCard,
+    /// Answers their bank's challenge (3-D Secure).
+    Authenticate,
+}
+
 /// What the donor's browser needs to finish a charge on Coffer's payment page
 /// (payment_page/): the provider's script, opened with a key that may be public, and the
 /// secret of the one object it may finish. The secret goes to that page and nowhere else.
 pub struct DonorPage {
+    pub step: DonorStep,
     /// The provider's browser script.
     pub script: String,
     /// What the page's Content-Security-Policy lets the provider's script do: load scripts,
@@ -182,6 +193,18 @@ pub trait Connector: Send + Sync {
     fn donor_page<'a>(&'a self, prepared: &'a str) -> Call<'a, Option<DonorPage>> {
         let _ = prepared;
         Box::pin(async { Ok(None) })
+    }
+    /// Charges `prepared` (made for a card the donor enters on the page) with the card
+    /// the provider's browser script took from them, as the `token` it made of it. Once
+    /// only: a charge that has its card already, or has ended, is left as it is. How it
+    /// went is read afterwards, like any waiting charge's ([`Connector::end_waiting`]).
+    fn give_card<'a>(&'a self, key: &'a str, prepared: &'a str, token: &'a str) -> Call<'a, ()> {
+        let _ = (key, prepared, token);
+        Box::pin(async {
+            Err(ConnectorError::Unreachable(
+                "this provider takes no card from the payment page".into(),
+            ))
+        })
     }
     /// How a charge that waited for its donor (`prepared`, as the payment recorded it) has
     /// ended, made final at the provider: a charge that failed, or that the donor left when

@@ -38,6 +38,9 @@ impl PaymentMethod {
 #[derive(Debug, Clone)]
 pub enum Instrument {
     Card(Card),
+    /// A card payment asked for without card data: the donor enters the card on Coffer's
+    /// payment page, into the provider's own fields, so no card number reaches Coffer.
+    DonorCard,
     /// TWINT, PayPal: the donor approves at the provider.
     Wallet,
     /// SEPA direct debit: collected from the account later; the bank confirms it.
@@ -116,18 +119,18 @@ pub(crate) fn masked_iban(iban: &Iban) -> String {
     )
 }
 
-/// The request's card, checked against today, and what of it may be kept.
+/// The request's card, checked against today, and what of it may be kept; without
+/// `payment_information`, a card the donor will enter on the payment page (the connector
+/// says whether it can send them there).
 fn card_instrument(
     fingerprint_key: &[u8],
     checked: &Checked,
     now: time::OffsetDateTime,
 ) -> Result<(Instrument, serde_json::Value), PaymentsError> {
-    let card = checked
-        .card
-        .clone()
-        .ok_or_else(|| {
-            PaymentsError::invalid_all(vec![FieldError::not_null("payment_information")])
-        })?
+    let Some(card) = checked.card.clone() else {
+        return Ok((Instrument::DonorCard, json!({})));
+    };
+    let card = card
         .map_err(PaymentsError::invalid_all)?
         .validate((now.year(), u32::from(u8::from(now.month()))))
         .map_err(PaymentsError::invalid_all)?;

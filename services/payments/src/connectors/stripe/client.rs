@@ -13,7 +13,7 @@ use std::time::Duration;
 use reqwest::{Client, RequestBuilder, StatusCode};
 use serde::de::DeserializeOwned;
 
-use super::objects::{ErrorAnswer, ErrorBody, List, PaymentIntent, PaymentMethod, Refund};
+use super::objects::{ErrorAnswer, ErrorBody, List, PaymentIntent, PaymentMethod, Refund, Token};
 
 /// The API version Coffer's requests are written against and its objects read with.
 pub const STRIPE_VERSION: &str = "2024-06-20";
@@ -55,7 +55,8 @@ pub struct NewIntent<'a> {
     pub amount: i64,
     /// Lower case, as Stripe writes it.
     pub currency: &'a str,
-    pub payment_method: &'a str,
+    /// None when the donor gives it later, on the payment page.
+    pub payment_method: Option<&'a str>,
     pub payment_method_type: &'a str,
     pub customer: Option<&'a str>,
     pub payment_uuid: &'a str,
@@ -114,10 +115,6 @@ impl StripeClient {
             ("amount".to_owned(), intent.amount.to_string()),
             ("currency".to_owned(), intent.currency.to_owned()),
             (
-                "payment_method".to_owned(),
-                intent.payment_method.to_owned(),
-            ),
-            (
                 "payment_method_types[]".to_owned(),
                 intent.payment_method_type.to_owned(),
             ),
@@ -126,10 +123,43 @@ impl StripeClient {
                 intent.payment_uuid.to_owned(),
             ),
         ];
+        if let Some(method) = intent.payment_method {
+            form.push(("payment_method".to_owned(), method.to_owned()));
+        }
         if let Some(customer) = intent.customer {
             form.push(("customer".to_owned(), customer.to_owned()));
         }
         self.post("/v1/payment_intents", &form, key).await
+    }
+
+    /// The card a donor entered into Stripe's own fields, which Stripe's browser script
+    /// made a token of, as a PaymentMethod.
+    pub async fn card_method_from_token(
+        &self,
+        token: &str,
+        key: &str,
+    ) -> Result<PaymentMethod, StripeError> {
+        let form = [
+            ("type".to_owned(), "card".to_owned()),
+            ("card[token]".to_owned(), token.to_owned()),
+        ];
+        self.post("/v1/payment_methods", &form, key).await
+    }
+
+    pub async fn token(&self, id: &str) -> Result<Token, StripeError> {
+        self.get(&format!("/v1/tokens/{id}"), &[]).await
+    }
+
+    /// Gives an intent made without one the PaymentMethod it is to charge.
+    pub async fn set_payment_method(
+        &self,
+        id: &str,
+        method: &str,
+        key: &str,
+    ) -> Result<PaymentIntent, StripeError> {
+        let form = [("payment_method".to_owned(), method.to_owned())];
+        self.post(&format!("/v1/payment_intents/{id}"), &form, key)
+            .await
     }
 
     /// Confirms a PaymentIntent with the PaymentMethod it was created with; `off_session`
@@ -154,15 +184,21 @@ impl StripeClient {
         self.get(&format!("/v1/payment_intents/{id}"), &[]).await
     }
 
-    /// The intent's client secret: with the publishable key it lets the donor's browser
-    /// finish that one intent (3-D Secure). It goes to the donor's page only.
-    pub async fn client_secret(&self, id: &str) -> Result<zeroize::Zeroizing<String>, StripeError> {
+    /// The intent, with its client secret: with the publishable key that lets the donor's
+    /// browser finish this one intent (3-D Secure). It goes to the donor's page only.
+    pub async fn intent_with_secret(
+        &self,
+        id: &str,
+    ) -> Result<(PaymentIntent, zeroize::Zeroizing<String>), StripeError> {
+        // Not Debug: the secret must not reach a log line by way of a struct.
         #[derive(serde::Deserialize)]
-        struct Secret {
+        struct WithSecret {
+            #[serde(flatten)]
+            intent: PaymentIntent,
             client_secret: String,
         }
-        let found: Secret = self.get(&format!("/v1/payment_intents/{id}"), &[]).await?;
-        Ok(zeroize::Zeroizing::new(found.client_secret))
+        let found: WithSecret = self.get(&format!("/v1/payment_intents/{id}"), &[]).await?;
+        Ok((found.intent, zeroize::Zeroizing::new(found.client_secret)))
     }
 
     pub async fn cancel_intent(&self, id: &str, key: &str) -> Result<PaymentIntent, StripeError> {

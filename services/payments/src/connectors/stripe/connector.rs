@@ -12,9 +12,10 @@ use coffer_model::validation::FieldError;
 use super::client::{CardDetails, NewIntent, StripeClient, StripeError};
 use super::mapping::{self, Reading, Refusal, refund_outcome, same_money};
 use super::objects::{IntentStatus, PaymentIntent};
+use super::test_server;
 use crate::shared::connector::{
-    Call, ChargeOutcome, ChargeRequest, Charged, Connector, ConnectorError, DonorPage, Prepared,
-    RefundOutcome, StoreOutcome,
+    Call, ChargeOutcome, ChargeRequest, Charged, Connector, ConnectorError, DonorPage, DonorStep,
+    Prepared, RefundOutcome, StoreOutcome,
 };
 use crate::shared::method::Instrument;
 
@@ -53,6 +54,8 @@ pub struct StripeConnector {
     /// Whether card numbers may be sent from Coffer to a live account
     /// (`payments.raw_card_data`; Stripe allows it only to accounts it approved, PCI SAQ D).
     raw_card_data: bool,
+    /// The API is a test server, whose gaps test_server.rs bridges.
+    test_server: bool,
 }
 
 impl StripeConnector {
@@ -62,47 +65,33 @@ impl StripeConnector {
         raw_card_data: bool,
         page: Option<PageAccess>,
     ) -> Self {
+        let test_server = page
+            .as_ref()
+            .is_some_and(|p| test_server::is_test_server(&p.api, live));
         Self {
             client,
             page,
             live,
             raw_card_data,
+            test_server,
         }
     }
 
-    async fn prepare_card(
+    /// The payment's PaymentIntent, made unconfirmed with `method` (of `method_type`), or
+    /// with none when the donor gives the card on the payment page (`give_card`).
+    async fn prepare_intent(
         &self,
         request: &ChargeRequest<'_>,
-        card: &crate::shared::card::Card,
+        amount: i64,
+        method_type: &str,
+        method: Option<&str>,
     ) -> Result<Prepared, ConnectorError> {
-        let Ok(amount) = mapping::stripe_amount(&request.amount) else {
-            // Refused before anything was recorded (`refuses`); never sent if it slips by.
-            return Ok(answered(ChargeOutcome::Failed {
-                provider_payment_id: String::new(),
-                reason: "amount_not_accepted".into(),
-            }));
-        };
-        let details = CardDetails {
-            number: &card.number,
-            exp_month: card.expiry_month,
-            exp_year: card.expiry_year,
-            cvc: Some(&card.cvc),
-            cardholder: card.cardholder.as_deref(),
-        };
-        let method = match self
-            .client
-            .create_card_method(&details, &format!("coffer-{}-method", request.key))
-            .await
-        {
-            Ok(method) => method,
-            Err(e) => return refused_before_charge(e),
-        };
         let currency = request.amount.currency.code().to_ascii_lowercase();
         let intent = NewIntent {
             amount,
             currency: &currency,
-            payment_method: &method.id,
-            payment_method_type: "card",
+            payment_method: method,
+            payment_method_type: method_type,
             customer: None,
             payment_uuid: request.key,
         };
@@ -114,6 +103,38 @@ impl StripeConnector {
             Ok(made) => Ok(Prepared::Made(made.id)),
             Err(e) => refused_before_charge(e),
         }
+    }
+
+    /// The PaymentMethod of the card behind `token`.
+    async fn method_of_token(&self, key: &str, token: &str) -> Result<String, StripeError> {
+        if self.test_server {
+            return test_server::card_of_token(&self.client, token).await;
+        }
+        let method = self
+            .client
+            .card_method_from_token(token, &format!("coffer-{key}-method-{token}"))
+            .await?;
+        Ok(method.id)
+    }
+
+    /// The card sent with the request, as a PaymentMethod.
+    async fn card_method(
+        &self,
+        request: &ChargeRequest<'_>,
+        card: &crate::shared::card::Card,
+    ) -> Result<String, StripeError> {
+        let details = CardDetails {
+            number: &card.number,
+            exp_month: card.expiry_month,
+            exp_year: card.expiry_year,
+            cvc: Some(&card.cvc),
+            cardholder: card.cardholder.as_deref(),
+        };
+        let method = self
+            .client
+            .create_card_method(&details, &format!("coffer-{}-method", request.key))
+            .await?;
+        Ok(method.id)
     }
 
     /// The outcome of an intent that was confirmed: one that waits for the donor is
@@ -213,18 +234,29 @@ impl Connector for StripeConnector {
         if keep {
             return Some(FieldError::not_valid("create_payment_source", NOT_YET));
         }
-        if !matches!(instrument, Instrument::Card(_)) {
-            return Some(FieldError::not_valid(
-                "payment_method",
-                "this profile's Stripe account takes cards only",
-            ));
-        }
-        if self.live && !self.raw_card_data {
-            return Some(FieldError::not_valid(
-                "payment_information",
-                "a live Stripe profile takes no card numbers: Stripe allows them only to \
-                 accounts it approved (payments.raw_card_data)",
-            ));
+        match instrument {
+            Instrument::Card(_) if self.live && !self.raw_card_data => {
+                return Some(FieldError::not_valid(
+                    "payment_information",
+                    "a live Stripe profile takes no card numbers (Stripe allows them only to \
+                     accounts it approved, payments.raw_card_data): leave payment_information \
+                     out, and the donor enters the card on the page action.url names",
+                ));
+            }
+            Instrument::DonorCard if self.page.is_none() => {
+                return Some(FieldError::not_valid(
+                    "payment_information",
+                    "is required: this profile's Stripe account has no publishable key, so \
+                     there is no page for the donor to enter the card on",
+                ));
+            }
+            Instrument::Card(_) | Instrument::DonorCard => {}
+            Instrument::Wallet | Instrument::SepaDirectDebit => {
+                return Some(FieldError::not_valid(
+                    "payment_method",
+                    "this profile's Stripe account takes cards only",
+                ));
+            }
         }
         amount
             .and_then(|amount| mapping::stripe_amount(&amount).err())
@@ -233,8 +265,22 @@ impl Connector for StripeConnector {
 
     fn prepare<'a>(&'a self, request: &'a ChargeRequest<'a>) -> Call<'a, Prepared> {
         Box::pin(async move {
+            let Ok(amount) = mapping::stripe_amount(&request.amount) else {
+                // Refused before anything was recorded (`refuses`); never sent if it slips by.
+                return Ok(answered(ChargeOutcome::Failed {
+                    provider_payment_id: String::new(),
+                    reason: "amount_not_accepted".into(),
+                }));
+            };
             match request.instrument {
-                Instrument::Card(card) => self.prepare_card(request, card).await,
+                Instrument::Card(card) => match self.card_method(request, card).await {
+                    Ok(method) => {
+                        self.prepare_intent(request, amount, "card", Some(&method))
+                            .await
+                    }
+                    Err(e) => refused_before_charge(e),
+                },
+                Instrument::DonorCard => self.prepare_intent(request, amount, "card", None).await,
                 _ => Ok(answered(ChargeOutcome::Failed {
                     provider_payment_id: String::new(),
                     reason: "method_not_supported".into(),
@@ -250,6 +296,27 @@ impl Connector for StripeConnector {
                     "no PaymentIntent was prepared for this charge".into(),
                 ));
             };
+            if matches!(request.instrument, Instrument::DonorCard) {
+                // Nothing to confirm yet: the donor brings the card on the page.
+                let outcome = match &self.page {
+                    Some(page) => ChargeOutcome::Pending {
+                        provider_payment_id: id.to_owned(),
+                        redirect: Some(page.url_of(request.key)),
+                    },
+                    // Refused before anything was recorded (`refuses`).
+                    None => {
+                        self.cancel_unconfirmed(request.key, id).await?;
+                        ChargeOutcome::Failed {
+                            provider_payment_id: id.to_owned(),
+                            reason: "payment_information_missing".into(),
+                        }
+                    }
+                };
+                return Ok(Charged {
+                    outcome,
+                    stored: None,
+                });
+            }
             let key = format!("coffer-{}-confirm", request.key);
             let outcome = match self.client.confirm_intent(id, &key, false).await {
                 Ok(intent) => self.decided(request.key, &intent).await?,
@@ -438,12 +505,62 @@ impl Connector for StripeConnector {
         })
     }
 
+    fn give_card<'a>(&'a self, key: &'a str, prepared: &'a str, token: &'a str) -> Call<'a, ()> {
+        Box::pin(async move {
+            let intent = self.client.intent(prepared).await.map_err(unknown)?;
+            if !awaits_card(&intent) {
+                // Given already (another tab, a second press), or ended: left as it is.
+                return Ok(());
+            }
+            let method = match self.method_of_token(key, token).await {
+                Ok(method) => method,
+                // A token Stripe does not take (spent, another account's): nothing changed,
+                // and the page asks for the card again.
+                Err(StripeError::Refused { status, error }) => {
+                    tracing::warn!(status, code = ?error.code, "Stripe refused the card the payment page brought");
+                    return Ok(());
+                }
+                Err(e) => return Err(unknown(e)),
+            };
+            // Keys of the token: a second card, after Stripe refused the first one's token,
+            // is another request, not the first one's answer again.
+            self.client
+                .set_payment_method(prepared, &method, &format!("coffer-{key}-card-{token}"))
+                .await
+                .map_err(unknown)?;
+            match self
+                .client
+                .confirm_intent(prepared, &format!("coffer-{key}-confirm-{token}"), false)
+                .await
+            {
+                Ok(_) => Ok(()),
+                // A decline is kept on the intent (`last_payment_error`), which the donor's
+                // return reads, as any other outcome.
+                Err(StripeError::Refused { status, error })
+                    if !matches!(mapping::refusal(status, &error), Refusal::Unknown) =>
+                {
+                    Ok(())
+                }
+                Err(e) => Err(unknown(e)),
+            }
+        })
+    }
+
     fn donor_page<'a>(&'a self, prepared: &'a str) -> Call<'a, Option<DonorPage>> {
         Box::pin(async move {
             let Some(page) = &self.page else {
                 return Ok(None);
             };
-            let client_secret = self.client.client_secret(prepared).await.map_err(unknown)?;
+            let (intent, client_secret) = self
+                .client
+                .intent_with_secret(prepared)
+                .await
+                .map_err(unknown)?;
+            let step = if awaits_card(&intent) {
+                DonorStep::EnterCard
+            } else {
+                DonorStep::Authenticate
+            };
             let sources = |list: &[&str]| list.iter().map(|s| (*s).to_owned()).collect::<Vec<_>>();
             // Stripe's script loads from js.stripe.com, frames the bank's challenge from
             // there and hooks.stripe.com, and calls api.stripe.com, whatever address Coffer
@@ -463,6 +580,7 @@ impl Connector for StripeConnector {
                 (test_server.clone(), test_server.clone(), test_server)
             };
             Ok(Some(DonorPage {
+                step,
                 script: page.script.clone(),
                 script_sources: scripts,
                 frame_sources: frames,
@@ -472,6 +590,12 @@ impl Connector for StripeConnector {
             }))
         })
     }
+}
+
+/// Whether an intent waits for the donor's card: made without a payment method, and never
+/// declined (a declined one has `last_payment_error`, and ends the payment).
+fn awaits_card(intent: &PaymentIntent) -> bool {
+    intent.status == IntentStatus::RequiresPaymentMethod && intent.last_payment_error.is_none()
 }
 
 /// Where Stripe's own browser script is served from.

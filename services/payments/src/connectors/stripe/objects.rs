@@ -52,6 +52,14 @@ pub struct PaymentMethod {
     pub id: String,
 }
 
+/// `GET /v1/tokens/{id}`: a card Stripe's browser script took from the donor, by the id
+/// of the card it made.
+#[derive(Debug, Clone, Deserialize)]
+pub struct Token {
+    pub id: String,
+    pub card: Option<PaymentMethod>,
+}
+
 /// `POST /v1/refunds`.
 #[derive(Debug, Clone, Deserialize)]
 pub struct Refund {

@@ -1,0 +1,38 @@
+//! Where a test server of Stripe's API (localstripe, which `make test` runs) cannot do what
+//! Stripe does, said in one place. The connector takes these ways only for a test account
+//! whose API is plain http on this machine (`payments.stripe_api`, which allows plain http
+//! only to loopback); a live account always goes Stripe's own way, with every field.
+//!
+//! - A card the donor entered on the payment page arrives as a token (Stripe's browser
+//!   script's `createToken`, the one way localstripe's script takes card data). Stripe makes
+//!   a PaymentMethod of it (`card[token]`); localstripe makes a PaymentMethod only from a
+//!   card's number, but lets the card its token made stand for one.
+
+use super::client::{StripeClient, StripeError};
+
+/// Whether the API at `api` is a test server on this machine, for an account of `live`
+/// mode: never for a live account.
+pub fn is_test_server(api: &str, live: bool) -> bool {
+    !live && api.starts_with("http://")
+}
+
+/// The card a token made, standing for its PaymentMethod.
+pub async fn card_of_token(client: &StripeClient, token: &str) -> Result<String, StripeError> {
+    let found = client.token(token).await?;
+    found
+        .card
+        .map(|card| card.id)
+        .ok_or_else(|| StripeError::Unreadable("the token names no card".into()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_live_account_never_takes_the_test_servers_ways() {
+        assert!(is_test_server("http://127.0.0.1:8420", false));
+        assert!(!is_test_server("http://127.0.0.1:8420", true));
+        assert!(!is_test_server("https://api.stripe.com", false));
+    }
+}

@@ -298,7 +298,7 @@ async fn a_donor_enters_their_card_on_coffers_page_and_only_a_token_reaches_coff
         .send()
         .await
         .unwrap();
-    assert_eq!(again.status(), 303);
+    assert_eq!(again.status(), 204);
     assert_eq!(
         coffer.get(&format!("/payments/{uuid}")).await["status"],
         "succeeded"

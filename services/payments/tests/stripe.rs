@@ -9,7 +9,7 @@ use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
 use coffer_payments::connectors::stripe::client::{
-    CardDetails, NewIntent, PAYMENT_METADATA, StripeClient, StripeError,
+    CardDetails, DebitDetails, NewIntent, PAYMENT_METADATA, StripeClient, StripeError,
 };
 use coffer_payments::connectors::stripe::mapping::{self, Refusal};
 use coffer_payments::connectors::stripe::objects::{IntentStatus, PaymentIntent};
@@ -359,12 +359,39 @@ async fn every_request_is_one_stripes_own_sdk_types_accept() {
         .await
         .unwrap();
     assert_eq!(given.status, IntentStatus::RequiresConfirmation);
+    // Stripe's one confirmation with the card, which localstripe answers 500 (test_server.rs).
+    assert!(
+        stripe
+            .confirm_with_method(&open.id, &method.id, &format!("coffer-{uuid}-confirm"))
+            .await
+            .is_err()
+    );
+    // A SEPA direct debit: the bank account, and the confirmation with the merchant's
+    // mandate, which localstripe refuses (test_server.rs).
+    let debit = stripe
+        .create_debit_method(
+            &DebitDetails {
+                iban: "DE89370400440532013000",
+                holder: "Ada Muster",
+                email: "ada@example.org",
+            },
+            &format!("coffer-{uuid}-debit"),
+        )
+        .await
+        .unwrap();
+    assert!(debit.id.starts_with("pm_"));
+    assert!(
+        stripe
+            .confirm_debit(&open.id, &format!("coffer-{uuid}-debit-confirm"), true)
+            .await
+            .is_err()
+    );
     drop(proxy);
 
     let recorded = std::fs::read_to_string(&record).unwrap();
     assert!(
-        !recorded.contains("4242"),
-        "the record holds no card number"
+        !recorded.contains("4242") && !recorded.contains("532013000"),
+        "the record holds no card number or IBAN"
     );
     let checked = check_stripe_params(&record);
     assert!(
@@ -373,7 +400,7 @@ async fn every_request_is_one_stripes_own_sdk_types_accept() {
         String::from_utf8_lossy(&checked.stdout),
         String::from_utf8_lossy(&checked.stderr)
     );
-    assert!(String::from_utf8_lossy(&checked.stdout).contains("15 requests, 0 problems"));
+    assert!(String::from_utf8_lossy(&checked.stdout).contains("18 requests, 0 problems"));
 
     // And the checker does refuse what Stripe would: a misspelt name, a number as text.
     let wrong = dir.path().join("wrong.jsonl");

@@ -136,6 +136,17 @@ pub fn set_connector_account(
 
 /// `coffer admin profile set` of a card profile `name` served by `connector_account`.
 pub fn set_profile(dir: &Path, account: &str, name: &str, connector_account: &str) -> Value {
+    set_profile_of(dir, account, name, connector_account, "card")
+}
+
+/// `coffer admin profile set` of a `method` profile `name` served by `connector_account`.
+pub fn set_profile_of(
+    dir: &Path,
+    account: &str,
+    name: &str,
+    connector_account: &str,
+    method: &str,
+) -> Value {
     let args = [
         "profile",
         "set",
@@ -145,6 +156,8 @@ pub fn set_profile(dir: &Path, account: &str, name: &str, connector_account: &st
         name,
         "--connector-account",
         connector_account,
+        "--method",
+        method,
     ];
     admin_with_stdin(dir, &args, "")
 }
@@ -287,9 +300,10 @@ impl Coffer {
         body
     }
 
-    /// The payment once it is no longer pending, asked (bounded) as a client polls.
+    /// The payment once it is no longer pending, asked (bounded, longer than the bank
+    /// worker's first look: two `settle_after`s) as a client polls.
     pub async fn settled(&self, uuid: &str) -> Value {
-        for _ in 0..200 {
+        for _ in 0..400 {
             let payment = self.get(&format!("/payments/{uuid}")).await;
             if payment["status"] != "pending" {
                 return payment;

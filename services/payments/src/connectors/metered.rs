@@ -105,7 +105,7 @@ impl Connector for Metered {
         amount: Option<Money>,
         instrument: &Instrument,
         keep: bool,
-    ) -> Option<FieldError> {
+    ) -> Vec<FieldError> {
         self.inner.refuses(amount, instrument, keep)
     }
 

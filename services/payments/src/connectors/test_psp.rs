@@ -164,9 +164,11 @@ impl Connector for TestPsp {
         _amount: Option<Money>,
         instrument: &Instrument,
         _keep: bool,
-    ) -> Option<FieldError> {
+    ) -> Vec<FieldError> {
         matches!(instrument, Instrument::DonorCard)
             .then(|| FieldError::not_null("payment_information"))
+            .into_iter()
+            .collect()
     }
 
     fn charge<'a>(&'a self, request: ChargeRequest<'a>) -> Call<'a, Charged> {
@@ -275,7 +277,7 @@ fn charge_outcome(base_url: &str, request: &ChargeRequest<'_>) -> ChargeOutcome 
                     provider_payment_id,
                 },
             },
-            Instrument::SepaDirectDebit => ChargeOutcome::Pending {
+            Instrument::SepaDirectDebit(_) => ChargeOutcome::Pending {
                 provider_payment_id,
                 redirect: None,
             },
@@ -315,7 +317,7 @@ fn store_outcome(base_url: &str, instrument: &Instrument, source_uuid: &str) -> 
                     reference: format!("tok_{id}"),
                 },
             },
-            Instrument::SepaDirectDebit => StoreOutcome::Active {
+            Instrument::SepaDirectDebit(_) => StoreOutcome::Active {
                 reference: format!("mandate_{id}"),
             },
             Instrument::DonorCard => StoreOutcome::Failed {

@@ -13,7 +13,7 @@ use crate::command_kit::{Parts, provider_of_payment, within};
 use crate::error::PaymentsError;
 use crate::payments::commands::ending::end_at_provider;
 use crate::payments::domain::return_location;
-use crate::shared::connector::{DonorPage, TEST_PROVIDER};
+use crate::shared::connector::{ConnectorError, DonorPage, TEST_PROVIDER};
 use crate::shared::record::{ChargeState, Payment, PaymentStatus};
 use crate::shared::store as record;
 
@@ -28,6 +28,9 @@ const PAGES: usize = 10_000;
 pub(crate) struct PageReads {
     pages: TtlCache<String, Arc<DonorPage>>,
     asked: TtlCache<String, ()>,
+    /// Payments given a card a moment ago: one card per two seconds per payment, since
+    /// each costs calls to the provider under the merchant's key.
+    carded: TtlCache<String, ()>,
 }
 
 impl PageReads {
@@ -35,6 +38,7 @@ impl PageReads {
         Self {
             pages: TtlCache::new(PAGES, PAGE_KEPT),
             asked: TtlCache::new(PAGES, RETURN_EVERY),
+            carded: TtlCache::new(PAGES, RETURN_EVERY),
         }
     }
 }
@@ -74,8 +78,18 @@ pub(crate) async fn show(
     let connector = provider_of_payment(state, &payment).await?;
     let page = within(state, connector.donor_page(&prepared))
         .await
-        .map_err(|_| provider_silent())?
-        .ok_or(PaymentsError::not_found("Payment"))?;
+        .map_err(|_| provider_silent())?;
+    let Some(page) = page else {
+        // Nothing for the donor to do there (declined, or decided meanwhile): the
+        // provider says how it ended, and the page shows that.
+        let trace = TraceContext::new_root();
+        return match end_at_provider(state, &payment, false, trace).await? {
+            Some(ended) if ended.status != PaymentStatus::Pending => {
+                Ok(Shown::Ended(Box::new(ended)))
+            }
+            _ => Err(provider_silent()),
+        };
+    };
     let page = Arc::new(page);
     reads.pages.insert(payment.uuid.clone(), page.clone());
     Ok(Shown::Waiting(Box::new(payment), page))
@@ -121,28 +135,33 @@ pub(crate) async fn returned(
 }
 
 /// The card the donor entered, as the provider's script made a token of it: the waiting
-/// payment is charged with it, once, and the donor goes to the return, which reads how it
+/// payment is charged with it, once; the page then goes to the return, which reads how it
 /// went (a challenge to answer, a decline, a success). A payment that has its card, or has
-/// ended, is left as it is.
+/// ended, is left as it is, as is a second card within two seconds.
 pub(crate) async fn card_given(
     (state, reads): (&Parts, &PageReads),
     uuid: String,
     token: &str,
-) -> Result<String, PaymentsError> {
+) -> Result<(), PaymentsError> {
     let payment = page_payment(state, uuid).await?;
-    if payment.status == PaymentStatus::Pending {
-        let Some(prepared) = payment.provider_payment_id.clone() else {
-            return Err(PaymentsError::not_found("Payment"));
-        };
-        let connector = provider_of_payment(state, &payment).await?;
-        within(state, connector.give_card(&payment.uuid, &prepared, token))
-            .await
-            .map_err(|_| provider_silent())?;
-        // What this instance kept of the page is the step before.
-        reads.pages.remove(&payment.uuid);
-        reads.asked.remove(&payment.uuid);
+    if payment.status != PaymentStatus::Pending || reads.carded.get(&payment.uuid).is_some() {
+        return Ok(());
     }
-    Ok(format!("/pay/{}/return", payment.uuid))
+    reads.carded.insert(payment.uuid.clone(), ());
+    let Some(prepared) = payment.provider_payment_id.clone() else {
+        return Err(PaymentsError::not_found("Payment"));
+    };
+    let connector = provider_of_payment(state, &payment).await?;
+    // Up to three calls: the intent read, the card's PaymentMethod made, the confirmation.
+    let budget = state.connector_timeout.saturating_mul(3);
+    tokio::time::timeout(budget, connector.give_card(&payment.uuid, &prepared, token))
+        .await
+        .unwrap_or(Err(ConnectorError::Timeout))
+        .map_err(|_| provider_silent())?;
+    // What this instance kept of the page is the step before.
+    reads.pages.remove(&payment.uuid);
+    reads.asked.remove(&payment.uuid);
+    Ok(())
 }
 
 /// A payment the page may show: one of a provider outside the process whose call was

@@ -63,6 +63,7 @@ struct Words {
     card_label: &'static str,
     pay: &'static str,
     card_unread: &'static str,
+    retry: &'static str,
 }
 
 const EN: Words = Words {
@@ -81,6 +82,7 @@ const EN: Words = Words {
     card_label: "Card",
     pay: "Pay",
     card_unread: "The card could not be read. Check its details and try again.",
+    retry: "Your payment could not be sent. Please try again.",
 };
 
 const DE: Words = Words {
@@ -99,6 +101,7 @@ const DE: Words = Words {
     card_label: "Karte",
     pay: "Bezahlen",
     card_unread: "Die Karte konnte nicht gelesen werden. Prüfen Sie die Angaben und versuchen Sie es erneut.",
+    retry: "Ihre Zahlung konnte nicht gesendet werden. Bitte versuchen Sie es erneut.",
 };
 
 const FR: Words = Words {
@@ -117,6 +120,7 @@ const FR: Words = Words {
     card_label: "Carte",
     pay: "Payer",
     card_unread: "La carte n'a pas pu être lue. Vérifiez ses données et réessayez.",
+    retry: "Votre paiement n'a pas pu être envoyé. Veuillez réessayer.",
 };
 
 const IT: Words = Words {
@@ -135,6 +139,7 @@ const IT: Words = Words {
     card_label: "Carta",
     pay: "Paga",
     card_unread: "Non è stato possibile leggere la carta. Controlli i dati e riprovi.",
+    retry: "Non è stato possibile inviare il pagamento. La preghiamo di riprovare.",
 };
 
 /// Where Coffer's own script is served (routes.rs).
@@ -160,11 +165,11 @@ pub fn content_security_policy(provider: &ProviderSources<'_>) -> String {
         }
     };
     format!(
-        "default-src 'none'; script-src 'self'{}; connect-src{}; frame-src{}; \
+        "default-src 'none'; script-src 'self'{}; connect-src 'self'{}; frame-src{}; \
          style-src 'self'; img-src 'self' data:; form-action 'self'; base-uri 'none'; \
          frame-ancestors 'none'",
         list(provider.scripts, ""),
-        list(provider.connects, " 'none'"),
+        list(provider.connects, ""),
         list(provider.frames, " 'none'"),
     )
 }
@@ -187,7 +192,7 @@ pub struct Waiting<'a> {
 pub fn card_page(w: &Waiting<'_>) -> String {
     let words = w.lang.words();
     let body = format!(
-        r#"<main id="pay" data-key="{key}" data-working="{working}" data-unavailable="{no_script}" data-unread="{unread}">
+        r#"<main id="pay" data-key="{key}" data-back="{back}" data-working="{working}" data-unavailable="{no_script}" data-unread="{unread}" data-retry="{retry}">
 <h1>{title}</h1>
 <p>{lead}</p>
 <p>{amount_label}: <strong>{amount}</strong></p>
@@ -202,9 +207,11 @@ pub fn card_page(w: &Waiting<'_>) -> String {
 </main>"#,
         title = escape(words.card_title),
         key = escape(w.publishable_key),
+        back = escape(w.back),
         working = escape(words.working),
         no_script = escape(words.no_script),
         unread = escape(words.card_unread),
+        retry = escape(words.retry),
         lead = escape(words.card_lead),
         amount_label = escape(words.amount),
         amount = escape(&shown_amount(w.amount)),
@@ -404,7 +411,10 @@ mod tests {
             "{csp}"
         );
         assert!(csp.contains("frame-src https://hooks.stripe.com;"), "{csp}");
-        assert!(csp.contains("connect-src https://api.stripe.com;"), "{csp}");
+        assert!(
+            csp.contains("connect-src 'self' https://api.stripe.com;"),
+            "{csp}"
+        );
         assert!(csp.contains("default-src 'none'"));
         assert!(!csp.contains("unsafe"), "{csp}");
         let ended = content_security_policy(&ProviderSources::default());

@@ -1,6 +1,6 @@
 // Coffer's payment page (payment_page/domain.rs), in one of two steps. Entering the card:
-// the provider's fields take it, its script makes a token of it, and the form posts only
-// that token to Coffer. Confirming: the provider's script asks the donor's bank, and the
+// the provider's fields take it, its script makes a token of it, and only that token is
+// posted to Coffer. Confirming: the provider's script asks the donor's bank, and the
 // page goes back to Coffer, which asks the provider how it ended. No card number passes
 // through this script.
 (function () {
@@ -20,6 +20,13 @@
   }
   var stripe = Stripe(root.dataset.key);
   var started = false;
+  // A page the browser brings back from its history starts again.
+  window.addEventListener("pageshow", function (event) {
+    if (event.persisted) {
+      busy(false);
+      status.textContent = "";
+    }
+  });
 
   // aria-disabled rather than disabled, so the focus stays on the button.
   function busy(on) {
@@ -48,14 +55,27 @@
             status.textContent = root.dataset.unread;
             return;
           }
-          document.getElementById("token").value = result.token.id;
-          form.submit();
-        },
-        function () {
-          busy(false);
-          status.textContent = root.dataset.unread;
+          // Posted from here, then the return opened as a navigation of its own: the
+          // return may send the donor on to the merchant, which a redirect after a form
+          // post could not do under the page's form-action.
+          var body = new URLSearchParams();
+          body.set("token", result.token.id);
+          return fetch(form.action, {
+            method: "POST",
+            body: body,
+            credentials: "same-origin",
+            redirect: "error"
+          }).then(function (answer) {
+            if (!answer.ok) {
+              throw new Error(String(answer.status));
+            }
+            window.location.assign(root.dataset.back);
+          });
         }
-      );
+      ).catch(function () {
+        busy(false);
+        status.textContent = root.dataset.retry;
+      });
     });
     return;
   }

@@ -31,7 +31,8 @@ pub(crate) fn routes(t: &mut RouteTable) {
 async fn script() -> HttpResponse {
     HttpResponse::Ok()
         .content_type("text/javascript; charset=utf-8")
-        .insert_header((header::CACHE_CONTROL, "public, max-age=300"))
+        // Revalidated on every page: a cached older script would not know a newer page.
+        .insert_header((header::CACHE_CONTROL, "no-cache"))
         .insert_header((header::X_CONTENT_TYPE_OPTIONS, "nosniff"))
         .body(include_str!("page.js"))
 }
@@ -66,16 +67,18 @@ struct CardForm {
 }
 
 /// The donor's card, as the provider's script made a token of it: the payment is charged
-/// with it, and the donor goes where the return takes them.
+/// with it. The page's script posts it and then goes to the return itself, a navigation
+/// of its own: a redirect from a form post to the merchant's `return_url` would break the
+/// page's `form-action 'self'`.
 async fn card(
     (state, reads): (web::Data<PaymentsState>, web::Data<PageReads>),
     uuid: PathUuid,
     Form(form): Form<CardForm>,
 ) -> Result<HttpResponse, ApiError> {
     let token = domain::card_token(&form.token).map_err(|why| ApiError::invalid("token", why))?;
-    let next = commands::card_given((&state, &reads), uuid.to_string(), token).await?;
-    Ok(HttpResponse::SeeOther()
-        .insert_header((header::LOCATION, next))
+    commands::card_given((&state, &reads), uuid.to_string(), token).await?;
+    Ok(HttpResponse::NoContent()
+        .insert_header((header::CACHE_CONTROL, "no-store"))
         .finish())
 }
 

@@ -258,6 +258,92 @@ pub fn waiting(db: &mut Db<'_>, before: i64, limit: i64) -> QueryResult<Vec<Stri
     })
 }
 
+/// The longest a payment pending with the bank goes without its provider being asked.
+pub const ASK_AT_MOST_EVERY: i64 = 6 * 3600;
+/// Payments asked about per account per pass, as the settler's [`UNSETTLED_PER_ACCOUNT`].
+const WITH_BANK_PER_ACCOUNT: i64 = 20;
+
+/// Payments pending with the bank at a provider outside the process whose provider is due
+/// to be asked again at `now`: first `settle_after` after their call began, then each time
+/// they have doubled their age since the last ask, at least `settle_after` and at most
+/// [`ASK_AT_MOST_EVERY`] apart (a debit that takes days is asked about a few times a day,
+/// not once a minute). Taken in turns between accounts, as the settler takes calls.
+pub fn with_bank(
+    db: &mut Db<'_>,
+    now: i64,
+    settle_after: i64,
+    limit: i64,
+) -> QueryResult<Vec<String>> {
+    use diesel::sql_types::{BigInt, Text};
+    #[derive(QueryableByName)]
+    struct Due {
+        #[diesel(sql_type = Text)]
+        uuid: String,
+    }
+    let (now_at, settle, at_most, per, lim) = match db.backend() {
+        Backend::Postgres => ("$1", "$2", "$3", "$4", "$5"),
+        Backend::Sqlite => ("?1", "?2", "?3", "?4", "?5"),
+    };
+    // The condition on status, charge_state, action and provider is written out so that
+    // the partial index payments_with_bank_idx serves it under a generic plan.
+    let sql = format!(
+        "SELECT uuid FROM (\
+             SELECT p.uuid, a.asked, ROW_NUMBER() OVER \
+                 (PARTITION BY p.account_uuid ORDER BY COALESCE(a.asked, 0), p.charge_started) \
+                 AS turn \
+             FROM payments p LEFT JOIN provider_asks a ON a.payment_uuid = p.uuid \
+             WHERE p.status = 'pending' AND p.charge_state = 'done' \
+                 AND p.action IS NULL AND p.payment_provider <> 'coffer_test' \
+                 AND p.charge_started <= {now_at} - {settle} \
+                 AND (a.asked IS NULL OR a.asked + CASE \
+                     WHEN a.asked - p.charge_started < {settle} THEN {settle} \
+                     WHEN a.asked - p.charge_started > {at_most} THEN {at_most} \
+                     ELSE a.asked - p.charge_started END <= {now_at})\
+         ) AS due WHERE turn <= {per} ORDER BY turn, COALESCE(asked, 0) LIMIT {lim}"
+    );
+    let rows: Vec<Due> = db_run!(db: {
+        diesel::sql_query(&sql)
+            .bind::<BigInt, _>(now)
+            .bind::<BigInt, _>(settle_after)
+            .bind::<BigInt, _>(ASK_AT_MOST_EVERY)
+            .bind::<BigInt, _>(WITH_BANK_PER_ACCOUNT)
+            .bind::<BigInt, _>(limit)
+            .load(db)
+    })?;
+    Ok(rows.into_iter().map(|r| r.uuid).collect())
+}
+
+/// Notes that the provider of the pending payment `uuid` was asked at `now`.
+pub fn asked_provider(db: &mut Db<'_>, uuid: &str, now: i64) -> QueryResult<()> {
+    use diesel::sql_types::{BigInt, Text};
+    let (a, b) = match db.backend() {
+        Backend::Postgres => ("$1", "$2"),
+        Backend::Sqlite => ("?1", "?2"),
+    };
+    let sql = format!(
+        "INSERT INTO provider_asks (payment_uuid, asked) VALUES ({a}, {b}) \
+         ON CONFLICT (payment_uuid) DO UPDATE SET asked = excluded.asked"
+    );
+    db_run!(db: {
+        diesel::sql_query(&sql)
+            .bind::<Text, _>(uuid)
+            .bind::<BigInt, _>(now)
+            .execute(db)
+    })?;
+    Ok(())
+}
+
+/// Forgets when the provider of `uuid` was last asked about it, once it has ended.
+pub fn forget_asks(db: &mut Db<'_>, uuid: &str) -> QueryResult<()> {
+    use diesel::sql_types::Text;
+    let sql = match db.backend() {
+        Backend::Postgres => "DELETE FROM provider_asks WHERE payment_uuid = $1",
+        Backend::Sqlite => "DELETE FROM provider_asks WHERE payment_uuid = ?1",
+    };
+    db_run!(db: { diesel::sql_query(sql).bind::<Text, _>(uuid).execute(db) })?;
+    Ok(())
+}
+
 /// Payments recorded but not yet sent, oldest first.
 pub fn reserved(db: &mut Db<'_>, limit: i64) -> QueryResult<Vec<String>> {
     db_run!(db: {

@@ -37,9 +37,10 @@ pub fn same_serving(was: &Profile, method: PaymentMethod, serving: &Serving) -> 
         && was.test_mode != serving.live
 }
 
-/// Which methods a provider's profiles may take: Stripe's connector charges cards.
+/// Which methods a provider's profiles may take: Stripe's connector charges cards and
+/// collects SEPA direct debits.
 fn takes(provider: &str, method: PaymentMethod) -> bool {
-    provider == "stripe" && method == PaymentMethod::Card
+    provider == "stripe" && matches!(method, PaymentMethod::Card | PaymentMethod::SepaDd)
 }
 
 /// Checks a setting against the connector account that will serve it, naming every
@@ -76,7 +77,7 @@ pub fn check(
         Some(m) if !takes(serving.provider, m) => errors.push(FieldError::not_valid(
             "payment_method",
             format!(
-                "a {} connector account serves card profiles only",
+                "a {} connector account serves card and sepa_dd profiles only",
                 serving.provider
             ),
         )),
@@ -116,6 +117,10 @@ mod tests {
         assert_eq!(
             check(&setting("card_stripe", "card"), &STRIPE).ok(),
             Some(PaymentMethod::Card)
+        );
+        assert_eq!(
+            check(&setting("sepa_stripe", "sepa_dd"), &STRIPE).ok(),
+            Some(PaymentMethod::SepaDd)
         );
     }
 

@@ -134,15 +134,15 @@ pub trait Connector: Send + Sync {
     fn provider(&self) -> &'static str;
     /// Why the provider would refuse to charge `amount` with `instrument` (a source keeps
     /// it with no amount), keeping it for later when `keep`, said before anything is
-    /// recorded or called: the property it names answers 400.
+    /// recorded or called: each property named answers 400; none when it takes it.
     fn refuses(
         &self,
         amount: Option<Money>,
         instrument: &Instrument,
         keep: bool,
-    ) -> Option<FieldError> {
+    ) -> Vec<FieldError> {
         let _ = (amount, instrument, keep);
-        None
+        Vec::new()
     }
     /// Makes what the charge needs at the provider without charging (see [`Prepared`]).
     fn prepare<'a>(&'a self, request: &'a ChargeRequest<'a>) -> Call<'a, Prepared> {

@@ -44,7 +44,26 @@ pub enum Instrument {
     /// TWINT, PayPal: the donor approves at the provider.
     Wallet,
     /// SEPA direct debit: collected from the account later; the bank confirms it.
-    SepaDirectDebit,
+    SepaDirectDebit(Debit),
+}
+
+/// The account a direct debit collects from, as the request gave it.
+#[derive(Clone)]
+pub struct Debit {
+    pub iban: Iban,
+    pub holder: String,
+    /// The payer's e-mail, from the request's supporter: some providers (Stripe) tell the
+    /// payer of each collection by mail, and need it.
+    pub email: Option<String>,
+}
+
+/// Never the whole IBAN, whatever prints it.
+impl std::fmt::Debug for Debit {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Debit")
+            .field("iban", &masked_iban(&self.iban))
+            .finish_non_exhaustive()
+    }
 }
 
 /// What is charged for a request paying by `method` (a profile's), and what of it is kept;
@@ -58,10 +77,18 @@ pub(crate) fn instrument_for(
     Ok(Some(match method {
         PaymentMethod::Card => card_instrument(fingerprint_key, checked, now)?,
         PaymentMethod::Twint | PaymentMethod::Paypal => (Instrument::Wallet, json!({})),
-        PaymentMethod::SepaDd => (
-            Instrument::SepaDirectDebit,
-            sepa_information(checked.payment_information.as_ref())?,
-        ),
+        PaymentMethod::SepaDd => {
+            let (mut debit, masked) = sepa_information(checked.payment_information.as_ref())?;
+            debit.email = checked
+                .supporter
+                .as_ref()
+                .and_then(|s| s.get("email"))
+                .and_then(|e| e.as_str())
+                .map(str::trim)
+                .filter(|e| !e.is_empty())
+                .map(str::to_owned);
+            (Instrument::SepaDirectDebit(debit), masked)
+        }
         // A wire transfer is only ever reported by the bank, never charged.
         PaymentMethod::BankTransfer => return Ok(None),
     }))
@@ -74,11 +101,12 @@ pub(crate) fn mandate_reference(uuid: &str) -> String {
     format!("CFM-{simple}")
 }
 
-/// `payment_information` of a direct debit: the IBAN (checked) and its holder. What is
-/// kept shows the country, check digits and last four characters of the IBAN.
+/// `payment_information` of a direct debit: the IBAN (checked) and its holder, and what is
+/// kept of them, which shows the country, check digits and last four characters of the
+/// IBAN.
 pub(crate) fn sepa_information(
     info: Option<&serde_json::Value>,
-) -> Result<serde_json::Value, PaymentsError> {
+) -> Result<(Debit, serde_json::Value), PaymentsError> {
     let mut errors = Vec::new();
     let info = info.cloned().unwrap_or_default();
     let iban = match info.get("iban").and_then(|v| v.as_str()) {
@@ -105,7 +133,13 @@ pub(crate) fn sepa_information(
     let (Some(iban), Some(holder)) = (iban, holder) else {
         return Err(PaymentsError::invalid_all(errors));
     };
-    Ok(json!({ "iban": masked_iban(&iban), "account_holder": holder }))
+    let masked = json!({ "iban": masked_iban(&iban), "account_holder": holder });
+    let debit = Debit {
+        iban,
+        holder: holder.to_owned(),
+        email: None,
+    };
+    Ok((debit, masked))
 }
 
 /// What of an IBAN is kept: its country, check digits and last four characters.

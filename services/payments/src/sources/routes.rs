@@ -92,7 +92,7 @@ fn instrument_of(
             format!("{method} cannot be stored as a payment source"),
         ));
     };
-    if matches!(instrument, Instrument::SepaDirectDebit) {
+    if matches!(instrument, Instrument::SepaDirectDebit(_)) {
         masked["mandate_reference"] = json!(mandate_reference(source_uuid));
     }
     Ok((instrument, masked))

@@ -129,6 +129,35 @@ async fn give_up_waiting(state: &Parts) {
         .await;
 }
 
+/// Asks the provider about payments pending with the bank (a direct debit through Stripe),
+/// once per `settle_after` at most and less often as each ages (payments/store.rs
+/// `with_bank`): a notification of the end may be lost, and this finds the end anyway.
+pub(crate) async fn ask_the_bank_forever(state: Parts) {
+    loop {
+        tokio::time::sleep(state.settle_after).await;
+        let settle_after = i64::try_from(state.settle_after.as_secs()).unwrap_or(i64::MAX);
+        let now = state.clock.unix();
+        let ids = state
+            .store
+            .query(move |db| store::with_bank(db, now, settle_after, BATCH))
+            .await
+            .unwrap_or_else(|e| {
+                tracing::warn!(error = %e, "listing payments pending with the bank failed; retrying");
+                Vec::new()
+            });
+        futures_util::stream::iter(ids)
+            .for_each_concurrent(AT_ONCE, |id| {
+                let state = &state;
+                async move {
+                    if let Err(e) = commands::ask_the_bank(state, id.clone()).await {
+                        tracing::warn!(payment = %id, error = %e, "asking how a payment pending with the bank stands failed; it is asked again later");
+                    }
+                }
+            })
+            .await;
+    }
+}
+
 /// Sets how old each provider's oldest payment with an unanswered call is
 /// (connectors/metrics.rs); a provider with none shows 0. Each value is set once, so a
 /// scrape never sees a provider's figure drop to 0 and back.

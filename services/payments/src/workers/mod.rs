@@ -8,6 +8,8 @@
 //! - `charges::send_forever`: sends the charges billing's attempts recorded.
 //! - `charges::settle_forever`: settles calls to the provider that were never answered.
 //! - `charges::give_up_forever`: gives up on payments whose donor never finished.
+//! - `charges::ask_the_bank_forever`: asks a provider how its payments pending with the
+//!   bank stand.
 //! - `payouts::settle_forever`: pays out each account's payments once a day.
 //! - `search::counts::fold_forever` (in search/counts.rs): folds kept payment counts.
 //! - `notifications::forget_forever`: forgets provider notifications past any retry.
@@ -62,6 +64,11 @@ pub(crate) const WORKERS: &[Worker<Inputs>] = &[
         name: "give_up_waiting",
         description: "gives up on payments whose donor never finished at the provider",
         start: |s| Some(tokio::spawn(charges::give_up_forever(s.state.clone()))),
+    },
+    Worker {
+        name: "ask_the_bank",
+        description: "asks the provider how payments pending with the bank stand",
+        start: |s| Some(tokio::spawn(charges::ask_the_bank_forever(s.state.clone()))),
     },
     Worker {
         name: "payouts",

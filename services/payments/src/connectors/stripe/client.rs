@@ -49,6 +49,14 @@ pub struct CardDetails<'a> {
     pub cardholder: Option<&'a str>,
 }
 
+/// A bank account for one SEPA direct debit PaymentMethod; it goes to Stripe and nowhere
+/// else.
+pub struct DebitDetails<'a> {
+    pub iban: &'a str,
+    pub holder: &'a str,
+    pub email: &'a str,
+}
+
 /// A PaymentIntent to create, unconfirmed.
 pub struct NewIntent<'a> {
     /// Stripe's smallest unit of `currency` (mapping::stripe_amount).
@@ -82,6 +90,11 @@ impl StripeClient {
             base: base.trim_end_matches('/').to_owned(),
             secret_key: secret_key.to_owned(),
         })
+    }
+
+    /// The API's address.
+    pub fn base(&self) -> &str {
+        &self.base
     }
 
     /// A card as a PaymentMethod (test mode, or a live account Stripe allows raw card data).
@@ -132,6 +145,44 @@ impl StripeClient {
         self.post("/v1/payment_intents", &form, key).await
     }
 
+    /// A bank account to collect SEPA direct debits from, with its holder and the e-mail
+    /// Stripe tells of each collection.
+    pub async fn create_debit_method(
+        &self,
+        debit: &DebitDetails<'_>,
+        key: &str,
+    ) -> Result<PaymentMethod, StripeError> {
+        let form = [
+            ("type".to_owned(), "sepa_debit".to_owned()),
+            ("sepa_debit[iban]".to_owned(), debit.iban.to_owned()),
+            ("billing_details[name]".to_owned(), debit.holder.to_owned()),
+            ("billing_details[email]".to_owned(), debit.email.to_owned()),
+        ];
+        self.post("/v1/payment_methods", &form, key).await
+    }
+
+    /// Confirms a direct debit's PaymentIntent, with the mandate the merchant took from the
+    /// payer (`offline`: Coffer is called by the merchant, not from the payer's browser, so
+    /// it has no address or browser of theirs to give); without one only where the test
+    /// server refuses it (test_server.rs).
+    pub async fn confirm_debit(
+        &self,
+        id: &str,
+        key: &str,
+        with_mandate: bool,
+    ) -> Result<PaymentIntent, StripeError> {
+        let form: &[(String, String)] = if with_mandate {
+            &[(
+                "mandate_data[customer_acceptance][type]".to_owned(),
+                "offline".to_owned(),
+            )]
+        } else {
+            &[]
+        };
+        self.post(&format!("/v1/payment_intents/{id}/confirm"), form, key)
+            .await
+    }
+
     /// The card a donor entered into Stripe's own fields, which Stripe's browser script
     /// made a token of, as a PaymentMethod.
     pub async fn card_method_from_token(
@@ -150,6 +201,18 @@ impl StripeClient {
         self.get(&format!("/v1/tokens/{id}"), &[]).await
     }
 
+    /// Confirms an intent made without a payment method with the one it is to charge, in
+    /// one call (the donor's card, given on the payment page).
+    pub async fn confirm_with_method(
+        &self,
+        id: &str,
+        method: &str,
+        key: &str,
+    ) -> Result<PaymentIntent, StripeError> {
+        self.with_method(&format!("/v1/payment_intents/{id}/confirm"), method, key)
+            .await
+    }
+
     /// Gives an intent made without one the PaymentMethod it is to charge.
     pub async fn set_payment_method(
         &self,
@@ -157,9 +220,18 @@ impl StripeClient {
         method: &str,
         key: &str,
     ) -> Result<PaymentIntent, StripeError> {
-        let form = [("payment_method".to_owned(), method.to_owned())];
-        self.post(&format!("/v1/payment_intents/{id}"), &form, key)
+        self.with_method(&format!("/v1/payment_intents/{id}"), method, key)
             .await
+    }
+
+    async fn with_method(
+        &self,
+        path: &str,
+        method: &str,
+        key: &str,
+    ) -> Result<PaymentIntent, StripeError> {
+        let form = [("payment_method".to_owned(), method.to_owned())];
+        self.post(path, &form, key).await
     }
 
     /// Confirms a PaymentIntent with the PaymentMethod it was created with; `off_session`

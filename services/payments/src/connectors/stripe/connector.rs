@@ -9,7 +9,7 @@
 use coffer_model::money::Money;
 use coffer_model::validation::FieldError;
 
-use super::client::{CardDetails, NewIntent, StripeClient, StripeError};
+use super::client::{CardDetails, DebitDetails, NewIntent, StripeClient, StripeError};
 use super::mapping::{self, Reading, Refusal, refund_outcome, same_money};
 use super::objects::{IntentStatus, PaymentIntent};
 use super::test_server;
@@ -17,7 +17,7 @@ use crate::shared::connector::{
     Call, ChargeOutcome, ChargeRequest, Charged, Connector, ConnectorError, DonorPage, DonorStep,
     Prepared, RefundOutcome, StoreOutcome,
 };
-use crate::shared::method::Instrument;
+use crate::shared::method::{Debit, Instrument};
 
 /// The provider's name, as profiles, payments and sources record it.
 pub const STRIPE: &str = "stripe";
@@ -65,9 +65,7 @@ impl StripeConnector {
         raw_card_data: bool,
         page: Option<PageAccess>,
     ) -> Self {
-        let test_server = page
-            .as_ref()
-            .is_some_and(|p| test_server::is_test_server(&p.api, live));
+        let test_server = test_server::is_test_server(client.base(), live);
         Self {
             client,
             page,
@@ -137,6 +135,25 @@ impl StripeConnector {
         Ok(method.id)
     }
 
+    /// The bank account of a direct debit, as a PaymentMethod.
+    async fn debit_method(
+        &self,
+        request: &ChargeRequest<'_>,
+        debit: &Debit,
+    ) -> Result<String, StripeError> {
+        let details = DebitDetails {
+            iban: debit.iban.as_str(),
+            holder: &debit.holder,
+            // Refused before anything was recorded without one (`refuses`).
+            email: debit.email.as_deref().unwrap_or_default(),
+        };
+        let method = self
+            .client
+            .create_debit_method(&details, &format!("coffer-{}-method", request.key))
+            .await?;
+        Ok(method.id)
+    }
+
     /// The outcome of an intent that was confirmed: one that waits for the donor is
     /// cancelled and fails; Err while Stripe still decides, or an intent nobody confirmed.
     async fn decided(
@@ -159,9 +176,12 @@ impl StripeConnector {
                     reason: "authentication_required".into(),
                 })
             }
-            Reading::Deciding => Err(ConnectorError::Unreachable(
-                "Stripe is still processing the PaymentIntent".into(),
-            )),
+            // The bank decides (a direct debit takes days): pending, read again later
+            // (workers/charges.rs asks about payments pending with the bank).
+            Reading::Deciding => Ok(ChargeOutcome::Pending {
+                provider_payment_id: intent.id.clone(),
+                redirect: None,
+            }),
             Reading::Unconfirmed => Err(ConnectorError::Unreachable(
                 "the PaymentIntent is not confirmed".into(),
             )),
@@ -230,13 +250,14 @@ impl Connector for StripeConnector {
         amount: Option<Money>,
         instrument: &Instrument,
         keep: bool,
-    ) -> Option<FieldError> {
+    ) -> Vec<FieldError> {
+        let mut refused = Vec::new();
         if keep {
-            return Some(FieldError::not_valid("create_payment_source", NOT_YET));
+            refused.push(FieldError::not_valid("create_payment_source", NOT_YET));
         }
         match instrument {
             Instrument::Card(_) if self.live && !self.raw_card_data => {
-                return Some(FieldError::not_valid(
+                refused.push(FieldError::not_valid(
                     "payment_information",
                     "a live Stripe profile takes no card numbers (Stripe allows them only to \
                      accounts it approved, payments.raw_card_data): leave payment_information \
@@ -244,23 +265,27 @@ impl Connector for StripeConnector {
                 ));
             }
             Instrument::DonorCard if self.page.is_none() => {
-                return Some(FieldError::not_valid(
+                refused.push(FieldError::not_valid(
                     "payment_information",
                     "is required: this profile's Stripe account has no publishable key, so \
                      there is no page for the donor to enter the card on",
                 ));
             }
             Instrument::Card(_) | Instrument::DonorCard => {}
-            Instrument::Wallet | Instrument::SepaDirectDebit => {
-                return Some(FieldError::not_valid(
+            Instrument::SepaDirectDebit(debit) => {
+                refused.extend(mapping::debit_refused(amount, debit.email.as_deref()));
+            }
+            Instrument::Wallet => {
+                refused.push(FieldError::not_valid(
                     "payment_method",
-                    "this profile's Stripe account takes cards only",
+                    "this profile's Stripe account takes cards and SEPA direct debits only",
                 ));
             }
         }
-        amount
-            .and_then(|amount| mapping::stripe_amount(&amount).err())
-            .map(|why| FieldError::not_valid("amount", why.to_string()))
+        if let Some(Err(why)) = amount.map(|amount| mapping::stripe_amount(&amount)) {
+            refused.push(FieldError::not_valid("amount", why.to_string()));
+        }
+        refused
     }
 
     fn prepare<'a>(&'a self, request: &'a ChargeRequest<'a>) -> Call<'a, Prepared> {
@@ -281,7 +306,15 @@ impl Connector for StripeConnector {
                     Err(e) => refused_before_charge(e),
                 },
                 Instrument::DonorCard => self.prepare_intent(request, amount, "card", None).await,
-                _ => Ok(answered(ChargeOutcome::Failed {
+                Instrument::SepaDirectDebit(debit) => match self.debit_method(request, debit).await
+                {
+                    Ok(method) => {
+                        self.prepare_intent(request, amount, "sepa_debit", Some(&method))
+                            .await
+                    }
+                    Err(e) => refused_before_charge(e),
+                },
+                Instrument::Wallet => Ok(answered(ChargeOutcome::Failed {
                     provider_payment_id: String::new(),
                     reason: "method_not_supported".into(),
                 })),
@@ -318,7 +351,14 @@ impl Connector for StripeConnector {
                 });
             }
             let key = format!("coffer-{}-confirm", request.key);
-            let outcome = match self.client.confirm_intent(id, &key, false).await {
+            let confirmed = match request.instrument {
+                // Stripe requires the mandate; a test server refuses it (test_server.rs).
+                Instrument::SepaDirectDebit(_) => {
+                    self.client.confirm_debit(id, &key, !self.test_server).await
+                }
+                _ => self.client.confirm_intent(id, &key, false).await,
+            };
+            let outcome = match confirmed {
                 Ok(intent) => self.decided(request.key, &intent).await?,
                 Err(StripeError::Refused { status, error }) => {
                     match mapping::refusal(status, &error) {
@@ -514,34 +554,23 @@ impl Connector for StripeConnector {
             }
             let method = match self.method_of_token(key, token).await {
                 Ok(method) => method,
-                // A token Stripe does not take (spent, another account's): nothing changed,
-                // and the page asks for the card again.
-                Err(StripeError::Refused { status, error }) => {
-                    tracing::warn!(status, code = ?error.code, "Stripe refused the card the payment page brought");
-                    return Ok(());
-                }
-                Err(e) => return Err(unknown(e)),
+                Err(e) => return refused_or_unknown(e, "the card's token"),
             };
-            // Keys of the token: a second card, after Stripe refused the first one's token,
-            // is another request, not the first one's answer again.
-            self.client
-                .set_payment_method(prepared, &method, &format!("coffer-{key}-card-{token}"))
-                .await
-                .map_err(unknown)?;
-            match self
-                .client
-                .confirm_intent(prepared, &format!("coffer-{key}-confirm-{token}"), false)
-                .await
-            {
+            // One confirmation per payment, carrying the card: under the payment's key, a
+            // second card sent meanwhile is refused by Stripe rather than charged, and an
+            // answer lost on the way is the same confirmation asked again.
+            let confirmed = if self.test_server {
+                test_server::confirm_with(&self.client, key, prepared, &method).await
+            } else {
+                self.client
+                    .confirm_with_method(prepared, &method, &format!("coffer-{key}-confirm"))
+                    .await
+            };
+            match confirmed {
                 Ok(_) => Ok(()),
                 // A decline is kept on the intent (`last_payment_error`), which the donor's
                 // return reads, as any other outcome.
-                Err(StripeError::Refused { status, error })
-                    if !matches!(mapping::refusal(status, &error), Refusal::Unknown) =>
-                {
-                    Ok(())
-                }
-                Err(e) => Err(unknown(e)),
+                Err(e) => refused_or_unknown(e, "the confirmation with the donor's card"),
             }
         })
     }
@@ -556,10 +585,14 @@ impl Connector for StripeConnector {
                 .intent_with_secret(prepared)
                 .await
                 .map_err(unknown)?;
+            // The client secret goes to the page only while the donor has a step there: a
+            // declined or decided intent is no one's to try again with another card.
             let step = if awaits_card(&intent) {
                 DonorStep::EnterCard
-            } else {
+            } else if intent.status == IntentStatus::RequiresAction {
                 DonorStep::Authenticate
+            } else {
+                return Ok(None);
             };
             let sources = |list: &[&str]| list.iter().map(|s| (*s).to_owned()).collect::<Vec<_>>();
             // Stripe's script loads from js.stripe.com, frames the bank's challenge from
@@ -589,6 +622,21 @@ impl Connector for StripeConnector {
                 client_secret,
             }))
         })
+    }
+}
+
+/// A refusal Stripe answered (a declined card, a token it does not take) as done: the
+/// intent says what became of it, and the donor's return reads it. One that leaves the
+/// outcome unknown (5xx, 429, a key in use) is the caller's error.
+fn refused_or_unknown(e: StripeError, what: &str) -> Result<(), ConnectorError> {
+    match e {
+        StripeError::Refused { status, error }
+            if !matches!(mapping::refusal(status, &error), Refusal::Unknown) =>
+        {
+            tracing::warn!(status, code = ?error.code, "Stripe refused {what}");
+            Ok(())
+        }
+        other => Err(unknown(other)),
     }
 }
 

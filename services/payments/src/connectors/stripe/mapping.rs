@@ -3,6 +3,7 @@
 //! payment's `status_reason`, and which amounts Stripe takes at all.
 
 use coffer_model::money::Money;
+use coffer_model::validation::FieldError;
 
 use super::objects::{ErrorBody, IntentStatus, PaymentIntent, Refund};
 use crate::shared::connector::{ChargeOutcome, RefundOutcome};
@@ -175,6 +176,28 @@ pub fn decline_reason(error: &ErrorBody) -> String {
         .find(|code| PASSED_ON.contains(code))
         .unwrap_or(DECLINED)
         .to_owned()
+}
+
+/// Why Stripe would refuse a SEPA direct debit of `amount` from a payer reached at
+/// `email`, before any call: it collects euros only, and mails the payer before each
+/// collection (SEPA's pre-notification), so it needs their address.
+pub fn debit_refused(amount: Option<Money>, email: Option<&str>) -> Vec<FieldError> {
+    let mut refused = Vec::new();
+    if let Some(amount) = amount
+        && amount.currency.code() != "EUR"
+    {
+        refused.push(FieldError::not_valid(
+            "amount.currency",
+            "Stripe collects SEPA direct debits in EUR only",
+        ));
+    }
+    if email.is_none() {
+        refused.push(FieldError::not_valid(
+            "supporter.email",
+            "is required: Stripe tells the payer of each SEPA direct debit by e-mail",
+        ));
+    }
+    refused
 }
 
 /// Why Stripe would refuse an amount, said before any call.

@@ -6,9 +6,16 @@
 //! - A card the donor entered on the payment page arrives as a token (Stripe's browser
 //!   script's `createToken`, the one way localstripe's script takes card data). Stripe makes
 //!   a PaymentMethod of it (`card[token]`); localstripe makes a PaymentMethod only from a
-//!   card's number, but lets the card its token made stand for one.
+//!   card's number, but lets the card its token made stand for one. It also answers a
+//!   confirmation carrying a payment method with 500, so the card is given to the intent
+//!   first and the intent confirmed after (two calls where Stripe takes one, keyed by the
+//!   card, so two cards given at once are not kept apart as Stripe keeps them).
+//! - A SEPA direct debit is confirmed with the mandate the merchant took
+//!   (`mandate_data`), which Stripe requires; localstripe refuses the parameter, so a test
+//!   server's debits are confirmed without it.
 
 use super::client::{StripeClient, StripeError};
+use super::objects::PaymentIntent;
 
 /// Whether the API at `api` is a test server on this machine, for an account of `live`
 /// mode: never for a live account.
@@ -23,6 +30,21 @@ pub async fn card_of_token(client: &StripeClient, token: &str) -> Result<String,
         .card
         .map(|card| card.id)
         .ok_or_else(|| StripeError::Unreadable("the token names no card".into()))
+}
+
+/// Gives the intent `id` the payment method `method` and confirms it, in two calls.
+pub async fn confirm_with(
+    client: &StripeClient,
+    key: &str,
+    id: &str,
+    method: &str,
+) -> Result<PaymentIntent, StripeError> {
+    client
+        .set_payment_method(id, method, &format!("coffer-{key}-card-{method}"))
+        .await?;
+    client
+        .confirm_intent(id, &format!("coffer-{key}-confirm-{method}"), false)
+        .await
 }
 
 #[cfg(test)]

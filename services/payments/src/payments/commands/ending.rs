@@ -4,12 +4,14 @@
 //! only a pending payment ends, so a late or repeated word changes nothing.
 
 use coffer_events::TraceContext;
+use coffer_store::StoreError;
 use diesel::result::Error as DieselError;
 
 use crate::command_kit::{Parts, provider_of_payment, within};
 use crate::error::PaymentsError;
+use crate::payments::store;
 use crate::shared::announce::announce;
-use crate::shared::connector::ChargeOutcome;
+use crate::shared::connector::{ChargeOutcome, TEST_PROVIDER};
 use crate::shared::record::{Payment, PaymentStatus};
 use crate::shared::source::SourceStatus;
 use crate::shared::source_decision::decide_in;
@@ -45,6 +47,8 @@ pub(crate) async fn end_pending(
                 if !record::complete(tx, &uuid, *status, reason.as_deref(), now)? {
                     return Ok(None);
                 }
+                // The bank worker has nothing more to ask about it.
+                store::forget_asks(tx, &uuid)?;
                 if let Some(day) = value_date {
                     record::set_value_date(tx, &uuid, day)?;
                 }
@@ -114,5 +118,29 @@ pub(crate) async fn give_up(state: &Parts, uuid: String) -> Result<(), PaymentsE
         return Ok(());
     }
     end_at_provider(state, &payment, true, TraceContext::new_root()).await?;
+    Ok(())
+}
+
+/// The bank worker's look at a payment pending with the bank at a provider outside the
+/// process (a direct debit through Stripe; workers/charges.rs): the provider asked how it
+/// stands, and the payment ended if it has. The ask is noted first, so a provider that
+/// cannot answer is asked again only as the payment's age says, not at every pass.
+pub(crate) async fn ask_the_bank(state: &Parts, uuid: String) -> Result<(), PaymentsError> {
+    let id = uuid.clone();
+    let Some(payment) = state.store.query(move |db| record::find(db, &id)).await? else {
+        return Ok(());
+    };
+    let with_bank = payment.status == PaymentStatus::Pending
+        && payment.action.is_none()
+        && payment.payment_provider != TEST_PROVIDER;
+    if !with_bank {
+        return Ok(());
+    }
+    let now = state.clock.unix();
+    state
+        .store
+        .write(move |db| store::asked_provider(db, &uuid, now).map_err(StoreError::from))
+        .await?;
+    end_at_provider(state, &payment, false, TraceContext::new_root()).await?;
     Ok(())
 }

@@ -165,12 +165,13 @@ async fn intent_of(
             )
         })?;
     let connector = provider_of(state, &profile).await?;
-    if let Some(refused) = connector.refuses(
+    let refused = connector.refuses(
         Some(checked.amount),
         &instrument,
         checked.create_payment_source,
-    ) {
-        return Err(PaymentsError::invalid_all(vec![refused]));
+    );
+    if !refused.is_empty() {
+        return Err(PaymentsError::invalid_all(refused));
     }
     let RequestSupporter {
         snapshot,
@@ -182,7 +183,7 @@ async fn intent_of(
     // The EndToEndId travels with the collection through the banks and comes back in
     // camt.054 files; 34 characters fits the 35 ISO 20022 allows.
     let payment_uuid_simple = payment_id.simple().to_string();
-    let sepa = matches!(instrument, Instrument::SepaDirectDebit);
+    let sepa = matches!(instrument, Instrument::SepaDirectDebit(_));
     // The source to keep, named now so that the provider keeps it under this key.
     let source_uuid = checked
         .create_payment_source

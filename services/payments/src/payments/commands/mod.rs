@@ -17,7 +17,7 @@ use coffer_store::Batches;
 use serde_json::Value;
 
 pub(crate) use self::charge::{charge_again, send, settle};
-pub(crate) use self::ending::give_up;
+pub(crate) use self::ending::{ask_the_bank, give_up};
 pub(crate) use self::initiate::initiate;
 pub(crate) use self::source_charge::charge_source;
 use crate::command_kit::{Parts, require_owner};

@@ -70,8 +70,9 @@ pub(crate) async fn keep(
             .ok_or(PaymentsError::not_found("Supporter"))?;
     }
     let connector = provider_of(state, &profile).await?;
-    if let Some(refused) = connector.refuses(None, &instrument, true) {
-        return Err(PaymentsError::invalid_all(vec![refused]));
+    let refused = connector.refuses(None, &instrument, true);
+    if !refused.is_empty() {
+        return Err(PaymentsError::invalid_all(refused));
     }
     // The key is reserved before the provider is asked, so a retried request never keeps
     // the instrument a second time.

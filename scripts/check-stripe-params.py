@@ -33,6 +33,10 @@ OPERATIONS = [
     ("GET", r"/v1/payment_intents", stripe.PaymentIntent.ListParams),
     ("POST", r"/v1/refunds", stripe.Refund.CreateParams),
     ("GET", r"/v1/tokens/[^/]+", stripe.Token.RetrieveParams),
+    ("POST", r"/v1/customers", stripe.Customer.CreateParams),
+    ("POST", r"/v1/setup_intents", stripe.SetupIntent.CreateParams),
+    ("POST", r"/v1/setup_intents/[^/]+/confirm", stripe.SetupIntent.ConfirmParams),
+    ("POST", r"/v1/setup_intents/[^/]+/cancel", stripe.SetupIntent.CancelParams),
 ]
 # Options of the SDK's own, sent as headers and never as parameters.
 SDK_OPTIONS = {"api_key", "stripe_version", "stripe_account", "max_network_retries",

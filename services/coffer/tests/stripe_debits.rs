@@ -31,16 +31,7 @@ fn debit(coffer: &Coffer, iban: &str, currency: &str, email: Option<&str>) -> Va
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_sepa_debit_through_stripe_ends_as_the_bank_says_with_one_intent() {
-    let coffer = coffer(&localstripe()).await;
-    let profile = set_profile_of(
-        coffer.dir.path(),
-        &coffer.account,
-        "sepa_stripe",
-        "main",
-        "sepa_dd",
-    );
-    assert_eq!(profile["payment_method"], "sepa_dd", "{profile}");
-    assert_eq!(profile["provider"], "stripe", "{profile}");
+    let coffer = coffer_with_debits(&localstripe()).await;
 
     let (status, collected) = coffer
         .post(
@@ -53,6 +44,10 @@ async fn a_sepa_debit_through_stripe_ends_as_the_bank_says_with_one_intent() {
         !collected.to_string().contains(COLLECTED_IBAN),
         "the IBAN is shown whole: {collected}"
     );
+    // Stripe makes the mandate, and its reference is the one the payer sees: Coffer's own
+    // identifiers, which bank files name, are not given to a debit through Stripe.
+    assert_eq!(collected["mandate_reference"], Value::Null, "{collected}");
+    assert_eq!(collected["end_to_end_id"], Value::Null, "{collected}");
     let uuid = collected["uuid"].as_str().unwrap();
     let collected = coffer.settled(uuid).await;
     assert_eq!(collected["status"], "succeeded", "{collected}");
@@ -83,14 +78,7 @@ async fn a_sepa_debit_through_stripe_ends_as_the_bank_says_with_one_intent() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn what_stripe_would_refuse_of_a_debit_is_a_400_naming_each_property_first() {
-    let coffer = coffer(&localstripe()).await;
-    set_profile_of(
-        coffer.dir.path(),
-        &coffer.account,
-        "sepa_stripe",
-        "main",
-        "sepa_dd",
-    );
+    let coffer = coffer_with_debits(&localstripe()).await;
     let (status, refused) = coffer
         .post("/payments", &debit(&coffer, COLLECTED_IBAN, "CHF", None))
         .await;

@@ -386,6 +386,57 @@ async fn every_request_is_one_stripes_own_sdk_types_accept() {
             .await
             .is_err()
     );
+    // A payment source: a Customer, a SetupIntent confirmed with the card (and, for a
+    // debit, the mandate localstripe refuses), one cancelled; then a charge without the
+    // donor, whose `off_session` localstripe refuses on a confirmation (test_server.rs).
+    let customer = stripe
+        .create_customer(&uuid, &format!("coffer-{uuid}-customer"))
+        .await
+        .unwrap();
+    let setup = stripe
+        .create_setup(&customer.id, "card", &uuid, &format!("coffer-{uuid}-setup"))
+        .await
+        .unwrap();
+    stripe
+        .confirm_setup(
+            &setup.id,
+            &method.id,
+            false,
+            &format!("coffer-{uuid}-setup-confirm"),
+        )
+        .await
+        .unwrap();
+    let debit_setup = stripe
+        .create_setup(
+            &customer.id,
+            "sepa_debit",
+            &uuid,
+            &format!("coffer-{uuid}-setup-2"),
+        )
+        .await
+        .unwrap();
+    assert!(
+        stripe
+            .confirm_setup(
+                &debit_setup.id,
+                &debit.id,
+                true,
+                &format!("coffer-{uuid}-setup-2-confirm")
+            )
+            .await
+            .is_err()
+    );
+    stripe
+        .cancel_setup(&debit_setup.id, &format!("coffer-{uuid}-setup-2-cancel"))
+        .await
+        .unwrap();
+    let (uuid, id) = prepared(&stripe, "4242424242424242").await;
+    assert!(
+        stripe
+            .confirm_intent(&id, &format!("coffer-{uuid}-confirm"), true)
+            .await
+            .is_err()
+    );
     drop(proxy);
 
     let recorded = std::fs::read_to_string(&record).unwrap();
@@ -400,7 +451,7 @@ async fn every_request_is_one_stripes_own_sdk_types_accept() {
         String::from_utf8_lossy(&checked.stdout),
         String::from_utf8_lossy(&checked.stderr)
     );
-    assert!(String::from_utf8_lossy(&checked.stdout).contains("18 requests, 0 problems"));
+    assert!(String::from_utf8_lossy(&checked.stdout).contains("27 requests, 0 problems"));
 
     // And the checker does refuse what Stripe would: a misspelt name, a number as text.
     let wrong = dir.path().join("wrong.jsonl");

@@ -189,6 +189,22 @@ pub async fn coffer_with(stripe_api: &str, webhook_secret: Option<&str>) -> Coff
     coffer_set(stripe_api, webhook_secret, None).await
 }
 
+/// [`coffer`], with a SEPA direct debit profile `sepa_stripe` on the same connector account,
+/// set before the account's profiles are first read (they are kept 30 seconds).
+pub async fn coffer_with_debits(stripe_api: &str) -> Coffer {
+    let coffer = coffer(stripe_api).await;
+    let profile = set_profile_of(
+        coffer.dir.path(),
+        &coffer.account,
+        "sepa_stripe",
+        "main",
+        "sepa_dd",
+    );
+    assert_eq!(profile["payment_method"], "sepa_dd", "{profile}");
+    assert_eq!(profile["provider"], "stripe", "{profile}");
+    coffer
+}
+
 /// A publishable key: localstripe takes any `pk_` key for the browser's calls.
 pub const PUBLISHABLE_KEY: &str = "pk_test_51HcofferStripeE2EKey0000000001";
 

@@ -12,7 +12,7 @@ use coffer_model::validation::FieldError;
 use super::metrics::ConnectorMetrics;
 use crate::shared::connector::{
     Call, ChargeOutcome, ChargeRequest, Charged, Connector, ConnectorError, DonorPage, Prepared,
-    RefundOutcome, StoreOutcome,
+    RefundOutcome, StoreOutcome, StoredCharge,
 };
 use crate::shared::method::Instrument;
 
@@ -109,6 +109,10 @@ impl Connector for Metered {
         self.inner.refuses(amount, instrument, keep)
     }
 
+    fn own_debit_identifiers(&self) -> bool {
+        self.inner.own_debit_identifiers()
+    }
+
     fn prepare<'a>(&'a self, request: &'a ChargeRequest<'a>) -> Call<'a, Prepared> {
         self.measured(
             "prepare",
@@ -126,13 +130,19 @@ impl Connector for Metered {
         })
     }
 
-    fn charge_stored<'a>(
-        &'a self,
-        reference: &'a str,
-        key: &'a str,
-        amount: Money,
-    ) -> Call<'a, ChargeOutcome> {
-        let call = self.inner.charge_stored(reference, key, amount);
+    fn prepare_stored<'a>(&'a self, charge: &'a StoredCharge<'a>) -> Call<'a, Prepared> {
+        self.measured(
+            "prepare_stored",
+            self.inner.prepare_stored(charge),
+            |prepared| match prepared {
+                Prepared::Answered(charged) => charge_outcome(&charged.outcome),
+                _ => None,
+            },
+        )
+    }
+
+    fn charge_stored<'a>(&'a self, charge: StoredCharge<'a>) -> Call<'a, ChargeOutcome> {
+        let call = self.inner.charge_stored(charge);
         self.measured("charge_stored", call, charge_outcome)
     }
 

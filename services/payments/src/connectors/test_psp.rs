@@ -17,7 +17,7 @@ use super::faults::{Fault, Faults};
 use super::test_psp_ledger::{self as ledger, Entry};
 use crate::shared::connector::{
     Call, ChargeOutcome, ChargeRequest, Charged, Connector, ConnectorError, RefundOutcome,
-    StoreOutcome, TEST_PROVIDER,
+    StoreOutcome, StoredCharge, TEST_PROVIDER,
 };
 use crate::shared::method::Instrument;
 
@@ -184,15 +184,12 @@ impl Connector for TestPsp {
         })
     }
 
-    fn charge_stored<'a>(
-        &'a self,
-        reference: &'a str,
-        key: &'a str,
-        _amount: Money,
-    ) -> Call<'a, ChargeOutcome> {
+    fn charge_stored<'a>(&'a self, charge: StoredCharge<'a>) -> Call<'a, ChargeOutcome> {
         Box::pin(async move {
-            self.once(key, "charge", || stored_outcome(reference, key))
-                .await
+            self.once(charge.key, "charge", || {
+                stored_outcome(charge.reference, charge.key)
+            })
+            .await
         })
     }
 

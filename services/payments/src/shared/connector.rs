@@ -28,6 +28,18 @@ pub struct ChargeRequest<'a> {
     pub prepared: Option<&'a str>,
 }
 
+/// A charge of a stored instrument (a payment source), the donor not there.
+#[derive(Debug, Clone, Copy)]
+pub struct StoredCharge<'a> {
+    /// The instrument, by the reference `store_instrument` gave.
+    pub reference: &'a str,
+    /// The provider's idempotency key: the payment's uuid.
+    pub key: &'a str,
+    pub amount: Money,
+    /// What [`Connector::prepare_stored`] made, as recorded on the payment.
+    pub prepared: Option<&'a str>,
+}
+
 /// What a provider made ahead of a charge. A provider that charges in two steps (Stripe:
 /// a PaymentIntent made unconfirmed, then confirmed) answers the object it made, which
 /// Coffer records on the payment before it asks for the charge: a charge whose answer is
@@ -144,6 +156,13 @@ pub trait Connector: Send + Sync {
         let _ = (amount, instrument, keep);
         Vec::new()
     }
+    /// Whether Coffer's own SEPA identifiers (the EndToEndId and mandate reference it writes,
+    /// which bank files name) travel with this provider's direct debits. A provider that
+    /// keeps its own mandates (Stripe) says no: its payer sees the provider's, and no bank
+    /// file of Coffer's names the debit.
+    fn own_debit_identifiers(&self) -> bool {
+        true
+    }
     /// Makes what the charge needs at the provider without charging (see [`Prepared`]).
     fn prepare<'a>(&'a self, request: &'a ChargeRequest<'a>) -> Call<'a, Prepared> {
         let _ = request;
@@ -152,13 +171,15 @@ pub trait Connector: Send + Sync {
     /// Charges once per key: asked again with the same key, the provider answers as it did
     /// the first time and charges nothing more.
     fn charge<'a>(&'a self, request: ChargeRequest<'a>) -> Call<'a, Charged>;
-    /// Charges a stored instrument by the reference `store_instrument` gave, once per key.
-    fn charge_stored<'a>(
-        &'a self,
-        reference: &'a str,
-        key: &'a str,
-        amount: Money,
-    ) -> Call<'a, ChargeOutcome>;
+    /// Makes what a charge of a stored instrument needs at the provider without charging,
+    /// as [`Connector::prepare`] does for a charge of the request's instrument.
+    fn prepare_stored<'a>(&'a self, charge: &'a StoredCharge<'a>) -> Call<'a, Prepared> {
+        let _ = charge;
+        Box::pin(async { Ok(Prepared::Nothing) })
+    }
+    /// Charges a stored instrument, once per key, with the donor not there: a charge that
+    /// would need them fails, and never waits.
+    fn charge_stored<'a>(&'a self, charge: StoredCharge<'a>) -> Call<'a, ChargeOutcome>;
     fn store_instrument<'a>(
         &'a self,
         instrument: &'a Instrument,

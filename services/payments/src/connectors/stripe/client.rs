@@ -13,12 +13,17 @@ use std::time::Duration;
 use reqwest::{Client, RequestBuilder, StatusCode};
 use serde::de::DeserializeOwned;
 
-use super::objects::{ErrorAnswer, ErrorBody, List, PaymentIntent, PaymentMethod, Refund, Token};
+use super::objects::{
+    Customer, ErrorAnswer, ErrorBody, List, PaymentIntent, PaymentMethod, Refund, SetupIntent,
+    Token,
+};
 
 /// The API version Coffer's requests are written against and its objects read with.
 pub const STRIPE_VERSION: &str = "2024-06-20";
 /// The metadata key naming the Coffer payment a PaymentIntent charges.
 pub const PAYMENT_METADATA: &str = "coffer_payment_uuid";
+/// The metadata key naming the Coffer payment source a Customer and SetupIntent keep.
+pub const SOURCE_METADATA: &str = "coffer_payment_source_uuid";
 /// The metadata key naming the Coffer refund a Refund gives back.
 pub const REFUND_METADATA: &str = "coffer_refund_uuid";
 /// Stripe pages lists by 100 at most.
@@ -195,6 +200,65 @@ impl StripeClient {
             ("card[token]".to_owned(), token.to_owned()),
         ];
         self.post("/v1/payment_methods", &form, key).await
+    }
+
+    /// The Customer a payment source's method is kept under, named by the source.
+    pub async fn create_customer(
+        &self,
+        source_uuid: &str,
+        key: &str,
+    ) -> Result<Customer, StripeError> {
+        let form = [(
+            format!("metadata[{SOURCE_METADATA}]"),
+            source_uuid.to_owned(),
+        )];
+        self.post("/v1/customers", &form, key).await
+    }
+
+    /// A SetupIntent keeping `method` (of `method_type`) for `customer`, to be charged
+    /// without the payer (`usage=off_session`).
+    pub async fn create_setup(
+        &self,
+        customer: &str,
+        method_type: &str,
+        source_uuid: &str,
+        key: &str,
+    ) -> Result<SetupIntent, StripeError> {
+        let form = [
+            ("customer".to_owned(), customer.to_owned()),
+            ("payment_method_types[]".to_owned(), method_type.to_owned()),
+            ("usage".to_owned(), "off_session".to_owned()),
+            (
+                format!("metadata[{SOURCE_METADATA}]"),
+                source_uuid.to_owned(),
+            ),
+        ];
+        self.post("/v1/setup_intents", &form, key).await
+    }
+
+    /// Confirms a SetupIntent with `method`, with the merchant's mandate for a direct debit
+    /// (as [`StripeClient::confirm_debit`]).
+    pub async fn confirm_setup(
+        &self,
+        id: &str,
+        method: &str,
+        offline_mandate: bool,
+        key: &str,
+    ) -> Result<SetupIntent, StripeError> {
+        let mut form = vec![("payment_method".to_owned(), method.to_owned())];
+        if offline_mandate {
+            form.push((
+                "mandate_data[customer_acceptance][type]".to_owned(),
+                "offline".to_owned(),
+            ));
+        }
+        self.post(&format!("/v1/setup_intents/{id}/confirm"), &form, key)
+            .await
+    }
+
+    pub async fn cancel_setup(&self, id: &str, key: &str) -> Result<SetupIntent, StripeError> {
+        self.post(&format!("/v1/setup_intents/{id}/cancel"), &[], key)
+            .await
     }
 
     pub async fn token(&self, id: &str) -> Result<Token, StripeError> {

@@ -11,11 +11,11 @@ use coffer_model::validation::FieldError;
 
 use super::client::{CardDetails, DebitDetails, NewIntent, StripeClient, StripeError};
 use super::mapping::{self, Reading, Refusal, refund_outcome, same_money};
-use super::objects::{IntentStatus, PaymentIntent};
+use super::objects::{IntentStatus, PaymentIntent, SetupStatus};
 use super::test_server;
 use crate::shared::connector::{
     Call, ChargeOutcome, ChargeRequest, Charged, Connector, ConnectorError, DonorPage, DonorStep,
-    Prepared, RefundOutcome, StoreOutcome,
+    Prepared, RefundOutcome, StoreOutcome, StoredCharge,
 };
 use crate::shared::method::{Debit, Instrument};
 
@@ -75,27 +75,36 @@ impl StripeConnector {
         }
     }
 
-    /// The payment's PaymentIntent, made unconfirmed with `method` (of `method_type`), or
-    /// with none when the donor gives the card on the payment page (`give_card`).
+    /// The payment's PaymentIntent, made unconfirmed with `method` (of `method_type`, kept
+    /// under `customer` for a payment source), or with none when the donor gives the card
+    /// on the payment page (`give_card`).
     async fn prepare_intent(
         &self,
-        request: &ChargeRequest<'_>,
-        amount: i64,
+        key: &str,
+        money: Money,
         method_type: &str,
         method: Option<&str>,
+        customer: Option<&str>,
     ) -> Result<Prepared, ConnectorError> {
-        let currency = request.amount.currency.code().to_ascii_lowercase();
+        let Ok(amount) = mapping::stripe_amount(&money) else {
+            // Refused before anything was recorded (`refuses`); never sent if it slips by.
+            return Ok(answered(ChargeOutcome::Failed {
+                provider_payment_id: String::new(),
+                reason: "amount_not_accepted".into(),
+            }));
+        };
+        let currency = money.currency.code().to_ascii_lowercase();
         let intent = NewIntent {
             amount,
             currency: &currency,
             payment_method: method,
             payment_method_type: method_type,
-            customer: None,
-            payment_uuid: request.key,
+            customer,
+            payment_uuid: key,
         };
         match self
             .client
-            .create_intent(&intent, &format!("coffer-{}-create", request.key))
+            .create_intent(&intent, &format!("coffer-{key}-create"))
             .await
         {
             Ok(made) => Ok(Prepared::Made(made.id)),
@@ -118,7 +127,7 @@ impl StripeConnector {
     /// The card sent with the request, as a PaymentMethod.
     async fn card_method(
         &self,
-        request: &ChargeRequest<'_>,
+        key: &str,
         card: &crate::shared::card::Card,
     ) -> Result<String, StripeError> {
         let details = CardDetails {
@@ -130,17 +139,13 @@ impl StripeConnector {
         };
         let method = self
             .client
-            .create_card_method(&details, &format!("coffer-{}-method", request.key))
+            .create_card_method(&details, &format!("coffer-{key}-method"))
             .await?;
         Ok(method.id)
     }
 
     /// The bank account of a direct debit, as a PaymentMethod.
-    async fn debit_method(
-        &self,
-        request: &ChargeRequest<'_>,
-        debit: &Debit,
-    ) -> Result<String, StripeError> {
+    async fn debit_method(&self, key: &str, debit: &Debit) -> Result<String, StripeError> {
         let details = DebitDetails {
             iban: debit.iban.as_str(),
             holder: &debit.holder,
@@ -149,26 +154,32 @@ impl StripeConnector {
         };
         let method = self
             .client
-            .create_debit_method(&details, &format!("coffer-{}-method", request.key))
+            .create_debit_method(&details, &format!("coffer-{key}-method"))
             .await?;
         Ok(method.id)
     }
 
-    /// The outcome of an intent that was confirmed: one that waits for the donor is
-    /// cancelled and fails; Err while Stripe still decides, or an intent nobody confirmed.
+    /// The outcome of an intent that was confirmed: one that waits for a donor Coffer cannot
+    /// send anywhere is cancelled and fails; one the bank still decides is pending; Err for
+    /// an intent nobody confirmed.
     async fn decided(
         &self,
         key: &str,
         intent: &PaymentIntent,
+        donor: Donor,
     ) -> Result<ChargeOutcome, ConnectorError> {
         match mapping::reading(intent) {
             Reading::Decided(outcome) => Ok(outcome),
             // Coffer's payment page finishes it in the donor's browser, with the account's
             // publishable key; the payment waits there (payment_page/).
-            Reading::NeedsDonor if self.page.is_some() => Ok(ChargeOutcome::Pending {
-                provider_payment_id: intent.id.clone(),
-                redirect: self.page.as_ref().map(|p| p.url_of(key)),
-            }),
+            Reading::NeedsDonor if self.page.is_some() && donor == Donor::Present => {
+                Ok(ChargeOutcome::Pending {
+                    provider_payment_id: intent.id.clone(),
+                    redirect: self.page.as_ref().map(|p| p.url_of(key)),
+                })
+            }
+            // Nobody to send there (no page, or a charge without the donor, which never
+            // waits): closed, and failed with a reason dunning shows.
             Reading::NeedsDonor => {
                 self.cancel_unconfirmed(key, &intent.id).await?;
                 Ok(ChargeOutcome::Failed {
@@ -188,6 +199,92 @@ impl StripeConnector {
         }
     }
 
+    /// The outcome of the confirmation of intent `id`, as Stripe answered it.
+    async fn confirmed(
+        &self,
+        key: &str,
+        id: &str,
+        confirmed: Result<PaymentIntent, StripeError>,
+        donor: Donor,
+    ) -> Result<ChargeOutcome, ConnectorError> {
+        match confirmed {
+            Ok(intent) => self.decided(key, &intent, donor).await,
+            Err(StripeError::Refused { status, error }) => match mapping::refusal(status, &error) {
+                Refusal::Declined(reason) => Ok(ChargeOutcome::Failed {
+                    provider_payment_id: id.to_owned(),
+                    reason,
+                }),
+                Refusal::Rejected(code) => {
+                    tracing::warn!(code = %code, "Stripe refused a confirmation Coffer made");
+                    Ok(ChargeOutcome::Failed {
+                        provider_payment_id: id.to_owned(),
+                        reason: code,
+                    })
+                }
+                Refusal::Unknown => Err(unknown(StripeError::Refused { status, error })),
+            },
+            Err(e) => Err(unknown(e)),
+        }
+    }
+
+    /// Keeps `method` (of `method_type`) under a new Customer through a SetupIntent, for
+    /// charges without the payer: the source's reference, or why it was not kept.
+    async fn keep(
+        &self,
+        key: &str,
+        method_type: &str,
+        method: &str,
+    ) -> Result<StoreOutcome, ConnectorError> {
+        let customer = self
+            .client
+            .create_customer(key, &format!("coffer-{key}-customer"))
+            .await
+            .map_err(unknown)?;
+        let setup = self
+            .client
+            .create_setup(
+                &customer.id,
+                method_type,
+                key,
+                &format!("coffer-{key}-setup"),
+            )
+            .await
+            .map_err(unknown)?;
+        // Stripe requires a debit's mandate; a test server refuses it (test_server.rs).
+        let mandate = method_type == "sepa_debit" && !self.test_server;
+        let confirmed = self
+            .client
+            .confirm_setup(
+                &setup.id,
+                method,
+                mandate,
+                &format!("coffer-{key}-setup-confirm"),
+            )
+            .await;
+        let reference = mapping::kept_reference(method_type, &customer.id, method);
+        match confirmed {
+            Ok(setup) if setup.status == SetupStatus::RequiresAction => {
+                // The payer's bank asks them to approve (3-D Secure), and Coffer has no page
+                // for keeping a card yet: closed, and not kept.
+                self.client
+                    .cancel_setup(&setup.id, &format!("coffer-{key}-setup-cancel"))
+                    .await
+                    .map_err(unknown)?;
+                Ok(StoreOutcome::Failed {
+                    reason: "authentication_required".into(),
+                })
+            }
+            Ok(setup) => Ok(mapping::setup_outcome(&setup, reference)),
+            Err(StripeError::Refused { status, error }) => match mapping::refusal(status, &error) {
+                Refusal::Declined(reason) | Refusal::Rejected(reason) => {
+                    Ok(StoreOutcome::Failed { reason })
+                }
+                Refusal::Unknown => Err(unknown(StripeError::Refused { status, error })),
+            },
+            Err(e) => Err(unknown(e)),
+        }
+    }
+
     /// Cancels an intent that was never confirmed, or waits for a donor Coffer cannot send
     /// there: after this no one can charge it. Err while that is not known (it may have
     /// been confirmed meanwhile).
@@ -201,6 +298,14 @@ impl StripeConnector {
             Err(e) => Err(unknown(e)),
         }
     }
+}
+
+/// Whether the payer is there to act on a charge (3-D Secure): on a payment they asked for,
+/// yes; on a charge of their payment source (billing's), no.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Donor {
+    Present,
+    Away,
 }
 
 /// A call's failure as the connector's: Stripe's answer, when it is one, says what it did.
@@ -238,11 +343,17 @@ fn refused_before_charge(e: StripeError) -> Result<Prepared, ConnectorError> {
     }))
 }
 
-const NOT_YET: &str = "payment sources are not kept through Stripe yet";
+const NOT_YET: &str = "a payment through Stripe does not keep its instrument yet: keep it with \
+     POST /payment-sources, then charge the source";
 
 impl Connector for StripeConnector {
     fn provider(&self) -> &'static str {
         STRIPE
+    }
+
+    /// Stripe makes each debit's mandate, and its reference is the one the payer sees.
+    fn own_debit_identifiers(&self) -> bool {
+        false
     }
 
     fn refuses(
@@ -252,8 +363,12 @@ impl Connector for StripeConnector {
         keep: bool,
     ) -> Vec<FieldError> {
         let mut refused = Vec::new();
-        if keep {
+        // A source is kept alone (no amount); kept with a payment's charge, not yet.
+        if keep && amount.is_some() {
             refused.push(FieldError::not_valid("create_payment_source", NOT_YET));
+        }
+        if keep && matches!(instrument, Instrument::DonorCard) {
+            refused.push(FieldError::not_null("payment_information"));
         }
         match instrument {
             Instrument::Card(_) if self.live && !self.raw_card_data => {
@@ -290,26 +405,22 @@ impl Connector for StripeConnector {
 
     fn prepare<'a>(&'a self, request: &'a ChargeRequest<'a>) -> Call<'a, Prepared> {
         Box::pin(async move {
-            let Ok(amount) = mapping::stripe_amount(&request.amount) else {
-                // Refused before anything was recorded (`refuses`); never sent if it slips by.
-                return Ok(answered(ChargeOutcome::Failed {
-                    provider_payment_id: String::new(),
-                    reason: "amount_not_accepted".into(),
-                }));
-            };
+            let (key, money) = (request.key, request.amount);
+            if mapping::stripe_amount(&money).is_err() {
+                return self.prepare_intent(key, money, "card", None, None).await;
+            }
             match request.instrument {
-                Instrument::Card(card) => match self.card_method(request, card).await {
+                Instrument::Card(card) => match self.card_method(key, card).await {
                     Ok(method) => {
-                        self.prepare_intent(request, amount, "card", Some(&method))
+                        self.prepare_intent(key, money, "card", Some(&method), None)
                             .await
                     }
                     Err(e) => refused_before_charge(e),
                 },
-                Instrument::DonorCard => self.prepare_intent(request, amount, "card", None).await,
-                Instrument::SepaDirectDebit(debit) => match self.debit_method(request, debit).await
-                {
+                Instrument::DonorCard => self.prepare_intent(key, money, "card", None, None).await,
+                Instrument::SepaDirectDebit(debit) => match self.debit_method(key, debit).await {
                     Ok(method) => {
-                        self.prepare_intent(request, amount, "sepa_debit", Some(&method))
+                        self.prepare_intent(key, money, "sepa_debit", Some(&method), None)
                             .await
                     }
                     Err(e) => refused_before_charge(e),
@@ -358,28 +469,9 @@ impl Connector for StripeConnector {
                 }
                 _ => self.client.confirm_intent(id, &key, false).await,
             };
-            let outcome = match confirmed {
-                Ok(intent) => self.decided(request.key, &intent).await?,
-                Err(StripeError::Refused { status, error }) => {
-                    match mapping::refusal(status, &error) {
-                        Refusal::Declined(reason) => ChargeOutcome::Failed {
-                            provider_payment_id: id.to_owned(),
-                            reason,
-                        },
-                        Refusal::Rejected(code) => {
-                            tracing::warn!(code = %code, "Stripe refused a confirmation Coffer made");
-                            ChargeOutcome::Failed {
-                                provider_payment_id: id.to_owned(),
-                                reason: code,
-                            }
-                        }
-                        Refusal::Unknown => {
-                            return Err(unknown(StripeError::Refused { status, error }));
-                        }
-                    }
-                }
-                Err(e) => return Err(unknown(e)),
-            };
+            let outcome = self
+                .confirmed(request.key, id, confirmed, Donor::Present)
+                .await?;
             Ok(Charged {
                 outcome,
                 stored: None,
@@ -387,21 +479,75 @@ impl Connector for StripeConnector {
         })
     }
 
-    fn charge_stored<'a>(
-        &'a self,
-        _reference: &'a str,
-        _key: &'a str,
-        _amount: Money,
-    ) -> Call<'a, ChargeOutcome> {
-        Box::pin(async { Err(ConnectorError::Unreachable(NOT_YET.into())) })
+    fn prepare_stored<'a>(&'a self, charge: &'a StoredCharge<'a>) -> Call<'a, Prepared> {
+        Box::pin(async move {
+            let Some(kept) = mapping::read_reference(charge.reference) else {
+                return Ok(answered(ChargeOutcome::Failed {
+                    provider_payment_id: String::new(),
+                    reason: "payment_source_unknown".into(),
+                }));
+            };
+            self.prepare_intent(
+                charge.key,
+                charge.amount,
+                kept.method_type,
+                Some(kept.method),
+                Some(kept.customer),
+            )
+            .await
+        })
+    }
+
+    fn charge_stored<'a>(&'a self, charge: StoredCharge<'a>) -> Call<'a, ChargeOutcome> {
+        Box::pin(async move {
+            let Some(id) = charge.prepared else {
+                return Err(ConnectorError::Unreachable(
+                    "no PaymentIntent was prepared for this charge".into(),
+                ));
+            };
+            let key = format!("coffer-{}-confirm", charge.key);
+            // Without the payer: Stripe takes `off_session` with the confirmation; a test
+            // server refuses it there (test_server.rs).
+            let confirmed = self
+                .client
+                .confirm_intent(id, &key, !self.test_server)
+                .await;
+            self.confirmed(charge.key, id, confirmed, Donor::Away).await
+        })
     }
 
     fn store_instrument<'a>(
         &'a self,
-        _instrument: &'a Instrument,
-        _key: &'a str,
+        instrument: &'a Instrument,
+        key: &'a str,
     ) -> Call<'a, StoreOutcome> {
-        Box::pin(async { Err(ConnectorError::Unreachable(NOT_YET.into())) })
+        Box::pin(async move {
+            let made = match instrument {
+                Instrument::Card(card) => self.card_method(key, card).await.map(|m| ("card", m)),
+                Instrument::SepaDirectDebit(debit) => self
+                    .debit_method(key, debit)
+                    .await
+                    .map(|m| ("sepa_debit", m)),
+                // Refused before anything was called (`refuses`).
+                Instrument::DonorCard | Instrument::Wallet => {
+                    return Ok(StoreOutcome::Failed {
+                        reason: "method_not_supported".into(),
+                    });
+                }
+            };
+            match made {
+                Ok((method_type, method)) => self.keep(key, method_type, &method).await,
+                Err(StripeError::Refused { status, error }) => {
+                    match mapping::refusal(status, &error) {
+                        Refusal::Declined(reason) | Refusal::Rejected(reason) => {
+                            Ok(StoreOutcome::Failed { reason })
+                        }
+                        Refusal::Unknown => Err(unknown(StripeError::Refused { status, error })),
+                    }
+                }
+                Err(e) => Err(unknown(e)),
+            }
+        })
     }
 
     fn refund<'a>(
@@ -465,7 +611,7 @@ impl Connector for StripeConnector {
                     _ if charged.is_some() => {
                         tracing::error!(payment = %key, intent = %intent.id, "a second confirmed PaymentIntent names this payment; only the first is taken");
                     }
-                    _ => charged = Some(self.decided(key, intent).await?),
+                    _ => charged = Some(self.decided(key, intent, Donor::Present).await?),
                 }
             }
             // Nothing charged: the payment fails, and keeps the intent that was cancelled.

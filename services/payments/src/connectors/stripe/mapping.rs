@@ -5,8 +5,8 @@
 use coffer_model::money::Money;
 use coffer_model::validation::FieldError;
 
-use super::objects::{ErrorBody, IntentStatus, PaymentIntent, Refund};
-use crate::shared::connector::{ChargeOutcome, RefundOutcome};
+use super::objects::{ErrorBody, IntentStatus, PaymentIntent, Refund, SetupIntent, SetupStatus};
+use crate::shared::connector::{ChargeOutcome, RefundOutcome, StoreOutcome};
 
 /// What a refused call means.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -36,6 +36,15 @@ const PASSED_ON: &[&str] = &[
     "currency_not_supported",
     "withdrawal_count_limit_exceeded",
     "card_velocity_exceeded",
+    // A direct debit the payer's bank refused.
+    "account_closed",
+    "account_frozen",
+    "bank_account_restricted",
+    "bank_ownership_changed",
+    "debit_not_authorized",
+    "incorrect_account_holder_name",
+    "invalid_account_number",
+    "no_account",
 ];
 const DECLINED: &str = "card_declined";
 
@@ -178,6 +187,51 @@ pub fn decline_reason(error: &ErrorBody) -> String {
         .to_owned()
 }
 
+/// A payment method kept at Stripe for a payment source, as the source's reference names
+/// it: `<type>:<customer>:<payment method>`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Kept<'a> {
+    pub method_type: &'a str,
+    pub customer: &'a str,
+    pub method: &'a str,
+}
+
+/// The reference a payment source keeps of a method kept at Stripe.
+pub fn kept_reference(method_type: &str, customer: &str, method: &str) -> String {
+    format!("{method_type}:{customer}:{method}")
+}
+
+/// A source's reference read back; None for one Coffer did not write.
+pub fn read_reference(reference: &str) -> Option<Kept<'_>> {
+    let mut parts = reference.splitn(3, ':');
+    let kept = Kept {
+        method_type: parts.next()?,
+        customer: parts.next()?,
+        method: parts.next()?,
+    };
+    let known = matches!(kept.method_type, "card" | "sepa_debit")
+        && kept.customer.starts_with("cus_")
+        && !kept.method.is_empty();
+    known.then_some(kept)
+}
+
+/// A confirmed SetupIntent as the source it keeps (`reference`), or why it keeps none.
+pub fn setup_outcome(setup: &SetupIntent, reference: String) -> StoreOutcome {
+    match setup.status {
+        // A debit's mandate may still be on its way to the bank: charges may go ahead.
+        SetupStatus::Succeeded | SetupStatus::Processing => StoreOutcome::Active { reference },
+        SetupStatus::Canceled => StoreOutcome::Failed {
+            reason: "canceled".into(),
+        },
+        _ => StoreOutcome::Failed {
+            reason: setup
+                .last_setup_error
+                .as_ref()
+                .map_or_else(|| "setup_incomplete".to_owned(), decline_reason),
+        },
+    }
+}
+
 /// Why Stripe would refuse a SEPA direct debit of `amount` from a payer reached at
 /// `email`, before any call: it collects euros only, and mails the payer before each
 /// collection (SEPA's pre-notification), so it needs their address.
@@ -251,6 +305,33 @@ pub fn minimum_charge(currency: &str) -> Option<i64> {
         "NOK" | "SEK" => 300,
         _ => return None,
     })
+}
+
+#[cfg(test)]
+mod kept_tests {
+    use super::*;
+
+    #[test]
+    fn a_kept_reference_reads_back_and_nothing_else_does() {
+        let written = kept_reference("card", "cus_1", "pm_2");
+        assert_eq!(
+            read_reference(&written),
+            Some(Kept {
+                method_type: "card",
+                customer: "cus_1",
+                method: "pm_2"
+            })
+        );
+        for other in [
+            "tok_1",
+            "card:pm_2",
+            "ideal:cus_1:pm_2",
+            "card:acct_1:pm_2",
+            "",
+        ] {
+            assert_eq!(read_reference(other), None, "{other}");
+        }
+    }
 }
 
 #[cfg(test)]

@@ -52,6 +52,32 @@ pub struct PaymentMethod {
     pub id: String,
 }
 
+/// `POST /v1/customers`: whom a stored payment method belongs to.
+#[derive(Debug, Clone, Deserialize)]
+pub struct Customer {
+    pub id: String,
+}
+
+/// `POST /v1/setup_intents`: a payment method kept for charges without the payer.
+#[derive(Debug, Clone, Deserialize)]
+pub struct SetupIntent {
+    pub id: String,
+    pub status: SetupStatus,
+    pub last_setup_error: Option<ErrorBody>,
+}
+
+/// A SetupIntent's states, as Stripe names them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SetupStatus {
+    RequiresPaymentMethod,
+    RequiresConfirmation,
+    RequiresAction,
+    Processing,
+    Canceled,
+    Succeeded,
+}
+
 /// `GET /v1/tokens/{id}`: a card Stripe's browser script took from the donor, by the id
 /// of the card it made.
 #[derive(Debug, Clone, Deserialize)]

@@ -12,7 +12,10 @@
 //!   card, so two cards given at once are not kept apart as Stripe keeps them).
 //! - A SEPA direct debit is confirmed with the mandate the merchant took
 //!   (`mandate_data`), which Stripe requires; localstripe refuses the parameter, so a test
-//!   server's debits are confirmed without it.
+//!   server's debits are confirmed without it, and its SetupIntents too.
+//! - A charge of a payment source is confirmed `off_session` (the payer is not there);
+//!   localstripe takes `off_session` only when a PaymentIntent is made and confirmed in one
+//!   call, which Coffer never does, so a test server's are confirmed without it.
 
 use super::client::{StripeClient, StripeError};
 use super::objects::PaymentIntent;

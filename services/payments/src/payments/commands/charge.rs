@@ -25,7 +25,7 @@ use super::{ChargeBatches, current};
 use crate::command_kit::{Asker, Parts, Reserved, reserved, within};
 use crate::error::PaymentsError;
 use crate::payments::store;
-use crate::shared::connector::{ChargeOutcome, Charged, ConnectorError};
+use crate::shared::connector::{ChargeOutcome, Charged, ConnectorError, Prepared, StoredCharge};
 use crate::shared::record::{ChargeState, Payment};
 use crate::shared::source_store as sources;
 use crate::shared::store as record;
@@ -175,7 +175,7 @@ pub(crate) async fn charge_again(
         Reserved::Fresh(payment) => payment,
         Reserved::Answered(response) => return Ok(response),
     };
-    let answer = charge_stored(state, &payment, reference).await;
+    let answer = charge_stored(state, &payment, reference, payment.created).await;
     match answer {
         Ok(outcome) => {
             let charged = Charged {
@@ -224,7 +224,7 @@ pub(crate) async fn send(
             .as_ref()
             .and_then(|s| references.get(s))
             .cloned();
-        send_one((state, batches), payment, reference)
+        send_one((state, batches), payment, reference, now)
     });
     for result in futures_util::future::join_all(calls).await {
         result?;
@@ -237,13 +237,14 @@ async fn send_one(
     (state, batches): (&Parts, &ChargeBatches),
     payment: Payment,
     reference: Option<String>,
+    started: i64,
 ) -> Result<(), PaymentsError> {
     let Some(reference) = reference else {
         // Left `calling`: the settler fails it once the provider says it never saw the key.
         tracing::warn!(payment = %payment.uuid, "a reserved payment names no payment source it can charge");
         return Ok(());
     };
-    let answer = charge_stored(state, &payment, &reference).await;
+    let answer = charge_stored(state, &payment, &reference, started).await;
     match answer {
         Ok(outcome) => {
             let charged = Charged {
@@ -260,16 +261,43 @@ async fn send_one(
     Ok(())
 }
 
-/// Charges a stored instrument for `payment`, under the payment's key.
+/// Charges a stored instrument for `payment`, under the payment's key, whose call began at
+/// `started`: what the provider makes ahead of it is recorded on the payment first (as for
+/// a charge of the request's instrument, initiate.rs), so a lost answer is settled by
+/// reading it. Err when the outcome is not known here: the settler asks the provider.
 async fn charge_stored(
     state: &Parts,
     payment: &Payment,
     reference: &str,
+    started: i64,
 ) -> Result<ChargeOutcome, ConnectorError> {
     let connector = state.connectors.for_payment(payment).await?;
-    within(
-        state,
-        connector.charge_stored(reference, &payment.uuid, payment.amount),
-    )
-    .await
+    let mut charge = StoredCharge {
+        reference,
+        key: &payment.uuid,
+        amount: payment.amount,
+        prepared: None,
+    };
+    let made = match within(state, connector.prepare_stored(&charge)).await? {
+        Prepared::Nothing => None,
+        Prepared::Made(id) => Some(id),
+        Prepared::Answered(charged) => return Ok(charged.outcome),
+    };
+    if let Some(id) = made.clone() {
+        let uuid = payment.uuid.clone();
+        let recorded = state
+            .store
+            .write(move |db| {
+                store::record_prepared(db, &uuid, started, &id).map_err(StoreError::from)
+            })
+            .await
+            .map_err(|e| ConnectorError::Unreachable(format!("not recorded: {e}")))?;
+        if !recorded {
+            return Err(ConnectorError::Unreachable(
+                "the settler took the payment before its charge".into(),
+            ));
+        }
+    }
+    charge.prepared = made.as_deref();
+    within(state, connector.charge_stored(charge)).await
 }

@@ -183,7 +183,9 @@ async fn intent_of(
     // The EndToEndId travels with the collection through the banks and comes back in
     // camt.054 files; 34 characters fits the 35 ISO 20022 allows.
     let payment_uuid_simple = payment_id.simple().to_string();
-    let sepa = matches!(instrument, Instrument::SepaDirectDebit(_));
+    // Coffer's own identifiers of a debit, where they travel with it (not Stripe's).
+    let sepa =
+        matches!(instrument, Instrument::SepaDirectDebit(_)) && connector.own_debit_identifiers();
     // The source to keep, named now so that the provider keeps it under this key.
     let source_uuid = checked
         .create_payment_source

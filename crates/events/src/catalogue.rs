@@ -123,6 +123,31 @@ pub const REFUND_SUCCEEDED: EventType = EventType {
                   `payment_uuid`.",
 };
 
+pub const DISPUTE_OPENED: EventType = EventType {
+    domain: "payment_gateway",
+    object: "dispute",
+    action: "opened",
+    description: "The donor's bank disputed a payment charged through a provider (a \
+                  chargeback). `data` is the dispute with `payment_uuid`, `amount`, `reason` \
+                  and `status` as the provider says them.",
+};
+
+pub const DISPUTE_UPDATED: EventType = EventType {
+    domain: "payment_gateway",
+    object: "dispute",
+    action: "updated",
+    description: "A dispute moved on (evidence under review, funds withdrawn or reinstated). \
+                  `data` is the dispute.",
+};
+
+pub const DISPUTE_CLOSED: EventType = EventType {
+    domain: "payment_gateway",
+    object: "dispute",
+    action: "closed",
+    description: "A dispute was decided; `data.status` says how (`won`, `lost`, ...). `data` \
+                  is the dispute.",
+};
+
 pub const PAYMENT_SOURCE_CREATED: EventType = EventType {
     domain: "payment_gateway",
     object: "payment_source",
@@ -340,6 +365,9 @@ pub const CATALOGUE: &[EventType] = &[
     PAYMENT_FAILED,
     PAYMENT_CANCELLED,
     REFUND_SUCCEEDED,
+    DISPUTE_OPENED,
+    DISPUTE_UPDATED,
+    DISPUTE_CLOSED,
     PAYMENT_SOURCE_CREATED,
     PAYMENT_SOURCE_FAILED,
     SUBSCRIPTION_CREATED,

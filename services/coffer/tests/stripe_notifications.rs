@@ -156,9 +156,8 @@ async fn a_charge_whose_answer_is_lost_is_decided_by_stripes_notification() {
     assert_eq!(confirmed(&intents).len(), 1);
 }
 
-#[tokio::test(flavor = "multi_thread")]
-async fn forged_stale_replayed_late_and_misdirected_notifications_change_nothing() {
-    let coffer = coffer_with(&localstripe(), Some(SECRET)).await;
+/// A card payment of 23.00 through Stripe, succeeded.
+async fn paid_2300(coffer: &Coffer) -> Value {
     let (status, paid) = coffer
         .post(
             "/payments",
@@ -166,6 +165,13 @@ async fn forged_stale_replayed_late_and_misdirected_notifications_change_nothing
         )
         .await;
     assert_eq!(status, 201, "{paid}");
+    paid
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn forged_stale_replayed_late_and_misdirected_notifications_change_nothing() {
+    let coffer = coffer_with(&localstripe(), Some(SECRET)).await;
+    let paid = paid_2300(&coffer).await;
     assert_eq!(paid["status"], "succeeded", "{paid}");
     let uuid = paid["uuid"].as_str().unwrap();
     let intent_id = paid["provider_payment_id"].as_str().unwrap();
@@ -276,4 +282,84 @@ async fn forged_stale_replayed_late_and_misdirected_notifications_change_nothing
     let payment = coffer.get(&format!("/payments/{uuid}")).await;
     assert_eq!(payment["status"], "succeeded", "{payment}");
     assert_eq!(payment["status_reason"], Value::Null, "{payment}");
+}
+
+/// A `charge.dispute.*` event `id` of Stripe's dispute `dispute` of `intent`, in `status`,
+/// made at `at`.
+fn dispute_event(id: &str, kind: &str, intent: &str, status: &str, at: i64) -> Vec<u8> {
+    serde_json::to_vec(&json!({
+        "id": id, "object": "event", "type": kind, "livemode": false, "created": at,
+        "data": { "object": {
+            "id": "dp_coffer_1", "object": "dispute", "amount": 2300, "currency": "eur",
+            "payment_intent": intent, "charge": "ch_coffer_1", "reason": "fraudulent",
+            "status": status
+        } }
+    }))
+    .unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_dispute_is_recorded_on_its_payment_and_a_late_word_never_moves_it_back() {
+    let coffer = coffer_with(&localstripe(), Some(SECRET)).await;
+    let paid = paid_2300(&coffer).await;
+    let uuid = paid["uuid"].as_str().unwrap();
+    let intent = paid["provider_payment_id"].as_str().unwrap();
+    let ca = coffer.connector_account.clone();
+    let send = |body: Vec<u8>| {
+        let header = signature(SECRET, now(), &body);
+        let coffer = &coffer;
+        let ca = ca.clone();
+        async move { coffer.notify(&ca, Some(&header), &body).await }
+    };
+    let path = format!("/payments/{uuid}/disputes");
+    assert_eq!(coffer.get(&path).await, json!([]));
+
+    let t = now();
+    let opened = dispute_event(
+        "evt_dp_1",
+        "charge.dispute.created",
+        intent,
+        "needs_response",
+        t,
+    );
+    let (status, body) = send(opened.clone()).await;
+    assert_eq!(
+        (status, body["received"].as_str()),
+        (200, Some("applied")),
+        "{body}"
+    );
+    let listed = coffer.get(&path).await;
+    assert_eq!(listed.as_array().unwrap().len(), 1, "{listed}");
+    assert_eq!(listed[0]["status"], "needs_response", "{listed}");
+    assert_eq!(listed[0]["reason"], "fraudulent", "{listed}");
+    assert_eq!(listed[0]["payment_uuid"], uuid, "{listed}");
+    assert_eq!(listed[0]["amount"]["currency"], "EUR", "{listed}");
+
+    let closed = dispute_event("evt_dp_2", "charge.dispute.closed", intent, "lost", t + 20);
+    assert_eq!(send(closed).await.0, 200);
+    assert_eq!(coffer.get(&path).await[0]["status"], "lost");
+    // An update made before the close, arriving after it, changes nothing.
+    let late = dispute_event(
+        "evt_dp_3",
+        "charge.dispute.updated",
+        intent,
+        "under_review",
+        t + 10,
+    );
+    let (status, body) = send(late).await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["outcome"], "already_recorded", "{body}");
+    assert_eq!(coffer.get(&path).await[0]["status"], "lost");
+    assert_eq!(coffer.get(&path).await.as_array().unwrap().len(), 1);
+    // A dispute of an intent no payment of this account recorded is not its business.
+    let stranger = dispute_event(
+        "evt_dp_4",
+        "charge.dispute.created",
+        "pi_not_coffers",
+        "needs_response",
+        t,
+    );
+    let (status, body) = send(stranger).await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["outcome"], "not_the_payments", "{body}");
 }

@@ -151,6 +151,12 @@ async fn a_kept_card_the_bank_declines_leaves_the_invoice_to_dunning_and_a_debit
     )
     .await;
     assert_eq!(debit["status"], "active", "{debit}");
+    // Stripe makes the mandate and its reference: Coffer's own is not shown.
+    assert_eq!(
+        debit["payment_information"]["mandate_reference"],
+        Value::Null,
+        "{debit}"
+    );
     assert!(
         !debit.to_string().contains("DE89370400440532013000"),
         "{debit}"

@@ -13,6 +13,7 @@ pub mod connector_accounts;
 mod connector_registry;
 pub mod connectors;
 pub mod direct_debits;
+pub mod disputes;
 mod error;
 mod migrations;
 pub mod payment_page;

@@ -5,8 +5,8 @@
 use coffer_http::openapi::RouteTable;
 
 use crate::{
-    agreements, payment_page, payments, payouts, profiles, provider_notifications, refunds, search,
-    sources, supporters,
+    agreements, disputes, payment_page, payments, payouts, profiles, provider_notifications,
+    refunds, search, sources, supporters,
 };
 
 pub(crate) fn table() -> RouteTable {
@@ -15,6 +15,7 @@ pub(crate) fn table() -> RouteTable {
     profiles::routes::routes(&mut t);
     payments::routes::routes(&mut t);
     refunds::routes::routes(&mut t);
+    disputes::routes::routes(&mut t);
     sources::routes::routes(&mut t);
     search::routes::routes(&mut t);
     agreements::routes::routes(&mut t);

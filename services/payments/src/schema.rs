@@ -88,6 +88,21 @@ diesel::table! {
 }
 
 diesel::table! {
+    disputes (connector_account_uuid, provider_dispute_id) {
+        connector_account_uuid -> Text,
+        provider_dispute_id -> Text,
+        uuid -> Text,
+        payment_uuid -> Text,
+        amount_value -> BigInt,
+        currency -> Text,
+        reason -> Text,
+        status -> Text,
+        created -> BigInt,
+        provider_updated -> BigInt,
+    }
+}
+
+diesel::table! {
     refunds (uuid) {
         uuid -> Text,
         payment_uuid -> Text,

@@ -6,6 +6,7 @@
 //! provider's retry, and a retry of one applied is answered without being applied again.
 
 use coffer_events::TraceContext;
+use coffer_model::money::Money;
 
 use super::domain::{Kept, Standing, Verdict, Word, verdict};
 use super::store;
@@ -13,10 +14,12 @@ use crate::command_kit::Parts;
 use crate::connector_accounts::domain::{Mode, Provider};
 use crate::connector_accounts::store::{self as accounts, ConnectorAccountRow};
 use crate::connectors::stripe::connector::STRIPE;
-use crate::connectors::stripe::mapping::same_money;
+use crate::connectors::stripe::mapping::{self, same_money};
 use crate::connectors::stripe::notice::{self, About, Notice};
-use crate::connectors::stripe::objects::PaymentIntent;
+use crate::connectors::stripe::objects::{Dispute, PaymentIntent};
 use crate::connectors::stripe::signature;
+use crate::disputes::commands::record_said;
+use crate::disputes::domain::Said;
 use crate::error::PaymentsError;
 use crate::payments::commands::ChargeBatches;
 use crate::payments::commands::charge::record;
@@ -216,6 +219,7 @@ async fn apply(
                     None => Received::Kept(Kept::NotThePayments),
                 }
             }
+            About::Dispute { dispute, at } => disputed(state, row, &dispute, at, trace).await?,
             About::Nothing => Received::Kept(Kept::NotActedOn),
         }
     };
@@ -230,6 +234,61 @@ async fn apply(
     // Two deliveries of one event at once: both applied what they could, which is the same
     // and recorded once; the second is told it was a duplicate.
     Ok(if first { received } else { Received::Duplicate })
+}
+
+/// A dispute of one of this connector account's payments, recorded on it (disputes/),
+/// never moved back by a late event.
+async fn disputed(
+    state: &Parts,
+    row: &ConnectorAccountRow,
+    dispute: &Dispute,
+    at: i64,
+    trace: &TraceContext,
+) -> Result<Received, Failed> {
+    let Some(intent) = dispute.payment_intent.clone() else {
+        return Ok(Received::Kept(Kept::NotThePayments));
+    };
+    let found = state
+        .store
+        .query(move |db| payments::find_by_provider_payment_id(db, &intent))
+        .await?;
+    let payment = match found {
+        Some(uuid) => payment_of(state, row, uuid).await?,
+        None => None,
+    };
+    let Some(payment) = payment else {
+        return Ok(Received::Kept(Kept::NotThePayments));
+    };
+    // In the payment's currency, in Stripe's units of it; any other is not its dispute.
+    let amount = match dispute_amount(dispute, &payment) {
+        Some(amount) => amount,
+        None => return Ok(Received::Kept(Kept::NotThePayments)),
+    };
+    let said = Said {
+        provider_dispute_id: dispute.id.clone(),
+        amount,
+        reason: dispute.reason.clone(),
+        status: dispute.status.clone(),
+        at,
+    };
+    Ok(
+        if record_said(state, &row.uuid, &payment, said, trace).await? {
+            Received::Applied
+        } else {
+            Received::Kept(Kept::AlreadyRecorded)
+        },
+    )
+}
+
+/// The disputed amount as Coffer's money, when it is in the payment's currency.
+fn dispute_amount(dispute: &Dispute, payment: &Payment) -> Option<Money> {
+    let currency = payment.amount.currency;
+    let same = dispute.currency.eq_ignore_ascii_case(currency.code());
+    // Stripe's unit is Coffer's minor unit for every currency Coffer charges through it
+    // (mapping::stripe_amount).
+    (same && mapping::stripe_amount(&payment.amount).is_ok())
+        .then(|| Money::new(dispute.amount, currency).ok())
+        .flatten()
 }
 
 /// The payment `uuid` when this connector account charged it: the account's own payment,

@@ -91,8 +91,10 @@ impl Source {
     /// pending, its call `call` (reserved for a worker to send, or calling at once).
     pub fn charged_again(&self, charge: Charge, call: ChargeState, now: i64) -> Payment {
         let payment_id = uuid::Uuid::new_v4();
-        // A collection under a stored mandate: its own EndToEndId, the mandate's reference.
-        let sepa = self.payment_method == PaymentMethod::SepaDd;
+        // A collection under a mandate of Coffer's: its own EndToEndId, the mandate's
+        // reference. A provider that keeps its own mandates (Stripe) left none on the source.
+        let sepa = self.payment_method == PaymentMethod::SepaDd
+            && self.payment_information.get("mandate_reference").is_some();
         Payment {
             uuid: payment_id.to_string(),
             created: now,

@@ -165,6 +165,17 @@ pub fn insert_all(db: &mut Db<'_>, payments: &[Payment]) -> QueryResult<()> {
 }
 
 /// The payment with its refunds.
+/// The uuid of the payment whose provider payment (Stripe's PaymentIntent) is `id`.
+pub fn find_by_provider_payment_id(db: &mut Db<'_>, id: &str) -> QueryResult<Option<String>> {
+    db_run!(db: {
+        p::payments
+            .filter(p::provider_payment_id.eq(id))
+            .select(p::uuid)
+            .first(db)
+            .optional()
+    })
+}
+
 pub fn find(db: &mut Db<'_>, uuid: &str) -> QueryResult<Option<Payment>> {
     let row: Option<Row> =
         db_run!(db: { p::payments.find(uuid).select(Row::as_select()).first(db).optional() })?;

@@ -168,7 +168,17 @@ impl StripeConnector {
         intent: &PaymentIntent,
         donor: Donor,
     ) -> Result<ChargeOutcome, ConnectorError> {
-        match mapping::reading(intent) {
+        let reading = match (mapping::reading(intent), donor) {
+            // Sent to the bank's own page: no one is there to go.
+            (
+                Reading::Decided(ChargeOutcome::Pending {
+                    redirect: Some(_), ..
+                }),
+                Donor::Away,
+            ) => Reading::NeedsDonor,
+            (reading, _) => reading,
+        };
+        match reading {
             Reading::Decided(outcome) => Ok(outcome),
             // Coffer's payment page finishes it in the donor's browser, with the account's
             // publishable key; the payment waits there (payment_page/).
@@ -611,7 +621,15 @@ impl Connector for StripeConnector {
                     _ if charged.is_some() => {
                         tracing::error!(payment = %key, intent = %intent.id, "a second confirmed PaymentIntent names this payment; only the first is taken");
                     }
-                    _ => charged = Some(self.decided(key, intent, Donor::Present).await?),
+                    _ => {
+                        // Only a payment source's charge names a Customer: its donor is away.
+                        let donor = if intent.customer.is_some() {
+                            Donor::Away
+                        } else {
+                            Donor::Present
+                        };
+                        charged = Some(self.decided(key, intent, donor).await?);
+                    }
                 }
             }
             // Nothing charged: the payment fails, and keeps the intent that was cancelled.

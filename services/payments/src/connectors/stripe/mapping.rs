@@ -350,6 +350,7 @@ mod tests {
             metadata: Default::default(),
             last_payment_error: None,
             next_action: None,
+            customer: None,
         }
     }
 

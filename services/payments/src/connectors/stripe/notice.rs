@@ -7,7 +7,7 @@ use serde::Deserialize;
 
 use super::client::PAYMENT_METADATA;
 use super::mapping;
-use super::objects::PaymentIntent;
+use super::objects::{Dispute, PaymentIntent};
 use crate::shared::connector::ChargeOutcome;
 
 /// The longest event id and type kept (Stripe's are far shorter).
@@ -33,6 +33,9 @@ pub enum About {
         intent: Box<PaymentIntent>,
         outcome: ChargeOutcome,
     },
+    /// A dispute of a charge was opened, moved on or closed (`charge.dispute.*`), at the
+    /// event's time; it names the PaymentIntent, not Coffer's payment.
+    Dispute { dispute: Box<Dispute>, at: i64 },
     /// Anything else: acknowledged, and recorded as seen.
     Nothing,
 }
@@ -44,6 +47,8 @@ struct Event {
     kind: String,
     #[serde(default)]
     livemode: bool,
+    #[serde(default)]
+    created: i64,
     data: EventData,
 }
 
@@ -60,6 +65,10 @@ const ENDED: &[&str] = &[
     "payment_intent.canceled",
 ];
 
+/// The events of a dispute: `charge.dispute.created`, `.updated`, `.closed`,
+/// `.funds_withdrawn`, `.funds_reinstated`.
+const DISPUTE_EVENTS: &str = "charge.dispute.";
+
 /// Why a body is not an event Coffer can read; the sender is told which part.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Unreadable(pub &'static str);
@@ -75,6 +84,13 @@ pub fn read(body: &[u8]) -> Result<Notice, Unreadable> {
     }
     let about = if ENDED.contains(&event.kind.as_str()) {
         charge(event.data.object)?
+    } else if event.kind.starts_with(DISPUTE_EVENTS) {
+        let dispute: Dispute =
+            serde_json::from_value(event.data.object).map_err(|_| Unreadable("data.object"))?;
+        About::Dispute {
+            dispute: Box::new(dispute),
+            at: event.created,
+        }
     } else {
         About::Nothing
     };
@@ -144,7 +160,24 @@ mod tests {
                     }
                 );
             }
-            About::Nothing => panic!("a charge"),
+            _ => panic!("a charge"),
+        }
+    }
+
+    #[test]
+    fn a_dispute_event_names_its_intent_and_when_it_was_made() {
+        let body = serde_json::to_vec(&json!({
+            "id": "evt_2", "type": "charge.dispute.closed", "livemode": false, "created": 1_800_000_000,
+            "data": { "object": { "id": "dp_1", "amount": 500, "currency": "eur",
+                "payment_intent": "pi_1", "reason": "fraudulent", "status": "lost" } }
+        }))
+        .unwrap();
+        match read(&body).unwrap().about {
+            About::Dispute { dispute, at } => {
+                assert_eq!(dispute.payment_intent.as_deref(), Some("pi_1"));
+                assert_eq!((dispute.status.as_str(), at), ("lost", 1_800_000_000));
+            }
+            _ => panic!("a dispute"),
         }
     }
 

@@ -16,6 +16,9 @@ pub struct PaymentIntent {
     pub metadata: BTreeMap<String, String>,
     pub last_payment_error: Option<ErrorBody>,
     pub next_action: Option<NextAction>,
+    /// Set only on the charges of payment sources, which charge a Customer's method.
+    #[serde(default)]
+    pub customer: Option<String>,
     // `client_secret` is not read: with the publishable key it confirms the intent, so it
     // must not sit in a struct that derives Debug. The payment page reads it on its own.
 }
@@ -50,6 +53,19 @@ pub struct RedirectToUrl {
 #[derive(Debug, Clone, Deserialize)]
 pub struct PaymentMethod {
     pub id: String,
+}
+
+/// A dispute (chargeback) of a charge, as `charge.dispute.*` events carry it.
+#[derive(Debug, Clone, Deserialize)]
+pub struct Dispute {
+    pub id: String,
+    /// In Stripe's smallest unit of `currency`.
+    pub amount: i64,
+    pub currency: String,
+    /// The PaymentIntent whose charge is disputed.
+    pub payment_intent: Option<String>,
+    pub reason: String,
+    pub status: String,
 }
 
 /// `POST /v1/customers`: whom a stored payment method belongs to.

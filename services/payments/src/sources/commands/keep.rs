@@ -9,10 +9,10 @@ use coffer_events::{TraceContext, append};
 use coffer_http::idempotency;
 use serde_json::json;
 
-use crate::command_kit::{Asker, Parts, Reserved, provider_of, reserved, within};
+use crate::command_kit::{Asker, Parts, Reserved, provider_of, reserved};
 use crate::error::PaymentsError;
 use crate::shared::announce::source_announcement;
-use crate::shared::connector::StoreOutcome;
+use crate::shared::connector::{ConnectorError, StoreOutcome};
 use crate::shared::method::Instrument;
 use crate::shared::profile::Profile;
 use crate::shared::source::{Source, SourceStatus};
@@ -74,6 +74,13 @@ pub(crate) async fn keep(
     if !refused.is_empty() {
         return Err(PaymentsError::invalid_all(refused));
     }
+    // The provider makes the mandate and its reference (Stripe): Coffer's is not shown.
+    let mut masked = masked;
+    if !connector.own_debit_identifiers()
+        && let Some(shown) = masked.as_object_mut()
+    {
+        shown.remove("mandate_reference");
+    }
     // The key is reserved before the provider is asked, so a retried request never keeps
     // the instrument a second time.
     let source_uuid = uuid.clone();
@@ -101,7 +108,11 @@ pub(crate) async fn keep(
     state.outbox.committed();
     // Keeping an instrument is a provider call, made outside any transaction under the
     // source's uuid; a lost answer keeps nothing here and the key stays in progress.
-    let kept = match within(state, connector.store_instrument(&instrument, &uuid)).await {
+    // Up to five calls at the provider (a card, a customer, a setup, its confirmation and
+    // perhaps its cancel), each within the connector's timeout.
+    let budget = state.connector_timeout.saturating_mul(5);
+    let keeping = tokio::time::timeout(budget, connector.store_instrument(&instrument, &uuid));
+    let kept = match keeping.await.unwrap_or(Err(ConnectorError::Timeout)) {
         Ok(kept) => kept,
         Err(e) => {
             // Nothing is recorded, so the key is given back: the client may retry with it.

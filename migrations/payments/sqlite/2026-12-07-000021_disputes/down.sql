@@ -1,0 +1,2 @@
+DROP INDEX payments_provider_payment_idx;
+DROP TABLE disputes;

@@ -136,8 +136,8 @@ pub const DISPUTE_UPDATED: EventType = EventType {
     domain: "payment_gateway",
     object: "dispute",
     action: "updated",
-    description: "A dispute moved on (evidence under review, funds withdrawn or reinstated). \
-                  `data` is the dispute.",
+    description: "A dispute's status moved on (evidence under review, say). `data` is the \
+                  dispute.",
 };
 
 pub const DISPUTE_CLOSED: EventType = EventType {
@@ -300,9 +300,10 @@ pub const PAYOUT_CREATED: EventType = EventType {
     domain: "payment_gateway",
     object: "payout",
     action: "created",
-    description: "The test provider paid out an account's succeeded card, TWINT and PayPal \
-                  payments, less fees and refunds. `data` is the payout in its list form, \
-                  whose `reference` the bank shows on the credit.",
+    description: "A provider paid out to an account's bank: the test provider its succeeded \
+                  card, TWINT and PayPal payments less fees and refunds, or Stripe its \
+                  balance (`payout.paid`). `data` is the payout in its list form, whose \
+                  `reference` the bank shows on the credit.",
 };
 
 pub const RECONCILIATION_REPORT_CREATED: EventType = EventType {

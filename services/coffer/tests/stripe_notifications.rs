@@ -363,3 +363,81 @@ async fn a_dispute_is_recorded_on_its_payment_and_a_late_word_never_moves_it_bac
     assert_eq!(status, 200, "{body}");
     assert_eq!(body["outcome"], "not_the_payments", "{body}");
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_payout_stripe_reports_paid_becomes_a_coffer_payout_once() {
+    let api = localstripe_webhooks();
+    let coffer = coffer_with(&api, Some(SECRET)).await;
+    let endpoint = format!(
+        "{}/provider-notifications/stripe/{}",
+        coffer.base, coffer.connector_account
+    );
+    // Its own registration, for payouts only: the other tests' endpoints are registered
+    // for PaymentIntent events, which localstripe keeps apart.
+    let registered = reqwest::Client::new()
+        .post(format!("{api}/_config/webhooks/coffer-payouts-test"))
+        .json(&json!({ "url": endpoint, "secret": SECRET, "events": ["payout.paid"] }))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(registered.status(), 200);
+    let descriptor = format!("CFT{}", &uuid::Uuid::new_v4().simple().to_string()[..12]);
+    let made: Value = reqwest::Client::new()
+        .post(format!("{api}/v1/payouts"))
+        .basic_auth(KEY, Some(""))
+        .form(&[
+            ("amount", "12345"),
+            ("currency", "eur"),
+            ("status", "paid"),
+            ("statement_descriptor", descriptor.as_str()),
+        ])
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert!(made["id"].as_str().unwrap().starts_with("po_"), "{made}");
+
+    // localstripe sends it a second later; the payout then lists with the account's.
+    let path = format!("/payouts?account_uuid={}", coffer.account);
+    let mut found = Value::Null;
+    for _ in 0..100 {
+        let payouts = coffer.get(&path).await;
+        if let Some(p) = payouts
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|p| p["reference"] == descriptor.as_str())
+        {
+            found = p.clone();
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert_eq!(found["amount"]["currency"], "EUR", "{found}");
+    assert_eq!(found["amount"], found["gross"], "{found}");
+    assert_eq!(found["payment_count"], 0, "{found}");
+    assert_eq!(found["status"], "pending", "{found}");
+
+    // The same payout told again, under another event id: still one.
+    let again = serde_json::to_vec(&json!({
+        "id": "evt_payout_again", "object": "event", "type": "payout.paid", "livemode": false,
+        "created": now(), "data": { "object": made }
+    }))
+    .unwrap();
+    let header = signature(SECRET, now(), &again);
+    let (status, body) = coffer
+        .notify(&coffer.connector_account, Some(&header), &again)
+        .await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["outcome"], "already_recorded", "{body}");
+    let payouts = coffer.get(&path).await;
+    let same: Vec<&Value> = payouts
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|p| p["reference"] == descriptor.as_str())
+        .collect();
+    assert_eq!(same.len(), 1, "{payouts}");
+}

@@ -18,4 +18,5 @@ CREATE TABLE disputes (
 );
 CREATE INDEX disputes_payment_idx ON disputes (payment_uuid);
 -- A dispute names the provider's payment (Stripe's PaymentIntent), not Coffer's.
-CREATE INDEX payments_provider_payment_idx ON payments (provider_payment_id);
+CREATE INDEX payments_provider_payment_idx ON payments (provider_payment_id)
+    WHERE provider_payment_id IS NOT NULL;

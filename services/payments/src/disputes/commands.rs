@@ -4,7 +4,7 @@
 use coffer_auth::Caller;
 use coffer_events::{TraceContext, append};
 
-use super::domain::{Dispute, Said, change};
+use super::domain::{Dispute, Said, change, moved_on};
 use super::store::{self, Row};
 use crate::command_kit::Parts;
 use crate::error::PaymentsError;
@@ -28,34 +28,33 @@ pub(crate) async fn record_said(
         .store
         .run(move |db| {
             db.write_tx(|tx| {
-                let known = store::find(tx, &account, &said.provider_dispute_id)?;
-                let Some(event) = change(
-                    known
-                        .as_ref()
-                        .map(|k| (k.status.as_str(), k.provider_updated)),
-                    &said,
-                ) else {
-                    return Ok::<_, PaymentsError>(false);
-                };
-                let row = Row {
+                // Written so that two deliveries at once cannot both change it: a new
+                // dispute is inserted once, and a known one changes only while it is open,
+                // to another status, from an older word (the row's lock decides which).
+                let fresh = Row {
                     connector_account_uuid: account.clone(),
                     provider_dispute_id: said.provider_dispute_id.clone(),
-                    uuid: known
-                        .as_ref()
-                        .map_or_else(|| uuid::Uuid::new_v4().to_string(), |k| k.uuid.clone()),
+                    uuid: uuid::Uuid::new_v4().to_string(),
                     payment_uuid: payment.uuid.clone(),
                     amount_value: said.amount.value,
                     currency: said.amount.currency.code().to_owned(),
                     reason: said.reason.clone(),
                     status: said.status.clone(),
-                    created: known.as_ref().map_or(now, |k| k.created),
+                    created: now,
                     provider_updated: said.at,
                 };
-                if known.is_some() {
-                    store::update(tx, &row)?;
+                let event = if store::insert_new(tx, &fresh)? {
+                    change(None, &said)
+                } else if store::update_open(tx, &fresh)? {
+                    Some(moved_on(&said))
                 } else {
-                    store::insert(tx, &row)?;
-                }
+                    None
+                };
+                let Some(event) = event else {
+                    return Ok::<_, PaymentsError>(false);
+                };
+                let row = store::find(tx, &account, &said.provider_dispute_id)?
+                    .ok_or(diesel::result::Error::NotFound)?;
                 let dispute = row.into_dispute()?;
                 let body = serde_json::to_value(&dispute).map_err(PaymentsError::internal)?;
                 let id = dispute.uuid.parse().map_err(PaymentsError::internal)?;

@@ -13,7 +13,8 @@ use serde::Serialize;
 pub struct Dispute {
     pub uuid: String,
     pub payment_uuid: String,
-    /// What the bank takes back, which may be less than the payment.
+    /// The amount disputed, which may be less than the payment (taken back unless the
+    /// dispute is won, or is only an inquiry, Stripe's `warning_*`).
     #[schema(value_type = Object)]
     pub amount: Money,
     /// Why, as the provider says it (Stripe: `fraudulent`, `product_not_received`, ...).
@@ -37,7 +38,7 @@ pub struct Said {
 }
 
 /// The statuses in which a dispute is over.
-const CLOSED: &[&str] = &[
+pub const CLOSED: &[&str] = &[
     "won",
     "lost",
     "warning_closed",
@@ -56,12 +57,22 @@ pub fn change(known: Option<(&str, i64)>, said: &Said) -> Option<&'static EventT
     match known {
         None if is_closed(&said.status) => Some(&DISPUTE_CLOSED),
         None => Some(&DISPUTE_OPENED),
-        Some((_, updated)) if said.at < updated => None,
+        // Only a newer word moves it (Stripe's times are whole seconds).
+        Some((_, updated)) if said.at <= updated => None,
         Some((status, _)) if status == said.status => None,
         // A closed dispute stays closed, whatever arrives after.
         Some((status, _)) if is_closed(status) => None,
         Some(_) if is_closed(&said.status) => Some(&DISPUTE_CLOSED),
         Some(_) => Some(&DISPUTE_UPDATED),
+    }
+}
+
+/// The event of a known open dispute that moved on as `said` says.
+pub fn moved_on(said: &Said) -> &'static EventType {
+    if is_closed(&said.status) {
+        &DISPUTE_CLOSED
+    } else {
+        &DISPUTE_UPDATED
     }
 }
 

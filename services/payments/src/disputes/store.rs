@@ -6,7 +6,7 @@ use coffer_store::{Db, db_run};
 use diesel::prelude::*;
 use diesel::result::Error as DieselError;
 
-use super::domain::Dispute;
+use super::domain::{CLOSED, Dispute};
 use crate::schema::disputes::dsl as d;
 
 #[derive(Debug, Clone, Queryable, Selectable, Insertable)]
@@ -53,25 +53,38 @@ pub fn find(db: &mut Db<'_>, account: &str, id: &str) -> QueryResult<Option<Row>
     })
 }
 
-pub fn insert(db: &mut Db<'_>, row: &Row) -> QueryResult<()> {
-    db_run!(db: { diesel::insert_into(d::disputes).values(row).execute(db) })?;
-    Ok(())
-}
-
-/// What the provider now says of a recorded dispute.
-pub fn update(db: &mut Db<'_>, row: &Row) -> QueryResult<()> {
-    db_run!(db: {
-        diesel::update(d::disputes.find((&row.connector_account_uuid, &row.provider_dispute_id)))
-            .set((
-                d::amount_value.eq(row.amount_value),
-                d::currency.eq(&row.currency),
-                d::reason.eq(&row.reason),
-                d::status.eq(&row.status),
-                d::provider_updated.eq(row.provider_updated),
-            ))
+/// Records a dispute not known before; false when it is (another delivery got there).
+pub fn insert_new(db: &mut Db<'_>, row: &Row) -> QueryResult<bool> {
+    let inserted = db_run!(db: {
+        diesel::insert_into(d::disputes)
+            .values(row)
+            .on_conflict_do_nothing()
             .execute(db)
     })?;
-    Ok(())
+    Ok(inserted == 1)
+}
+
+/// What the provider now says of a known dispute, taken only while it is open, from a word
+/// newer than the last one taken, and when it moves its status; false otherwise.
+pub fn update_open(db: &mut Db<'_>, row: &Row) -> QueryResult<bool> {
+    let changed = db_run!(db: {
+        diesel::update(
+            d::disputes
+                .find((&row.connector_account_uuid, &row.provider_dispute_id))
+                .filter(d::provider_updated.lt(row.provider_updated))
+                .filter(d::status.ne_all(CLOSED))
+                .filter(d::status.ne(&row.status)),
+        )
+        .set((
+            d::amount_value.eq(row.amount_value),
+            d::currency.eq(&row.currency),
+            d::reason.eq(&row.reason),
+            d::status.eq(&row.status),
+            d::provider_updated.eq(row.provider_updated),
+        ))
+        .execute(db)
+    })?;
+    Ok(changed == 1)
 }
 
 /// A payment's disputes, oldest first (a payment has few).

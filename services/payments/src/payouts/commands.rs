@@ -136,20 +136,30 @@ fn settle_in(
         if !store::insert(tx, &row, &plan.payments, &plan.refunds)? {
             return Err(SettleError::Raced);
         }
-        let payout = Payout::from_row(row)?;
-        let data = serde_json::to_value(&payout)
-            .map_err(|e| DieselError::SerializationError(Box::new(e)))?;
-        let event = outbox.event(
-            &PAYOUT_CREATED,
-            uuid,
-            payout.organisation_uuid.parse().ok(),
-            payout.account_uuid.parse().ok(),
-            data,
-        );
-        append(tx, &[event], None)?;
-        made.push(payout);
+        made.push(announced(tx, outbox, uuid, row)?);
     }
     Ok(made)
+}
+
+/// The payout recorded as `row`, announced (`payout.created`) in the same transaction.
+fn announced(
+    tx: &mut Db<'_>,
+    outbox: &Outbox,
+    uuid: uuid::Uuid,
+    row: PayoutRow,
+) -> Result<Payout, DieselError> {
+    let payout = Payout::from_row(row)?;
+    let data =
+        serde_json::to_value(&payout).map_err(|e| DieselError::SerializationError(Box::new(e)))?;
+    let event = outbox.event(
+        &PAYOUT_CREATED,
+        uuid,
+        payout.organisation_uuid.parse().ok(),
+        payout.account_uuid.parse().ok(),
+        data,
+    );
+    append(tx, &[event], None)?;
+    Ok(payout)
 }
 
 /// The worker's pass: every account with payments from before today and no payout
@@ -257,4 +267,71 @@ pub fn record_match(
     now: i64,
 ) -> Result<bool, DieselError> {
     store::mark_matched(tx, payout, value_date, now)
+}
+
+/// A payout a provider outside the process made to an account's bank (Stripe's
+/// `payout.paid`), as its notification says it.
+#[derive(Debug, Clone)]
+pub struct PaidOutByProvider {
+    pub connector_account_uuid: String,
+    pub account_uuid: String,
+    pub provider_payout_id: String,
+    pub amount: coffer_model::money::Money,
+    /// What the bank shows beside the credit.
+    pub reference: String,
+    /// The day the bank is to credit it (YYYY-MM-DD).
+    pub settlement_date: String,
+}
+
+/// Records a provider's payout as a Coffer payout, once, and announces it as the test
+/// provider's are (`payout.created`), so reconciliation matches it with the bank's credit
+/// the same way. The provider does not say here which payments it paid out or what it kept
+/// (Stripe's balance transactions do), so the payout names none: its gross is its amount.
+/// False when it was recorded before.
+pub async fn record_paid_out(
+    store: &Store,
+    outbox: &Outbox,
+    paid: PaidOutByProvider,
+    now: i64,
+) -> Result<bool, PaymentsError> {
+    let out = outbox.clone();
+    let made = store
+        .write(move |tx| {
+            let uuid = uuid::Uuid::new_v4();
+            if !store::claim_provider_payout(
+                tx,
+                &paid.connector_account_uuid,
+                &paid.provider_payout_id,
+                &uuid.to_string(),
+            )? {
+                return Ok::<_, PaymentsError>(false);
+            }
+            let organisation = account_organisation(tx, &paid.account_uuid)?.unwrap_or_default();
+            let zero = 0;
+            let row = PayoutRow {
+                uuid: uuid.to_string(),
+                organisation_uuid: organisation,
+                account_uuid: paid.account_uuid.clone(),
+                currency: paid.amount.currency.code().to_owned(),
+                gross_value: paid.amount.value,
+                fees_value: zero,
+                refunded_value: zero,
+                amount_value: paid.amount.value,
+                payment_count: zero,
+                reference: paid.reference.clone(),
+                status: PayoutStatus::Pending,
+                settlement_date: paid.settlement_date.clone(),
+                value_date: None,
+                created: now,
+                updated: now,
+            };
+            store::insert(tx, &row, &[], &[])?;
+            announced(tx, &out, uuid, row)?;
+            Ok(true)
+        })
+        .await?;
+    if made {
+        outbox.committed();
+    }
+    Ok(made)
 }

@@ -223,3 +223,32 @@ pub fn mark_matched(db: &mut Db<'_>, uuid: &str, value_date: &str, now: i64) -> 
     })?;
     Ok(true)
 }
+
+/// Names the Coffer payout `payout` made of the provider's payout `id` of connector account
+/// `account`; false when one was made of it already.
+pub fn claim_provider_payout(
+    db: &mut Db<'_>,
+    account: &str,
+    id: &str,
+    payout: &str,
+) -> QueryResult<bool> {
+    use diesel::sql_types::Text;
+    let sql = match db.backend() {
+        coffer_store::Backend::Postgres => {
+            "INSERT INTO provider_payouts (connector_account_uuid, provider_payout_id, payout_uuid) \
+             VALUES ($1, $2, $3) ON CONFLICT DO NOTHING"
+        }
+        coffer_store::Backend::Sqlite => {
+            "INSERT INTO provider_payouts (connector_account_uuid, provider_payout_id, payout_uuid) \
+             VALUES (?1, ?2, ?3) ON CONFLICT DO NOTHING"
+        }
+    };
+    let inserted = db_run!(db: {
+        diesel::sql_query(sql)
+            .bind::<Text, _>(account)
+            .bind::<Text, _>(id)
+            .bind::<Text, _>(payout)
+            .execute(db)
+    })?;
+    Ok(inserted == 1)
+}

@@ -6,6 +6,7 @@
 //! provider's retry, and a retry of one applied is answered without being applied again.
 
 use coffer_events::TraceContext;
+use coffer_model::currency::Currency;
 use coffer_model::money::Money;
 
 use super::domain::{Kept, Standing, Verdict, Word, verdict};
@@ -16,7 +17,7 @@ use crate::connector_accounts::store::{self as accounts, ConnectorAccountRow};
 use crate::connectors::stripe::connector::STRIPE;
 use crate::connectors::stripe::mapping::{self, same_money};
 use crate::connectors::stripe::notice::{self, About, Notice};
-use crate::connectors::stripe::objects::{Dispute, PaymentIntent};
+use crate::connectors::stripe::objects::{Dispute, PaymentIntent, Payout as StripePayout};
 use crate::connectors::stripe::signature;
 use crate::disputes::commands::record_said;
 use crate::disputes::domain::Said;
@@ -24,6 +25,7 @@ use crate::error::PaymentsError;
 use crate::payments::commands::ChargeBatches;
 use crate::payments::commands::charge::record;
 use crate::payments::commands::ending::{Ending, end_at_provider, end_pending};
+use crate::payouts::commands::{PaidOutByProvider, record_paid_out};
 use crate::shared::connector::ChargeOutcome;
 use crate::shared::profile_store;
 use crate::shared::record::{Payment, PaymentStatus};
@@ -220,6 +222,7 @@ async fn apply(
                 }
             }
             About::Dispute { dispute, at } => disputed(state, row, &dispute, at, trace).await?,
+            About::PaidOut(payout) => paid_out(state, row, &payout).await?,
             About::Nothing => Received::Kept(Kept::NotActedOn),
         }
     };
@@ -248,9 +251,10 @@ async fn disputed(
     let Some(intent) = dispute.payment_intent.clone() else {
         return Ok(Received::Kept(Kept::NotThePayments));
     };
+    let account = row.account_uuid.clone();
     let found = state
         .store
-        .query(move |db| payments::find_by_provider_payment_id(db, &intent))
+        .query(move |db| payments::find_by_provider_payment_id(db, &account, STRIPE, &intent))
         .await?;
     let payment = match found {
         Some(uuid) => payment_of(state, row, uuid).await?,
@@ -278,6 +282,51 @@ async fn disputed(
             Received::Kept(Kept::AlreadyRecorded)
         },
     )
+}
+
+/// A payout of the connector account's balance to its account's bank, recorded once as a
+/// Coffer payout (payouts/), for reconciliation to match with the bank's credit.
+async fn paid_out(
+    state: &Parts,
+    row: &ConnectorAccountRow,
+    payout: &StripePayout,
+) -> Result<Received, Failed> {
+    let currency = payout.currency.to_ascii_uppercase();
+    let amount = Currency::parse(&currency)
+        .ok()
+        .and_then(|c| Money::new(payout.amount, c).ok())
+        // Stripe's unit must be Coffer's minor unit (mapping::stripe_amount).
+        .filter(|m| mapping::stripe_amount(m).is_ok());
+    let (Some(amount), Some(day)) = (amount, day_of(payout.arrival_date)) else {
+        tracing::warn!(connector_account = %row.uuid, payout = %payout.id, "a payout Coffer cannot read the amount or day of");
+        return Ok(Received::Kept(Kept::NotActedOn));
+    };
+    let paid = PaidOutByProvider {
+        connector_account_uuid: row.uuid.clone(),
+        account_uuid: row.account_uuid.clone(),
+        provider_payout_id: payout.id.clone(),
+        amount,
+        // What the bank shows: the payout's own descriptor, else its id.
+        reference: payout
+            .statement_descriptor
+            .clone()
+            .filter(|d| !d.trim().is_empty())
+            .unwrap_or_else(|| payout.id.clone()),
+        settlement_date: day,
+    };
+    let made = record_paid_out(&state.store, &state.outbox, paid, state.clock.unix()).await?;
+    Ok(if made {
+        Received::Applied
+    } else {
+        Received::Kept(Kept::AlreadyRecorded)
+    })
+}
+
+/// The UTC day of `unix`, as YYYY-MM-DD.
+fn day_of(unix: i64) -> Option<String> {
+    time::OffsetDateTime::from_unix_timestamp(unix)
+        .ok()
+        .map(|t| t.date().to_string())
 }
 
 /// The disputed amount as Coffer's money, when it is in the payment's currency.

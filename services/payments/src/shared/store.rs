@@ -164,18 +164,26 @@ pub fn insert_all(db: &mut Db<'_>, payments: &[Payment]) -> QueryResult<()> {
     db_run!(db: { diesel::insert_into(p::payments).values(&rows).execute(db).map(drop) })
 }
 
-/// The payment with its refunds.
-/// The uuid of the payment whose provider payment (Stripe's PaymentIntent) is `id`.
-pub fn find_by_provider_payment_id(db: &mut Db<'_>, id: &str) -> QueryResult<Option<String>> {
+/// The uuid of `account`'s payment through `provider` whose provider payment (Stripe's
+/// PaymentIntent) is `id`.
+pub fn find_by_provider_payment_id(
+    db: &mut Db<'_>,
+    account: &str,
+    provider: &str,
+    id: &str,
+) -> QueryResult<Option<String>> {
     db_run!(db: {
         p::payments
             .filter(p::provider_payment_id.eq(id))
+            .filter(p::account_uuid.eq(account))
+            .filter(p::payment_provider.eq(provider))
             .select(p::uuid)
             .first(db)
             .optional()
     })
 }
 
+/// The payment with its refunds.
 pub fn find(db: &mut Db<'_>, uuid: &str) -> QueryResult<Option<Payment>> {
     let row: Option<Row> =
         db_run!(db: { p::payments.find(uuid).select(Row::as_select()).first(db).optional() })?;

@@ -7,7 +7,7 @@ use serde::Deserialize;
 
 use super::client::PAYMENT_METADATA;
 use super::mapping;
-use super::objects::{Dispute, PaymentIntent};
+use super::objects::{Dispute, PaymentIntent, Payout};
 use crate::shared::connector::ChargeOutcome;
 
 /// The longest event id and type kept (Stripe's are far shorter).
@@ -36,6 +36,8 @@ pub enum About {
     /// A dispute of a charge was opened, moved on or closed (`charge.dispute.*`), at the
     /// event's time; it names the PaymentIntent, not Coffer's payment.
     Dispute { dispute: Box<Dispute>, at: i64 },
+    /// Stripe paid the account's balance out to its bank (`payout.paid`).
+    PaidOut(Box<Payout>),
     /// Anything else: acknowledged, and recorded as seen.
     Nothing,
 }
@@ -65,6 +67,10 @@ const ENDED: &[&str] = &[
     "payment_intent.canceled",
 ];
 
+/// The event of a payout that reached the bank; `payout.created` says it is on its way,
+/// and may still fail.
+const PAID_OUT: &str = "payout.paid";
+
 /// The events of a dispute: `charge.dispute.created`, `.updated`, `.closed`,
 /// `.funds_withdrawn`, `.funds_reinstated`.
 const DISPUTE_EVENTS: &str = "charge.dispute.";
@@ -84,6 +90,10 @@ pub fn read(body: &[u8]) -> Result<Notice, Unreadable> {
     }
     let about = if ENDED.contains(&event.kind.as_str()) {
         charge(event.data.object)?
+    } else if event.kind == PAID_OUT {
+        let payout: Payout =
+            serde_json::from_value(event.data.object).map_err(|_| Unreadable("data.object"))?;
+        About::PaidOut(Box::new(payout))
     } else if event.kind.starts_with(DISPUTE_EVENTS) {
         let dispute: Dispute =
             serde_json::from_value(event.data.object).map_err(|_| Unreadable("data.object"))?;
@@ -207,8 +217,11 @@ mod tests {
         foreign["metadata"] = json!({});
         let foreign = read(&event("payment_intent.succeeded", foreign)).unwrap();
         assert!(matches!(foreign.about, About::Nothing));
-        let payout = read(&event("payout.paid", json!({"id": "po_1"}))).unwrap();
-        assert!(matches!(payout.about, About::Nothing));
+        let created = read(&event("payout.created", json!({"id": "po_1"}))).unwrap();
+        assert!(matches!(created.about, About::Nothing));
+        let paid = json!({"id": "po_1", "amount": 100, "currency": "eur", "arrival_date": 1});
+        let paid = read(&event("payout.paid", paid)).unwrap();
+        assert!(matches!(paid.about, About::PaidOut(_)));
     }
 
     #[test]

@@ -68,6 +68,20 @@ pub struct Dispute {
     pub status: String,
 }
 
+/// A transfer of the account's balance to its bank, as `payout.*` events carry it.
+#[derive(Debug, Clone, Deserialize)]
+pub struct Payout {
+    pub id: String,
+    /// In Stripe's smallest unit of `currency`.
+    pub amount: i64,
+    pub currency: String,
+    /// When the bank is expected to credit it (Unix seconds).
+    pub arrival_date: i64,
+    /// What the bank statement shows beside the credit, when the account set one.
+    #[serde(default)]
+    pub statement_descriptor: Option<String>,
+}
+
 /// `POST /v1/customers`: whom a stored payment method belongs to.
 #[derive(Debug, Clone, Deserialize)]
 pub struct Customer {

@@ -306,7 +306,13 @@ pub async fn record_paid_out(
             )? {
                 return Ok::<_, PaymentsError>(false);
             }
-            let organisation = account_organisation(tx, &paid.account_uuid)?.unwrap_or_default();
+            // An account this service has not heard of yet: answered 503 with nothing kept,
+            // so the provider's retry records it once the account is known.
+            let Some(organisation) = account_organisation(tx, &paid.account_uuid)? else {
+                return Err(PaymentsError::ProviderSilent(
+                    "the payout's account is not known here yet; try again shortly",
+                ));
+            };
             let zero = 0;
             let row = PayoutRow {
                 uuid: uuid.to_string(),

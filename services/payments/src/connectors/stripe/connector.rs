@@ -11,11 +11,12 @@ use coffer_model::validation::FieldError;
 
 use super::client::{CardDetails, DebitDetails, NewIntent, StripeClient, StripeError};
 use super::mapping::{self, Reading, Refusal, refund_outcome, same_money};
-use super::objects::{IntentStatus, PaymentIntent, SetupStatus};
+use super::objects::{IntentStatus, PaymentIntent};
+use super::page_access::PageAccess;
 use super::test_server;
 use crate::shared::connector::{
-    Call, ChargeOutcome, ChargeRequest, Charged, Connector, ConnectorError, DonorPage, DonorStep,
-    Prepared, RefundOutcome, StoreOutcome, StoredCharge,
+    Call, ChargeOutcome, ChargeRequest, Charged, Connector, ConnectorError, DonorPage, Prepared,
+    RefundOutcome, StoreOutcome, StoredCharge,
 };
 use crate::shared::method::{Debit, Instrument};
 
@@ -26,36 +27,17 @@ pub const STRIPE: &str = "stripe";
 /// newest objects of the account unless that account made more than this many meanwhile.
 const SEARCH_PAGES: usize = 20;
 
-/// What the donor's payment page needs of a connector account: where Coffer serves it, and
-/// the key Stripe's script is opened with there.
-#[derive(Clone)]
-pub struct PageAccess {
-    /// Coffer's public address (`payments.public_base_url`).
-    pub base_url: String,
-    pub publishable_key: String,
-    /// Stripe's browser script, and the API it calls (for the page's CSP).
-    pub script: String,
-    pub api: String,
-}
-
-impl PageAccess {
-    /// The page of the payment `uuid`: its `action.url`.
-    pub fn url_of(&self, uuid: &str) -> String {
-        format!("{}/pay/{uuid}", self.base_url.trim_end_matches('/'))
-    }
-}
-
 pub struct StripeConnector {
-    client: StripeClient,
+    pub(super) client: StripeClient,
     /// None without a publishable key: a charge that needs the donor then fails.
-    page: Option<PageAccess>,
+    pub(super) page: Option<PageAccess>,
     /// A live account charges real cards.
     live: bool,
     /// Whether card numbers may be sent from Coffer to a live account
     /// (`payments.raw_card_data`; Stripe allows it only to accounts it approved, PCI SAQ D).
     raw_card_data: bool,
     /// The API is a test server, whose gaps test_server.rs bridges.
-    test_server: bool,
+    pub(super) test_server: bool,
 }
 
 impl StripeConnector {
@@ -78,7 +60,7 @@ impl StripeConnector {
     /// The payment's PaymentIntent, made unconfirmed with `method` (of `method_type`, kept
     /// under `customer` for a payment source), or with none when the donor gives the card
     /// on the payment page (`give_card`).
-    async fn prepare_intent(
+    pub(super) async fn prepare_intent(
         &self,
         key: &str,
         money: Money,
@@ -112,20 +94,8 @@ impl StripeConnector {
         }
     }
 
-    /// The PaymentMethod of the card behind `token`.
-    async fn method_of_token(&self, key: &str, token: &str) -> Result<String, StripeError> {
-        if self.test_server {
-            return test_server::card_of_token(&self.client, token).await;
-        }
-        let method = self
-            .client
-            .card_method_from_token(token, &format!("coffer-{key}-method-{token}"))
-            .await?;
-        Ok(method.id)
-    }
-
     /// The card sent with the request, as a PaymentMethod.
-    async fn card_method(
+    pub(super) async fn card_method(
         &self,
         key: &str,
         card: &crate::shared::card::Card,
@@ -145,7 +115,11 @@ impl StripeConnector {
     }
 
     /// The bank account of a direct debit, as a PaymentMethod.
-    async fn debit_method(&self, key: &str, debit: &Debit) -> Result<String, StripeError> {
+    pub(super) async fn debit_method(
+        &self,
+        key: &str,
+        debit: &Debit,
+    ) -> Result<String, StripeError> {
         let details = DebitDetails {
             iban: debit.iban.as_str(),
             holder: &debit.holder,
@@ -210,7 +184,7 @@ impl StripeConnector {
     }
 
     /// The outcome of the confirmation of intent `id`, as Stripe answered it.
-    async fn confirmed(
+    pub(super) async fn confirmed(
         &self,
         key: &str,
         id: &str,
@@ -237,64 +211,6 @@ impl StripeConnector {
         }
     }
 
-    /// Keeps `method` (of `method_type`) under a new Customer through a SetupIntent, for
-    /// charges without the payer: the source's reference, or why it was not kept.
-    async fn keep(
-        &self,
-        key: &str,
-        method_type: &str,
-        method: &str,
-    ) -> Result<StoreOutcome, ConnectorError> {
-        let customer = self
-            .client
-            .create_customer(key, &format!("coffer-{key}-customer"))
-            .await
-            .map_err(unknown)?;
-        let setup = self
-            .client
-            .create_setup(
-                &customer.id,
-                method_type,
-                key,
-                &format!("coffer-{key}-setup"),
-            )
-            .await
-            .map_err(unknown)?;
-        // Stripe requires a debit's mandate; a test server refuses it (test_server.rs).
-        let mandate = method_type == "sepa_debit" && !self.test_server;
-        let confirmed = self
-            .client
-            .confirm_setup(
-                &setup.id,
-                method,
-                mandate,
-                &format!("coffer-{key}-setup-confirm"),
-            )
-            .await;
-        let reference = mapping::kept_reference(method_type, &customer.id, method);
-        match confirmed {
-            Ok(setup) if setup.status == SetupStatus::RequiresAction => {
-                // The payer's bank asks them to approve (3-D Secure), and Coffer has no page
-                // for keeping a card yet: closed, and not kept.
-                self.client
-                    .cancel_setup(&setup.id, &format!("coffer-{key}-setup-cancel"))
-                    .await
-                    .map_err(unknown)?;
-                Ok(StoreOutcome::Failed {
-                    reason: "authentication_required".into(),
-                })
-            }
-            Ok(setup) => Ok(mapping::setup_outcome(&setup, reference)),
-            Err(StripeError::Refused { status, error }) => match mapping::refusal(status, &error) {
-                Refusal::Declined(reason) | Refusal::Rejected(reason) => {
-                    Ok(StoreOutcome::Failed { reason })
-                }
-                Refusal::Unknown => Err(unknown(StripeError::Refused { status, error })),
-            },
-            Err(e) => Err(unknown(e)),
-        }
-    }
-
     /// Cancels an intent that was never confirmed, or waits for a donor Coffer cannot send
     /// there: after this no one can charge it. Err while that is not known (it may have
     /// been confirmed meanwhile).
@@ -313,20 +229,20 @@ impl StripeConnector {
 /// Whether the payer is there to act on a charge (3-D Secure): on a payment they asked for,
 /// yes; on a charge of their payment source (billing's), no.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Donor {
+pub(super) enum Donor {
     Present,
     Away,
 }
 
 /// A call's failure as the connector's: Stripe's answer, when it is one, says what it did.
-fn unknown(e: StripeError) -> ConnectorError {
+pub(super) fn unknown(e: StripeError) -> ConnectorError {
     match e {
         StripeError::Timeout => ConnectorError::Timeout,
         other => ConnectorError::Unreachable(other.to_string()),
     }
 }
 
-fn answered(outcome: ChargeOutcome) -> Prepared {
+pub(super) fn answered(outcome: ChargeOutcome) -> Prepared {
     Prepared::Answered(Charged {
         outcome,
         stored: None,
@@ -490,40 +406,11 @@ impl Connector for StripeConnector {
     }
 
     fn prepare_stored<'a>(&'a self, charge: &'a StoredCharge<'a>) -> Call<'a, Prepared> {
-        Box::pin(async move {
-            let Some(kept) = mapping::read_reference(charge.reference) else {
-                return Ok(answered(ChargeOutcome::Failed {
-                    provider_payment_id: String::new(),
-                    reason: "payment_source_unknown".into(),
-                }));
-            };
-            self.prepare_intent(
-                charge.key,
-                charge.amount,
-                kept.method_type,
-                Some(kept.method),
-                Some(kept.customer),
-            )
-            .await
-        })
+        Box::pin(self.prepare_source_charge(charge))
     }
 
     fn charge_stored<'a>(&'a self, charge: StoredCharge<'a>) -> Call<'a, ChargeOutcome> {
-        Box::pin(async move {
-            let Some(id) = charge.prepared else {
-                return Err(ConnectorError::Unreachable(
-                    "no PaymentIntent was prepared for this charge".into(),
-                ));
-            };
-            let key = format!("coffer-{}-confirm", charge.key);
-            // Without the payer: Stripe takes `off_session` with the confirmation; a test
-            // server refuses it there (test_server.rs).
-            let confirmed = self
-                .client
-                .confirm_intent(id, &key, !self.test_server)
-                .await;
-            self.confirmed(charge.key, id, confirmed, Donor::Away).await
-        })
+        Box::pin(self.charge_source(charge))
     }
 
     fn store_instrument<'a>(
@@ -531,33 +418,7 @@ impl Connector for StripeConnector {
         instrument: &'a Instrument,
         key: &'a str,
     ) -> Call<'a, StoreOutcome> {
-        Box::pin(async move {
-            let made = match instrument {
-                Instrument::Card(card) => self.card_method(key, card).await.map(|m| ("card", m)),
-                Instrument::SepaDirectDebit(debit) => self
-                    .debit_method(key, debit)
-                    .await
-                    .map(|m| ("sepa_debit", m)),
-                // Refused before anything was called (`refuses`).
-                Instrument::DonorCard | Instrument::Wallet => {
-                    return Ok(StoreOutcome::Failed {
-                        reason: "method_not_supported".into(),
-                    });
-                }
-            };
-            match made {
-                Ok((method_type, method)) => self.keep(key, method_type, &method).await,
-                Err(StripeError::Refused { status, error }) => {
-                    match mapping::refusal(status, &error) {
-                        Refusal::Declined(reason) | Refusal::Rejected(reason) => {
-                            Ok(StoreOutcome::Failed { reason })
-                        }
-                        Refusal::Unknown => Err(unknown(StripeError::Refused { status, error })),
-                    }
-                }
-                Err(e) => Err(unknown(e)),
-            }
-        })
+        Box::pin(self.keep_instrument(instrument, key))
     }
 
     fn refund<'a>(
@@ -710,113 +571,10 @@ impl Connector for StripeConnector {
     }
 
     fn give_card<'a>(&'a self, key: &'a str, prepared: &'a str, token: &'a str) -> Call<'a, ()> {
-        Box::pin(async move {
-            let intent = self.client.intent(prepared).await.map_err(unknown)?;
-            if !awaits_card(&intent) {
-                // Given already (another tab, a second press), or ended: left as it is.
-                return Ok(());
-            }
-            let method = match self.method_of_token(key, token).await {
-                Ok(method) => method,
-                Err(e) => return refused_or_unknown(e, "the card's token"),
-            };
-            // One confirmation per payment, carrying the card: under the payment's key, a
-            // second card sent meanwhile is refused by Stripe rather than charged, and an
-            // answer lost on the way is the same confirmation asked again.
-            let confirmed = if self.test_server {
-                test_server::confirm_with(&self.client, key, prepared, &method).await
-            } else {
-                self.client
-                    .confirm_with_method(prepared, &method, &format!("coffer-{key}-confirm"))
-                    .await
-            };
-            match confirmed {
-                Ok(_) => Ok(()),
-                // A decline is kept on the intent (`last_payment_error`), which the donor's
-                // return reads, as any other outcome.
-                Err(e) => refused_or_unknown(e, "the confirmation with the donor's card"),
-            }
-        })
+        Box::pin(self.card_from_page(key, prepared, token))
     }
 
     fn donor_page<'a>(&'a self, prepared: &'a str) -> Call<'a, Option<DonorPage>> {
-        Box::pin(async move {
-            let Some(page) = &self.page else {
-                return Ok(None);
-            };
-            let (intent, client_secret) = self
-                .client
-                .intent_with_secret(prepared)
-                .await
-                .map_err(unknown)?;
-            // The client secret goes to the page only while the donor has a step there: a
-            // declined or decided intent is no one's to try again with another card.
-            let step = if awaits_card(&intent) {
-                DonorStep::EnterCard
-            } else if intent.status == IntentStatus::RequiresAction {
-                DonorStep::Authenticate
-            } else {
-                return Ok(None);
-            };
-            let sources = |list: &[&str]| list.iter().map(|s| (*s).to_owned()).collect::<Vec<_>>();
-            // Stripe's script loads from js.stripe.com, frames the bank's challenge from
-            // there and hooks.stripe.com, and calls api.stripe.com, whatever address Coffer
-            // itself reaches the API at; a test server (localstripe) serves all of it.
-            let (scripts, frames, connects) = if page.script.starts_with(STRIPE_SCRIPT_ORIGIN) {
-                (
-                    sources(&[STRIPE_SCRIPT_ORIGIN, "https://*.js.stripe.com"]),
-                    sources(&[
-                        STRIPE_SCRIPT_ORIGIN,
-                        "https://*.js.stripe.com",
-                        "https://hooks.stripe.com",
-                    ]),
-                    sources(&["https://api.stripe.com"]),
-                )
-            } else {
-                let test_server = vec![origin_of(&page.script)];
-                (test_server.clone(), test_server.clone(), test_server)
-            };
-            Ok(Some(DonorPage {
-                step,
-                script: page.script.clone(),
-                script_sources: scripts,
-                frame_sources: frames,
-                connect_sources: connects,
-                publishable_key: page.publishable_key.clone(),
-                client_secret,
-            }))
-        })
+        Box::pin(self.page_of(prepared))
     }
-}
-
-/// A refusal Stripe answered (a declined card, a token it does not take) as done: the
-/// intent says what became of it, and the donor's return reads it. One that leaves the
-/// outcome unknown (5xx, 429, a key in use) is the caller's error.
-fn refused_or_unknown(e: StripeError, what: &str) -> Result<(), ConnectorError> {
-    match e {
-        StripeError::Refused { status, error }
-            if !matches!(mapping::refusal(status, &error), Refusal::Unknown) =>
-        {
-            tracing::warn!(status, code = ?error.code, "Stripe refused {what}");
-            Ok(())
-        }
-        other => Err(unknown(other)),
-    }
-}
-
-/// Whether an intent waits for the donor's card: made without a payment method, and never
-/// declined (a declined one has `last_payment_error`, and ends the payment).
-fn awaits_card(intent: &PaymentIntent) -> bool {
-    intent.status == IntentStatus::RequiresPaymentMethod && intent.last_payment_error.is_none()
-}
-
-/// Where Stripe's own browser script is served from.
-pub const STRIPE_SCRIPT_ORIGIN: &str = "https://js.stripe.com";
-
-/// The scheme, host and port of `url`, as a Content-Security-Policy names a source.
-fn origin_of(url: &str) -> String {
-    let rest = url.split_once("://").map_or(url, |(_, r)| r);
-    let host = rest.split('/').next().unwrap_or_default();
-    let scheme = url.split_once("://").map_or("https", |(s, _)| s);
-    format!("{scheme}://{host}")
 }

@@ -308,7 +308,9 @@ pub fn minimum_charge(currency: &str) -> Option<i64> {
 }
 
 #[cfg(test)]
-mod kept_tests {
+mod tests {
+    use coffer_model::currency::Currency;
+
     use super::*;
 
     #[test]
@@ -332,13 +334,6 @@ mod kept_tests {
             assert_eq!(read_reference(other), None, "{other}");
         }
     }
-}
-
-#[cfg(test)]
-mod tests {
-    use coffer_model::currency::Currency;
-
-    use super::*;
     use crate::connectors::stripe::objects::{NextAction, RedirectToUrl};
 
     fn intent(status: IntentStatus) -> PaymentIntent {

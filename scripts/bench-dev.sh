@@ -1,7 +1,14 @@
 #!/usr/bin/env bash
-# POST /payments on the embedded default (`coffer dev`: SQLite files, the in-process bus)
-# from 4 and then 16 clients, as docs/benchmarks.md records: throughput, p50 and p99.
-# Usage: scripts/bench-dev.sh [seconds per run]   (BENCH_PORT to move the port)
+# The embedded default (`coffer dev`: SQLite files, the in-process bus) under load, as
+# docs/benchmarks.md records it: POST /payments from 4 and then 16 clients, GET
+# /payments/{uuid} from 4 and 16, then reads and writes at once (16 clients each), with the
+# server's anonymous memory and threads at rest and at their peak.
+# Usage: scripts/bench-dev.sh [seconds per run]
+#   BENCH_PORT   the port (18095)
+#   BENCH_CPUS   pin the server to these cores with taskset (e.g. 0, or 0-1)
+#   BENCH_WORKERS  force the server's thread counts, as a machine of that many cores would
+#                  have them (--workers and TOKIO_WORKER_THREADS)
+#   BENCH_LOG_LEVEL  the server's log level (info, its default)
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
@@ -11,7 +18,7 @@ data="$(mktemp -d /tmp/coffer-bench-dev.XXXXXX)"
 server_pid=""
 cleanup() {
     [[ -n "$server_pid" ]] && kill "$server_pid" 2>/dev/null && wait "$server_pid" 2>/dev/null
-    rm -rf "$data"
+    rm -rf "$data" "$data.log"
 }
 trap cleanup EXIT
 
@@ -19,16 +26,31 @@ cargo build --release -p coffer >&2
 bin=target/release
 [[ -n "${CARGO_TARGET_DIR:-}" ]] && bin="$CARGO_TARGET_DIR/release"
 
-COFFER_LOG__LEVEL=warn "$bin/coffer" dev --listen "127.0.0.1:$port" --data-dir "$data" >"$data.log" 2>&1 &
+launch=()
+[[ -n "${BENCH_CPUS:-}" ]] && launch=(taskset -c "$BENCH_CPUS")
+workers=()
+if [[ -n "${BENCH_WORKERS:-}" ]]; then
+    workers=(--workers "$BENCH_WORKERS")
+    export TOKIO_WORKER_THREADS="$BENCH_WORKERS"
+fi
+COFFER_LOG__LEVEL="${BENCH_LOG_LEVEL:-info}" "${launch[@]}" "$bin/coffer" dev --listen "127.0.0.1:$port" --data-dir "$data" \
+    "${workers[@]}" >"$data.log" 2>&1 &
 server_pid=$!
+unset TOKIO_WORKER_THREADS
 for _ in $(seq 1 200); do
     curl -fsS "http://127.0.0.1:$port/health/ready" >/dev/null 2>&1 && break
     sleep 0.1
 done
 curl -fsS "http://127.0.0.1:$port/health/ready" >/dev/null
 
-for clients in 4 16; do
-    "$bin/coffer" bench-payments --credentials "$data/credentials.json" \
-        --concurrency "$clients" --duration "$seconds" --searches 1 |
-        jq -c '{clients: .concurrency, card_payments: .card_payments}'
-done
+run() { # $1: clients, $2: phases
+    "$bin/coffer" bench-payments --credentials "$data/credentials.json" --server-pid "$server_pid" \
+        --concurrency "$1" --duration "$seconds" --phases "$2" |
+        jq -c '{clients: .concurrency} + (with_entries(select(.value != null and .key != "concurrency")))'
+}
+run 4 card
+run 16 card
+run 4 reads
+run 16 reads
+run 16 mixed
+echo "{\"log_bytes\": $(stat -c %s "$data.log")}"

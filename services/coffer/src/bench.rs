@@ -48,8 +48,13 @@ struct Report {
 }
 
 pub(crate) fn rss_kib(pid: u32) -> Option<u64> {
+    proc_status(pid, "VmRSS:")
+}
+
+/// A number from `/proc/{pid}/status` (`VmRSS:`, `RssAnon:`, `Threads:`), in its unit.
+pub(crate) fn proc_status(pid: u32, key: &str) -> Option<u64> {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
-    let line = status.lines().find(|l| l.starts_with("VmRSS:"))?;
+    let line = status.lines().find(|l| l.starts_with(key))?;
     line.split_whitespace().nth(1)?.parse().ok()
 }
 

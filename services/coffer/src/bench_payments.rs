@@ -1,15 +1,18 @@
-//! `coffer bench-payments`: card payments per second, payment reads per second, and the
-//! latency of a search with an aggregation, against a running Coffer.
+//! `coffer bench-payments`: card payments per second, payment reads per second (alone and
+//! while payments are written), and the latency of a search with an aggregation, against a
+//! running Coffer; with `--server-pid`, the server's anonymous memory and threads too.
 
 use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail};
 use serde::Serialize;
 use serde_json::{Value, json};
 
-use crate::bench::{Phase, load, percentile};
-use crate::credentials;
+use crate::bench::{Phase, load, percentile, proc_status};
+use crate::credentials::{self, Credentials};
 
 #[derive(Debug, clap::Args)]
 pub struct BenchPaymentsArgs {
@@ -24,12 +27,16 @@ pub struct BenchPaymentsArgs {
     /// Searches timed one after another.
     #[arg(long, default_value_t = 50)]
     pub searches: usize,
-    /// Only time the search (the payments are already there).
-    #[arg(long)]
-    pub search_only: bool,
+    /// What to run, in order: `card` (payments written), `reads` (one payment read),
+    /// `mixed` (both at once, each with `--concurrency` clients) and `search`.
+    #[arg(long, value_delimiter = ',', default_value = "card,reads,search")]
+    pub phases: Vec<String>,
     /// Where to get tokens, when identity is not behind the same address.
     #[arg(long)]
     pub identity_url: Option<String>,
+    /// The server's process: its anonymous memory and threads are sampled meanwhile.
+    #[arg(long)]
+    pub server_pid: Option<u32>,
 }
 
 #[derive(Debug, Serialize)]
@@ -37,35 +44,35 @@ struct Report {
     concurrency: usize,
     card_payments: Option<Phase>,
     payment_reads: Option<Phase>,
-    search_p50_ms: f64,
-    search_p99_ms: f64,
-    search_hits: i64,
+    /// Reads and writes at the same time, each with `concurrency` clients.
+    reads_during_writes: Option<Phase>,
+    writes_during_reads: Option<Phase>,
+    search_p50_ms: Option<f64>,
+    search_p99_ms: Option<f64>,
+    search_hits: Option<i64>,
+    memory: Option<Memory>,
 }
 
-pub async fn run(args: BenchPaymentsArgs) -> anyhow::Result<()> {
-    let dir = args
-        .credentials
-        .parent()
-        .map(PathBuf::from)
-        .unwrap_or_default();
-    let c = credentials::read(&dir)?.context("credentials not found")?;
-    let account = c
-        .account_uuids
-        .first()
-        .context("credentials list no account")?
-        .clone();
-    let http = reqwest::Client::builder()
-        .pool_max_idle_per_host(args.concurrency)
-        .build()?;
+/// What `/proc` said of the server: before the first phase, and the most seen during them.
+#[derive(Debug, Serialize)]
+struct Memory {
+    anon_idle_kib: Option<u64>,
+    anon_peak_kib: u64,
+    threads_peak: u64,
+}
+
+/// A bearer token of the credentials' client, from `identity` (the server by default).
+pub(crate) async fn bearer(
+    http: &reqwest::Client,
+    c: &Credentials,
+    identity: Option<&str>,
+) -> anyhow::Result<String> {
     let form = [
-        ("grant_type", "client_credentials".to_owned()),
-        ("client_id", c.client_id.clone()),
-        ("client_secret", c.client_secret.clone()),
+        ("grant_type", "client_credentials"),
+        ("client_id", c.client_id.as_str()),
+        ("client_secret", c.client_secret.as_str()),
     ];
-    let identity = args
-        .identity_url
-        .clone()
-        .unwrap_or_else(|| c.base_url.clone());
+    let identity = identity.unwrap_or(&c.base_url);
     let token: Value = http
         .post(format!("{identity}/oauth2/token"))
         .form(&form)
@@ -73,10 +80,45 @@ pub async fn run(args: BenchPaymentsArgs) -> anyhow::Result<()> {
         .await?
         .json()
         .await?;
-    let bearer = format!(
+    Ok(format!(
         "Bearer {}",
         token["access_token"].as_str().context("no access_token")?
-    );
+    ))
+}
+
+/// The credentials beside `path` (a credentials.json) and their first account.
+pub(crate) fn read_credentials(path: &std::path::Path) -> anyhow::Result<(Credentials, String)> {
+    let dir = path.parent().map(PathBuf::from).unwrap_or_default();
+    let c = credentials::read(&dir)?.context("credentials not found")?;
+    let account = c
+        .account_uuids
+        .first()
+        .context("credentials list no account")?
+        .clone();
+    Ok((c, account))
+}
+
+/// Samples the server's anonymous memory and threads every 100 ms until aborted.
+fn sample(pid: u32, anon: Arc<AtomicU64>, threads: Arc<AtomicU64>) -> tokio::task::JoinHandle<()> {
+    tokio::spawn(async move {
+        loop {
+            if let Some(kib) = proc_status(pid, "RssAnon:") {
+                anon.fetch_max(kib, Ordering::Relaxed);
+            }
+            if let Some(n) = proc_status(pid, "Threads:") {
+                threads.fetch_max(n, Ordering::Relaxed);
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    })
+}
+
+pub async fn run(args: BenchPaymentsArgs) -> anyhow::Result<()> {
+    let (c, account) = read_credentials(&args.credentials)?;
+    let http = reqwest::Client::builder()
+        .pool_max_idle_per_host(args.concurrency * 2)
+        .build()?;
+    let bearer = bearer(&http, &c, args.identity_url.as_deref()).await?;
     let duration = Duration::from_secs(args.duration);
     let payment = json!({
         "account_uuid": account, "payment_method": "card",
@@ -97,55 +139,114 @@ pub async fn run(args: BenchPaymentsArgs) -> anyhow::Result<()> {
         );
     }
     let paid: Value = first.json().await?;
-    let (mut card_payments, mut payment_reads) = (None, None);
-    if !args.search_only {
-        card_payments = Some({
-            let (http, url, bearer, body) = (
-                http.clone(),
-                format!("{}/payments", c.base_url),
-                bearer.clone(),
-                payment.clone(),
-            );
-            load(args.concurrency, duration, move || {
-                let req = http
-                    .post(&url)
-                    .header("authorization", &bearer)
-                    .json(&body)
-                    .send();
-                async move { req.await.is_ok_and(|r| r.status() == 201) }
-            })
-            .await
-        });
-        payment_reads = Some({
-            let url = format!(
-                "{}/payments/{}",
-                c.base_url,
-                paid["uuid"].as_str().unwrap_or_default()
-            );
-            let (http, bearer) = (http.clone(), bearer.clone());
-            load(args.concurrency, duration, move || {
-                let req = http.get(&url).header("authorization", &bearer).send();
-                async move {
-                    match req.await {
-                        Ok(r) if r.status() == 200 => r.bytes().await.is_ok(),
-                        _ => false,
-                    }
+    let anon_idle_kib = args.server_pid.and_then(|pid| proc_status(pid, "RssAnon:"));
+    let (anon, threads) = (Arc::new(AtomicU64::new(0)), Arc::new(AtomicU64::new(0)));
+    let sampler = args
+        .server_pid
+        .map(|pid| sample(pid, Arc::clone(&anon), Arc::clone(&threads)));
+
+    let writes = {
+        let (http, url, bearer) = (
+            http.clone(),
+            format!("{}/payments", c.base_url),
+            bearer.clone(),
+        );
+        move || {
+            let req = http
+                .post(&url)
+                .header("authorization", &bearer)
+                .json(&payment)
+                .send();
+            async move { req.await.is_ok_and(|r| r.status() == 201) }
+        }
+    };
+    let reads = {
+        let url = format!(
+            "{}/payments/{}",
+            c.base_url,
+            paid["uuid"].as_str().unwrap_or_default()
+        );
+        let (http, bearer) = (http.clone(), bearer.clone());
+        move || {
+            let req = http.get(&url).header("authorization", &bearer).send();
+            async move {
+                match req.await {
+                    // Read the body: a response is only served once it is all there.
+                    Ok(r) if r.status() == 200 => r.bytes().await.is_ok(),
+                    _ => false,
                 }
-            })
-            .await
+            }
+        }
+    };
+    let mut report = Report {
+        concurrency: args.concurrency,
+        card_payments: None,
+        payment_reads: None,
+        reads_during_writes: None,
+        writes_during_reads: None,
+        search_p50_ms: None,
+        search_p99_ms: None,
+        search_hits: None,
+        memory: None,
+    };
+    for phase in &args.phases {
+        match phase.as_str() {
+            "card" => {
+                report.card_payments = Some(load(args.concurrency, duration, writes.clone()).await);
+            }
+            "reads" => {
+                report.payment_reads = Some(load(args.concurrency, duration, reads.clone()).await);
+            }
+            "mixed" => {
+                let (w, r) = tokio::join!(
+                    load(args.concurrency, duration, writes.clone()),
+                    load(args.concurrency, duration, reads.clone())
+                );
+                report.writes_during_reads = Some(w);
+                report.reads_during_writes = Some(r);
+            }
+            "search" => {
+                let (p50, p99, hits) =
+                    search(&http, &c.base_url, &bearer, &account, args.searches).await?;
+                report.search_p50_ms = Some(p50);
+                report.search_p99_ms = Some(p99);
+                report.search_hits = Some(hits);
+            }
+            other => bail!("--phases: {other:?} is not card, reads, mixed or search"),
+        }
+    }
+    if let Some(sampler) = sampler {
+        sampler.abort();
+        report.memory = Some(Memory {
+            anon_idle_kib,
+            anon_peak_kib: anon.load(Ordering::Relaxed),
+            threads_peak: threads.load(Ordering::Relaxed),
         });
     }
+    println!("{}", serde_json::to_string_pretty(&report)?);
+    Ok(())
+}
+
+/// The kept-counts search (`$match` on account and status, `term` on the method), timed
+/// `times` times one after another: p50, p99 and the hits.
+async fn search(
+    http: &reqwest::Client,
+    base_url: &str,
+    bearer: &str,
+    account: &str,
+    times: usize,
+) -> anyhow::Result<(f64, f64, i64)> {
     let search = json!({
         "query": {"$match": {"account_uuid": account, "status": "succeeded"}},
         "aggs": {"methods": {"type": "term", "field": "payment_method"}}
     });
-    let mut times = Vec::with_capacity(args.searches);
+    let mut took = Vec::with_capacity(times);
     let mut hits = 0;
-    for _ in 0..args.searches {
+    for _ in 0..times {
         let started = Instant::now();
         let res = http
-            .post(format!("{}/search/payments", c.base_url))
-            .header("authorization", &bearer)
+            .post(format!("{base_url}/search/payments"))
+            .header("authorization", bearer)
             .json(&search)
             .send()
             .await?;
@@ -153,18 +254,9 @@ pub async fn run(args: BenchPaymentsArgs) -> anyhow::Result<()> {
             bail!("search answered {}", res.status());
         }
         let body: Value = res.json().await?;
-        times.push(u32::try_from(started.elapsed().as_micros()).unwrap_or(u32::MAX));
+        took.push(u32::try_from(started.elapsed().as_micros()).unwrap_or(u32::MAX));
         hits = body["summary"]["hits"].as_i64().unwrap_or(0);
     }
-    times.sort_unstable();
-    let report = Report {
-        concurrency: args.concurrency,
-        card_payments,
-        payment_reads,
-        search_p50_ms: percentile(&times, 0.5),
-        search_p99_ms: percentile(&times, 0.99),
-        search_hits: hits,
-    };
-    println!("{}", serde_json::to_string_pretty(&report)?);
-    Ok(())
+    took.sort_unstable();
+    Ok((percentile(&took, 0.5), percentile(&took, 0.99), hits))
 }

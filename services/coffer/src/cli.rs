@@ -36,6 +36,10 @@ pub enum Command {
     /// Reading and matching a generated camt.053 (100 MB by default) beside a bare XML
     /// parse of it, with each reader's peak memory (scripts/bench-reconcile.sh).
     BenchReconcile(crate::bench_reconcile::BenchReconcileArgs),
+    /// Each search shape a dashboard asks (histogram, stats, custom parameters, a range
+    /// sorted by amount, kept counts), timed against a running Coffer whose payments were
+    /// seeded in bulk (scripts/bench-search.sh).
+    BenchSearch(crate::bench_search::BenchSearchArgs),
     /// Read a bank file (camt.053 or camt.054) with a blueprint, as an upload would be, and
     /// print its report; its events go out when the service runs.
     Reconcile(ReconcileArgs),

@@ -9,6 +9,7 @@ mod bench_deliveries;
 mod bench_events;
 mod bench_payments;
 mod bench_reconcile;
+mod bench_search;
 mod cli;
 mod credentials;
 mod data_dir;
@@ -49,6 +50,7 @@ fn main() -> std::process::ExitCode {
             Command::BenchDeliveries(args) => bench_deliveries::run(args).await,
             Command::BenchPayments(args) => bench_payments::run(args).await,
             Command::BenchReconcile(args) => bench_reconcile::run(args).await,
+            Command::BenchSearch(args) => bench_search::run(args).await,
             Command::Openapi(args) => openapi::run(args).await,
             Command::Reconcile(args) => reconcile::run(args).await,
         }

@@ -1,0 +1,62 @@
+# Sourced by the PostgreSQL benchmarks (bench-payments.sh, bench-search.sh): fresh
+# databases, release builds of identity and payments on them with tansu for events, and
+# the demo organisation. Sets bin, state, pg_base, payments_db, account and organisation,
+# and stops everything on exit.
+
+pg_base="$(scripts/ensure-postgres.sh)"
+brokers="$(scripts/kafka.sh)"
+cargo build --release -p coffer -p coffer-identity -p coffer-payments >&2
+bin="${CARGO_TARGET_DIR:-target}/release"
+state="$(mktemp -d /tmp/coffer-bench-pg.XXXXXX)"
+pids=()
+cleanup() {
+    for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+    wait 2>/dev/null || true
+    rm -rf "$state"
+}
+trap cleanup EXIT
+
+for db in coffer_bench_identity coffer_bench_payments coffer_bench_pgbench; do
+    psql -q "$pg_base" -c "DROP DATABASE IF EXISTS $db WITH (FORCE)" -c "CREATE DATABASE $db" >&2
+done
+# A prefix of its own, so no earlier run's (or test's) topics and consumer groups take part.
+export COFFER_EVENTS__PREFIX="bench$(date +%s)"
+identity_db="${pg_base%/*}/coffer_bench_identity"
+payments_db="${pg_base%/*}/coffer_bench_payments"
+
+# A fixed master key: the databases are made afresh for every run.
+master_keys=bench:AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=
+COFFER_DATABASE_URL="$identity_db" COFFER_KAFKA__BROKERS="$brokers" COFFER_HTTP__LISTEN=127.0.0.1:18191 \
+    COFFER_SECRETS__KEYS="$master_keys" COFFER_SSO__ISSUER=http://127.0.0.1:18191 COFFER_LOG__LEVEL=warn "$bin/coffer-identity" serve &
+pids+=("$!")
+COFFER_DATABASE_URL="$payments_db" COFFER_KAFKA__BROKERS="$brokers" COFFER_HTTP__LISTEN=127.0.0.1:18192 \
+    COFFER_AUTH__JWKS_URL=http://127.0.0.1:18191/.well-known/jwks.json \
+    COFFER_PAYMENTS__PUBLIC_BASE_URL=http://127.0.0.1:18192 \
+    COFFER_PAYMENTS__FINGERPRINT_KEY=0123456789abcdef0123456789abcdef-bench \
+    COFFER_SECRETS__KEYS="$master_keys" COFFER_LOG__LEVEL=warn "$bin/coffer-payments" serve &
+payments_pid="$!"
+pids+=("$payments_pid")
+for port in 18191 18192; do
+    for _ in $(seq 1 150); do curl -sf "http://127.0.0.1:$port/health/ready" >/dev/null && break; sleep 0.2; done
+done
+
+"$bin/coffer" admin --data-dir "$state" --identity-database-url "$identity_db" demo --base-url http://127.0.0.1:18192 >/dev/null
+account="$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["account_uuids"][0])' "$state/credentials.json")"
+organisation="$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["organisation_uuid"])' "$state/credentials.json")"
+# Payments learns of the account from identity's events.
+for _ in $(seq 1 150); do
+    profiles="$(psql -qtA "$payments_db" -c "SELECT count(*) FROM payment_method_profiles WHERE account_uuid = '$account'")"
+    [[ "$profiles" == 4 ]] && break
+    sleep 0.2
+done
+
+# Waits until the service has folded the counts the trigger appended (docs/payments.md,
+# "Search"); searches are right before that too, only slower.
+wait_for_folded_counts() {
+    for _ in $(seq 1 3000); do
+        unfolded="$(psql -qtA "$payments_db" -c "SELECT EXISTS (SELECT 1 FROM payment_count_changes)")"
+        [[ "$unfolded" == f ]] && break
+        sleep 0.2
+    done
+    psql -q "$payments_db" -c "VACUUM ANALYZE payment_counts, payment_count_changes" >&2
+}

@@ -1,0 +1,103 @@
+#!/usr/bin/env bash
+# Times every search shape (`coffer bench-search`: kept counts, a monthly histogram in
+# Europe/Zurich, stats on the amount, a match and a term aggregation on a custom parameter,
+# 30 days sorted by amount) over <payments> payments of one account, seeded in bulk (COPY
+# on PostgreSQL, one INSERT ... SELECT on SQLite), never through the API. The payments are
+# spread evenly over 2024 and 2025; docs/benchmarks.md records the figures.
+# Usage: scripts/bench-search.sh <payments> <postgres|sqlite> [searches per shape]
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+payments="${1:?how many payments}"
+backend="${2:?postgres or sqlite}"
+searches="${3:-20}"
+[[ "$payments" =~ ^[0-9]+$ && "$payments" -ge 1 && "$payments" -le 20000000 ]] || { echo "payments: 1 to 20,000,000" >&2; exit 2; }
+start=1704067200 # 2024-01-01T00:00:00Z
+end=1767225600   # 2026-01-01T00:00:00Z, the end of the 30-day range searched
+
+# About 1.5 KiB a payment with its indexes on either database; ask for twice that.
+need_kib=$((payments * 3))
+avail_kib="$(df --output=avail -k / | tail -1)"
+if ((avail_kib < need_kib)); then
+    echo "bench-search: $payments payments need about $((need_kib / 1048576)) GiB free; / has $((avail_kib / 1048576)) GiB" >&2
+    exit 1
+fi
+
+# Every seeded payment, the same on both databases but for its uuid: methods, statuses,
+# amounts and campaigns (three in four payments name one of 13) cycle with the row number.
+columns="uuid, organisation_uuid, account_uuid, created, updated, test_mode, payment_method, profile,
+    payment_provider, status, amount_value, currency, refunded_amount, payment_information, custom_parameters"
+row() { # $1: the row number's name, $2: the uuid expression, $3: true's spelling
+    cat <<SQL
+$2, '$organisation', '$account', $start + ($1 * $((end - start))) / $payments, $start + ($1 * $((end - start))) / $payments, $3,
+    CASE $1 % 4 WHEN 0 THEN 'card' WHEN 1 THEN 'twint' WHEN 2 THEN 'paypal' ELSE 'sepa_dd' END,
+    'card_test', 'coffer_test',
+    CASE $1 % 5 WHEN 2 THEN 'failed' WHEN 3 THEN 'pending' ELSE 'succeeded' END,
+    100 + ($1 * 7919) % 100000, 'CHF', 0, '{}',
+    CASE WHEN $1 % 4 = 0 THEN '{}' ELSE '{"campaign":"spring-' || ($1 % 13) || '"}' END
+SQL
+}
+
+bench() {
+    "$bin/coffer" bench-search --credentials "$credentials" --now "$end" --searches "$searches" "$@"
+}
+
+case "$backend" in
+postgres)
+    # shellcheck source=scripts/bench-pg-services.sh
+    source scripts/bench-pg-services.sh
+    credentials="$state/credentials.json"
+    echo "== seeding $payments payments with COPY" >&2
+    seeded=$(date +%s)
+    psql -q "$payments_db" -c "COPY (SELECT $(row i 'gen_random_uuid()::text' true) FROM generate_series(1::bigint, $payments) AS i) TO STDOUT" |
+        psql -q "$payments_db" -c "COPY payments ($columns) FROM STDIN"
+    psql -q "$payments_db" -c "VACUUM ANALYZE payments" >&2
+    wait_for_folded_counts
+    echo "== seeded in $(($(date +%s) - seeded)) s; $(psql -qtA "$payments_db" -c "SELECT pg_size_pretty(pg_database_size(current_database()))")" >&2
+    bench --identity-url http://127.0.0.1:18191
+    ;;
+sqlite)
+    cargo build --release -p coffer >&2
+    bin="${CARGO_TARGET_DIR:-target}/release"
+    data="$(mktemp -d /tmp/coffer-bench-search.XXXXXX)"
+    port="${BENCH_PORT:-18096}"
+    server_pid=""
+    stop() { [[ -n "$server_pid" ]] && kill "$server_pid" 2>/dev/null && wait "$server_pid" 2>/dev/null; server_pid=""; }
+    trap 'stop; rm -rf "$data"' EXIT
+    serve() {
+        COFFER_LOG__LEVEL=warn "$bin/coffer" dev --listen "127.0.0.1:$port" --data-dir "$data" >>"$data/log" 2>&1 &
+        server_pid=$!
+        for _ in $(seq 1 600); do curl -fsS "http://127.0.0.1:$port/health/ready" >/dev/null 2>&1 && return; sleep 0.1; done
+        echo "coffer dev did not get ready; its log:" >&2
+        cat "$data/log" >&2
+        exit 1
+    }
+    serve
+    credentials="$data/credentials.json"
+    account="$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["account_uuids"][0])' "$credentials")"
+    organisation="$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["organisation_uuid"])' "$credentials")"
+    # Seeded with the server stopped: one transaction holding the write lock for minutes
+    # would only make the server's own writers wait.
+    stop
+    echo "== seeding $payments payments with INSERT ... SELECT" >&2
+    seeded=$(date +%s)
+    uuid="lower(hex(randomblob(4)) || '-' || hex(randomblob(2)) || '-4' || substr(hex(randomblob(2)), 2) || '-a' || substr(hex(randomblob(2)), 2) || '-' || hex(randomblob(6)))"
+    sqlite3 "$data/payments.db" >/dev/null <<SQL
+PRAGMA journal_mode = WAL;
+INSERT INTO payments ($columns) SELECT $(row value "$uuid" 1) FROM generate_series(1, $payments);
+ANALYZE;
+PRAGMA wal_checkpoint(TRUNCATE);
+SQL
+    serve
+    for _ in $(seq 1 3000); do
+        [[ "$(sqlite3 "$data/payments.db" "SELECT EXISTS (SELECT 1 FROM payment_count_changes)")" == 0 ]] && break
+        sleep 0.2
+    done
+    echo "== seeded in $(($(date +%s) - seeded)) s; $(du -sh "$data/payments.db" | cut -f1)" >&2
+    bench
+    ;;
+*)
+    echo "backend: postgres or sqlite, not $backend" >&2
+    exit 2
+    ;;
+esac

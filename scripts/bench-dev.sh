@@ -22,9 +22,11 @@ cleanup() {
 }
 trap cleanup EXIT
 
-cargo build --release -p coffer >&2
-bin=target/release
-[[ -n "${CARGO_TARGET_DIR:-}" ]] && bin="$CARGO_TARGET_DIR/release"
+# BENCH_BIN: binaries built elsewhere (an earlier commit's, to compare), used as they are.
+if [[ -n "${BENCH_BIN:-}" ]]; then bin="$BENCH_BIN"; else
+    cargo build --release -p coffer >&2
+    bin="${CARGO_TARGET_DIR:-target}/release"
+fi
 
 launch=()
 [[ -n "${BENCH_CPUS:-}" ]] && launch=(taskset -c "$BENCH_CPUS")

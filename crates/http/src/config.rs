@@ -90,7 +90,7 @@ where
 #[serde(default)]
 pub struct HttpSettings {
     pub listen: String,
-    /// Worker threads; 0 means one per core.
+    /// Worker threads; 0 means one per core, at most 8 (threads.rs).
     pub workers: usize,
     /// Largest request body accepted, in bytes.
     pub body_limit: usize,
@@ -175,12 +175,9 @@ impl HttpSettings {
             .map_err(|e| ConfigError::invalid("http.trusted_proxies", e.to_string()))
     }
 
+    /// The HTTP server's workers, which are also the runtime's (threads.rs).
     pub fn worker_count(&self) -> usize {
-        if self.workers == 0 {
-            std::thread::available_parallelism().map_or(2, |n| n.get())
-        } else {
-            self.workers
-        }
+        crate::threads::workers(self.workers)
     }
 }
 
@@ -197,6 +194,11 @@ pub struct LogSettings {
     /// A tracing filter such as `info` or `info,coffer_identity=debug`.
     pub level: String,
     pub format: LogFormat,
+    /// A line per request answered (method, path, status) at INFO. Off by default: the
+    /// gateway in front usually keeps an access log, and a line per request is a large
+    /// share of what a busy service spends. Errors and warnings are logged either way,
+    /// with the request's id.
+    pub requests: bool,
 }
 
 impl Default for LogSettings {
@@ -204,6 +206,7 @@ impl Default for LogSettings {
         Self {
             level: "info".into(),
             format: LogFormat::Json,
+            requests: false,
         }
     }
 }
@@ -347,6 +350,7 @@ mod tests {
         let level = |level: &str| LogSettings {
             level: level.into(),
             format: LogFormat::Text,
+            requests: false,
         };
         for good in [
             "warn",

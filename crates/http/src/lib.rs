@@ -23,6 +23,7 @@ mod query_error;
 mod request_id;
 mod server;
 pub mod telemetry;
+pub mod threads;
 mod tunnels;
 pub mod workers;
 

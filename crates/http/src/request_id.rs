@@ -86,7 +86,9 @@ pub(crate) async fn middleware(
     req.extensions_mut().insert(RequestTrace(trace));
     let mut res = next.call(req).instrument(span.clone()).await?;
     let status = res.status().as_u16();
-    span.in_scope(|| tracing::info!(status, "request finished"));
+    if crate::telemetry::request_lines() {
+        span.in_scope(|| tracing::info!(status, "request finished"));
+    }
     if let Ok(value) = HeaderValue::from_str(&id) {
         res.headers_mut().insert(HEADER, value);
     }

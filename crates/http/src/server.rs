@@ -32,9 +32,11 @@ async fn no_route() -> Result<HttpResponse, ApiError> {
     Err(ApiError::route_not_found())
 }
 
-/// The app: common endpoints and middleware around every module's routes.
+/// The app: common endpoints and middleware around every module's routes, with the
+/// description `described` ([`crate::openapi::document_of`] of the modules' parts).
 pub fn build_app(
     ctx: AppContext,
+    described: Arc<String>,
 ) -> App<
     impl ServiceFactory<
         ServiceRequest,
@@ -60,8 +62,7 @@ pub fn build_app(
         .route("/health/live", web::get().to(health::live))
         .route("/health/ready", web::get().to(health::ready))
         .route("/metrics", web::get().to(metrics::endpoint));
-    let parts: Vec<_> = ctx.modules.iter().map(|m| m.api()).collect();
-    app = app.configure(|cfg| crate::openapi::configure(cfg, &parts));
+    app = app.configure(|cfg| crate::openapi::configure(cfg, described));
     for module in &ctx.modules {
         module.register_metrics(ctx.metrics.registry());
         let module = Arc::clone(module);
@@ -90,9 +91,13 @@ pub fn serve(
         ctx.client_limits.connections_per_address,
         ctx.trusted_proxies.clone(),
     );
-    Ok(HttpServer::new(move || build_app(ctx.clone()))
-        .on_connect(move |connection, data| open.on_connect(connection, data))
-        .workers(workers.max(1))
-        .listen(listener)?
-        .run())
+    let parts: Vec<_> = ctx.modules.iter().map(|m| m.api()).collect();
+    let described = crate::openapi::document_of(&parts);
+    Ok(
+        HttpServer::new(move || build_app(ctx.clone(), Arc::clone(&described)))
+            .on_connect(move |connection, data| open.on_connect(connection, data))
+            .workers(workers.max(1))
+            .listen(listener)?
+            .run(),
+    )
 }

@@ -1,4 +1,5 @@
 use std::io::IsTerminal;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use tracing_subscriber::EnvFilter;
 
@@ -10,6 +11,7 @@ use crate::config::{LogFormat, LogSettings};
 /// Colours only on a terminal: written to a file or a pipe, escape codes are noise that
 /// every reader (grep, a log shipper, an editor) has to strip.
 pub fn init(settings: &LogSettings) {
+    REQUEST_LINES.store(settings.requests, Ordering::Relaxed);
     let filter = EnvFilter::try_from_default_env()
         .or_else(|_| EnvFilter::try_new(&settings.level))
         .unwrap_or_else(|_| EnvFilter::new("info"));
@@ -26,4 +28,12 @@ pub fn init(settings: &LogSettings) {
             .try_init(),
         LogFormat::Text => builder.try_init(),
     };
+}
+
+/// `log.requests`: whether each request answered is logged. Process-wide like the
+/// subscriber itself, which [`init`] sets once for every service in the process.
+static REQUEST_LINES: AtomicBool = AtomicBool::new(false);
+
+pub(crate) fn request_lines() -> bool {
+    REQUEST_LINES.load(Ordering::Relaxed)
 }

@@ -6,9 +6,11 @@
 //! schema and renders its own hits.
 
 pub mod aggs;
+mod answer;
 pub mod dates;
 pub mod endpoint;
 mod faults;
+mod fetch;
 mod filter;
 pub mod histogram;
 pub mod plan;
@@ -17,6 +19,7 @@ pub mod range;
 pub mod ranges;
 mod read;
 pub mod request;
+pub mod rollup;
 pub mod run;
 pub mod shape;
 pub mod sort;

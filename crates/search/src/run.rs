@@ -4,16 +4,19 @@
 use std::time::Instant;
 
 use coffer_model::validation::FieldError;
-use coffer_store::{Db, db_run};
+use coffer_store::Db;
 use diesel::prelude::*;
-use diesel::sql_types::{BigInt, Bool, Nullable, Text};
+use diesel::sql_types::{BigInt, Nullable, Text};
 use serde_json::{Map, Value, json};
 
 use crate::aggs::{AggKind, Aggregation};
-use crate::filter::{Field, Kind};
+use crate::answer::{SUM_SPLIT, bucket, stats, typed};
+use crate::fetch::load;
+use crate::filter::Field;
 use crate::histogram;
 use crate::plan::Plan;
 use crate::query::Schema;
+use crate::rollup::{self, Faulted, Reading, Rollups};
 use crate::shape::shape;
 use crate::sql::{Bind, Builder, order};
 
@@ -57,6 +60,8 @@ impl From<diesel::result::Error> for SearchError {
 pub struct Source<'a> {
     pub from: &'a str,
     pub tally: &'a str,
+    /// Roll-ups the service keeps (rollup/), for what `from` counting rows would answer.
+    pub rollups: Option<&'a Rollups>,
 }
 
 impl<'a> Source<'a> {
@@ -64,6 +69,7 @@ impl<'a> Source<'a> {
         Source {
             from: schema.table,
             tally: "COUNT(*)",
+            rollups: None,
         }
     }
 }
@@ -114,8 +120,6 @@ struct Stats {
     sum_low: Option<i64>,
 }
 
-const SUM_SPLIT: i64 = 1_000_000_000;
-
 #[derive(QueryableByName)]
 struct Span {
     #[diesel(sql_type = Nullable<BigInt>)]
@@ -134,40 +138,6 @@ struct Day {
 
 /// A century of daily buckets is the most a histogram is asked to span.
 const MAX_HISTOGRAM_SPAN: i64 = 100 * 366 * 86_400;
-
-/// Runs `sql` with `binds` on either backend.
-fn load<R>(db: &mut Db<'_>, sql: &str, binds: &[Bind]) -> QueryResult<Vec<R>>
-where
-    R: QueryableByName<diesel::pg::Pg> + QueryableByName<diesel::sqlite::Sqlite> + 'static,
-{
-    db_run!(db: {
-        let mut q = diesel::sql_query(sql).into_boxed();
-        for bind in binds {
-            q = match bind.clone() {
-                Bind::Text(s) => q.bind::<Text, _>(s),
-                Bind::Int(i) => q.bind::<BigInt, _>(i),
-                Bind::Bool(b) => q.bind::<Bool, _>(b),
-            };
-        }
-        q.load::<R>(db)
-    })
-}
-
-fn typed(kind: Kind, text: Option<String>) -> Value {
-    let Some(text) = text else { return Value::Null };
-    match kind {
-        Kind::Int => text.parse::<i64>().map_or(Value::String(text), Value::from),
-        Kind::Bool => Value::Bool(text == "true" || text == "1" || text == "t"),
-        Kind::Text => Value::String(text),
-    }
-}
-
-fn term_key(field: &Field, key: Option<String>) -> Value {
-    match field {
-        Field::Column { kind, .. } => typed(*kind, key),
-        Field::Json { .. } => key.map_or(Value::Null, Value::String),
-    }
-}
 
 /// How a service renders one hit as its Get operation answers it (None when it is gone).
 pub type Render = fn(&mut Db<'_>, &str) -> QueryResult<Option<Value>>;
@@ -202,19 +172,47 @@ pub fn run(
     let binds = b.binds.clone();
     let where_ = format!("{tenant} AND {condition}");
     let (from, tally) = (source.from, source.tally);
-    let total = load::<Count>(
-        db,
-        &format!("SELECT {tally} AS n FROM {from} WHERE {where_}"),
-        &binds,
-    )?
-    .first()
-    .map_or(0, |c| c.n);
+    // Counting rows, roll-ups answer what they can of the filter (rollup/).
+    let split = source.rollups.filter(|_| from == table).and_then(|r| {
+        let parameters = r.parameters.map(|p| p.column);
+        rollup::split(&plan.filter, &r.counted, parameters).map(|split| (r, split))
+    });
+    let reading = split.as_ref().map(|(rollups, split)| Reading {
+        rollups,
+        table,
+        visible: visible.as_deref(),
+        filter: &plan.filter,
+        split,
+        days: rollup::days(split.created),
+    });
+    let rolled_total = match &reading {
+        Some(reading) => match &reading.split.parameter {
+            None => Some(reading.total(db)?),
+            Some((key, value)) => reading.parameter_total(db, (key, value))?,
+        },
+        None => None,
+    };
+    let total = match rolled_total {
+        Some(total) => total,
+        None => load::<Count>(
+            db,
+            &format!("SELECT {tally} AS n FROM {from} WHERE {where_}"),
+            &binds,
+        )?
+        .first()
+        .map_or(0, |c| c.n),
+    };
 
     let sort = &plan.sort;
     let (page_where, page_binds) = match plan.search_after.as_deref() {
         Some([value, uuid]) => {
             let after = b
-                .after(sort.column, sort.kind, value, uuid, sort.descending)
+                .after(
+                    (sort.column, sort.kind, sort.never_null),
+                    value,
+                    uuid,
+                    sort.descending,
+                )
                 .map_err(|e| SearchError::Invalid(vec![e]))?;
             (format!("{where_} AND {after}"), b.binds.clone())
         }
@@ -226,7 +224,7 @@ pub fn run(
             "SELECT uuid, CAST({column} AS TEXT) AS sorted_by FROM {table} WHERE {page_where} \
              ORDER BY {order} LIMIT {size} OFFSET {offset}",
             column = sort.column,
-            order = order(sort.column, sort.descending),
+            order = order(sort.column, sort.descending, sort.never_null),
             size = plan.size,
             offset = plan.from,
         ),
@@ -252,7 +250,14 @@ pub fn run(
     let mut aggregations = Map::new();
     for agg in &plan.aggs {
         within(deadline)?;
-        let answer = aggregate(db, table, source, &b, &where_, &binds, agg)?;
+        let rolled = match &reading {
+            Some(reading) => rolled_up(db, reading, (&where_, &binds, total), agg)?,
+            None => None,
+        };
+        let answer = match rolled {
+            Some(answer) => answer,
+            None => aggregate(db, table, source, &b, &where_, &binds, agg)?,
+        };
         aggregations.insert(agg.name.clone(), answer);
     }
     Ok(json!(Found {
@@ -287,6 +292,54 @@ pub struct SearchSummary {
     pub last_sort_values: Value,
 }
 
+/// `agg` answered from roll-ups, or `None` when they cannot answer it.
+fn rolled_up(
+    db: &mut Db<'_>,
+    reading: &Reading<'_>,
+    (where_, binds, total): (&str, &[Bind], i64),
+    agg: &Aggregation,
+) -> Result<Option<Value>, SearchError> {
+    let summed =
+        |f: &Field| matches!(f, Field::Column { name, .. } if *name == reading.rollups.summed);
+    let parameters = reading.rollups.parameters.map(|p| p.column);
+    if let (AggKind::Term { size }, Field::Json { column, key }) = (agg.kind, &agg.field) {
+        if Some(*column) != parameters {
+            return Ok(None);
+        }
+        return Ok(reading.parameter_term(db, (&agg.field, key), (size, total))?);
+    }
+    // Days are kept per group, not per parameter value.
+    if reading.split.parameter.is_some() {
+        return Ok(None);
+    }
+    Ok(Some(match agg.kind {
+        AggKind::Term { size } if (reading.rollups.counted)(&agg.field) => {
+            reading.term(db, &agg.field, size)?
+        }
+        AggKind::Stats if summed(&agg.field) => reading.stats(db, (where_, binds))?,
+        AggKind::DateHistogram(histogram) => {
+            match reading.histogram(db, histogram, MAX_HISTOGRAM_SPAN) {
+                Ok(Some(buckets)) => Value::Array(buckets),
+                Ok(None) => return Ok(None),
+                Err(Faulted::Db(e)) => return Err(e.into()),
+                Err(Faulted::TooWide) => return Err(too_wide(agg)),
+                Err(Faulted::Damaged) => {
+                    tracing::warn!("a roll-up row does not decode; counting rows instead");
+                    return Ok(None);
+                }
+            }
+        }
+        _ => return Ok(None),
+    }))
+}
+
+fn too_wide(agg: &Aggregation) -> SearchError {
+    SearchError::Invalid(vec![FieldError::not_valid(
+        format!("aggs.{}", agg.name),
+        "the rows matched span more than a century; narrow the query",
+    )])
+}
+
 fn aggregate(
     db: &mut Db<'_>,
     table: &str,
@@ -300,17 +353,23 @@ fn aggregate(
     match agg.kind {
         AggKind::Term { size } => {
             let (from, tally) = (source.from, source.tally);
+            // Ties by key bytewise on either database, whatever PostgreSQL's collation, as
+            // roll-ups order them.
+            let key = match db.backend() {
+                coffer_store::Backend::Postgres => format!(r#"CAST({expr} AS TEXT) COLLATE "C""#),
+                coffer_store::Backend::Sqlite => "k".to_owned(),
+            };
             let rows = load::<Term>(
                 db,
                 &format!(
                     "SELECT CAST({expr} AS TEXT) AS k, {tally} AS n FROM {from} WHERE {where_} \
-                     GROUP BY {expr} HAVING {tally} > 0 ORDER BY n DESC, k ASC LIMIT {size}"
+                     GROUP BY {expr} HAVING {tally} > 0 ORDER BY n DESC, {key} ASC LIMIT {size}"
                 ),
                 binds,
             )?;
             Ok(Value::Array(
                 rows.into_iter()
-                    .map(|r| json!({ "key": term_key(&agg.field, r.k), "doc_count": r.n }))
+                    .map(|r| bucket(&agg.field, r.k, r.n))
                     .collect(),
             ))
         }
@@ -333,21 +392,7 @@ fn aggregate(
                 .sum_high
                 .zip(st.sum_low)
                 .map(|(high, low)| i128::from(high) * i128::from(SUM_SPLIT) + i128::from(low));
-            // The mean in whole minor units, rounded half up: money is never a float.
-            let count = i128::from(st.count);
-            let avg = sum
-                .filter(|_| count > 0)
-                .map(|sum| (2 * sum + count) / (2 * count));
-            // Amounts are strings of digits on the wire, as Money's value is; a sum may
-            // pass what a JSON number holds exactly.
-            let digits = |v: Option<i128>| v.map(|v| v.to_string());
-            Ok(json!({
-                "count": st.count,
-                "min": digits(st.min.map(i128::from)),
-                "max": digits(st.max.map(i128::from)),
-                "sum": digits(sum),
-                "avg": digits(avg),
-            }))
+            Ok(stats(st.count, st.min, st.max, sum))
         }
         AggKind::Range => {
             // Bounds are whole numbers read by ranges.rs, written into the text as such.
@@ -407,10 +452,7 @@ fn aggregate(
                     lo: Some(lo),
                     hi: Some(hi),
                 }) if hi - lo > MAX_HISTOGRAM_SPAN => {
-                    return Err(SearchError::Invalid(vec![FieldError::not_valid(
-                        format!("aggs.{}", agg.name),
-                        "the rows matched span more than a century; narrow the query",
-                    )]));
+                    return Err(too_wide(agg));
                 }
                 Some(Span {
                     lo: Some(lo),

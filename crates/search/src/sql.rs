@@ -108,8 +108,7 @@ impl Builder {
     /// with a later uuid follow, and after a value every row without one still does.
     pub fn after(
         &mut self,
-        column: &str,
-        kind: Kind,
+        (column, kind, never_null): (&str, Kind, bool),
         value: &Value,
         uuid: &Value,
         descending: bool,
@@ -133,7 +132,7 @@ impl Builder {
         let v = self.value(&field, value, "search_after[0]")?;
         let u = self.placeholder(Bind::Text(uuid.to_owned()));
         let later = format!("({column}, uuid) {op} ({v}, {u})");
-        Ok(if never_null(column) {
+        Ok(if never_null {
             later
         } else {
             format!("({column} IS NULL OR {later})")
@@ -184,21 +183,12 @@ pub(crate) fn bind(field: &Field, value: &Value) -> Result<Bind, &'static str> {
     })
 }
 
-/// The columns every searched table has and never leaves empty (`query::Schema`).
-fn never_null(column: &str) -> bool {
-    matches!(column, "uuid" | "organisation_uuid" | "created")
-}
-
 /// `ORDER BY` for hits sorted by `column`, uuid breaking ties. Rows without a value come
 /// last in either direction, written out: SQLite puts NULL first ascending and PostgreSQL
 /// last. A column never null is left plain, so an index on it still gives the order.
-pub fn order(column: &str, descending: bool) -> String {
+pub fn order(column: &str, descending: bool, never_null: bool) -> String {
     let direction = if descending { "DESC" } else { "ASC" };
-    let nulls = if never_null(column) {
-        ""
-    } else {
-        " NULLS LAST"
-    };
+    let nulls = if never_null { "" } else { " NULLS LAST" };
     format!("{column} {direction}{nulls}, uuid {direction}")
 }
 
@@ -233,35 +223,56 @@ mod tests {
     fn a_null_sort_value_pages_on_among_the_rows_without_one() {
         let mut b = Builder::new(Backend::Postgres);
         let after = b
-            .after("amount", Kind::Int, &json!(2500), &json!("u"), true)
+            .after(
+                ("amount", Kind::Int, false),
+                &json!(2500),
+                &json!("u"),
+                true,
+            )
             .unwrap();
         assert_eq!(after, "(amount IS NULL OR (amount, uuid) < ($1, $2))");
         assert_eq!(b.binds, [Bind::Int(2500), Bind::Text("u".into())]);
         let mut b = Builder::new(Backend::Sqlite);
         let after = b
-            .after("amount", Kind::Int, &Value::Null, &json!("u"), false)
+            .after(
+                ("amount", Kind::Int, false),
+                &Value::Null,
+                &json!("u"),
+                false,
+            )
             .unwrap();
         assert_eq!(after, "(amount IS NULL AND uuid > ?)");
         assert_eq!(b.binds, [Bind::Text("u".into())]);
         let mut b = Builder::new(Backend::Sqlite);
         let after = b
-            .after("created", Kind::Int, &json!(5), &json!("u"), false)
+            .after(("created", Kind::Int, true), &json!(5), &json!("u"), false)
             .unwrap();
         assert_eq!(after, "(created, uuid) > (?, ?)");
         let e = b
-            .after("amount", Kind::Int, &json!("x"), &json!("u"), false)
+            .after(
+                ("amount", Kind::Int, false),
+                &json!("x"),
+                &json!("u"),
+                false,
+            )
             .unwrap_err();
         assert_eq!(e.property, "search_after[0]");
         let e = b
-            .after("amount", Kind::Int, &json!(1), &json!(2), false)
+            .after(("amount", Kind::Int, false), &json!(1), &json!(2), false)
             .unwrap_err();
         assert_eq!(e.property, "search_after[1]");
     }
 
     #[test]
     fn rows_without_a_value_come_last_either_way() {
-        assert_eq!(order("amount", false), "amount ASC NULLS LAST, uuid ASC");
-        assert_eq!(order("amount", true), "amount DESC NULLS LAST, uuid DESC");
-        assert_eq!(order("created", true), "created DESC, uuid DESC");
+        assert_eq!(
+            order("amount", false, false),
+            "amount ASC NULLS LAST, uuid ASC"
+        );
+        assert_eq!(
+            order("amount", true, false),
+            "amount DESC NULLS LAST, uuid DESC"
+        );
+        assert_eq!(order("created", true, true), "created DESC, uuid DESC");
     }
 }

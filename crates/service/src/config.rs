@@ -29,6 +29,8 @@ pub struct CommonConfig {
 pub struct DatabaseSettings {
     /// Connections of the service's pool, per process.
     pub pool_size: u32,
+    /// Connections for reads alone (a payment's GET), beside the pool above, per process.
+    pub read_pool_size: u32,
     /// How long a request or worker waits for a connection before it gives up (503).
     pub checkout_timeout_ms: u64,
     /// Connections searches use, apart from the pool above.
@@ -44,6 +46,7 @@ impl Default for DatabaseSettings {
         let options = PoolOptions::default();
         Self {
             pool_size: options.max_connections,
+            read_pool_size: options.read_connections,
             checkout_timeout_ms: millis(options.connect_timeout),
             search_pool_size: options.searches.connections,
             searches_per_organisation: options.searches.per_tenant,
@@ -60,6 +63,7 @@ impl DatabaseSettings {
     pub fn pool_options(&self) -> PoolOptions {
         PoolOptions {
             max_connections: self.pool_size,
+            read_connections: self.read_pool_size,
             connect_timeout: Duration::from_millis(self.checkout_timeout_ms),
             searches: SearchOptions {
                 connections: self.search_pool_size,
@@ -70,8 +74,14 @@ impl DatabaseSettings {
     }
 
     fn validate(&self) -> Result<(), ConfigError> {
-        let bounds: [(&str, u64, u64, u64); 5] = [
+        let bounds: [(&str, u64, u64, u64); 6] = [
             ("database.pool_size", self.pool_size.into(), 1, 1_000),
+            (
+                "database.read_pool_size",
+                self.read_pool_size.into(),
+                1,
+                1_000,
+            ),
             (
                 "database.checkout_timeout_ms",
                 self.checkout_timeout_ms,

@@ -136,9 +136,7 @@ where
         }
     };
     coffer_http::telemetry::init(&common.log);
-    let result = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
+    let result = coffer_http::threads::runtime(common.http.worker_count())
         .context("cannot start the async runtime")
         .and_then(|rt| rt.block_on(run(name, migrations, cli.command, common, config, build)));
     match result {

@@ -25,6 +25,22 @@ impl Conn {
         }
     }
 
+    /// Marks the connection as not to be trusted, so that the pool drops it when it comes
+    /// back instead of handing it out again (a PostgreSQL connection found closed).
+    pub fn mark_broken(&mut self) {
+        use diesel::connection::{AnsiTransactionManager, TransactionManager};
+        match self {
+            Conn::Pg(c) => {
+                <AnsiTransactionManager as TransactionManager<PgConnection>>::transaction_manager_status_mut(c)
+                    .set_in_error();
+            }
+            Conn::Sqlite(c) => {
+                <AnsiTransactionManager as TransactionManager<SqliteConnection>>::transaction_manager_status_mut(c)
+                    .set_in_error();
+            }
+        }
+    }
+
     /// Whether the connection can no longer be trusted: a transaction left open, or one
     /// whose rollback failed (as when the server went away). The pool drops such a
     /// connection when it comes back; a caller that keeps one across uses asks here.

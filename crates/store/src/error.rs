@@ -11,6 +11,18 @@ pub fn is_contention(e: &DieselError) -> bool {
     }
 }
 
+/// Whether the server closed the connection (a restart, a failover, an idle timeout): the
+/// connection is no good, though another may be.
+pub fn is_closed(e: &DieselError) -> bool {
+    matches!(
+        e,
+        DieselError::DatabaseError(
+            DatabaseErrorKind::ClosedConnection | DatabaseErrorKind::UnableToSendCommand,
+            _
+        )
+    )
+}
+
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
     #[error("database query failed: {0}")]

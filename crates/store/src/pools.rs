@@ -2,6 +2,7 @@
 //! (searches.rs). Below both the Store and what runs on its connections (group commit,
 //! searches), which take a pool and not the Store.
 
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use diesel::r2d2::{ConnectionManager, Pool};
@@ -16,12 +17,39 @@ pub(crate) enum Pools {
     Sqlite(Pool<ConnectionManager<SqliteConnection>>),
 }
 
+/// The thread every pool of the process runs its housekeeping on (closing idle
+/// connections, opening new ones ahead of need). r2d2 starts three per pool by default:
+/// sixty threads in `coffer dev`, whose many stores each have two pools.
+fn housekeeping() -> Arc<scheduled_thread_pool::ScheduledThreadPool> {
+    static SHARED: OnceLock<Arc<scheduled_thread_pool::ScheduledThreadPool>> = OnceLock::new();
+    Arc::clone(SHARED.get_or_init(|| {
+        Arc::new(
+            scheduled_thread_pool::ScheduledThreadPool::builder()
+                .num_threads(1)
+                .thread_name_pattern("coffer-pools")
+                .build(),
+        )
+    }))
+}
+
+/// What a pool's connections are for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Use {
+    /// Anything, each connection tried with a round trip as it is checked out.
+    Any,
+    /// Reads only ([`crate::Store::read`]): not tried at checkout (a closed one is found
+    /// by the read itself, which then takes another), and on SQLite refusing writes.
+    Reads,
+}
+
 impl Pools {
     /// A pool of `size` connections to `target`, connecting lazily.
-    pub(crate) fn of(target: &Target, size: u32, checkout: Duration) -> Self {
+    pub(crate) fn of(target: &Target, size: u32, checkout: Duration, used: Use) -> Self {
         match target {
             Target::Postgres(url) => Pools::Pg(
                 Pool::builder()
+                    .thread_pool(housekeeping())
+                    .test_on_check_out(used == Use::Any)
                     .max_size(size)
                     .min_idle(Some(0))
                     .connection_timeout(checkout)
@@ -29,12 +57,24 @@ impl Pools {
             ),
             Target::Sqlite(path) => Pools::Sqlite(
                 Pool::builder()
+                    .thread_pool(housekeeping())
+                    .test_on_check_out(used == Use::Any)
                     .max_size(size)
                     .min_idle(Some(0))
                     .connection_timeout(checkout)
-                    .connection_customizer(Box::new(crate::sqlite::SqlitePragmas))
+                    .connection_customizer(Box::new(crate::sqlite::SqlitePragmas {
+                        query_only: used == Use::Reads,
+                    }))
                     .build_unchecked(ConnectionManager::new(path.clone())),
             ),
+        }
+    }
+
+    /// The most connections the pool holds.
+    pub(crate) fn size(&self) -> u32 {
+        match self {
+            Pools::Pg(pool) => pool.max_size(),
+            Pools::Sqlite(pool) => pool.max_size(),
         }
     }
 

@@ -6,7 +6,10 @@ use diesel::r2d2::{CustomizeConnection, Error as R2d2Error};
 /// busy timeout makes a second writer (another pool connection, or `coffer admin` while
 /// the server runs) wait instead of failing at once.
 #[derive(Debug, Clone, Copy)]
-pub(crate) struct SqlitePragmas;
+pub(crate) struct SqlitePragmas {
+    /// A connection of the readers' pool: any write on it fails.
+    pub(crate) query_only: bool,
+}
 
 /// How long a writer waits for the write lock before its statement fails as busy.
 pub(crate) const BUSY_TIMEOUT: &str = "PRAGMA busy_timeout = 10000";
@@ -27,6 +30,10 @@ impl CustomizeConnection<SqliteConnection, R2d2Error> for SqlitePragmas {
              PRAGMA mmap_size = 1073741824;",
         )
         .and_then(|()| conn.batch_execute(BUSY_TIMEOUT))
+        .and_then(|()| match self.query_only {
+            true => conn.batch_execute("PRAGMA query_only = ON"),
+            false => Ok(()),
+        })
         .map_err(R2d2Error::QueryError)
     }
 }

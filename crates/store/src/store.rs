@@ -5,7 +5,7 @@ use diesel::connection::SimpleConnection;
 use diesel::result::Error as DieselError;
 
 use crate::group_commit::{Durability, GroupCommit};
-use crate::pools::Pools;
+use crate::pools::{Pools, Use};
 use crate::searches::{SearchOptions, Searches};
 use crate::url::{self, Target};
 use crate::{Backend, Conn, Db, Migrations, StoreError};
@@ -13,6 +13,8 @@ use crate::{Backend, Conn, Db, Migrations, StoreError};
 #[derive(Debug, Clone)]
 pub struct PoolOptions {
     pub max_connections: u32,
+    /// Connections of the readers' pool ([`Store::read`]), beside `max_connections`.
+    pub read_connections: u32,
     /// How long a caller waits for a connection before it is answered 503.
     pub connect_timeout: Duration,
     /// Searches' own connections and bounds (searches.rs).
@@ -23,6 +25,7 @@ impl Default for PoolOptions {
     fn default() -> Self {
         Self {
             max_connections: 10,
+            read_connections: 8,
             connect_timeout: Duration::from_secs(5),
             searches: SearchOptions::default(),
         }
@@ -33,6 +36,8 @@ impl Default for PoolOptions {
 #[derive(Clone)]
 pub struct Store {
     pools: Pools,
+    /// Connections for reads alone (`Store::read`): never held by a writer.
+    readers: Pools,
     /// A pool of its own for searches, and their bounds per tenant (searches.rs).
     searches: Searches,
     /// Started by the first [`Store::write`], on that caller's runtime.
@@ -61,12 +66,24 @@ impl Store {
         if let Target::Sqlite(path) = &target {
             crate::sqlite_file::prepare(path)?;
         }
-        let pools = Pools::of(&target, options.max_connections, options.connect_timeout);
+        let pools = Pools::of(
+            &target,
+            options.max_connections,
+            options.connect_timeout,
+            Use::Any,
+        );
+        let readers = Pools::of(
+            &target,
+            options.read_connections,
+            options.connect_timeout,
+            Use::Reads,
+        );
         let searches = Searches::new(
             Pools::of(
                 &target,
                 options.searches.connections,
                 options.connect_timeout,
+                Use::Any,
             ),
             &options.searches,
         );
@@ -77,6 +94,7 @@ impl Store {
         let writers = matches!(pools, Pools::Sqlite(_)).then(crate::write_tx::WriteQueue::default);
         Ok(Self {
             pools,
+            readers,
             searches,
             group: Arc::new(Mutex::new(None)),
             unflushed: Arc::new(Mutex::new(None)),
@@ -185,6 +203,35 @@ impl Store {
     /// The budget of one search, for messages.
     pub fn search_budget(&self) -> Duration {
         self.searches.budget()
+    }
+
+    /// Runs read-only work on the readers' pool, which writers never hold a connection
+    /// of, so a read never waits behind them for one. Its connections are not tried with
+    /// a round trip at checkout (half of a one-statement read's trips): a connection the
+    /// server closed (a restart) fails the read, is dropped, and the read runs again on
+    /// another, as many times as the pool has connections. On SQLite the connections
+    /// refuse writes.
+    pub async fn read<T, F>(&self, f: F) -> Result<T, StoreError>
+    where
+        F: Fn(&mut Db<'_>) -> diesel::QueryResult<T> + Send + 'static,
+        T: Send + 'static,
+    {
+        let store = self.clone();
+        tokio::task::spawn_blocking(move || {
+            let mut closed = 0;
+            loop {
+                let mut conn = store.readers.get()?;
+                match f(&mut conn.db()) {
+                    Err(e) if crate::error::is_closed(&e) && closed < store.readers.size() => {
+                        conn.mark_broken();
+                        closed += 1;
+                    }
+                    other => return other.map_err(StoreError::from),
+                }
+            }
+        })
+        .await
+        .map_err(|_| StoreError::Cancelled)?
     }
 
     /// [`Store::run`] for store functions, which return diesel's `QueryResult`.

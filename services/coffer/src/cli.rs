@@ -67,7 +67,7 @@ pub struct DevArgs {
     pub listen: String,
     #[arg(long, default_value = "./data", env = "COFFER_DATA_DIR")]
     pub data_dir: PathBuf,
-    /// HTTP worker threads; 0 means one per core.
+    /// HTTP worker threads, and the runtime's; 0 means one per core, at most 8.
     #[arg(long, default_value_t = 0)]
     pub workers: usize,
     /// Log format: json (for log shippers) or text.
@@ -77,6 +77,9 @@ pub struct DevArgs {
     /// `RUST_LOG`, when set, wins.
     #[arg(long, default_value = "info", env = "COFFER_LOG__LEVEL")]
     pub log_level: String,
+    /// Log a line per request answered (method, path, status) at INFO; off by default.
+    #[arg(long, env = "COFFER_LOG__REQUESTS")]
+    pub log_requests: bool,
     /// Seconds a request body may take beyond what it earns at 64 KiB a second; then it
     /// is answered 408 and its connection closed.
     #[arg(

@@ -129,11 +129,7 @@ async fn serve(args: DevArgs, log: &LogSettings) -> anyhow::Result<()> {
                 .unwrap_or(usize::MAX),
         },
     };
-    let threads = if args.workers == 0 {
-        std::thread::available_parallelism().map_or(2, |n| n.get())
-    } else {
-        args.workers
-    };
+    let threads = coffer_http::threads::workers(args.workers);
     // The server stops on SIGINT and SIGTERM, finishing requests in flight.
     coffer_http::serve(listener, ctx, threads)?.await?;
     for worker in workers {
@@ -177,6 +173,7 @@ fn log_settings(args: &DevArgs) -> anyhow::Result<LogSettings> {
     let log = LogSettings {
         level: args.log_level.clone(),
         format,
+        requests: args.log_requests,
     };
     log.validate().map_err(|e| match e {
         ConfigError::Invalid { message, .. } => anyhow::anyhow!(

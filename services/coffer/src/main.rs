@@ -30,10 +30,12 @@ use crate::cli::{Cli, Command};
 fn main() -> std::process::ExitCode {
     let cli = Cli::parse();
     data_dir::restrict_umask();
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-    {
+    // The runtime's workers are the HTTP server's (`coffer dev --workers`).
+    let workers = match &cli.command {
+        Command::Dev(args) => coffer_http::threads::workers(args.workers),
+        _ => coffer_http::threads::default_workers(),
+    };
+    let runtime = match coffer_http::threads::runtime(workers) {
         Ok(rt) => rt,
         Err(e) => {
             eprintln!("coffer: cannot start the async runtime: {e}");

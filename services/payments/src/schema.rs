@@ -179,6 +179,21 @@ diesel::table! {
     }
 }
 
+diesel::table! {
+    payment_rollups (organisation_uuid, account_uuid, day, test_mode, status, payment_method, currency) {
+        organisation_uuid -> Text,
+        account_uuid -> Text,
+        day -> BigInt,
+        test_mode -> Bool,
+        status -> Text,
+        payment_method -> Text,
+        currency -> Text,
+        n -> BigInt,
+        amount -> BigInt,
+        quarters -> Binary,
+    }
+}
+
 diesel::joinable!(payment_settlements -> payments (payment_uuid));
 diesel::joinable!(refunds -> payments (payment_uuid));
 diesel::allow_tables_to_appear_in_same_query!(payments, refunds, payment_settlements, payouts);

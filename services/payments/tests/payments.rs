@@ -533,3 +533,50 @@ mod keeping {
         }
     }
 }
+
+/// Reads take connections of their own that are not tried at checkout (docs/configuration.md,
+/// `database.read_pool_size`): when PostgreSQL closes them all (a restart, a failover), the
+/// next reads find them closed, drop them and are answered on new ones, never with an error.
+#[tokio::test]
+async fn reads_are_answered_after_the_server_closed_every_connection() {
+    use diesel::RunQueryDsl;
+    if !Backend::postgres_enabled() {
+        return;
+    }
+    let w = world(Backend::Postgres).await;
+    let (_, account, token) = merchant(&w).await;
+    let (status, paid, _) = w
+        .post(
+            "/payments",
+            &token,
+            &card_payment(&account, "4242424242424242"),
+            None,
+        )
+        .await;
+    assert_eq!(status, 201, "{paid}");
+    let path = format!("/payments/{}", paid["uuid"].as_str().unwrap());
+    // Several reads at once, so that the readers' pool holds several connections.
+    let reads = futures_util::future::join_all((0..6).map(|_| w.get(&path, &token))).await;
+    assert!(reads.iter().all(|(status, _)| *status == 200));
+    let closed = w
+        .payments
+        .query(|db| match db {
+            coffer_store::Db::Pg(pg) => diesel::sql_query(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity \
+                 WHERE datname = current_database() AND pid <> pg_backend_pid()",
+            )
+            .execute(*pg),
+            coffer_store::Db::Sqlite(_) => Ok(0),
+        })
+        .await
+        .unwrap();
+    assert!(
+        closed >= 2,
+        "the readers' connections were closed ({closed})"
+    );
+    for _ in 0..10 {
+        let (status, read) = w.get(&path, &token).await;
+        assert_eq!(status, 200, "{read}");
+        assert_eq!(read["amount"]["value"], "1050");
+    }
+}

@@ -255,6 +255,96 @@ coffer_testkit::backend_tests! {
         }
     }
 
+    async fn every_rolled_up_shape_agrees_with_counting_rows(backend) {
+        // Payments over days around Zurich's clock change and Kathmandu's midnight
+        // (+05:45), with campaigns, a key with a value too long to count, amounts, and a
+        // status changed after the fact. Each shape is asked as is (answered from
+        // roll-ups and parameter counts) and with `$exists: uuid` beside it (not counted,
+        // so rows are counted); both must agree, before and after the fold.
+        let w = world(backend).await;
+        let (organisation, account, _) = merchant(&w).await;
+        let at = |rfc: &str| time::OffsetDateTime::parse(rfc, &time::format_description::well_known::Rfc3339).unwrap();
+        let long = "x".repeat(300);
+        let moments = [
+            ("2026-03-28T18:10:00Z", "card", "4242424242424242", "500", json!({"campaign": "spring"})),
+            ("2026-03-28T18:20:00Z", "card", "4000000000000002", "900", json!({"campaign": "spring", "note": long})),
+            ("2026-03-28T23:30:00Z", "twint", "", "1200", json!({"campaign": "winter"})),
+            ("2026-03-29T00:05:00Z", "card", "4242424242424242", "50", json!({})),
+            ("2026-03-29T21:30:00Z", "paypal", "", "700", json!({"campaign": 7})),
+            ("2026-03-30T18:14:59Z", "card", "4242424242424242", "3000", json!({"campaign": "winter"})),
+            ("2026-03-30T18:15:00Z", "card", "4000000000009995", "4000", json!({"campaign": "spring"})),
+            ("2026-04-02T10:00:00Z", "twint", "", "100", json!({"note": "short"})),
+            // Midnight on the 3rd at Chatham (+13:45 until the 5th).
+            ("2026-04-02T10:15:00Z", "twint", "", "150", json!({})),
+        ];
+        for (moment, method, number, value, parameters) in &moments {
+            w.app.clock.set(at(moment));
+            let token = w.token(organisation).await;
+            pay(&w, &token, &account, method, number, value, json!({"custom_parameters": parameters})).await;
+        }
+        let token = w.token(organisation).await;
+        let (_, paypal) = search(&w, &token, json!({"query": {"$match": {"payment_method": "paypal"}}})).await;
+        let paypal = paypal["hits"][0]["uuid"].as_str().unwrap().to_owned();
+        let (status, _, _) = w.post(&format!("/payments/{paypal}/cancel"), &token, &json!({}), None).await;
+        assert_eq!(status, 200);
+
+        let mine = json!({"$match": {"account_uuid": account}});
+        // Bounds inside days, so each day at an end is counted from rows.
+        let span = json!({"$range": {"created": {"gte": at("2026-03-28T18:15:00Z").unix_timestamp(), "lt": at("2026-03-30T18:15:00Z").unix_timestamp()}}});
+        let histogram = |interval: &str, zone: &str| json!({"type": "date_histogram", "field": "created", "interval": interval, "time_zone": zone});
+        let shapes = [
+            (json!([mine]), json!({"d": histogram("day", "Europe/Zurich"), "k": histogram("day", "Asia/Kathmandu"), "m": histogram("month", "Pacific/Chatham")})),
+            (json!([mine, span]), json!({"d": histogram("day", "Asia/Kathmandu"), "s": {"type": "stats", "field": "amount.value"}, "t": {"type": "term", "field": "status"}})),
+            (json!([mine, {"$match": {"status": "succeeded"}}]), json!({"s": {"type": "stats", "field": "amount.value"}, "w": histogram("week", "America/St_Johns")})),
+            (json!([mine]), json!({"c": {"type": "term", "field": "custom_parameters.campaign"}, "n": {"type": "term", "field": "custom_parameters.note"}})),
+            (json!([mine, {"$match": {"custom_parameters.campaign": "spring"}}]), json!({"t": {"type": "term", "field": "payment_method"}})),
+            (json!([mine, {"$match": {"custom_parameters.campaign": "7"}}]), json!({})),
+            (json!([{"$range": {"created": {"gt": at("2026-03-29T00:05:00Z").unix_timestamp()}}}]), json!({"s": {"type": "stats", "field": "amount.value"}})),
+            // A far bound, as some clients send for "until any time".
+            (json!([mine, {"$range": {"created": {"gte": 1, "lte": 9_999_999_999_i64}}}]), json!({"c": histogram("day", "Pacific/Chatham"), "s": {"type": "stats", "field": "amount.value"}})),
+        ];
+        for round in 0..2 {
+            for (conditions, aggs) in &shapes {
+                let ask = |conditions: Value| {
+                    let (w, token, aggs) = (&w, token.clone(), aggs.clone());
+                    async move {
+                        let (status, answer) = search(w, &token, json!({"query": {"$and": conditions}, "aggs": aggs,
+                            "sort": [{"field": "amount.value", "direction": "desc"}]})).await;
+                        assert_eq!(status, 200, "{answer}");
+                        answer
+                    }
+                };
+                let rolled = ask(conditions.clone()).await;
+                let mut forced = conditions.as_array().unwrap().clone();
+                forced.push(json!({"$exists": "uuid"}));
+                let counted = ask(Value::Array(forced)).await;
+                assert_eq!(rolled, counted, "round {round}: {conditions} {aggs}");
+                assert!(rolled["summary"]["hits"].as_i64().unwrap() > 0, "{conditions}: {rolled}");
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(1500)).await;
+        }
+        // Worked out by hand: Kathmandu's day begins at 18:15 UTC.
+        let (_, kathmandu) = search(&w, &token, json!({"query": mine, "size": 0, "aggs": {"k": histogram("day", "Asia/Kathmandu")}})).await;
+        let days: Vec<(&str, i64)> = kathmandu["aggregations"]["k"].as_array().unwrap().iter()
+            .map(|b| (b["key_as_string"].as_str().unwrap(), b["doc_count"].as_i64().unwrap())).collect();
+        assert_eq!(days, [("2026-03-28", 1), ("2026-03-29", 3), ("2026-03-30", 2), ("2026-03-31", 1), ("2026-04-02", 2)]);
+        let (_, chatham) = search(&w, &token, json!({"query": mine, "size": 0, "aggs": {"c": histogram("day", "Pacific/Chatham")}})).await;
+        let last = chatham["aggregations"]["c"].as_array().unwrap().last().unwrap().clone();
+        assert_eq!((last["key_as_string"].as_str(), last["doc_count"].as_i64()), (Some("2026-04-03"), Some(1)));
+        // Past the last instant there is nothing, from roll-ups as from rows.
+        let (status, none) = search(&w, &token, json!({"query": {"$and": [mine, {"$range": {"created": {"gt": i64::MAX}}}]},
+            "aggs": {"d": histogram("day", "UTC")}})).await;
+        assert_eq!(status, 200, "{none}");
+        assert_eq!((none["summary"]["hits"].clone(), none["aggregations"]["d"].clone()), (json!(0), json!([])));
+        let (_, campaigns) = search(&w, &token, json!({"query": mine, "size": 0, "aggs": {"c": {"type": "term", "field": "custom_parameters.campaign"}}})).await;
+        // Three without a campaign tie with spring: the null key sorts as each database
+        // sorts it, last on PostgreSQL and first on SQLite.
+        let (spring, unnamed) = (json!({"key": "spring", "doc_count": 3}), json!({"key": null, "doc_count": 3}));
+        let mut expected = if backend == coffer_testkit::Backend::Postgres { vec![spring, unnamed] } else { vec![unnamed, spring] };
+        expected.extend([json!({"key": "winter", "doc_count": 2}), json!({"key": "7", "doc_count": 1})]);
+        assert_eq!(campaigns["aggregations"]["c"], Value::Array(expected));
+    }
+
     async fn bad_searches_name_the_offender(backend) {
         let w = world(backend).await;
         let (_, _, token) = merchant(&w).await;

@@ -20,7 +20,7 @@ pub use routes::{Operation, RouteTable};
 /// For [`route!`](crate::route), which names the type `#[utoipa::path]` makes.
 #[doc(hidden)]
 pub use pastey;
-pub use serve::{configure, standalone};
+pub use serve::{configure, document_of, standalone};
 
 use coffer_error::Shape;
 

@@ -25,14 +25,22 @@ async fn to_docs() -> HttpResponse {
         .finish()
 }
 
-/// Registers `/openapi.json` and `/docs` for `parts`.
-pub fn configure(cfg: &mut web::ServiceConfig, parts: &[Part]) {
-    let whole = describe(parts);
+/// The description of `parts` as served: built once per server and shared by its
+/// workers, each of which would otherwise hold a copy of its own.
+pub fn document_of(parts: &[Part]) -> Arc<String> {
     // A description that cannot be written is a defect of the code, caught by its tests.
-    let json = whole.to_json().unwrap_or_else(|_| "{}".to_owned());
+    Arc::new(
+        describe(parts)
+            .to_json()
+            .unwrap_or_else(|_| "{}".to_owned()),
+    )
+}
+
+/// Registers `/openapi.json` (serving `json`, from [`document_of`]) and `/docs`.
+pub fn configure(cfg: &mut web::ServiceConfig, json: Arc<String>) {
     cfg.service(
         web::resource("/openapi.json")
-            .app_data(web::Data::new(Described(Arc::new(json))))
+            .app_data(web::Data::new(Described(json)))
             .route(web::get().to(document)),
     )
     .route("/docs", web::get().to(to_docs))
@@ -51,11 +59,11 @@ pub fn standalone(
     listener: std::net::TcpListener,
     parts: Vec<Part>,
 ) -> std::io::Result<actix_web::dev::Server> {
-    let parts = Arc::new(parts);
+    let json = document_of(&parts);
     Ok(actix_web::HttpServer::new(move || {
-        let parts = Arc::clone(&parts);
+        let json = Arc::clone(&json);
         actix_web::App::new()
-            .configure(move |cfg| configure(cfg, &parts))
+            .configure(move |cfg| configure(cfg, json))
             .route("/health/live", web::get().to(live))
             .route("/health/ready", web::get().to(live))
             .wrap(actix_web::middleware::Compress::default())

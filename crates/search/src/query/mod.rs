@@ -15,6 +15,9 @@ pub struct Schema {
     pub table: &'static str,
     /// The field a dotted path names, if it is searchable.
     pub field: fn(&str) -> Option<Field>,
+    /// Columns besides those three that are never NULL: hits sorted by one are ordered
+    /// plainly, so that an index on it gives the order.
+    pub never_empty: &'static [&'static str],
 }
 
 impl Schema {

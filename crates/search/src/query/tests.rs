@@ -19,6 +19,7 @@ fn field(path: &str) -> Option<Field> {
 pub(crate) const SCHEMA: Schema = Schema {
     table: "payments",
     field,
+    never_empty: &[],
 };
 
 fn parse(property: &str, query: &Value) -> Result<Filter, FieldError> {

@@ -37,6 +37,8 @@ pub struct Sort {
     pub column: &'static str,
     pub kind: Kind,
     pub descending: bool,
+    /// The column is never NULL (query::Schema), so no rule for NULLs is written.
+    pub never_null: bool,
 }
 
 /// `asc` or `desc` in any case, as the description writes it.
@@ -99,6 +101,7 @@ pub(crate) fn sort(
         column: "created",
         kind: Kind::Int,
         descending: true,
+        never_null: true,
     };
     let mut first = None;
     for Entry {
@@ -112,6 +115,8 @@ pub(crate) fn sort(
                 column: name,
                 kind,
                 descending: descending.unwrap_or(true),
+                never_null: matches!(name, "uuid" | "organisation_uuid" | "created")
+                    || schema.never_empty.contains(&name),
             }),
             _ => {
                 errors.push(FieldError::not_valid(

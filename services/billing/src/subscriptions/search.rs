@@ -7,6 +7,7 @@ use coffer_search::{Field, Kind, Schema, custom_parameter};
 pub const SUBSCRIPTIONS: Schema = Schema {
     table: "subscriptions",
     field,
+    never_empty: &[],
 };
 
 fn field(path: &str) -> Option<Field> {

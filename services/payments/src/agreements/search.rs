@@ -5,6 +5,7 @@ use coffer_search::{Field, Kind, Schema, custom_parameter};
 pub const AGREEMENTS: Schema = Schema {
     table: "payment_agreements",
     field,
+    never_empty: &[],
 };
 
 fn field(path: &str) -> Option<Field> {

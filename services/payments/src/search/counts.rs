@@ -5,9 +5,7 @@
 //! so a search that filters and groups only on them adds counts up instead of counting
 //! payments, however many payments match.
 
-use std::time::Duration;
-
-use coffer_store::{Backend, Db, Store, db_run};
+use coffer_store::{Backend, Db, db_run};
 use diesel::connection::SimpleConnection;
 use diesel::prelude::*;
 use diesel::sql_types::Bool;
@@ -38,11 +36,7 @@ pub fn counted(field: &Field) -> bool {
 
 /// Whether every field the filter looks at is a counted one.
 pub fn answerable(filter: &Filter) -> bool {
-    match filter {
-        Filter::Match(f, _) | Filter::Range(f, _) | Filter::Exists(f) => counted(f),
-        Filter::And(parts) | Filter::Or(parts) => parts.iter().all(answerable),
-        Filter::Not(inner) => answerable(inner),
-    }
+    coffer_search::rollup::only_counted(filter, &counted)
 }
 
 const COLUMNS: &str =
@@ -54,51 +48,47 @@ struct Pending {
     pending: bool,
 }
 
-/// Moves the appended changes into `payment_counts`. On PostgreSQL the rows folded are
-/// exactly the rows deleted (one statement), so a change committed meanwhile waits for the
-/// next fold; on SQLite the write lock keeps everyone else out.
+/// Moves the appended changes into `payment_counts`.
 pub fn fold(db: &mut Db<'_>) -> QueryResult<()> {
+    fold_into(db, ("payment_count_changes", "payment_counts"), COLUMNS)
+}
+
+/// Moves the changes of `changes` into `kept`, both kept by `columns` with a count `n`
+/// (payment counts here, parameter counts in parameters.rs). On PostgreSQL the rows
+/// folded are exactly the rows deleted (one statement), so a change committed meanwhile
+/// waits for the next fold; on SQLite the write lock keeps everyone else out. A row that
+/// comes to nothing stays (its group may fill again); searches skip it.
+pub(crate) fn fold_into(
+    db: &mut Db<'_>,
+    (changes, kept): (&str, &str),
+    columns: &str,
+) -> QueryResult<()> {
     let pending = db_run!(db: {
-        diesel::sql_query(
-            "SELECT EXISTS (SELECT 1 FROM payment_count_changes) AS pending",
-        )
-        .load::<Pending>(db)
+        diesel::sql_query(format!("SELECT EXISTS (SELECT 1 FROM {changes}) AS pending"))
+            .load::<Pending>(db)
     })?;
     if !pending.first().is_some_and(|p| p.pending) {
         return Ok(());
     }
-    let upsert = format!("ON CONFLICT ({COLUMNS}) DO UPDATE SET n = payment_counts.n + excluded.n");
+    let upsert = format!("ON CONFLICT ({columns}) DO UPDATE SET n = {kept}.n + excluded.n");
     match db.backend() {
         Backend::Postgres => {
             let sql = format!(
-                "WITH moved AS (DELETE FROM payment_count_changes RETURNING {COLUMNS}, n) \
-                 INSERT INTO payment_counts ({COLUMNS}, n) \
-                 SELECT {COLUMNS}, SUM(n) FROM moved GROUP BY {COLUMNS} {upsert}"
+                "WITH moved AS (DELETE FROM {changes} RETURNING {columns}, n) \
+                 INSERT INTO {kept} ({columns}, n) \
+                 SELECT {columns}, SUM(n) FROM moved GROUP BY {columns} {upsert}"
             );
             db_run!(db: { db.batch_execute(&sql) })
         }
         Backend::Sqlite => db.write_tx(|tx| {
             let sql = format!(
-                "INSERT INTO payment_counts ({COLUMNS}, n) \
-                 SELECT {COLUMNS}, SUM(n) FROM payment_count_changes WHERE true \
-                 GROUP BY {COLUMNS} {upsert}; \
-                 DELETE FROM payment_count_changes;"
+                "INSERT INTO {kept} ({columns}, n) \
+                 SELECT {columns}, SUM(n) FROM {changes} WHERE true \
+                 GROUP BY {columns} {upsert}; \
+                 DELETE FROM {changes};"
             );
             db_run!(tx: { tx.batch_execute(&sql) })
         }),
-    }
-}
-
-/// Folds every `every`, for as long as the service runs. A fold that fails is retried at
-/// the next tick; searches stay right meanwhile, only slower.
-pub async fn fold_forever(store: Store, every: Duration) {
-    let mut tick = tokio::time::interval(every);
-    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-    loop {
-        tick.tick().await;
-        if let Err(e) = store.query(fold).await {
-            tracing::warn!(error = %e, "folding payment counts failed; retrying");
-        }
     }
 }
 

@@ -9,6 +9,7 @@ use coffer_search::{Plan, Source, rendered};
 use serde_json::Value;
 
 use super::counts;
+use super::rollups::ROLLUPS;
 use super::schema::PAYMENTS;
 use crate::shared::store;
 use crate::state::PaymentsState;
@@ -40,7 +41,8 @@ pub(crate) async fn search(
     Ok(HttpResponse::Ok().json(found))
 }
 
-/// Filtering and grouping only on counted columns: add kept counts up (counts.rs).
+/// Filtering and grouping only on counted columns: add kept counts up (counts.rs); else
+/// count rows, or read roll-ups for what of it they answer (rollups.rs).
 fn source(plan: &Plan) -> Source<'static> {
     let counted = counts::answerable(&plan.filter)
         && plan
@@ -51,8 +53,12 @@ fn source(plan: &Plan) -> Source<'static> {
         Source {
             from: counts::SOURCE,
             tally: "CAST(COALESCE(SUM(c), 0) AS BIGINT)",
+            rollups: None,
         }
     } else {
-        Source::rows(&PAYMENTS)
+        Source {
+            rollups: Some(&ROLLUPS),
+            ..Source::rows(&PAYMENTS)
+        }
     }
 }

@@ -5,6 +5,14 @@ use coffer_search::{Field, Kind, Schema, custom_parameter};
 pub const PAYMENTS: Schema = Schema {
     table: "payments",
     field,
+    never_empty: &[
+        "account_uuid",
+        "status",
+        "payment_method",
+        "amount_value",
+        "currency",
+        "test_mode",
+    ],
 };
 
 fn field(path: &str) -> Option<Field> {

@@ -183,18 +183,38 @@ pub fn find_by_provider_payment_id(
     })
 }
 
-/// The payment with its refunds.
+/// The payment with its refunds and its settlement, in one statement: a read is one round
+/// trip, and what it shows is one moment of the three tables. A payment has a row per
+/// refund here (most have none, so one row).
 pub fn find(db: &mut Db<'_>, uuid: &str) -> QueryResult<Option<Payment>> {
-    let row: Option<Row> =
-        db_run!(db: { p::payments.find(uuid).select(Row::as_select()).first(db).optional() })?;
-    let Some(mut payment) = row.map(Row::into_payment).transpose()? else {
+    type Joined = (Row, Option<Settlement>, Option<RefundRow>);
+    let rows: Vec<Joined> = db_run!(db: {
+        p::payments
+            .left_join(s::payment_settlements)
+            .left_join(r::refunds)
+            .filter(p::uuid.eq(uuid))
+            .order((r::created.asc(), r::uuid.asc()))
+            .select((
+                Row::as_select(),
+                Option::<Settlement>::as_select(),
+                (r::uuid, r::payment_uuid, r::amount_value, r::currency, r::status, r::status_reason, r::created, r::charge_state).nullable(),
+            ))
+            .load(db)
+    })?;
+    let mut rows = rows.into_iter();
+    let Some((row, settled, first_refund)) = rows.next() else {
         return Ok(None);
     };
-    payment.refunds = refunds_of(db, uuid)?
-        .iter()
-        .map(|r| serde_json::to_value(r).map_err(|e| DieselError::SerializationError(Box::new(e))))
+    let mut payment = row.into_payment()?;
+    payment.refunds = first_refund
+        .into_iter()
+        .chain(rows.filter_map(|(_, _, refund)| refund))
+        .map(|row| {
+            let (_, refund, _) = refund_of(row)?;
+            serde_json::to_value(refund).map_err(|e| DieselError::SerializationError(Box::new(e)))
+        })
         .collect::<QueryResult<_>>()?;
-    if let Some(settled) = settlement_of(db, uuid)? {
+    if let Some(settled) = settled {
         payment.payout_uuid = settled.payout_uuid;
         payment.value_date = settled.value_date;
         payment.return_reason = settled.return_reason;

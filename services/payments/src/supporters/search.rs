@@ -5,6 +5,7 @@ use coffer_search::{Field, Kind, Schema, custom_parameter};
 pub const SUPPORTERS: Schema = Schema {
     table: "supporters",
     field,
+    never_empty: &[],
 };
 
 /// The text columns a supporter search may name; each is also its API name.

@@ -11,7 +11,8 @@
 //! - `charges::ask_the_bank_forever`: asks a provider how its payments pending with the
 //!   bank stand.
 //! - `payouts::settle_forever`: pays out each account's payments once a day.
-//! - `search::counts::fold_forever` (in search/counts.rs): folds kept payment counts.
+//! - `search::folding::fold_forever` (in search/folding.rs): folds kept payment counts and
+//!   roll-ups.
 //! - `notifications::forget_forever`: forgets provider notifications past any retry.
 
 pub mod charges;
@@ -82,9 +83,9 @@ pub(crate) const WORKERS: &[Worker<Inputs>] = &[
     },
     Worker {
         name: "search_counts",
-        description: "folds the kept payment counts searches answer from",
+        description: "folds the kept payment counts and roll-ups searches answer from",
         start: |s| {
-            Some(tokio::spawn(crate::search::counts::fold_forever(
+            Some(tokio::spawn(crate::search::folding::fold_forever(
                 s.state.store.clone(),
                 Duration::from_secs(1),
             )))

@@ -45,7 +45,7 @@ impl ChargeBatches {
 async fn find(state: &Parts, uuid: String) -> Result<Payment, PaymentsError> {
     state
         .store
-        .query(move |db| record::find(db, &uuid))
+        .read(move |db| record::find(db, &uuid))
         .await?
         .ok_or(PaymentsError::not_found("Payment"))
 }

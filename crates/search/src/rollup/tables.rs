@@ -1,0 +1,34 @@
+//! Where a service keeps its roll-ups and parameter counts, and what they are kept by:
+//! the names the readers (read.rs, parameters.rs) write their SQL with.
+
+use crate::filter::Field;
+
+/// Where a service keeps its roll-ups, and what they are kept by.
+#[derive(Debug, Clone, Copy)]
+pub struct Rollups {
+    /// Per group of counted columns and UTC day: `day` (days since 1970-01-01), `n`,
+    /// `amount` (the summed column's sum) and `quarters` (quarters.rs).
+    pub days: &'static str,
+    /// Changes not folded yet, per group of counted columns: `quarter` (the instant over
+    /// 900), `n` and `amount`, each +/- a payment.
+    pub changes: &'static str,
+    /// Whether the roll-ups are kept by `field` (a column of both tables).
+    pub counted: fn(&Field) -> bool,
+    /// The column whose sum they keep: stats of it are answered too.
+    pub summed: &'static str,
+    /// Counts per custom parameter value, when the service keeps them.
+    pub parameters: Option<Parameters>,
+}
+
+/// Where a service keeps its parameter counts.
+#[derive(Debug, Clone, Copy)]
+pub struct Parameters {
+    /// The JSON column of the parameters, as the schema's fields name it.
+    pub column: &'static str,
+    /// Per group of counted columns, `key` and `value`: `n`.
+    pub counts: &'static str,
+    /// Changes not folded yet, likewise.
+    pub changes: &'static str,
+    /// `organisation_uuid` and `key` of the keys not counted.
+    pub overflow: &'static str,
+}

@@ -1,0 +1,15 @@
+DROP INDEX payments_organisation_idx;
+CREATE INDEX payments_organisation_idx ON payments (organisation_uuid, created);
+DROP INDEX payments_account_idx;
+CREATE INDEX payments_account_idx ON payments (account_uuid, created);
+DROP INDEX payments_account_status_amount_idx;
+DROP INDEX payments_account_amount_idx;
+DROP TRIGGER payments_parameters_update;
+DROP TRIGGER payments_parameters_insert;
+DROP TABLE payment_parameter_overflow;
+DROP TABLE payment_parameter_changes;
+DROP TABLE payment_parameter_counts;
+DROP TRIGGER payments_rolled_up_update;
+DROP TRIGGER payments_rolled_up_insert;
+DROP TABLE payment_rollup_changes;
+DROP TABLE payment_rollups;

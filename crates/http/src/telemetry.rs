@@ -11,7 +11,7 @@ use crate::config::{LogFormat, LogSettings};
 /// Colours only on a terminal: written to a file or a pipe, escape codes are noise that
 /// every reader (grep, a log shipper, an editor) has to strip.
 pub fn init(settings: &LogSettings) {
-    REQUEST_LINES.store(settings.requests, Ordering::Relaxed);
+    log_requests(settings.requests);
     let filter = EnvFilter::try_from_default_env()
         .or_else(|_| EnvFilter::try_new(&settings.level))
         .unwrap_or_else(|_| EnvFilter::new("info"));
@@ -33,6 +33,12 @@ pub fn init(settings: &LogSettings) {
 /// `log.requests`: whether each request answered is logged. Process-wide like the
 /// subscriber itself, which [`init`] sets once for every service in the process.
 static REQUEST_LINES: AtomicBool = AtomicBool::new(false);
+
+/// Turns the line per request on or off, as `log.requests` does; for a process that
+/// installs a subscriber of its own (tests that read the log).
+pub fn log_requests(on: bool) {
+    REQUEST_LINES.store(on, Ordering::Relaxed);
+}
 
 pub(crate) fn request_lines() -> bool {
     REQUEST_LINES.load(Ordering::Relaxed)

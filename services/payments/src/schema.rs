@@ -189,7 +189,8 @@ diesel::table! {
         payment_method -> Text,
         currency -> Text,
         n -> BigInt,
-        amount -> BigInt,
+        amount_high -> BigInt,
+        amount_low -> BigInt,
         quarters -> Binary,
     }
 }

@@ -43,10 +43,12 @@ fn contains(haystack: &[u8], needle: &str) -> bool {
 }
 
 /// The process's log, captured at its most verbose from the first test that asks (each
-/// test runs in a process of its own under nextest, but not under `cargo test`).
+/// test runs in a process of its own under nextest, but not under `cargo test`), with a
+/// line per request (`log.requests`, off by default) so that those are searched too.
 fn captured_log() -> Captured {
     static LOG: std::sync::OnceLock<Captured> = std::sync::OnceLock::new();
     LOG.get_or_init(|| {
+        coffer_http::telemetry::log_requests(true);
         let log = Captured::default();
         let writer = log.clone();
         tracing_subscriber::fmt()

@@ -84,8 +84,9 @@ mod tests {
         assert_eq!(encode(&[3; PER_DAY]).len(), PER_DAY);
         assert_eq!(decode(&bytes[..bytes.len() - 1]), None);
         assert_eq!(decode(&[0; PER_DAY + 1]), None);
-        assert!(add(&mut counts, 0, -2).is_none());
         add(&mut counts, 0, -1).unwrap();
         assert_eq!(counts[0], 0);
+        assert!(add(&mut counts, 1, -2).is_none(), "below nothing");
+        assert_eq!(counts[1], 0, "kept at nothing");
     }
 }

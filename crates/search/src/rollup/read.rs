@@ -223,15 +223,13 @@ impl Reading<'_> {
     ) -> diesel::QueryResult<Value> {
         let count = self.total(db)?;
         let column = self.rollups.summed;
-        let folded = format!(
-            "CAST(SUM(amount / {SUM_SPLIT}) AS BIGINT) AS high, \
-             CAST(SUM(amount % {SUM_SPLIT}) AS BIGINT) AS low"
-        );
+        let folded =
+            "CAST(SUM(amount_high) AS BIGINT) AS high, CAST(SUM(amount_low) AS BIGINT) AS low";
         let rows = format!(
             "CAST(SUM({column} / {SUM_SPLIT}) AS BIGINT) AS high, \
              CAST(SUM({column} % {SUM_SPLIT}) AS BIGINT) AS low"
         );
-        let parts: Vec<Summed> = self.three(db, (&folded, &folded, &rows), "")?;
+        let parts: Vec<Summed> = self.three(db, (folded, folded, &rows), "")?;
         let sum = parts
             .iter()
             .fold(None, |acc: Option<i128>, p| match (p.high, p.low) {

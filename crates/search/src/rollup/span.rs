@@ -78,10 +78,15 @@ pub fn split(
     counted: &dyn Fn(&Field) -> bool,
     parameters: Option<&str>,
 ) -> Option<Split> {
-    let parts = match filter {
-        Filter::And(parts) => parts.as_slice(),
-        one => std::slice::from_ref(one),
-    };
+    // Conditions joined by $and at any depth are all at the top level.
+    fn flat<'f>(filter: &'f Filter, into: &mut Vec<&'f Filter>) {
+        match filter {
+            Filter::And(parts) => parts.iter().for_each(|p| flat(p, into)),
+            one => into.push(one),
+        }
+    }
+    let mut parts = Vec::new();
+    flat(filter, &mut parts);
     let mut kept = Vec::new();
     let mut span = Span::default();
     let mut parameter = None;
@@ -103,7 +108,7 @@ pub fn split(
                     span = span.narrowed(op, at);
                 }
             }
-            other if only_counted(other, counted) => kept.push(other.clone()),
+            other if only_counted(other, counted) => kept.push((*other).clone()),
             _ => return None,
         }
     }

@@ -7,10 +7,12 @@ use crate::filter::Field;
 #[derive(Debug, Clone, Copy)]
 pub struct Rollups {
     /// Per group of counted columns and UTC day: `day` (days since 1970-01-01), `n`,
-    /// `amount` (the summed column's sum) and `quarters` (quarters.rs).
+    /// `amount_high` and `amount_low` (the summed column's sum in two parts: the sums of
+    /// each value over and modulo [`crate::answer::SUM_SPLIT`]) and `quarters`
+    /// (quarters.rs).
     pub days: &'static str,
     /// Changes not folded yet, per group of counted columns: `quarter` (the instant over
-    /// 900), `n` and `amount`, each +/- a payment.
+    /// 900), `n`, `amount_high` and `amount_low`, each +/- a payment.
     pub changes: &'static str,
     /// Whether the roll-ups are kept by `field` (a column of both tables).
     pub counted: fn(&Field) -> bool,

@@ -13,7 +13,11 @@ CREATE TABLE payment_rollups (
     payment_method TEXT NOT NULL,
     currency TEXT NOT NULL,
     n BIGINT NOT NULL,
-    amount BIGINT NOT NULL,
+    -- The sum of the amounts in two parts, whole billions and the rest (the amount over
+    -- and modulo 1,000,000,000, each summed): rows may hold any BIGINT, and their sum
+    -- would overflow one.
+    amount_high BIGINT NOT NULL,
+    amount_low BIGINT NOT NULL,
     -- 96 counts, one per quarter hour, each an unsigned LEB128 number.
     quarters BYTEA NOT NULL,
     PRIMARY KEY (organisation_uuid, account_uuid, day, test_mode, status, payment_method, currency)
@@ -30,15 +34,17 @@ CREATE TABLE payment_rollup_changes (
     -- created over 900, rounded down.
     quarter BIGINT NOT NULL,
     n BIGINT NOT NULL,
-    amount BIGINT NOT NULL
+    amount_high BIGINT NOT NULL,
+    amount_low BIGINT NOT NULL
 );
 
 CREATE FUNCTION payment_rollups_inserted() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
     INSERT INTO payment_rollup_changes (organisation_uuid, account_uuid, test_mode, status,
-        payment_method, currency, quarter, n, amount)
+        payment_method, currency, quarter, n, amount_high, amount_low)
     SELECT organisation_uuid, account_uuid, test_mode, status, payment_method, currency,
-        FLOOR(created / 900.0)::BIGINT, COUNT(*), SUM(amount_value)::BIGINT
+        FLOOR(created / 900.0)::BIGINT, COUNT(*), SUM(amount_value / 1000000000)::BIGINT,
+        SUM(amount_value % 1000000000)::BIGINT
     FROM new_rows
     GROUP BY organisation_uuid, account_uuid, test_mode, status, payment_method, currency,
         FLOOR(created / 900.0)::BIGINT;
@@ -51,21 +57,23 @@ $$;
 CREATE FUNCTION payment_rollups_updated() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
     INSERT INTO payment_rollup_changes (organisation_uuid, account_uuid, test_mode, status,
-        payment_method, currency, quarter, n, amount)
+        payment_method, currency, quarter, n, amount_high, amount_low)
     SELECT organisation_uuid, account_uuid, test_mode, status, payment_method, currency,
-        quarter, SUM(n)::BIGINT, SUM(amount)::BIGINT
+        quarter, SUM(n)::BIGINT, SUM(high)::BIGINT, SUM(low)::BIGINT
     FROM (
         SELECT organisation_uuid, account_uuid, test_mode, status, payment_method, currency,
-            FLOOR(created / 900.0)::BIGINT AS quarter, -1 AS n, -amount_value AS amount
+            FLOOR(created / 900.0)::BIGINT AS quarter, -1 AS n,
+            -(amount_value / 1000000000) AS high, -(amount_value % 1000000000) AS low
         FROM old_rows
         UNION ALL
         SELECT organisation_uuid, account_uuid, test_mode, status, payment_method, currency,
-            FLOOR(created / 900.0)::BIGINT AS quarter, 1 AS n, amount_value AS amount
+            FLOOR(created / 900.0)::BIGINT AS quarter, 1 AS n,
+            amount_value / 1000000000 AS high, amount_value % 1000000000 AS low
         FROM new_rows
     ) AS moved
     GROUP BY organisation_uuid, account_uuid, test_mode, status, payment_method, currency,
         quarter
-    HAVING SUM(n) <> 0 OR SUM(amount) <> 0;
+    HAVING SUM(n) <> 0 OR SUM(high) <> 0 OR SUM(low) <> 0;
     RETURN NULL;
 END
 $$;
@@ -79,9 +87,10 @@ CREATE TRIGGER payments_rolled_up_update AFTER UPDATE ON payments
 
 -- The payments already there, as changes the service folds once it runs.
 INSERT INTO payment_rollup_changes (organisation_uuid, account_uuid, test_mode, status,
-    payment_method, currency, quarter, n, amount)
+    payment_method, currency, quarter, n, amount_high, amount_low)
 SELECT organisation_uuid, account_uuid, test_mode, status, payment_method, currency,
-    FLOOR(created / 900.0)::BIGINT, COUNT(*), SUM(amount_value)::BIGINT
+    FLOOR(created / 900.0)::BIGINT, COUNT(*), SUM(amount_value / 1000000000)::BIGINT,
+    SUM(amount_value % 1000000000)::BIGINT
 FROM payments
 GROUP BY organisation_uuid, account_uuid, test_mode, status, payment_method, currency,
     FLOOR(created / 900.0)::BIGINT;

@@ -9,7 +9,8 @@ CREATE TABLE payment_rollups (
     payment_method TEXT NOT NULL,
     currency TEXT NOT NULL,
     n BIGINT NOT NULL,
-    amount BIGINT NOT NULL,
+    amount_high BIGINT NOT NULL,
+    amount_low BIGINT NOT NULL,
     quarters BLOB NOT NULL,
     PRIMARY KEY (organisation_uuid, account_uuid, day, test_mode, status, payment_method, currency)
 );
@@ -24,7 +25,8 @@ CREATE TABLE payment_rollup_changes (
     currency TEXT NOT NULL,
     quarter BIGINT NOT NULL,
     n BIGINT NOT NULL,
-    amount BIGINT NOT NULL
+    amount_high BIGINT NOT NULL,
+    amount_low BIGINT NOT NULL
 );
 
 -- created over 900 rounded down, written out: SQLite's division truncates toward zero,
@@ -32,9 +34,10 @@ CREATE TABLE payment_rollup_changes (
 CREATE TRIGGER payments_rolled_up_insert AFTER INSERT ON payments
 BEGIN
     INSERT INTO payment_rollup_changes (organisation_uuid, account_uuid, test_mode, status,
-        payment_method, currency, quarter, n, amount)
+        payment_method, currency, quarter, n, amount_high, amount_low)
     VALUES (NEW.organisation_uuid, NEW.account_uuid, NEW.test_mode, NEW.status,
-        NEW.payment_method, NEW.currency, (NEW.created - ((NEW.created % 900) + 900) % 900) / 900, 1, NEW.amount_value);
+        NEW.payment_method, NEW.currency, (NEW.created - ((NEW.created % 900) + 900) % 900) / 900, 1,
+        NEW.amount_value / 1000000000, NEW.amount_value % 1000000000);
 END;
 
 CREATE TRIGGER payments_rolled_up_update AFTER UPDATE ON payments
@@ -48,19 +51,22 @@ CREATE TRIGGER payments_rolled_up_update AFTER UPDATE ON payments
         OR OLD.amount_value IS NOT NEW.amount_value
 BEGIN
     INSERT INTO payment_rollup_changes (organisation_uuid, account_uuid, test_mode, status,
-        payment_method, currency, quarter, n, amount)
+        payment_method, currency, quarter, n, amount_high, amount_low)
     VALUES (OLD.organisation_uuid, OLD.account_uuid, OLD.test_mode, OLD.status,
-        OLD.payment_method, OLD.currency, (OLD.created - ((OLD.created % 900) + 900) % 900) / 900, -1, -OLD.amount_value);
+        OLD.payment_method, OLD.currency, (OLD.created - ((OLD.created % 900) + 900) % 900) / 900, -1,
+        -(OLD.amount_value / 1000000000), -(OLD.amount_value % 1000000000));
     INSERT INTO payment_rollup_changes (organisation_uuid, account_uuid, test_mode, status,
-        payment_method, currency, quarter, n, amount)
+        payment_method, currency, quarter, n, amount_high, amount_low)
     VALUES (NEW.organisation_uuid, NEW.account_uuid, NEW.test_mode, NEW.status,
-        NEW.payment_method, NEW.currency, (NEW.created - ((NEW.created % 900) + 900) % 900) / 900, 1, NEW.amount_value);
+        NEW.payment_method, NEW.currency, (NEW.created - ((NEW.created % 900) + 900) % 900) / 900, 1,
+        NEW.amount_value / 1000000000, NEW.amount_value % 1000000000);
 END;
 
 INSERT INTO payment_rollup_changes (organisation_uuid, account_uuid, test_mode, status,
-    payment_method, currency, quarter, n, amount)
+    payment_method, currency, quarter, n, amount_high, amount_low)
 SELECT organisation_uuid, account_uuid, test_mode, status, payment_method, currency,
-    (created - ((created % 900) + 900) % 900) / 900, COUNT(*), SUM(amount_value)
+    (created - ((created % 900) + 900) % 900) / 900, COUNT(*),
+    SUM(amount_value / 1000000000), SUM(amount_value % 1000000000)
 FROM payments
 GROUP BY organisation_uuid, account_uuid, test_mode, status, payment_method, currency,
     (created - ((created % 900) + 900) % 900) / 900;

@@ -54,7 +54,9 @@ struct Change {
     #[diesel(sql_type = BigInt)]
     n: i64,
     #[diesel(sql_type = BigInt)]
-    amount: i64,
+    amount_high: i64,
+    #[diesel(sql_type = BigInt)]
+    amount_low: i64,
 }
 
 #[derive(QueryableByName)]
@@ -77,7 +79,8 @@ struct Day {
     payment_method: String,
     currency: String,
     n: i64,
-    amount: i64,
+    amount_high: i64,
+    amount_low: i64,
     quarters: Vec<u8>,
 }
 
@@ -88,18 +91,19 @@ type Key = (String, String, i64, bool, String, String, String);
 #[derive(Default)]
 struct Moves {
     n: i64,
-    amount: i64,
+    /// The amounts' sum in two parts, as the tables keep it (migration 000023).
+    amount: (i64, i64),
     quarters: Vec<(usize, i64)>,
 }
 
 struct Sums {
     n: i64,
-    amount: i64,
+    amount: (i64, i64),
     quarters: quarters::Quarters,
 }
 
 const CHANGE_COLUMNS: &str = "id, organisation_uuid, account_uuid, test_mode, status, \
-    payment_method, currency, quarter, n, amount";
+    payment_method, currency, quarter, n, amount_high, amount_low";
 
 /// Folds one batch of changes; answers how many were folded (0 when another instance
 /// holds the fold on PostgreSQL).
@@ -167,7 +171,8 @@ fn apply(db: &mut Db<'_>, changes: Vec<Change>) -> QueryResult<()> {
         );
         let entry = touched.entry(key).or_default();
         entry.n += c.n;
-        entry.amount += c.amount;
+        entry.amount.0 += c.amount_high;
+        entry.amount.1 += c.amount_low;
         entry.quarters.push((q, c.n));
     }
     // The days each account's changes fall on, so that only their rows are read (a
@@ -202,19 +207,13 @@ fn apply(db: &mut Db<'_>, changes: Vec<Change>) -> QueryResult<()> {
         // A day with no row yet starts from nothing.
         let sums = kept.entry(key.clone()).or_insert(Sums {
             n: 0,
-            amount: 0,
+            amount: (0, 0),
             quarters: [0; quarters::PER_DAY],
         });
         sums.n += n;
-        // A day's sum of one group far exceeds any amount a day takes; saturating keeps
-        // a fault visible in the log instead of wrapping to a plausible figure.
-        sums.amount = sums.amount.checked_add(amount).unwrap_or_else(|| {
-            tracing::error!(
-                day = key.2,
-                "a payment roll-up's sum overflows; kept at its bound"
-            );
-            if amount > 0 { i64::MAX } else { i64::MIN }
-        });
+        // Each part is a payment's amount over or modulo a billion, summed: far from
+        // overflowing whatever the amounts.
+        sums.amount = (sums.amount.0 + amount.0, sums.amount.1 + amount.1);
         for (q, change) in moves {
             if quarters::add(&mut sums.quarters, q, change).is_none() {
                 // Only changes lost or folded twice could take a count below nothing.
@@ -236,7 +235,8 @@ fn apply(db: &mut Db<'_>, changes: Vec<Change>) -> QueryResult<()> {
                 payment_method: key.5,
                 currency: key.6,
                 n: sums.n,
-                amount: sums.amount,
+                amount_high: sums.amount.0,
+                amount_low: sums.amount.1,
                 quarters: quarters::encode(&sums.quarters),
             });
         }
@@ -256,7 +256,8 @@ fn apply(db: &mut Db<'_>, changes: Vec<Change>) -> QueryResult<()> {
                 .do_update()
                 .set((
                     r::n.eq(diesel::upsert::excluded(r::n)),
-                    r::amount.eq(diesel::upsert::excluded(r::amount)),
+                    r::amount_high.eq(diesel::upsert::excluded(r::amount_high)),
+                r::amount_low.eq(diesel::upsert::excluded(r::amount_low)),
                     r::quarters.eq(diesel::upsert::excluded(r::quarters)),
                 ))
                 .execute(db)
@@ -298,7 +299,7 @@ fn read_days(
             ),
             Sums {
                 n: row.n,
-                amount: row.amount,
+                amount: (row.amount_high, row.amount_low),
                 quarters: counts,
             },
         );

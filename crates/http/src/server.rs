@@ -97,6 +97,9 @@ pub fn serve(
         HttpServer::new(move || build_app(ctx.clone(), Arc::clone(&described)))
             .on_connect(move |connection, data| open.on_connect(connection, data))
             .workers(workers.max(1))
+            // Each worker has a runtime of its own, whose blocking threads (the requests'
+            // database work) would otherwise be 512 over the cores; shared out instead.
+            .worker_max_blocking_threads((crate::threads::MAX_BLOCKING / workers.max(1)).max(1))
             .listen(listener)?
             .run(),
     )

@@ -11,9 +11,10 @@ use std::io;
 /// growing with threads well before.
 pub const MAX_WORKERS: usize = 8;
 
-/// Threads the runtime may start for blocking work (database calls, file reads). A
-/// service's pools hold fewer connections than this together, so work past it would
-/// only wait for a connection anyway; it waits in the runtime's queue instead, in order.
+/// Threads the runtime may start for blocking work (database calls, file reads), and the
+/// HTTP workers' runtimes together (server.rs): about as many as a service's pools hold
+/// connections, so work past it would mostly wait for a connection anyway; it waits in
+/// the runtime's queue instead, in order.
 pub const MAX_BLOCKING: usize = 128;
 
 /// Workers when none are configured: one per core, at most [`MAX_WORKERS`].

@@ -17,15 +17,16 @@ pub(crate) enum Pools {
     Sqlite(Pool<ConnectionManager<SqliteConnection>>),
 }
 
-/// The thread every pool of the process runs its housekeeping on (closing idle
-/// connections, opening new ones ahead of need). r2d2 starts three per pool by default:
-/// sixty threads in `coffer dev`, whose many stores each have two pools.
+/// The threads every pool of the process runs its housekeeping on (opening connections,
+/// closing idle ones). r2d2 starts three per pool by default: ninety threads in `coffer
+/// dev`, whose many stores each have three pools. Four, so that a connection slow to open
+/// (a server restarting) does not hold up every other pool's.
 fn housekeeping() -> Arc<scheduled_thread_pool::ScheduledThreadPool> {
     static SHARED: OnceLock<Arc<scheduled_thread_pool::ScheduledThreadPool>> = OnceLock::new();
     Arc::clone(SHARED.get_or_init(|| {
         Arc::new(
             scheduled_thread_pool::ScheduledThreadPool::builder()
-                .num_threads(1)
+                .num_threads(4)
                 .thread_name_pattern("coffer-pools")
                 .build(),
         )
@@ -42,6 +43,24 @@ pub(crate) enum Use {
     Reads,
 }
 
+/// A PostgreSQL connection of the readers' pool refuses writes, as SQLite's does
+/// (sqlite.rs): a read may run again on another connection, which only a read may.
+#[derive(Debug, Clone, Copy)]
+struct PgSession {
+    read_only: bool,
+}
+
+impl diesel::r2d2::CustomizeConnection<PgConnection, diesel::r2d2::Error> for PgSession {
+    fn on_acquire(&self, conn: &mut PgConnection) -> Result<(), diesel::r2d2::Error> {
+        use diesel::connection::SimpleConnection;
+        if self.read_only {
+            conn.batch_execute("SET default_transaction_read_only = on")
+                .map_err(diesel::r2d2::Error::QueryError)?;
+        }
+        Ok(())
+    }
+}
+
 impl Pools {
     /// A pool of `size` connections to `target`, connecting lazily.
     pub(crate) fn of(target: &Target, size: u32, checkout: Duration, used: Use) -> Self {
@@ -50,6 +69,9 @@ impl Pools {
                 Pool::builder()
                     .thread_pool(housekeeping())
                     .test_on_check_out(used == Use::Any)
+                    .connection_customizer(Box::new(PgSession {
+                        read_only: used == Use::Reads,
+                    }))
                     .max_size(size)
                     .min_idle(Some(0))
                     .connection_timeout(checkout)

@@ -222,8 +222,12 @@ impl Store {
             loop {
                 let mut conn = store.readers.get()?;
                 match f(&mut conn.db()) {
-                    Err(e) if crate::error::is_closed(&e) && closed < store.readers.size() => {
+                    Err(e) if crate::error::is_closed(&e) => {
+                        // Never handed out again, whether or not the read is.
                         conn.mark_broken();
+                        if closed >= store.readers.size() {
+                            return Err(e.into());
+                        }
                         closed += 1;
                     }
                     other => return other.map_err(StoreError::from),

@@ -109,13 +109,14 @@ The settings of a service's ConfigMap. Called with (dict "root" $ "name" "identi
 {{- $root := .root -}}
 {{- $svc := index $root.Values.services .name -}}
 COFFER_HTTP__LISTEN: "0.0.0.0:8080"
-# One worker per core; Rust counts the CPU limit, not the node's cores.
+# One worker per core up to 8; Rust counts the CPU limit, not the node's cores.
 COFFER_HTTP__WORKERS: "0"
 COFFER_HTTP__TRUSTED_PROXIES: {{ $root.Values.http.trustedProxies | quote }}
 COFFER_HTTP__BODY_TIMEOUT_SECONDS: {{ $root.Values.http.bodyTimeoutSeconds | int | quote }}
 COFFER_HTTP__CONNECTIONS_PER_ADDRESS: {{ $root.Values.http.connectionsPerAddress | int | quote }}
 COFFER_DATABASE__POOL_SIZE: {{ $root.Values.database.poolSize | int | quote }}
 COFFER_DATABASE__CHECKOUT_TIMEOUT_MS: {{ $root.Values.database.checkoutTimeoutMs | int | quote }}
+COFFER_DATABASE__READ_POOL_SIZE: {{ $root.Values.database.readPoolSize | int | quote }}
 COFFER_DATABASE__SEARCH_POOL_SIZE: {{ $root.Values.database.searchPoolSize | int | quote }}
 COFFER_DATABASE__SEARCHES_PER_ORGANISATION: {{ $root.Values.database.searchesPerOrganisation | int | quote }}
 COFFER_DATABASE__SEARCH_TIMEOUT_MS: {{ $root.Values.database.searchTimeoutMs | int | quote }}

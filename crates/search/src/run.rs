@@ -308,7 +308,8 @@ fn rolled_up(
         }
         return Ok(reading.parameter_term(db, (&agg.field, key), (size, total))?);
     }
-    // Days are kept per group, not per parameter value.
+    // Days are kept per group, not per parameter value; without a parameter, `total` is
+    // the roll-ups' own (`Reading::total`), which stats reuse as their count.
     if reading.split.parameter.is_some() {
         return Ok(None);
     }
@@ -316,7 +317,7 @@ fn rolled_up(
         AggKind::Term { size } if (reading.rollups.counted)(&agg.field) => {
             reading.term(db, &agg.field, size)?
         }
-        AggKind::Stats if summed(&agg.field) => reading.stats(db, (where_, binds))?,
+        AggKind::Stats if summed(&agg.field) => reading.stats(db, (where_, binds), total)?,
         AggKind::DateHistogram(histogram) => {
             match reading.histogram(db, histogram, MAX_HISTOGRAM_SPAN) {
                 Ok(Some(buckets)) => Value::Array(buckets),

@@ -214,14 +214,15 @@ impl Reading<'_> {
         ))
     }
 
-    /// Stats of the summed column: count and sum from the roll-ups, the least and the most
-    /// from the payments (an index on them finds each at once).
+    /// Stats of the summed column: the count is the search's `total` (read from these
+    /// roll-ups already), the sum from the roll-ups, the least and the most from the
+    /// payments (an index on them finds each at once).
     pub fn stats(
         &self,
         db: &mut Db<'_>,
         (where_, binds): (&str, &[Bind]),
+        count: i64,
     ) -> diesel::QueryResult<Value> {
-        let count = self.total(db)?;
         let column = self.rollups.summed;
         let folded =
             "CAST(SUM(amount_high) AS BIGINT) AS high, CAST(SUM(amount_low) AS BIGINT) AS low";

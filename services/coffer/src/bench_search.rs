@@ -3,6 +3,7 @@
 //! (scripts/bench-search.sh). Each answer is also reduced to a digest, so two servers (or
 //! two versions) can be checked to answer alike.
 
+use std::hash::Hasher;
 use std::path::PathBuf;
 use std::time::Instant;
 
@@ -80,11 +81,12 @@ pub(crate) fn shapes(account: &str, now: i64) -> Vec<(&'static str, Value)> {
     ]
 }
 
+/// FNV-1a of the text's bytes alone (`Hasher::write`, not `Hash::hash`, which would add
+/// a terminator), so digests stay comparable with those docs/benchmarks.md records.
 fn fnv1a(text: &str) -> String {
-    let hash = text.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| {
-        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
-    });
-    format!("{hash:016x}")
+    let mut hasher = fnv::FnvHasher::default();
+    hasher.write(text.as_bytes());
+    format!("{:016x}", hasher.finish())
 }
 
 pub async fn run(args: BenchSearchArgs) -> anyhow::Result<()> {

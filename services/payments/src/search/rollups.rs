@@ -93,7 +93,11 @@ struct Moves {
     n: i64,
     /// The amounts' sum in two parts, as the tables keep it (migration 000023).
     amount: (i64, i64),
-    quarters: Vec<(usize, i64)>,
+    /// Each quarter's changes summed before they are added: a batch is read in no
+    /// particular order (PostgreSQL's `DELETE ... RETURNING` answers in the table's
+    /// physical order, not by id), so a payment's -1 may come before its own +1, and only
+    /// the sum of the batch is sure to leave a count at or above zero.
+    quarters: BTreeMap<usize, i64>,
 }
 
 struct Sums {
@@ -173,7 +177,7 @@ fn apply(db: &mut Db<'_>, changes: Vec<Change>) -> QueryResult<()> {
         entry.n += c.n;
         entry.amount.0 += c.amount_high;
         entry.amount.1 += c.amount_low;
-        entry.quarters.push((q, c.n));
+        *entry.quarters.entry(q).or_default() += c.n;
     }
     // The days each account's changes fall on, so that only their rows are read (a
     // refund of an old payment touches its day, not the years since).
@@ -215,7 +219,7 @@ fn apply(db: &mut Db<'_>, changes: Vec<Change>) -> QueryResult<()> {
         // overflowing whatever the amounts.
         sums.amount = (sums.amount.0 + amount.0, sums.amount.1 + amount.1);
         for (q, change) in moves {
-            if quarters::add(&mut sums.quarters, q, change).is_none() {
+            if change != 0 && quarters::add(&mut sums.quarters, q, change).is_none() {
                 // Only changes lost or folded twice could take a count below nothing.
                 tracing::error!(
                     day = key.2,

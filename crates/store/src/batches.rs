@@ -11,6 +11,7 @@ use std::future::Future;
 use std::pin::Pin;
 use std::sync::{Arc, Mutex, PoisonError};
 
+use tokio::runtime::Handle;
 use tokio::sync::{Semaphore, mpsc, oneshot};
 
 type Handler<I, O> = dyn Fn(Vec<I>) -> Pin<Box<dyn Future<Output = Vec<O>> + Send>> + Send + Sync;
@@ -22,8 +23,11 @@ pub struct Batches<I, O> {
     at_once: usize,
     max: usize,
     handler: Arc<Handler<I, O>>,
-    /// Started by the first [`Batches::submit`], on that caller's runtime, and again by a
-    /// later one when that runtime stopped (as [`crate::Store`]'s writers are).
+    /// Where the batches are gathered and handled: the runtime [`Batches::on`] named, or
+    /// else that of the first [`Batches::submit`]'s caller.
+    runtime: Option<Handle>,
+    /// Started by the first [`Batches::submit`], and again by a later one when the runtime
+    /// it ran on stopped (as [`crate::Store`]'s writers are).
     queue: Mutex<Option<Queue<I, O>>>,
 }
 
@@ -39,8 +43,18 @@ impl<I: Send + 'static, O: Send + 'static> Batches<I, O> {
             at_once: at_once.max(1),
             max: max.max(1),
             handler: Arc::new(move |items| Box::pin(handler(items))),
+            runtime: None,
             queue: Mutex::new(None),
         }
+    }
+
+    /// Gathers and handles the batches on `runtime` whoever submits: one that outlives
+    /// the callers' (an HTTP worker's, which stops on its own at shutdown) keeps items of
+    /// other callers from being dropped with it.
+    #[must_use]
+    pub fn on(mut self, runtime: Handle) -> Self {
+        self.runtime = Some(runtime);
+        self
     }
 
     /// Handles `item` with whatever else arrives; None when the batch was dropped before
@@ -65,7 +79,7 @@ impl<I: Send + 'static, O: Send + 'static> Batches<I, O> {
             self.max,
             Arc::clone(&self.handler),
         );
-        tokio::spawn(async move {
+        let gathering = async move {
             while let Some(first) = receiver.recv().await {
                 // Waiting for a free turn first lets the next batch gather meanwhile.
                 let Ok(permit) = Arc::clone(&permits).acquire_owned().await else {
@@ -89,7 +103,11 @@ impl<I: Send + 'static, O: Send + 'static> Batches<I, O> {
                     drop(permit);
                 });
             }
-        });
+        };
+        match &self.runtime {
+            Some(runtime) => drop(runtime.spawn(gathering)),
+            None => drop(tokio::spawn(gathering)),
+        }
         queue
     }
 }

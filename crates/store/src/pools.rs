@@ -44,7 +44,11 @@ pub(crate) enum Use {
 }
 
 /// A PostgreSQL connection of the readers' pool refuses writes, as SQLite's does
-/// (sqlite.rs): a read may run again on another connection, which only a read may.
+/// (sqlite.rs): a read may run again on another connection, which only a read may. It also
+/// keeps one plan per prepared statement: its reads are lookups by key (lookups.rs), whose
+/// best plan is the same whatever the key, and PostgreSQL would otherwise plan a statement
+/// with an array of keys afresh on every run (planning was three in five of its time on a
+/// batch of reads; docs/benchmarks.md, issue 34).
 #[derive(Debug, Clone, Copy)]
 struct PgSession {
     read_only: bool,
@@ -54,8 +58,10 @@ impl diesel::r2d2::CustomizeConnection<PgConnection, diesel::r2d2::Error> for Pg
     fn on_acquire(&self, conn: &mut PgConnection) -> Result<(), diesel::r2d2::Error> {
         use diesel::connection::SimpleConnection;
         if self.read_only {
-            conn.batch_execute("SET default_transaction_read_only = on")
-                .map_err(diesel::r2d2::Error::QueryError)?;
+            conn.batch_execute(
+                "SET default_transaction_read_only = on; SET plan_cache_mode = force_generic_plan",
+            )
+            .map_err(diesel::r2d2::Error::QueryError)?;
         }
         Ok(())
     }

@@ -48,6 +48,8 @@ pub struct Store {
     _alive: Arc<()>,
     /// SQLite: where this process's writers of the database queue (write_tx.rs).
     writers: Option<crate::write_tx::WriteQueue>,
+    /// How long work waits for a connection before it is refused.
+    connect_timeout: Duration,
 }
 
 impl std::fmt::Debug for Store {
@@ -100,7 +102,14 @@ impl Store {
             unflushed: Arc::new(Mutex::new(None)),
             _alive: alive,
             writers,
+            connect_timeout: options.connect_timeout,
         })
+    }
+
+    /// How long work waits for a connection before it is refused (`PoolOptions`): what
+    /// else queues for the database waits no longer (lookups.rs).
+    pub fn connect_timeout(&self) -> Duration {
+        self.connect_timeout
     }
 
     pub fn backend(&self) -> Backend {

@@ -63,3 +63,73 @@ async fn reads_never_wait_for_a_connection_a_writer_holds_and_cannot_write() {
         .await;
     assert!(refused.is_err(), "readers refuse writes");
 }
+
+/// Batches read by [`find_values`] in the lookups test (a `FindAll` is a plain function).
+static BATCHES_READ: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+#[derive(diesel::QueryableByName)]
+struct Kept {
+    #[diesel(sql_type = diesel::sql_types::Text)]
+    k: String,
+    #[diesel(sql_type = diesel::sql_types::BigInt)]
+    v: i64,
+}
+
+/// The values of `keys`; a batch holding `damaged` fails as a row that does not decode.
+fn find_values(db: &mut Db<'_>, keys: &[String]) -> diesel::QueryResult<Vec<(String, i64)>> {
+    use diesel::RunQueryDsl;
+    BATCHES_READ.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    if keys.iter().any(|k| k == "damaged") {
+        return Err(diesel::result::Error::DeserializationError(
+            "a damaged row".into(),
+        ));
+    }
+    let Db::Sqlite(c) = db else { unreachable!() };
+    let rows: Vec<Kept> = diesel::sql_query("SELECT k, v FROM kv").load(*c)?;
+    Ok(rows
+        .into_iter()
+        .filter(|r| keys.contains(&r.k))
+        .map(|r| (r.k, r.v))
+        .collect())
+}
+
+/// Reads that arrive together are one batch, each answered with its own value (or none);
+/// a batch that fails is read again key by key, so only the damaged key's read fails.
+#[tokio::test]
+async fn lookups_that_arrive_together_are_read_at_once_and_fail_only_alone() {
+    use std::sync::atomic::Ordering;
+    let (_dir, url) = db_url("lookups");
+    let store = Store::connect(&url, &PoolOptions::default()).unwrap();
+    store
+        .query(|db| {
+            execute(
+                db,
+                "CREATE TABLE kv (k TEXT PRIMARY KEY, v INTEGER NOT NULL); \
+                 INSERT INTO kv VALUES ('a', 1), ('b', 2), ('c', 3);",
+            )
+        })
+        .await
+        .unwrap();
+    let lookups = coffer_store::Lookups::new(store, 1, 64, find_values);
+
+    let asked = ["a", "b", "c", "missing"];
+    let reads = (0..60).map(|i| lookups.find(asked[i % 4].to_string()));
+    let answers = futures_util::future::join_all(reads).await;
+    for (i, answer) in answers.into_iter().enumerate() {
+        let expected = [Some(1), Some(2), Some(3), None][i % 4];
+        assert_eq!(answer.unwrap(), expected, "read {i} ({})", asked[i % 4]);
+    }
+    let batches = BATCHES_READ.swap(0, Ordering::SeqCst);
+    assert!(batches < 10, "60 reads at once took {batches} statements");
+
+    let asked = ["a", "damaged", "c"];
+    let reads = (0..30).map(|i| lookups.find(asked[i % 3].to_string()));
+    let answers = futures_util::future::join_all(reads).await;
+    for (i, answer) in answers.into_iter().enumerate() {
+        match asked[i % 3] {
+            "a" => assert_eq!(answer.unwrap(), Some(1)),
+            "c" => assert_eq!(answer.unwrap(), Some(3)),
+            _ => assert!(answer.is_err(), "the damaged key's read fails"),
+        }
+    }
+}

@@ -4,7 +4,7 @@
 
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail};
@@ -37,6 +37,11 @@ pub struct BenchPaymentsArgs {
     /// The server's process: its anonymous memory and threads are sampled meanwhile.
     #[arg(long)]
     pub server_pid: Option<u32>,
+    /// Payments made before the phases, which the reads go through in turn (1 to 10,000):
+    /// distinct payments, as clients read them, so that no cache of one hot row (nor reads
+    /// of one payment coalescing into one) flatters the figure.
+    #[arg(long, default_value_t = 256, value_parser = clap::value_parser!(u64).range(1..=10_000))]
+    pub read_payments: u64,
 }
 
 #[derive(Debug, Serialize)]
@@ -146,10 +151,11 @@ pub async fn run(args: BenchPaymentsArgs) -> anyhow::Result<()> {
         .map(|pid| sample(pid, Arc::clone(&anon), Arc::clone(&threads)));
 
     let writes = {
-        let (http, url, bearer) = (
+        let (http, url, bearer, payment) = (
             http.clone(),
             format!("{}/payments", c.base_url),
             bearer.clone(),
+            payment.clone(),
         );
         move || {
             let req = http
@@ -160,15 +166,32 @@ pub async fn run(args: BenchPaymentsArgs) -> anyhow::Result<()> {
             async move { req.await.is_ok_and(|r| r.status() == 201) }
         }
     };
+    let read_urls: Arc<Vec<String>> = Arc::new(
+        std::iter::once(Ok(paid.clone()))
+            .chain(
+                made(
+                    &http,
+                    &c.base_url,
+                    &bearer,
+                    &payment,
+                    args.read_payments - 1,
+                )
+                .await,
+            )
+            .map(|p: anyhow::Result<Value>| {
+                Ok(format!(
+                    "{}/payments/{}",
+                    c.base_url,
+                    p?["uuid"].as_str().context("a payment without uuid")?
+                ))
+            })
+            .collect::<anyhow::Result<_>>()?,
+    );
     let reads = {
-        let url = format!(
-            "{}/payments/{}",
-            c.base_url,
-            paid["uuid"].as_str().unwrap_or_default()
-        );
-        let (http, bearer) = (http.clone(), bearer.clone());
+        let (http, bearer, next) = (http.clone(), bearer.clone(), Arc::new(AtomicUsize::new(0)));
         move || {
-            let req = http.get(&url).header("authorization", &bearer).send();
+            let url = &read_urls[next.fetch_add(1, Ordering::Relaxed) % read_urls.len()];
+            let req = http.get(url).header("authorization", &bearer).send();
             async move {
                 match req.await {
                     // Read the body: a response is only served once it is all there.
@@ -225,6 +248,33 @@ pub async fn run(args: BenchPaymentsArgs) -> anyhow::Result<()> {
     }
     println!("{}", serde_json::to_string_pretty(&report)?);
     Ok(())
+}
+
+/// `count` more payments like `payment`, made 16 at a time, each as it was answered.
+async fn made(
+    http: &reqwest::Client,
+    base_url: &str,
+    bearer: &str,
+    payment: &Value,
+    count: u64,
+) -> Vec<anyhow::Result<Value>> {
+    use futures_util::StreamExt;
+    futures_util::stream::iter(0..count)
+        .map(|_| async move {
+            let res = http
+                .post(format!("{base_url}/payments"))
+                .header("authorization", bearer)
+                .json(payment)
+                .send()
+                .await?;
+            if res.status() != 201 {
+                bail!("POST /payments answered {}", res.status());
+            }
+            Ok(res.json().await?)
+        })
+        .buffered(16)
+        .collect()
+        .await
 }
 
 /// The kept-counts search (`$match` on account and status, `term` on the method), timed

@@ -47,13 +47,15 @@ use coffer_events::{Bus, EventWiring};
 use coffer_model::clock::Clock;
 use coffer_store::{Store, TtlCache};
 
-use crate::payments::commands::ChargeBatches;
+use crate::payments::commands::{ChargeBatches, PaymentReads};
 use crate::state::PaymentsState;
 
 pub struct Payments {
     state: web::Data<PaymentsState>,
     /// Payments' charges that arrive together, recorded together (payments/commands/).
     charges: web::Data<ChargeBatches>,
+    /// Reads of a payment that arrive together, read together (payments/commands/).
+    reads: web::Data<PaymentReads>,
     /// What the donor's payment pages keep of the provider's answers (payment_page/).
     pages: web::Data<payment_page::commands::PageReads>,
     /// What the workers start from (workers/mod.rs).
@@ -130,6 +132,7 @@ impl Payments {
             accounts: TtlCache::new(10_000, Duration::from_secs(2)),
         });
         let charges = web::Data::new(ChargeBatches::new());
+        let reads = web::Data::new(payments::commands::payment_reads(&state.store));
         let workers = workers::Inputs {
             state: state.clone(),
             charges: charges.clone(),
@@ -172,6 +175,7 @@ impl Payments {
         Self {
             state,
             charges,
+            reads,
             pages: web::Data::new(payment_page::commands::PageReads::new()),
             workers,
             events,
@@ -181,7 +185,7 @@ impl Payments {
 
 coffer_service::module! {
     Payments: "payments",
-    app_data: [state, charges, pages],
+    app_data: [state, charges, reads, pages],
     partners: coffer_partners::app_data,
     metrics: |payments, registry| {
         payments.state.connectors.metrics().register(registry);

@@ -249,6 +249,56 @@ mod refunds {
             assert!(err["errors"][0]["message"].as_str().unwrap().contains("failed"));
         }
 
+        // Reads that arrive together are answered by one statement (coffer_store::Lookups):
+        // each must still get its own payment with its own refunds, and another tenant's
+        // payment stays refused and a missing one a 404 beside them.
+        async fn reads_that_arrive_together_each_get_their_own_payment(backend) {
+            let w = world(backend).await;
+            let (_, account, token) = merchant(&w).await;
+            let (_, other_account, other_token) = merchant(&w).await;
+            let (_, refunded, _) = w.post("/payments", &token, &card_payment(&account, "4242424242424242"), None).await;
+            let refunds = format!("/payments/{}/refunds", refunded["uuid"].as_str().unwrap());
+            for value in ["300", "200"] {
+                let (status, refund, _) = w.post(&refunds, &token, &json!({"amount": {"value": value, "currency": "CHF"}}), None).await;
+                assert_eq!(status, 200, "{refund}");
+            }
+            let (_, plain, _) = w.post("/payments", &token, &card_payment(&account, "4242424242424242"), None).await;
+            let (_, failed, _) = w.post("/payments", &token, &card_payment(&account, "4000000000000002"), None).await;
+            let (_, theirs, _) = w.post("/payments", &other_token, &card_payment(&other_account, "4242424242424242"), None).await;
+            let path = |p: &Value| format!("/payments/{}", p["uuid"].as_str().unwrap());
+            let mut alone = Vec::new();
+            for payment in [&refunded, &plain, &failed] {
+                let (status, read) = w.get(&path(payment), &token).await;
+                assert_eq!(status, 200, "{read}");
+                alone.push(read);
+            }
+            let mut amounts: Vec<&str> = alone[0]["refunds"].as_array().unwrap().iter().map(|r| r["amount"]["value"].as_str().unwrap()).collect();
+            amounts.sort_unstable();
+            assert_eq!(amounts, ["200", "300"], "both refunds");
+            assert_eq!(alone[1]["refunds"], json!([]));
+            assert_eq!(alone[2]["status"], "failed");
+
+            let missing = format!("/payments/{}", uuid::Uuid::new_v4());
+            let asked: Vec<String> = (0..80)
+                .map(|i| match i % 5 {
+                    0..=2 => path([&refunded, &plain, &failed][i % 5]),
+                    3 => path(&theirs),
+                    _ => missing.clone(),
+                })
+                .collect();
+            let answers = futures_util::future::join_all(asked.iter().map(|p| w.get(p, &token))).await;
+            for (i, (status, read)) in answers.into_iter().enumerate() {
+                match i % 5 {
+                    0..=2 => {
+                        assert_eq!(status, 200, "{read}");
+                        assert_eq!(read, alone[i % 5], "read {i} among others answers as a read alone");
+                    }
+                    3 => assert_eq!(status, 403, "read {i}, another tenant's: {read}"),
+                    _ => assert_eq!(status, 404, "read {i}: {read}"),
+                }
+            }
+        }
+
         async fn fifty_concurrent_refunds_stay_within_the_amount(backend) {
             let w = world(backend).await;
             let (_, account, token) = merchant(&w).await;

@@ -14,7 +14,7 @@ use coffer_http::{ApiError, Json, OptionalJson, PathUuid, RequestTrace, Shape, r
 use serde::Deserialize;
 
 use super::commands::test_psp::{self, Next, Subject};
-use super::commands::{self, ChargeBatches};
+use super::commands::{self, ChargeBatches, PaymentReads};
 use super::domain::Decision;
 use crate::command_kit::Asker;
 use crate::shared::card::keyed_for_idempotency;
@@ -79,11 +79,11 @@ pub(crate) async fn create(
     responses((status = 200, description = "The payment", body = crate::shared::record::Payment),
         (status = 404, description = "No such payment")))]
 pub(crate) async fn get(
-    state: web::Data<PaymentsState>,
+    reads: web::Data<PaymentReads>,
     caller: Caller,
     uuid: PathUuid,
 ) -> Result<HttpResponse, ApiError> {
-    Ok(HttpResponse::Ok().json(commands::load(&state, &caller, uuid.to_string()).await?))
+    Ok(HttpResponse::Ok().json(commands::load(&reads, &caller, uuid.to_string()).await?))
 }
 
 // Only a platform caller may: billing charges a donor's source for each invoice with its

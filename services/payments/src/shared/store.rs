@@ -183,43 +183,67 @@ pub fn find_by_provider_payment_id(
     })
 }
 
-/// The payment with its refunds and its settlement, in one statement: a read is one round
-/// trip, and what it shows is one moment of the three tables. A payment has a row per
-/// refund here (most have none, so one row).
-pub fn find(db: &mut Db<'_>, uuid: &str) -> QueryResult<Option<Payment>> {
-    type Joined = (Row, Option<Settlement>, Option<RefundRow>);
-    let rows: Vec<Joined> = db_run!(db: {
-        p::payments
-            .left_join(s::payment_settlements)
-            .left_join(r::refunds)
-            .filter(p::uuid.eq(uuid))
-            .order((r::created.asc(), r::uuid.asc()))
-            .select((
-                Row::as_select(),
-                Option::<Settlement>::as_select(),
-                (r::uuid, r::payment_uuid, r::amount_value, r::currency, r::status, r::status_reason, r::created, r::charge_state).nullable(),
-            ))
-            .load(db)
-    })?;
-    let mut rows = rows.into_iter();
-    let Some((row, settled, first_refund)) = rows.next() else {
-        return Ok(None);
-    };
-    let mut payment = row.into_payment()?;
-    payment.refunds = first_refund
-        .into_iter()
-        .chain(rows.filter_map(|(_, _, refund)| refund))
-        .map(|row| {
-            let (_, refund, _) = refund_of(row)?;
-            serde_json::to_value(refund).map_err(|e| DieselError::SerializationError(Box::new(e)))
+/// A payment's row with its settlement and one of its refunds (a row per refund; most
+/// have none, so one row).
+type Joined = (Row, Option<Settlement>, Option<RefundRow>);
+
+/// The payments `$filter` picks, joined with their settlements and refunds, ordered by
+/// payment and then refund: one statement, written once for [`find`] and [`find_all`].
+macro_rules! joined_payments {
+    ($db:ident, $filter:expr) => {
+        db_run!($db: {
+            p::payments
+                .left_join(s::payment_settlements)
+                .left_join(r::refunds)
+                .filter($filter)
+                .order((p::uuid.asc(), r::created.asc(), r::uuid.asc()))
+                .select((
+                    Row::as_select(),
+                    Option::<Settlement>::as_select(),
+                    (r::uuid, r::payment_uuid, r::amount_value, r::currency, r::status, r::status_reason, r::created, r::charge_state).nullable(),
+                ))
+                .load::<Joined>($db)
         })
-        .collect::<QueryResult<_>>()?;
-    if let Some(settled) = settled {
-        payment.payout_uuid = settled.payout_uuid;
-        payment.value_date = settled.value_date;
-        payment.return_reason = settled.return_reason;
+    };
+}
+
+/// The payment with its refunds and its settlement, in one statement: a read is one round
+/// trip, and what it shows is one moment of the three tables. Its own statement, not
+/// [`find_all`]'s with one uuid: SQLite keeps it prepared only with a fixed number of binds.
+pub fn find(db: &mut Db<'_>, uuid: &str) -> QueryResult<Option<Payment>> {
+    let rows = joined_payments!(db, p::uuid.eq(uuid))?;
+    Ok(gathered(rows)?.pop().map(|(_, payment)| payment))
+}
+
+/// The payments of `uuids` that exist, each with its uuid, read as [`find`] reads one: the
+/// statement of [`coffer_store::Lookups`], which answers reads that arrive together.
+pub fn find_all(db: &mut Db<'_>, uuids: &[String]) -> QueryResult<Vec<(String, Payment)>> {
+    gathered(joined_payments!(db, p::uuid.eq_any(uuids))?)
+}
+
+/// Joined rows, ordered by payment, gathered into payments: a row of the payment before is
+/// one more refund.
+fn gathered(rows: Vec<Joined>) -> QueryResult<Vec<(String, Payment)>> {
+    let mut found: Vec<(String, Payment)> = Vec::new();
+    for (row, settled, refund) in rows {
+        if found.last().is_none_or(|(uuid, _)| *uuid != row.uuid) {
+            let mut payment = row.into_payment()?;
+            if let Some(settled) = settled {
+                payment.payout_uuid = settled.payout_uuid;
+                payment.value_date = settled.value_date;
+                payment.return_reason = settled.return_reason;
+            }
+            found.push((payment.uuid.clone(), payment));
+        }
+        if let (Some(refund), Some((_, payment))) = (refund, found.last_mut()) {
+            let (_, refund, _) = refund_of(refund)?;
+            payment.refunds.push(
+                serde_json::to_value(refund)
+                    .map_err(|e| DieselError::SerializationError(Box::new(e)))?,
+            );
+        }
     }
-    Ok(Some(payment))
+    Ok(found)
 }
 
 /// A refund as its columns are read.

@@ -13,7 +13,7 @@ pub(crate) mod source_charge;
 pub(crate) mod test_psp;
 
 use coffer_auth::Caller;
-use coffer_store::Batches;
+use coffer_store::{Batches, Lookups, Store};
 use serde_json::Value;
 
 pub(crate) use self::charge::{charge_again, send, settle};
@@ -42,6 +42,22 @@ impl ChargeBatches {
     }
 }
 
+/// Reads of a payment by its uuid that arrive together, answered by one statement
+/// (coffer_store::Lookups): built beside the service's state (lib.rs) for the Get
+/// operation, whose reads come most and together.
+pub(crate) type PaymentReads = Lookups<Payment>;
+
+/// Batches of reads in flight at once: while they are read the next gathers, so under
+/// load each statement answers many reads. Two read fastest on a 2-core PostgreSQL
+/// (11,300-12,400 reads/s against 9,300 with 4 and 8,900-10,000 with 8; issue 34).
+const READS_AT_ONCE: usize = 2;
+/// A batch's most uuids: its statement stays one index probe per uuid, bounded.
+const MAX_READS: usize = 64;
+
+pub(crate) fn payment_reads(store: &Store) -> PaymentReads {
+    Lookups::new(store.clone(), READS_AT_ONCE, MAX_READS, record::find_all)
+}
+
 async fn find(state: &Parts, uuid: String) -> Result<Payment, PaymentsError> {
     state
         .store
@@ -52,11 +68,14 @@ async fn find(state: &Parts, uuid: String) -> Result<Payment, PaymentsError> {
 
 /// The payment, once the caller may touch it.
 pub(crate) async fn load(
-    state: &Parts,
+    reads: &PaymentReads,
     caller: &Caller,
     uuid: String,
 ) -> Result<Payment, PaymentsError> {
-    let payment = find(state, uuid).await?;
+    let payment = reads
+        .find(uuid)
+        .await?
+        .ok_or(PaymentsError::not_found("Payment"))?;
     require_owner(caller, &payment.account_uuid, &payment.organisation_uuid)?;
     Ok(payment)
 }

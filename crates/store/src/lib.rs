@@ -27,7 +27,7 @@ pub use batches::Batches;
 pub use conn::{Conn, Db};
 pub use diesel;
 pub use error::{StoreError, is_contention};
-pub use lookups::{FindAll, Lookups};
+pub use lookups::{FindAll, FindOne, Lookups};
 pub use migrate::Migrations;
 pub use searches::SearchOptions;
 pub use store::{PoolOptions, Store};

@@ -15,9 +15,15 @@ use crate::{Batches, Db, Store, StoreError};
 /// left out.
 pub type FindAll<V> = fn(&mut Db<'_>, &[String]) -> diesel::QueryResult<Vec<(String, V)>>;
 
+/// Reads the object of one key: what a read is on SQLite.
+pub type FindOne<V> = fn(&mut Db<'_>, &str) -> diesel::QueryResult<Option<V>>;
+
 type Answer<V> = Result<Option<V>, StoreError>;
 
 pub struct Lookups<V> {
+    store: Store,
+    /// Where each read goes alone ([`Lookups::alone_on_sqlite`]).
+    alone: Option<FindOne<V>>,
     batches: Batches<String, Answer<V>>,
     /// How long a read waits for its batch: as long as it would for a connection alone.
     wait: std::time::Duration,
@@ -28,22 +34,42 @@ impl<V: Clone + Send + 'static> Lookups<V> {
     /// arrive while they are read wait and form the next batch. Built inside a runtime,
     /// the batches are gathered on it (one that outlives the HTTP workers', whose reads
     /// it answers).
-    pub fn new(store: Store, at_once: usize, max: usize, find_all: FindAll<V>) -> Self {
+    pub fn new(store: Store, (at_once, max): (usize, usize), find_all: FindAll<V>) -> Self {
         let wait = store.connect_timeout();
+        let reading = store.clone();
         let batches = Batches::new(at_once, max, move |keys: Vec<String>| {
-            let store = store.clone();
+            let store = reading.clone();
             async move { answer(&store, keys, find_all).await }
         });
         let batches = match tokio::runtime::Handle::try_current() {
             Ok(runtime) => batches.on(runtime),
             Err(_) => batches,
         };
-        Self { batches, wait }
+        Self {
+            store,
+            alone: None,
+            batches,
+            wait,
+        }
+    }
+
+    /// On SQLite, each read alone with `find_one`, as a read was before batches: there a
+    /// read has no round trip to share, and a statement with a list of keys is prepared
+    /// afresh every time (one with one key stays prepared), so batches would only cost.
+    #[must_use]
+    pub fn alone_on_sqlite(mut self, find_one: FindOne<V>) -> Self {
+        if self.store.backend() == crate::Backend::Sqlite {
+            self.alone = Some(find_one);
+        }
+        self
     }
 
     /// The object of `key`, read with whatever other keys arrive meanwhile; 503's error
     /// (`Unavailable`) when its batch has not been read within the connection timeout.
     pub async fn find(&self, key: String) -> Answer<V> {
+        if let Some(find_one) = self.alone {
+            return self.store.read(move |db| find_one(db, &key)).await;
+        }
         let read = async {
             // A batch dropped unanswered (its runtime stopped under it) is read again once:
             // a read has no effect to repeat.

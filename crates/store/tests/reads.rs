@@ -93,6 +93,10 @@ fn find_values(db: &mut Db<'_>, keys: &[String]) -> diesel::QueryResult<Vec<(Str
         .collect())
 }
 
+fn find_value(db: &mut Db<'_>, key: &str) -> diesel::QueryResult<Option<i64>> {
+    Ok(find_values(db, &[key.to_string()])?.pop().map(|(_, v)| v))
+}
+
 /// Reads that arrive together are one batch, each answered with its own value (or none);
 /// a batch that fails is read again key by key, so only the damaged key's read fails.
 #[tokio::test]
@@ -110,7 +114,7 @@ async fn lookups_that_arrive_together_are_read_at_once_and_fail_only_alone() {
         })
         .await
         .unwrap();
-    let lookups = coffer_store::Lookups::new(store, 1, 64, find_values);
+    let lookups = coffer_store::Lookups::new(store.clone(), (1, 64), find_values);
 
     let asked = ["a", "b", "c", "missing"];
     let reads = (0..60).map(|i| lookups.find(asked[i % 4].to_string()));
@@ -132,4 +136,12 @@ async fn lookups_that_arrive_together_are_read_at_once_and_fail_only_alone() {
             _ => assert!(answer.is_err(), "the damaged key's read fails"),
         }
     }
+
+    // On SQLite each read can go alone instead: as many statements as reads, same answers.
+    let alone = coffer_store::Lookups::new(store, (1, 64), find_values).alone_on_sqlite(find_value);
+    BATCHES_READ.store(0, Ordering::SeqCst);
+    let answers =
+        futures_util::future::join_all((0..20).map(|_| alone.find("b".to_string()))).await;
+    assert!(answers.into_iter().all(|a| a.unwrap() == Some(2)));
+    assert_eq!(BATCHES_READ.load(Ordering::SeqCst), 20);
 }

@@ -55,7 +55,8 @@ const READS_AT_ONCE: usize = 2;
 const MAX_READS: usize = 64;
 
 pub(crate) fn payment_reads(store: &Store) -> PaymentReads {
-    Lookups::new(store.clone(), READS_AT_ONCE, MAX_READS, record::find_all)
+    Lookups::new(store.clone(), (READS_AT_ONCE, MAX_READS), record::find_all)
+        .alone_on_sqlite(record::find)
 }
 
 async fn find(state: &Parts, uuid: String) -> Result<Payment, PaymentsError> {

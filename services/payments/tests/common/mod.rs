@@ -347,3 +347,16 @@ pub async fn next_named(
         }
     }
 }
+
+/// A card payment of CHF 10.50 into `account` with the test card `number`, as a client
+/// sends it (the number chooses the test provider's answer).
+pub fn card_payment(account: &str, number: &str) -> Value {
+    serde_json::json!({
+        "account_uuid": account,
+        "payment_method": "card",
+        "amount": {"value": "1050", "currency": "CHF"},
+        "payment_information": {"number": number, "expiry_month": 12, "expiry_year": 2030, "cvv": "123", "cardholder": "Ada Lovelace"},
+        "custom_parameters": {"campaign": "winter"},
+        "return_url": "https://charity.example/thanks"
+    })
+}

@@ -220,6 +220,11 @@ impl Store {
     /// server closed (a restart) fails the read, is dropped, and the read runs again on
     /// another, as many times as the pool has connections. On SQLite the connections
     /// refuse writes.
+    ///
+    /// Only lookups by key belong here: PostgreSQL's readers keep one generic plan per
+    /// statement (pools.rs, `PgSession`), which is the best plan for a key whatever its
+    /// value but can be a poor one for a range or a search, whose best plan depends on
+    /// the values; those go through [`Store::search`] or [`Store::query`].
     pub async fn read<T, F>(&self, f: F) -> Result<T, StoreError>
     where
         F: Fn(&mut Db<'_>) -> diesel::QueryResult<T> + Send + 'static,

@@ -75,7 +75,8 @@ impl Searches {
             let deadline = Instant::now() + searches.budget;
             let mut conn = searches.pool.get()?;
             let mut db = conn.db();
-            let budget_ms = searches.budget.as_millis();
+            // PostgreSQL reads 0 as no timeout at all: a budget under a millisecond is one.
+            let budget_ms = searches.budget.as_millis().max(1);
             db.snapshot(|db| {
                 if let Db::Pg(pg) = db {
                     pg.batch_execute(&format!("SET LOCAL statement_timeout = {budget_ms}"))?;

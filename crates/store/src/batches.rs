@@ -6,7 +6,12 @@
 //!
 //! At most `at_once` batches are handled at a time; items that arrive meanwhile wait and
 //! form the next batch, so batches grow with the load and stay single under none.
+//!
+//! Items can be submitted in lanes (a tenant's, say): a batch takes one item of each lane
+//! that has one waiting in turn, so a lane with many waiting (a tenant flooding reads) does
+//! not keep another's single item out of the next batch.
 
+use std::collections::{HashMap, VecDeque};
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::{Arc, Mutex, PoisonError};
@@ -16,8 +21,11 @@ use tokio::sync::{Semaphore, mpsc, oneshot};
 
 type Handler<I, O> = dyn Fn(Vec<I>) -> Pin<Box<dyn Future<Output = Vec<O>> + Send>> + Send + Sync;
 
-/// Where items wait, each with the way back to its caller.
-type Queue<I, O> = mpsc::UnboundedSender<(I, oneshot::Sender<O>)>;
+/// An item waiting, with the way back to its caller.
+type Waiting<I, O> = (I, oneshot::Sender<O>);
+
+/// Where items are sent, each with its lane.
+type Queue<I, O> = mpsc::UnboundedSender<(String, Waiting<I, O>)>;
 
 pub struct Batches<I, O> {
     at_once: usize,
@@ -32,8 +40,8 @@ pub struct Batches<I, O> {
 }
 
 impl<I: Send + 'static, O: Send + 'static> Batches<I, O> {
-    /// `handler` gets each batch, in the order its items came, and answers one outcome per
-    /// item in the same order.
+    /// `handler` gets each batch, one item of each lane in turn and each lane's in the
+    /// order they came, and answers one outcome per item in the order it got them.
     pub fn new<F, Fut>(at_once: usize, max: usize, handler: F) -> Self
     where
         F: Fn(Vec<I>) -> Fut + Send + Sync + 'static,
@@ -60,6 +68,11 @@ impl<I: Send + 'static, O: Send + 'static> Batches<I, O> {
     /// Handles `item` with whatever else arrives; None when the batch was dropped before
     /// it answered (its handler panicked).
     pub async fn submit(&self, item: I) -> Option<O> {
+        self.submit_in(String::new(), item).await
+    }
+
+    /// [`Batches::submit`] in `lane`: batches take items of the lanes in turn.
+    pub async fn submit_in(&self, lane: String, item: I) -> Option<O> {
         let (reply, answer) = oneshot::channel();
         let queue = {
             let mut slot = self.queue.lock().unwrap_or_else(PoisonError::into_inner);
@@ -68,30 +81,35 @@ impl<I: Send + 'static, O: Send + 'static> Batches<I, O> {
                 _ => slot.insert(self.start()).clone(),
             }
         };
-        queue.send((item, reply)).ok()?;
+        queue.send((lane, (item, reply))).ok()?;
         answer.await.ok()
     }
 
     fn start(&self) -> Queue<I, O> {
-        let (queue, mut receiver) = mpsc::unbounded_channel::<(I, oneshot::Sender<O>)>();
+        let (queue, mut receiver) = mpsc::unbounded_channel::<(String, Waiting<I, O>)>();
         let (permits, max, handler) = (
             Arc::new(Semaphore::new(self.at_once)),
             self.max,
             Arc::clone(&self.handler),
         );
         let gathering = async move {
-            while let Some(first) = receiver.recv().await {
+            let mut lanes = Lanes::default();
+            loop {
+                if lanes.is_empty() {
+                    let Some((lane, first)) = receiver.recv().await else {
+                        return;
+                    };
+                    lanes.push(lane, first);
+                }
                 // Waiting for a free turn first lets the next batch gather meanwhile.
                 let Ok(permit) = Arc::clone(&permits).acquire_owned().await else {
                     return;
                 };
-                let mut batch = vec![first];
-                while batch.len() < max {
-                    match receiver.try_recv() {
-                        Ok(next) => batch.push(next),
-                        Err(_) => break,
-                    }
+                // Everything sent so far, so each lane's turn counts what waits in it.
+                while let Ok((lane, next)) = receiver.try_recv() {
+                    lanes.push(lane, next);
                 }
+                let batch = lanes.take(max);
                 let handler = Arc::clone(&handler);
                 tokio::spawn(async move {
                     let (items, replies): (Vec<I>, Vec<_>) = batch.into_iter().unzip();
@@ -109,6 +127,59 @@ impl<I: Send + 'static, O: Send + 'static> Batches<I, O> {
             None => drop(tokio::spawn(gathering)),
         }
         queue
+    }
+}
+
+/// The items waiting, by lane, and the lanes in the order of their turns.
+struct Lanes<T> {
+    waiting: HashMap<String, VecDeque<T>>,
+    turns: VecDeque<String>,
+}
+
+impl<T> Default for Lanes<T> {
+    fn default() -> Self {
+        Self {
+            waiting: HashMap::new(),
+            turns: VecDeque::new(),
+        }
+    }
+}
+
+impl<T> Lanes<T> {
+    fn is_empty(&self) -> bool {
+        self.turns.is_empty()
+    }
+
+    fn push(&mut self, lane: String, item: T) {
+        match self.waiting.get_mut(&lane) {
+            Some(items) => items.push_back(item),
+            None => {
+                self.waiting.insert(lane.clone(), VecDeque::from([item]));
+                self.turns.push_back(lane);
+            }
+        }
+    }
+
+    /// Up to `max` items, one of each lane in turn, each lane's in the order they came.
+    fn take(&mut self, max: usize) -> Vec<T> {
+        let mut batch = Vec::new();
+        while batch.len() < max {
+            let Some(lane) = self.turns.pop_front() else {
+                break;
+            };
+            let Some(items) = self.waiting.get_mut(&lane) else {
+                continue;
+            };
+            if let Some(item) = items.pop_front() {
+                batch.push(item);
+            }
+            if items.is_empty() {
+                self.waiting.remove(&lane);
+            } else {
+                self.turns.push_back(lane);
+            }
+        }
+        batch
     }
 }
 
@@ -145,5 +216,59 @@ mod tests {
             batches_made < 40,
             "{batches_made} batches for 40 items sent at once"
         );
+    }
+
+    #[test]
+    fn a_batch_takes_the_lanes_in_turn() {
+        let mut lanes = Lanes::default();
+        for i in 0..100 {
+            lanes.push("flood".to_owned(), ("flood", i));
+        }
+        lanes.push("quiet".to_owned(), ("quiet", 0));
+        let first = lanes.take(8);
+        assert_eq!(first[..3], [("flood", 0), ("quiet", 0), ("flood", 1)]);
+        assert_eq!(first.len(), 8);
+        let rest: Vec<_> = std::iter::from_fn(|| Some(lanes.take(8)).filter(|b| !b.is_empty()))
+            .flatten()
+            .collect();
+        let expected: Vec<_> = (7..100).map(|i| ("flood", i)).collect();
+        assert_eq!(rest, expected, "the flood's own items keep their order");
+        assert!(lanes.is_empty());
+    }
+
+    #[tokio::test]
+    async fn an_item_of_another_lane_goes_in_the_next_batch_however_many_wait() {
+        let seen = Arc::new(Mutex::new(Vec::<Vec<(&'static str, u32)>>::new()));
+        let record = Arc::clone(&seen);
+        let batches = Arc::new(Batches::new(
+            1,
+            4,
+            move |items: Vec<(&'static str, u32)>| {
+                record.lock().unwrap().push(items.clone());
+                async move {
+                    tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+                    items.into_iter().map(|(_, i)| i).collect()
+                }
+            },
+        ));
+        let submit = |lane: &'static str, i: u32| {
+            let batches = Arc::clone(&batches);
+            tokio::spawn(async move { batches.submit_in(lane.to_owned(), (lane, i)).await })
+        };
+        let flood: Vec<_> = (0..40).map(|i| submit("flood", i)).collect();
+        tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+        let quiet = submit("quiet", 0);
+        assert_eq!(quiet.await.unwrap(), Some(0));
+        for (i, handle) in flood.into_iter().enumerate() {
+            assert_eq!(handle.await.unwrap(), Some(u32::try_from(i).unwrap()));
+        }
+        let seen = seen.lock().unwrap();
+        let quiet_in = seen
+            .iter()
+            .position(|batch| batch.contains(&("quiet", 0)))
+            .unwrap();
+        // Submitted while the first batch was read, behind 39 of the flood: first in line
+        // would have put it in the eleventh batch of four.
+        assert!(quiet_in <= 2, "in batch {quiet_in} of {}", seen.len());
     }
 }

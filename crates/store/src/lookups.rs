@@ -66,18 +66,20 @@ impl<V: Clone + Send + 'static> Lookups<V> {
 
     /// The object of `key`, read with whatever other keys arrive meanwhile; 503's error
     /// (`Unavailable`) when its batch has not been read within the connection timeout.
-    pub async fn find(&self, key: String) -> Answer<V> {
+    /// `lane` is whose read it is (a tenant's API client): batches take the lanes' reads
+    /// in turn, so one caller's flood of reads does not queue another's behind it.
+    pub async fn find(&self, lane: &str, key: String) -> Answer<V> {
         if let Some(find_one) = self.alone {
             return self.store.read(move |db| find_one(db, &key)).await;
         }
         let read = async {
             // A batch dropped unanswered (its runtime stopped under it) is read again once:
             // a read has no effect to repeat.
-            match self.batches.submit(key.clone()).await {
+            match self.batches.submit_in(lane.to_owned(), key.clone()).await {
                 Some(answer) => answer,
                 None => self
                     .batches
-                    .submit(key)
+                    .submit_in(lane.to_owned(), key)
                     .await
                     .unwrap_or(Err(StoreError::Cancelled)),
             }

@@ -117,7 +117,7 @@ async fn lookups_that_arrive_together_are_read_at_once_and_fail_only_alone() {
     let lookups = coffer_store::Lookups::new(store.clone(), (1, 64), find_values);
 
     let asked = ["a", "b", "c", "missing"];
-    let reads = (0..60).map(|i| lookups.find(asked[i % 4].to_string()));
+    let reads = (0..60).map(|i| lookups.find("client", asked[i % 4].to_string()));
     let answers = futures_util::future::join_all(reads).await;
     for (i, answer) in answers.into_iter().enumerate() {
         let expected = [Some(1), Some(2), Some(3), None][i % 4];
@@ -127,7 +127,7 @@ async fn lookups_that_arrive_together_are_read_at_once_and_fail_only_alone() {
     assert!(batches < 10, "60 reads at once took {batches} statements");
 
     let asked = ["a", "damaged", "c"];
-    let reads = (0..30).map(|i| lookups.find(asked[i % 3].to_string()));
+    let reads = (0..30).map(|i| lookups.find("client", asked[i % 3].to_string()));
     let answers = futures_util::future::join_all(reads).await;
     for (i, answer) in answers.into_iter().enumerate() {
         match asked[i % 3] {
@@ -141,7 +141,8 @@ async fn lookups_that_arrive_together_are_read_at_once_and_fail_only_alone() {
     let alone = coffer_store::Lookups::new(store, (1, 64), find_values).alone_on_sqlite(find_value);
     BATCHES_READ.store(0, Ordering::SeqCst);
     let answers =
-        futures_util::future::join_all((0..20).map(|_| alone.find("b".to_string()))).await;
+        futures_util::future::join_all((0..20).map(|_| alone.find("client", "b".to_string())))
+            .await;
     assert!(answers.into_iter().all(|a| a.unwrap() == Some(2)));
     assert_eq!(BATCHES_READ.load(Ordering::SeqCst), 20);
 }

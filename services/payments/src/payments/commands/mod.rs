@@ -74,7 +74,7 @@ pub(crate) async fn load(
     uuid: String,
 ) -> Result<Payment, PaymentsError> {
     let payment = reads
-        .find(uuid)
+        .find(caller.client_id(), uuid)
         .await?
         .ok_or(PaymentsError::not_found("Payment"))?;
     require_owner(caller, &payment.account_uuid, &payment.organisation_uuid)?;

@@ -40,7 +40,9 @@ impl<V: Clone + Send + 'static> Lookups<V> {
         let batches = Batches::new(at_once, max, move |keys: Vec<String>| {
             let store = reading.clone();
             async move { answer(&store, keys, find_all).await }
-        });
+        })
+        // A read that timed out (503) is not read after all.
+        .without_abandoned();
         let batches = match tokio::runtime::Handle::try_current() {
             Ok(runtime) => batches.on(runtime),
             Err(_) => batches,
@@ -66,8 +68,10 @@ impl<V: Clone + Send + 'static> Lookups<V> {
 
     /// The object of `key`, read with whatever other keys arrive meanwhile; 503's error
     /// (`Unavailable`) when its batch has not been read within the connection timeout.
-    /// `lane` is whose read it is (a tenant's API client): batches take the lanes' reads
-    /// in turn, so one caller's flood of reads does not queue another's behind it.
+    /// `lane` is whose read it is (payments gives the caller's API client): batches take
+    /// the lanes' reads in turn, so one lane's flood of reads does not queue another's
+    /// behind it. On SQLite, where each read goes alone, the readers' pool hands out its
+    /// connections first come, first served, bounded by the same timeout.
     pub async fn find(&self, lane: &str, key: String) -> Answer<V> {
         if let Some(find_one) = self.alone {
             return self.store.read(move |db| find_one(db, &key)).await;

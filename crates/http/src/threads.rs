@@ -36,9 +36,78 @@ pub fn workers(configured: usize) -> usize {
 /// The process's async runtime with `workers` worker threads and its blocking threads
 /// bounded.
 pub fn runtime(workers: usize) -> io::Result<tokio::runtime::Runtime> {
+    runtime_giving_way(workers, 0)
+}
+
+/// [`runtime`] whose threads give way to the HTTP workers' when the cores are busy: each
+/// starts `nice` steps below normal priority (0 leaves it normal, 19 is the lowest). The
+/// HTTP workers answer requests on runtimes of their own (server.rs), while this one runs
+/// what the process does besides: background workers, event handlers, and the writers
+/// its first writes started (`coffer dev` writes its demo data here before serving).
+/// Under a write load on a busy machine, reads then keep most of their latency and
+/// writes wait instead (docs/decisions/reads-before-writes.md). Only lowering priority
+/// needs no privilege, so a thread never asks for more than it was started with.
+pub fn runtime_giving_way(workers: usize, nice: u8) -> io::Result<tokio::runtime::Runtime> {
+    // A nice value the building thread's plus `nice`, the same for every thread: one
+    // started by a thread of this runtime has its nice value already, and must not be
+    // lowered again.
+    let target = (nice > 0)
+        .then(|| rustix::process::getpriority_process(None).ok())
+        .flatten()
+        .map(|normal| (normal + i32::from(nice)).min(19));
     tokio::runtime::Builder::new_multi_thread()
+        .thread_name("coffer-runtime")
         .worker_threads(workers.max(1))
         .max_blocking_threads(MAX_BLOCKING)
+        .on_thread_start(move || give_way(target))
         .enable_all()
         .build()
+}
+
+/// Sets the calling thread's nice value to `target` (Linux keeps one per thread).
+fn give_way(target: Option<i32>) {
+    let Some(target) = target else {
+        return;
+    };
+    let lowered = rustix::process::getpriority_process(None).and_then(|now| {
+        if now >= target {
+            return Ok(());
+        }
+        rustix::process::setpriority_process(None, target)
+    });
+    if let Err(e) = lowered {
+        tracing::warn!(error = %e, "a runtime thread keeps its priority");
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use rustix::process::getpriority_process;
+
+    #[test]
+    fn a_runtime_giving_way_runs_its_tasks_and_blocking_work_below_normal_priority() {
+        let normal = getpriority_process(None).unwrap();
+        let runtime = super::runtime_giving_way(1, 5).unwrap();
+        let (task, blocking) = runtime.block_on(async {
+            let task = tokio::spawn(async { getpriority_process(None).unwrap() });
+            // Started from a worker thread, which is below normal already: not lowered twice.
+            let blocking = tokio::spawn(async {
+                tokio::task::spawn_blocking(|| getpriority_process(None).unwrap()).await
+            });
+            (task.await.unwrap(), blocking.await.unwrap().unwrap())
+        });
+        assert_eq!(task, (normal + 5).min(19), "a worker thread");
+        assert_eq!(blocking, (normal + 5).min(19), "a blocking thread");
+        // The thread that started the runtime, where `coffer dev` starts its HTTP workers,
+        // keeps its priority, and so do the threads it starts.
+        assert_eq!(getpriority_process(None).unwrap(), normal);
+        let plain = super::runtime(1).unwrap();
+        let kept = plain.block_on(async {
+            tokio::spawn(async { getpriority_process(None).unwrap() })
+                .await
+                .unwrap()
+        });
+        assert_eq!(kept, normal);
+    }
 }

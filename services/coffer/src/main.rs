@@ -31,11 +31,14 @@ fn main() -> std::process::ExitCode {
     let cli = Cli::parse();
     data_dir::restrict_umask();
     // The runtime's workers are the HTTP server's (`coffer dev --workers`).
-    let workers = match &cli.command {
-        Command::Dev(args) => coffer_http::threads::workers(args.workers),
-        _ => coffer_http::threads::default_workers(),
+    let (workers, nice) = match &cli.command {
+        Command::Dev(args) => (
+            coffer_http::threads::workers(args.workers),
+            args.background_nice,
+        ),
+        _ => (coffer_http::threads::default_workers(), 0),
     };
-    let runtime = match coffer_http::threads::runtime(workers) {
+    let runtime = match coffer_http::threads::runtime_giving_way(workers, nice) {
         Ok(rt) => rt,
         Err(e) => {
             eprintln!("coffer: cannot start the async runtime: {e}");

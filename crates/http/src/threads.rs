@@ -41,12 +41,14 @@ pub fn runtime(workers: usize) -> io::Result<tokio::runtime::Runtime> {
 
 /// [`runtime`] whose threads give way to the HTTP workers' when the cores are busy: each
 /// starts `nice` steps below normal priority (0 leaves it normal, 19 is the lowest). The
-/// HTTP workers answer requests on runtimes of their own (server.rs), while this one runs
-/// what the process does besides: background workers, event handlers, and the writers
-/// its first writes started (`coffer dev` writes its demo data here before serving).
-/// Under a write load on a busy machine, reads then keep most of their latency and
-/// writes wait instead (docs/decisions/reads-before-writes.md). Only lowering priority
-/// needs no privilege, so a thread never asks for more than it was started with.
+/// HTTP workers answer requests on runtimes of their own (server.rs), started from the
+/// thread that builds this runtime and so at its priority, while this one runs what the
+/// process does besides: background workers, event handlers, and the stores' writers
+/// (`coffer dev` starts them here: `Store::with_writers_on`). Under a write load on a busy
+/// machine, reads then keep most of their latency and writes wait instead
+/// (docs/decisions/reads-before-writes.md). Only lowering priority needs no privilege, so
+/// a thread never asks for more than it was started with. Linux only, which keeps a nice
+/// value per thread: elsewhere the call would lower the whole process.
 pub fn runtime_giving_way(workers: usize, nice: u8) -> io::Result<tokio::runtime::Runtime> {
     // A nice value the building thread's plus `nice`, the same for every thread: one
     // started by a thread of this runtime has its nice value already, and must not be
@@ -66,7 +68,7 @@ pub fn runtime_giving_way(workers: usize, nice: u8) -> io::Result<tokio::runtime
 
 /// Sets the calling thread's nice value to `target` (Linux keeps one per thread).
 fn give_way(target: Option<i32>) {
-    let Some(target) = target else {
+    let Some(target) = target.filter(|_| cfg!(target_os = "linux")) else {
         return;
     };
     let lowered = rustix::process::getpriority_process(None).and_then(|now| {
@@ -80,7 +82,7 @@ fn give_way(target: Option<i32>) {
     }
 }
 
-#[cfg(test)]
+#[cfg(all(test, target_os = "linux"))]
 #[allow(clippy::unwrap_used)]
 mod tests {
     use rustix::process::getpriority_process;

@@ -112,9 +112,14 @@ impl GroupCommit {
         self.queue.is_closed()
     }
 
-    /// Starts the writers of the database that `pool` connects to, on the current tokio
-    /// runtime; `queue` is that database's write queue on SQLite.
-    pub(crate) fn start(pool: Pools, queue: Option<WriteQueue>, durability: Durability) -> Self {
+    /// Starts the writers of the database that `pool` connects to, on `runtime` or else
+    /// the current tokio runtime; `queue` is that database's write queue on SQLite.
+    pub(crate) fn start(
+        pool: Pools,
+        queue: Option<WriteQueue>,
+        durability: Durability,
+        runtime: Option<&tokio::runtime::Handle>,
+    ) -> Self {
         let database = Database { pool, queue };
         let (queue, receiver) = mpsc::unbounded_channel::<Box<dyn Pending>>();
         let receiver = Arc::new(Mutex::new(receiver));
@@ -126,7 +131,7 @@ impl GroupCommit {
         };
         for _ in 0..writers {
             let (database, receiver) = (database.clone(), Arc::clone(&receiver));
-            tokio::spawn(async move {
+            let writer = async move {
                 let mut held: Option<Held> = None;
                 loop {
                     let batch = {
@@ -178,7 +183,11 @@ impl GroupCommit {
                     .await
                     .unwrap_or(None);
                 }
-            });
+            };
+            match runtime {
+                Some(runtime) => drop(runtime.spawn(writer)),
+                None => drop(tokio::spawn(writer)),
+            }
         }
         Self { queue }
     }

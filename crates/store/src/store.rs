@@ -40,7 +40,8 @@ pub struct Store {
     readers: Pools,
     /// A pool of its own for searches, and their bounds per tenant (searches.rs).
     searches: Searches,
-    /// Started by the first [`Store::write`], on that caller's runtime.
+    /// Started by the first [`Store::write`], on that caller's runtime unless
+    /// [`Store::with_writers_on`] named one.
     group: Arc<Mutex<Option<GroupCommit>>>,
     /// [`Store::write_unflushed`]'s, likewise.
     unflushed: Arc<Mutex<Option<GroupCommit>>>,
@@ -50,6 +51,8 @@ pub struct Store {
     writers: Option<crate::write_tx::WriteQueue>,
     /// How long work waits for a connection before it is refused.
     connect_timeout: Duration,
+    /// Where the writers start ([`Store::with_writers_on`]).
+    writers_runtime: Option<tokio::runtime::Handle>,
 }
 
 impl std::fmt::Debug for Store {
@@ -103,7 +106,18 @@ impl Store {
             _alive: alive,
             writers,
             connect_timeout: options.connect_timeout,
+            writers_runtime: None,
         })
+    }
+
+    /// Starts the writers of [`Store::write`] and [`Store::write_unflushed`] on `runtime`
+    /// whoever writes first, instead of on the first writer's runtime: `coffer dev` keeps
+    /// them on its main runtime, whose threads give way to the HTTP workers' (coffer_http's
+    /// `threads::runtime_giving_way`). `runtime` must outlive the store's writes.
+    #[must_use]
+    pub fn with_writers_on(mut self, runtime: tokio::runtime::Handle) -> Self {
+        self.writers_runtime = Some(runtime);
+        self
     }
 
     /// How long work waits for a connection before it is refused (`PoolOptions`): what
@@ -186,8 +200,12 @@ impl Store {
         match &*slot {
             Some(running) if !running.stopped() => running.clone(),
             _ => {
-                let started =
-                    GroupCommit::start(self.pools.clone(), self.writers.clone(), durability);
+                let started = GroupCommit::start(
+                    self.pools.clone(),
+                    self.writers.clone(),
+                    durability,
+                    self.writers_runtime.as_ref(),
+                );
                 *slot = Some(started.clone());
                 started
             }

@@ -70,9 +70,9 @@ pub struct DevArgs {
     /// HTTP worker threads, and the runtime's; 0 means one per core, at most 8.
     #[arg(long, default_value_t = 0)]
     pub workers: usize,
-    /// How many steps below normal priority the threads besides the HTTP workers run
-    /// (writers, event handlers, background workers), so that reads go first when the
-    /// cores are busy; 0 to 19, 0 keeps every thread at normal priority.
+    /// How many steps below normal priority the main runtime's threads run (the stores'
+    /// writers, event handlers, background workers), so that reads go first when the
+    /// cores are busy; 0 to 19, 0 keeps every thread at normal priority (Linux only).
     #[arg(long, default_value_t = 10, env = "COFFER_BACKGROUND_NICE",
         value_parser = clap::value_parser!(u8).range(0..=19))]
     pub background_nice: u8,

@@ -131,6 +131,8 @@ async fn serve(args: DevArgs, log: &LogSettings) -> anyhow::Result<()> {
     };
     let threads = coffer_http::threads::workers(args.workers);
     // The server stops on SIGINT and SIGTERM, finishing requests in flight.
+    // Started from this thread, not a task of the runtime: the HTTP workers inherit its
+    // normal priority, where the runtime's threads give way (main.rs, --background-nice).
     coffer_http::serve(listener, ctx, threads)?.await?;
     for worker in workers {
         worker.abort();

@@ -43,8 +43,11 @@ pub fn database_path(data_dir: &Path, service: &str) -> anyhow::Result<PathBuf> 
 
 /// Opens a service's store and brings its schema up to date.
 pub async fn open_url(url: &str, migrations: Migrations) -> anyhow::Result<Store> {
+    // Writers on this (the main) runtime, whose threads give way to the HTTP workers'
+    // (docs/decisions/reads-before-writes.md), whichever request or worker writes first.
     let store = Store::connect(url, &PoolOptions::default())
-        .with_context(|| format!("cannot open the {} database", migrations.service))?;
+        .with_context(|| format!("cannot open the {} database", migrations.service))?
+        .with_writers_on(tokio::runtime::Handle::current());
     let migrating = store.clone();
     tokio::task::spawn_blocking(move || migrating.migrate(&migrations))
         .await

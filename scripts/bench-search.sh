@@ -5,6 +5,9 @@
 # bulk (COPY on PostgreSQL, one INSERT ... SELECT on SQLite), never through the API. The
 # payments are spread evenly over 2024 and 2025; docs/benchmarks.md records the figures.
 # Usage: scripts/bench-search.sh <payments> <postgres|sqlite> [searches per shape]
+#   KILL_AFTER  (sqlite) seconds after starting the server on the seeded payments to kill it
+#               with SIGKILL, in the middle of folding them, before starting it again: the
+#               digests must equal those of a run without it
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
@@ -95,6 +98,15 @@ INSERT INTO payments ($columns) SELECT $(row value "$uuid" 1) FROM generate_seri
 ANALYZE;
 PRAGMA wal_checkpoint(TRUNCATE);
 SQL
+    if [[ -n "${KILL_AFTER:-}" ]]; then
+        COFFER_LOG__LEVEL=warn "$bin/coffer" dev --listen "127.0.0.1:$port" --data-dir "$data" >>"$data/log" 2>&1 &
+        server_pid=$!
+        sleep "$KILL_AFTER"
+        kill -9 "$server_pid"
+        wait "$server_pid" 2>/dev/null || true
+        server_pid=""
+        echo "== killed with SIGKILL after $KILL_AFTER s; changes not folded yet: $(sqlite3 "$data/payments.db" "SELECT $(sqlite3 "$data/payments.db" "SELECT group_concat('(SELECT count(*) FROM ' || name || ')', ' + ') FROM sqlite_master WHERE type = 'table' AND name LIKE 'payment\_%changes' ESCAPE '\'")")" >&2
+    fi
     serve
     # Until what the triggers appended is folded (counts, and roll-ups where the code has
     # them); searches are right before that too, only slower.

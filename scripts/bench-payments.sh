@@ -19,7 +19,7 @@ echo "== coffer bench-payments" >&2
 # The same reads from wrk, a load generator in C that takes a fraction of bench-payments'
 # CPU, so that more of the two cores serve reads (both figures go to docs/benchmarks.md).
 echo "== GET /payments/{uuid} from wrk (2 threads, 32 connections as bench-payments has clients, 10 s)" >&2
-command -v wrk >/dev/null || apt-get install -y -qq wrk >&2
+command -v wrk >/dev/null || apt-get install -y -qq wrk >&2 || { apt-get update -qq && apt-get install -y -qq wrk; } >&2
 python3 - "$state/credentials.json" >"$state/token" <<'PY'
 import json, sys, urllib.parse, urllib.request
 c = json.load(open(sys.argv[1]))
@@ -28,11 +28,11 @@ print(json.load(urllib.request.urlopen("http://127.0.0.1:18191/oauth2/token", fo
 PY
 psql -qtA "$payments_db" -c "SELECT '/payments/' || uuid FROM payments ORDER BY created DESC LIMIT ${READ_PAYMENTS:-256}" >"$state/paths"
 cat >"$state/reads.lua" <<'LUA'
--- Each thread walks the paths from its own place, so reads are of distinct payments.
-local threads = 0
-function setup(thread) thread:set("offset", threads * 128); threads = threads + 1 end
+-- Each of the two threads walks the paths from its own half, so reads are of distinct payments.
 local paths = {}
 for line in io.lines(os.getenv("WRK_PATHS")) do paths[#paths + 1] = line end
+local threads = 0
+function setup(thread) thread:set("offset", threads * math.floor(#paths / 2)); threads = threads + 1 end
 local i = 0
 function request()
   i = i + 1

@@ -7,7 +7,9 @@
 # Usage: scripts/bench-search.sh <payments> <postgres|sqlite> [searches per shape]
 #   KILL_AFTER  (sqlite) seconds after starting the server on the seeded payments to kill it
 #               with SIGKILL, in the middle of folding them, before starting it again: the
-#               digests must equal those of a run without it
+#               digests must equal those of a run without it. Counted from the start, not
+#               from ready; the changes it prints as not folded yet show whether the kill
+#               came in the middle (about 1.1-1.4 s for 300,000 payments here)
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
@@ -102,7 +104,7 @@ SQL
         COFFER_LOG__LEVEL=warn "$bin/coffer" dev --listen "127.0.0.1:$port" --data-dir "$data" >>"$data/log" 2>&1 &
         server_pid=$!
         sleep "$KILL_AFTER"
-        kill -9 "$server_pid"
+        kill -9 "$server_pid" || true
         wait "$server_pid" 2>/dev/null || true
         server_pid=""
         echo "== killed with SIGKILL after $KILL_AFTER s; changes not folded yet: $(sqlite3 "$data/payments.db" "SELECT $(sqlite3 "$data/payments.db" "SELECT group_concat('(SELECT count(*) FROM ' || name || ')', ' + ') FROM sqlite_master WHERE type = 'table' AND name LIKE 'payment\_%changes' ESCAPE '\'")")" >&2

@@ -70,8 +70,9 @@ impl<V: Clone + Send + 'static> Lookups<V> {
     /// (`Unavailable`) when its batch has not been read within the connection timeout.
     /// `lane` is whose read it is (payments gives the caller's API client): batches take
     /// the lanes' reads in turn, so one lane's flood of reads does not queue another's
-    /// behind it. On SQLite, where each read goes alone, the readers' pool hands out its
-    /// connections first come, first served, bounded by the same timeout.
+    /// behind it. On SQLite, where each read goes alone, there are no lanes: a read waits
+    /// for a blocking thread and a readers' connection like any other, bounded by the same
+    /// timeout.
     pub async fn find(&self, lane: &str, key: String) -> Answer<V> {
         if let Some(find_one) = self.alone {
             return self.store.read(move |db| find_one(db, &key)).await;

@@ -122,12 +122,11 @@ impl<I: Send + 'static, O: Send + 'static> Batches<I, O> {
                 while let Ok((lane, next)) = receiver.try_recv() {
                     lanes.push(lane, next);
                 }
-                let mut batch = lanes.take(max);
-                if without_abandoned {
-                    batch.retain(|(_, reply)| !reply.is_closed());
-                    if batch.is_empty() {
-                        continue;
-                    }
+                // Reads whose callers went away are dropped as they are taken, so they
+                // leave no hole in a batch while others wait.
+                let batch = lanes.take(max, |(_, reply)| !(without_abandoned && reply.is_closed()));
+                if batch.is_empty() {
+                    continue;
                 }
                 let handler = Arc::clone(&handler);
                 tokio::spawn(async move {
@@ -179,18 +178,21 @@ impl<T> Lanes<T> {
         }
     }
 
-    /// Up to `max` items, one of each lane in turn, each lane's in the order they came.
-    fn take(&mut self, max: usize) -> Vec<T> {
+    /// Up to `max` items that are `wanted`, one of each lane in turn, each lane's in the
+    /// order they came; the unwanted ones met on the way are dropped.
+    fn take(&mut self, max: usize, wanted: impl Fn(&T) -> bool) -> Vec<T> {
         let mut batch = Vec::new();
         while batch.len() < max {
             let Some(lane) = self.turns.pop_front() else {
                 break;
             };
-            let Some(items) = self.waiting.get_mut(&lane) else {
-                continue;
-            };
-            if let Some(item) = items.pop_front() {
-                batch.push(item);
+            // A lane is in `turns` exactly while it has items waiting.
+            let items = self.waiting.entry(lane.clone()).or_default();
+            while let Some(item) = items.pop_front() {
+                if wanted(&item) {
+                    batch.push(item);
+                    break;
+                }
             }
             if items.is_empty() {
                 self.waiting.remove(&lane);
@@ -244,12 +246,13 @@ mod tests {
             lanes.push("flood".to_owned(), ("flood", i));
         }
         lanes.push("quiet".to_owned(), ("quiet", 0));
-        let first = lanes.take(8);
+        let first = lanes.take(8, |_| true);
         assert_eq!(first[..3], [("flood", 0), ("quiet", 0), ("flood", 1)]);
         assert_eq!(first.len(), 8);
-        let rest: Vec<_> = std::iter::from_fn(|| Some(lanes.take(8)).filter(|b| !b.is_empty()))
-            .flatten()
-            .collect();
+        let rest: Vec<_> =
+            std::iter::from_fn(|| Some(lanes.take(8, |_| true)).filter(|b| !b.is_empty()))
+                .flatten()
+                .collect();
         let expected: Vec<_> = (7..100).map(|i| ("flood", i)).collect();
         assert_eq!(rest, expected, "the flood's own items keep their order");
         assert!(lanes.is_empty());
@@ -306,7 +309,8 @@ mod tests {
         let gate = Arc::new(Semaphore::new(0));
         let (record, opened) = (Arc::clone(&seen), Arc::clone(&gate));
         let batches = Arc::new(
-            Batches::new(1, 8, move |items: Vec<u32>| {
+            // Two at most: the second batch is full only if the abandoned item left no hole.
+            Batches::new(1, 2, move |items: Vec<u32>| {
                 record.lock().unwrap().push(items.clone());
                 let opened = Arc::clone(&opened);
                 async move {
@@ -322,13 +326,14 @@ mod tests {
         };
         let first = submit(0);
         tokio::time::sleep(std::time::Duration::from_millis(5)).await;
-        let (gone, kept) = (submit(1), submit(2));
+        let (gone, kept, also_kept) = (submit(1), submit(2), submit(3));
         tokio::time::sleep(std::time::Duration::from_millis(5)).await;
         gone.abort();
         let _ = gone.await;
         gate.add_permits(1);
         assert_eq!(first.await.unwrap(), Some(0));
         assert_eq!(kept.await.unwrap(), Some(2));
-        assert_eq!(*seen.lock().unwrap(), [vec![0], vec![2]]);
+        assert_eq!(also_kept.await.unwrap(), Some(3));
+        assert_eq!(*seen.lock().unwrap(), [vec![0], vec![2, 3]]);
     }
 }

@@ -9,6 +9,9 @@
 #   BENCH_WORKERS  force the server's thread counts, as a machine of that many cores would
 #                  have them (--workers and TOKIO_WORKER_THREADS)
 #   BENCH_LOG_LEVEL  the server's log level (info, its default)
+#   BENCH_BIN    binaries built elsewhere (an earlier commit's, to compare), used as they are
+#   BENCH_CLIENT_BIN  where the load generator (`coffer bench-payments`) comes from, if not
+#                  from BENCH_BIN: the same client against two versions of the server
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
@@ -22,11 +25,11 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# BENCH_BIN: binaries built elsewhere (an earlier commit's, to compare), used as they are.
 if [[ -n "${BENCH_BIN:-}" ]]; then bin="$BENCH_BIN"; else
     cargo build --release -p coffer >&2
     bin="${CARGO_TARGET_DIR:-target}/release"
 fi
+client="${BENCH_CLIENT_BIN:-$bin}"
 
 launch=()
 [[ -n "${BENCH_CPUS:-}" ]] && launch=(taskset -c "$BENCH_CPUS")
@@ -46,7 +49,7 @@ done
 curl -fsS "http://127.0.0.1:$port/health/ready" >/dev/null
 
 run() { # $1: clients, $2: phases
-    "$bin/coffer" bench-payments --credentials "$data/credentials.json" --server-pid "$server_pid" \
+    "$client/coffer" bench-payments --credentials "$data/credentials.json" --server-pid "$server_pid" \
         --concurrency "$1" --duration "$seconds" --phases "$2" |
         jq -c '{clients: .concurrency} + (with_entries(select(.value != null and .key != "concurrency")))'
 }

@@ -13,35 +13,21 @@ pgbench -q -i -s 10 "${pg_base%/*}/coffer_bench_pgbench" >/dev/null 2>&1
 pgbench -c 8 -j 2 -T 10 "${pg_base%/*}/coffer_bench_pgbench" 2>/dev/null | grep -E "^tps" >&2
 
 echo "== coffer bench-payments" >&2
-"$bin/coffer" bench-payments --credentials "$state/credentials.json" --identity-url http://127.0.0.1:18191 \
+"$client/coffer" bench-payments --credentials "$state/credentials.json" --identity-url http://127.0.0.1:18191 \
     --server-pid "$payments_pid" "$@"
 
-# The same reads from wrk, a load generator in C that takes a fraction of bench-payments'
-# CPU, so that more of the two cores serve reads (both figures go to docs/benchmarks.md).
+# The same reads from wrk, which leaves more of the two cores to the server (both figures
+# go to docs/benchmarks.md).
 echo "== GET /payments/{uuid} from wrk (2 threads, 32 connections as bench-payments has clients, 10 s)" >&2
-command -v wrk >/dev/null || apt-get install -y -qq wrk >&2 || { apt-get update -qq && apt-get install -y -qq wrk; } >&2
-python3 - "$state/credentials.json" >"$state/token" <<'PY'
-import json, sys, urllib.parse, urllib.request
-c = json.load(open(sys.argv[1]))
-form = urllib.parse.urlencode({"grant_type": "client_credentials", "client_id": c["client_id"], "client_secret": c["client_secret"]})
-print(json.load(urllib.request.urlopen("http://127.0.0.1:18191/oauth2/token", form.encode()))["access_token"])
-PY
+# shellcheck source=scripts/wrk.sh
+source scripts/wrk.sh
 psql -qtA "$payments_db" -c "SELECT '/payments/' || uuid FROM payments ORDER BY created DESC LIMIT ${READ_PAYMENTS:-256}" >"$state/paths"
-cat >"$state/reads.lua" <<'LUA'
--- Each of the two threads walks the paths from its own half, so reads are of distinct payments.
-local paths = {}
-for line in io.lines(os.getenv("WRK_PATHS")) do paths[#paths + 1] = line end
-local threads = 0
-function setup(thread) thread:set("offset", threads * math.floor(#paths / 2)); threads = threads + 1 end
-local i = 0
-function request()
-  i = i + 1
-  return wrk.format("GET", paths[(i + offset) % #paths + 1])
-end
-LUA
-WRK_PATHS="$state/paths" wrk -t2 -c32 -d10s --latency -H "Authorization: Bearer $(cat "$state/token")" \
+wrk_lua "$state/reads.lua"
+token="$(wrk_token "$state/credentials.json" http://127.0.0.1:18191/oauth2/token)"
+WRK_PATHS="$state/paths" wrk -t2 -c32 -d10s --latency --timeout "$WRK_TIMEOUT" -H "Authorization: Bearer $token" \
     -s "$state/reads.lua" http://127.0.0.1:18192 | tee "$state/wrk.out" >&2
-if grep -q "Non-2xx" "$state/wrk.out"; then echo "wrk: some reads were not answered 200" >&2; exit 1; fi
+if wrk_failed "$state/wrk.out"; then echo "wrk: some reads were not answered 200" >&2; exit 1; fi
+echo "{\"wrk_reads\": $(wrk_summary "$state/wrk.out")}"
 
 echo "== 1,000,000 payments for the search" >&2
 psql -q "$payments_db" >&2 <<SQL
@@ -54,7 +40,7 @@ FROM generate_series(1, 1000000) AS i;
 VACUUM ANALYZE payments;
 SQL
 wait_for_folded_counts
-"$bin/coffer" bench-payments --credentials "$state/credentials.json" --identity-url http://127.0.0.1:18191 --phases search "$@"
+"$client/coffer" bench-payments --credentials "$state/credentials.json" --identity-url http://127.0.0.1:18191 --phases search "$@"
 echo "== the same search by hand" >&2
 psql -qtA "$payments_db" >&2 <<SQL
 \timing on

@@ -10,6 +10,13 @@
 #               digests must equal those of a run without it. Counted from the start, not
 #               from ready; the changes it prints as not folded yet show whether the kill
 #               came in the middle (about 1.1-1.4 s for 300,000 payments here)
+#   BENCH_BIN   binaries built elsewhere (an earlier commit's, to compare), used as they are
+#   BENCH_CLIENT_BIN  where the load generator (`coffer bench-...`) comes from, if not from
+#               BENCH_BIN: the same client against two versions of the server
+#   UPGRADE_BIN after the run, serve the same seeded payments with these binaries (they
+#               migrate them, as an upgrade would) and run again: two versions compared on
+#               one seed. On SQLite the second version runs twice: as upgraded, and after
+#               ANALYZE (which a fresh seed has, and an upgrade does not run)
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
@@ -43,12 +50,38 @@ $2, '$organisation', '$account', $start + ($1 * $((end - start))) / $payments, $
 SQL
 }
 
-# Every shape, then GET /payments/{uuid} among this many payments (32 clients, 8 s).
+# Every shape, then GET /payments/{uuid} of 256 of the seeded payments from wrk (2
+# threads, 32 connections, 8 s): read without writing any, so that a second version (or
+# run) searches the same payments. $1: the API's address, $2: its token endpoint.
+# shellcheck source=scripts/wrk.sh
+source scripts/wrk.sh
 bench() {
-    "$bin/coffer" bench-search --credentials "$credentials" --now "$end" --searches "$searches" "$@"
+    echo "== searches served by $bin" >&2
+    "$client/coffer" bench-search --credentials "$credentials" --now "$end" --searches "$searches" "${@:3}"
     echo "== reads among $payments payments" >&2
-    "$bin/coffer" bench-payments --credentials "$credentials" --phases reads --duration 8 "$@" |
-        jq -c '{payments: '"$payments"', payment_reads}'
+    # The lowest uuids: random ones, so spread over the seeded payments.
+    read_paths >"$credentials.paths"
+    wrk_lua "$credentials.lua"
+    local token
+    token="$(wrk_token "$credentials" "$2")"
+    WRK_PATHS="$credentials.paths" wrk -t2 -c32 -d8s --latency --timeout "$WRK_TIMEOUT" -H "Authorization: Bearer $token" \
+        -s "$credentials.lua" "$1" >"$credentials.wrk"
+    if wrk_failed "$credentials.wrk"; then echo "wrk: some reads were not answered 200" >&2; cat "$credentials.wrk" >&2; exit 1; fi
+    echo "{\"payments\": $payments, \"wrk_reads\": $(wrk_summary "$credentials.wrk")}"
+}
+
+# UPGRADE_BIN: the seed served again by that version, which migrates it first; each backend
+# below defines halt, resume, folded, size and bench_here.
+upgrade() {
+    halt
+    bin="$UPGRADE_BIN" client="${BENCH_CLIENT_BIN:-$UPGRADE_BIN}"
+    echo "== upgrading: the same database served by $bin" >&2
+    local upgraded
+    upgraded=$(date +%s)
+    resume
+    folded
+    echo "== migrated and folded in $(($(date +%s) - upgraded)) s; $(size)" >&2
+    bench_here
 }
 
 case "$backend" in
@@ -62,8 +95,15 @@ postgres)
         psql -q "$payments_db" -c "COPY payments ($columns) FROM STDIN"
     psql -q "$payments_db" -c "VACUUM ANALYZE payments" >&2
     wait_for_folded_counts
-    echo "== seeded in $(($(date +%s) - seeded)) s; $(psql -qtA "$payments_db" -c "SELECT pg_size_pretty(pg_database_size(current_database()))")" >&2
-    bench --identity-url http://127.0.0.1:18191
+    size() { psql -qtA "$payments_db" -c "SELECT pg_size_pretty(pg_database_size(current_database()))"; }
+    echo "== seeded in $(($(date +%s) - seeded)) s; $(size)" >&2
+    read_paths() { psql -qtA "$payments_db" -c "SELECT '/payments/' || uuid FROM payments ORDER BY uuid LIMIT 256"; }
+    bench_here() { bench http://127.0.0.1:18192 http://127.0.0.1:18191/oauth2/token --identity-url http://127.0.0.1:18191; }
+    halt() { stop_services; }
+    resume() { start_services; }
+    folded() { wait_for_folded_counts; }
+    bench_here
+    if [[ -n "${UPGRADE_BIN:-}" ]]; then upgrade; fi
     ;;
 sqlite)
     # BENCH_BIN: binaries built elsewhere (an earlier commit's, to compare), used as they are.
@@ -71,6 +111,7 @@ sqlite)
         cargo build --release -p coffer >&2
         bin="${CARGO_TARGET_DIR:-target}/release"
     fi
+    client="${BENCH_CLIENT_BIN:-$bin}"
     data="$(mktemp -d /tmp/coffer-bench-search.XXXXXX)"
     port="${BENCH_PORT:-18096}"
     server_pid=""
@@ -79,9 +120,28 @@ sqlite)
     serve() {
         COFFER_LOG__LEVEL=warn "$bin/coffer" dev --listen "127.0.0.1:$port" --data-dir "$data" >>"$data/log" 2>&1 &
         server_pid=$!
-        for _ in $(seq 1 600); do curl -fsS "http://127.0.0.1:$port/health/ready" >/dev/null 2>&1 && return; sleep 0.1; done
-        echo "coffer dev did not get ready; its log:" >&2
-        cat "$data/log" >&2
+        # As long as it runs: an upgrade migrates every seeded payment before it is ready.
+        until curl -fsS "http://127.0.0.1:$port/health/ready" >/dev/null 2>&1; do
+            if ! kill -0 "$server_pid" 2>/dev/null; then
+                echo "coffer dev stopped before it was ready; its log:" >&2
+                cat "$data/log" >&2
+                exit 1
+            fi
+            sleep 0.1
+        done
+    }
+    # Until what the triggers appended is folded (counts, and roll-ups where the code has
+    # them); searches are right before that too, only slower.
+    wait_for_folded() {
+        local changes
+        changes="$(sqlite3 "$data/payments.db" "SELECT group_concat('EXISTS (SELECT 1 FROM ' || name || ')', ' OR ')
+            FROM sqlite_master WHERE type = 'table' AND name LIKE 'payment\_%changes' ESCAPE '\'")"
+        [[ -n "$changes" ]] || return 0
+        for _ in $(seq 1 9000); do
+            [[ "$(sqlite3 "$data/payments.db" "SELECT $changes")" == 0 ]] && return 0
+            sleep 0.2
+        done
+        echo "bench-search: the changes were not folded within 30 minutes" >&2
         exit 1
     }
     serve
@@ -110,16 +170,22 @@ SQL
         echo "== killed with SIGKILL after $KILL_AFTER s; changes not folded yet: $(sqlite3 "$data/payments.db" "SELECT $(sqlite3 "$data/payments.db" "SELECT group_concat('(SELECT count(*) FROM ' || name || ')', ' + ') FROM sqlite_master WHERE type = 'table' AND name LIKE 'payment\_%changes' ESCAPE '\'")")" >&2
     fi
     serve
-    # Until what the triggers appended is folded (counts, and roll-ups where the code has
-    # them); searches are right before that too, only slower.
-    changes="$(sqlite3 "$data/payments.db" "SELECT group_concat('EXISTS (SELECT 1 FROM ' || name || ')', ' OR ')
-        FROM sqlite_master WHERE type = 'table' AND name LIKE 'payment\_%changes' ESCAPE '\'")"
-    for _ in $(seq 1 9000); do
-        [[ "$(sqlite3 "$data/payments.db" "SELECT $changes")" == 0 ]] && break
-        sleep 0.2
-    done
-    echo "== seeded in $(($(date +%s) - seeded)) s; $(du -sh "$data/payments.db" | cut -f1)" >&2
-    bench
+    wait_for_folded
+    size() { echo "$(du -ch "$data"/payments.db* | tail -1 | cut -f1) with its WAL"; }
+    echo "== seeded in $(($(date +%s) - seeded)) s; $(size)" >&2
+    read_paths() { sqlite3 "$data/payments.db" "SELECT '/payments/' || uuid FROM payments ORDER BY uuid LIMIT 256"; }
+    bench_here() { bench "http://127.0.0.1:$port" "http://127.0.0.1:$port/oauth2/token"; }
+    halt() { stop; }
+    resume() { serve; }
+    folded() { wait_for_folded; }
+    bench_here
+    if [[ -n "${UPGRADE_BIN:-}" ]]; then
+        upgrade
+        analysed=$(date +%s)
+        sqlite3 "$data/payments.db" "PRAGMA busy_timeout = 600000; ANALYZE" >/dev/null
+        echo "== after ANALYZE ($(($(date +%s) - analysed)) s)" >&2
+        bench_here
+    fi
     ;;
 *)
     echo "backend: postgres or sqlite, not $backend" >&2

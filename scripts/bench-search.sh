@@ -24,6 +24,7 @@ payments="${1:?how many payments}"
 backend="${2:?postgres or sqlite}"
 searches="${3:-20}"
 [[ "$payments" =~ ^[0-9]+$ && "$payments" -ge 1 && "$payments" -le 20000000 ]] || { echo "payments: 1 to 20,000,000" >&2; exit 2; }
+[[ "$searches" =~ ^[0-9]+$ && "$searches" -ge 1 && "$searches" -le 1000 ]] || { echo "searches per shape: 1 to 1,000" >&2; exit 2; }
 start=1704067200 # 2024-01-01T00:00:00Z
 end=1767225600   # 2026-01-01T00:00:00Z, the end of the 30-day range searched
 

@@ -19,6 +19,10 @@ payments="${1:-1000000}"
 seconds="${2:-10}"
 [[ "$payments" =~ ^[0-9]+$ && "$payments" -ge 256 && "$payments" -le 10000000 ]] || { echo "payments: 256 to 10,000,000" >&2; exit 2; }
 [[ "$seconds" =~ ^[0-9]+$ && "$seconds" -ge 1 && "$seconds" -le 600 ]] || { echo "seconds: 1 to 600" >&2; exit 2; }
+for bound in "HEAVY_SEARCHES ${HEAVY_SEARCHES:-12} 1 1000" "HEAVY_SIZE ${HEAVY_SIZE:-10000} 0 10000" "QUIET_SEARCHES ${QUIET_SEARCHES:-2} 1 1000"; do
+    read -r name value least most <<<"$bound"
+    [[ "$value" =~ ^[0-9]+$ && "$value" -ge "$least" && "$value" -le "$most" ]] || { echo "$name: $least to $most" >&2; exit 2; }
+done
 
 # shellcheck source=scripts/wrk.sh
 source scripts/wrk.sh

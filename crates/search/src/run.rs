@@ -218,11 +218,17 @@ pub fn run(
         }
         _ => (where_.clone(), binds.clone()),
     };
+    let along = match &reading {
+        Some(reading) if rolled_total.is_some() && plan.size > 0 => reading
+            .page_index(db, sort.column, plan.from + plan.size, total)?
+            .map_or_else(String::new, |index| format!(" INDEXED BY {index}")),
+        _ => String::new(),
+    };
     let page = load::<Hit>(
         db,
         &format!(
-            "SELECT uuid, CAST({column} AS TEXT) AS sorted_by FROM {table} WHERE {page_where} \
-             ORDER BY {order} LIMIT {size} OFFSET {offset}",
+            "SELECT uuid, CAST({column} AS TEXT) AS sorted_by FROM {table}{along} \
+             WHERE {page_where} ORDER BY {order} LIMIT {size} OFFSET {offset}",
             column = sort.column,
             order = order(sort.column, sort.descending, sort.never_null),
             size = plan.size,

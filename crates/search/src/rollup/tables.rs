@@ -20,6 +20,9 @@ pub struct Rollups {
     pub summed: &'static str,
     /// Counts per custom parameter value, when the service keeps them.
     pub parameters: Option<Parameters>,
+    /// Indexes that order the rows of one counted value by a sortable column, for pages
+    /// sorted by it (ordered.rs chooses one).
+    pub ordered: &'static [Ordered],
 }
 
 /// Where a service keeps its parameter counts.
@@ -33,4 +36,13 @@ pub struct Parameters {
     pub changes: &'static str,
     /// `organisation_uuid` and `key` of the keys not counted.
     pub overflow: &'static str,
+}
+
+/// An index that walks the rows of one value of `within` (a counted column) in the order
+/// of `column`, then `uuid`, as hits sorted by `column` are ordered.
+#[derive(Debug, Clone, Copy)]
+pub struct Ordered {
+    pub column: &'static str,
+    pub within: &'static str,
+    pub index: &'static str,
 }

@@ -8,7 +8,7 @@
 
 use std::collections::BTreeMap;
 
-use coffer_search::rollup::{Rollups, quarters};
+use coffer_search::rollup::{Ordered, Rollups, quarters};
 use coffer_store::{Backend, Db, db_run};
 use diesel::prelude::*;
 use diesel::sql_types::{BigInt, Bool, Text};
@@ -24,6 +24,12 @@ pub const ROLLUPS: Rollups = Rollups {
     counted: counts::counted,
     summed: "amount_value",
     parameters: Some(PARAMETERS),
+    // Migration 000023's index, (account_uuid, amount_value, uuid).
+    ordered: &[Ordered {
+        column: "amount_value",
+        within: "account_uuid",
+        index: "payments_account_amount_idx",
+    }],
 };
 
 /// Changes folded per transaction: a bulk load's millions are folded a batch at a time,

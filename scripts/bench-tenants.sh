@@ -12,6 +12,9 @@
 #                   database.searches_per_organisation are answered 429 at once)
 #   HEAVY_SIZE      the hits its searches ask for (10,000; 0 leaves the aggregations alone)
 #   QUIET_SEARCHES  the quiet organisation's connections searching (2)
+#   QUIET_PACE_MS   how long each quiet connection waits before each request (0: none, so
+#                   the quiet organisation alone loads the machine; 10 keeps it below 400
+#                   reads and 200 searches a second, leaving cores idle)
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
@@ -19,7 +22,7 @@ payments="${1:-1000000}"
 seconds="${2:-10}"
 [[ "$payments" =~ ^[0-9]+$ && "$payments" -ge 256 && "$payments" -le 10000000 ]] || { echo "payments: 256 to 10,000,000" >&2; exit 2; }
 [[ "$seconds" =~ ^[0-9]+$ && "$seconds" -ge 1 && "$seconds" -le 600 ]] || { echo "seconds: 1 to 600" >&2; exit 2; }
-for bound in "HEAVY_SEARCHES ${HEAVY_SEARCHES:-12} 1 1000" "HEAVY_SIZE ${HEAVY_SIZE:-10000} 0 10000" "QUIET_SEARCHES ${QUIET_SEARCHES:-2} 1 1000"; do
+for bound in "HEAVY_SEARCHES ${HEAVY_SEARCHES:-12} 1 1000" "HEAVY_SIZE ${HEAVY_SIZE:-10000} 0 10000" "QUIET_SEARCHES ${QUIET_SEARCHES:-2} 1 1000" "QUIET_PACE_MS ${QUIET_PACE_MS:-0} 0 10000"; do
     read -r name value least most <<<"$bound"
     [[ "$value" =~ ^[0-9]+$ && "$value" -ge "$least" && "$value" -le "$most" ]] || { echo "$name: $least to $most" >&2; exit 2; }
 done
@@ -78,9 +81,9 @@ phase() { # $1: the phase's name; then the heavy organisation's client, if any: 
     local name="$1" heavy=""
     shift
     echo "== $name" >&2
-    client quiet-reads "$quiet_token" 4 WRK_PATHS="$state/quiet.paths" &
+    client quiet-reads "$quiet_token" 4 WRK_PATHS="$state/quiet.paths" WRK_PACE_MS="${QUIET_PACE_MS:-0}" &
     local reads=$!
-    client quiet-searches "$quiet_token" "${QUIET_SEARCHES:-2}" WRK_BODY="$quiet_search" &
+    client quiet-searches "$quiet_token" "${QUIET_SEARCHES:-2}" WRK_BODY="$quiet_search" WRK_PACE_MS="${QUIET_PACE_MS:-0}" &
     local searches=$!
     if (($# > 0)); then
         client heavy "$heavy_token" "$@" &

@@ -16,7 +16,9 @@ PY
 
 # $1: where to write it. With WRK_PATHS (a file of paths), each thread GETs them in turn,
 # the second from half-way down the list, so the scripts' two threads read distinct
-# payments; with WRK_BODY, every request POSTs that body to /search/payments.
+# payments; with WRK_BODY, every request POSTs that body to /search/payments. With
+# WRK_PACE_MS, each connection waits that long before each request, as a client that is not
+# trying to use the whole machine (wrk measures each answer from its request's sending).
 wrk_lua() {
     cat >"$1" <<'LUA'
 local paths, body = {}, os.getenv("WRK_BODY")
@@ -29,6 +31,8 @@ local threads = 0
 function setup(thread) thread:set("offset", threads * math.floor(#paths / 2)); threads = threads + 1 end
 -- A table of headers given to wrk.format would replace those of -H (the token).
 function init(args) if body then wrk.headers["Content-Type"] = "application/json" end end
+local pace = tonumber(os.getenv("WRK_PACE_MS") or "") or 0
+if pace > 0 then function delay() return pace end end
 local i = 0
 function request()
   if body then return wrk.format("POST", "/search/payments", nil, body) end

@@ -78,8 +78,15 @@ impl Searches {
             // PostgreSQL reads 0 as no timeout at all: a budget under a millisecond is one.
             let budget_ms = searches.budget.as_millis().max(1);
             db.snapshot(|db| {
+                // One search, one of the database's cores: with parallel workers a scan
+                // took three on a two-core server, and another tenant's requests waited
+                // for one (docs/decisions/fairness.md). The per-tenant bound then bounds
+                // a tenant's share of the cores too.
                 if let Db::Pg(pg) = db {
-                    pg.batch_execute(&format!("SET LOCAL statement_timeout = {budget_ms}"))?;
+                    pg.batch_execute(&format!(
+                        "SET LOCAL statement_timeout = {budget_ms}; \
+                         SET LOCAL max_parallel_workers_per_gather = 0"
+                    ))?;
                 }
                 f(db, deadline)
             })

@@ -8,8 +8,9 @@
 # WRK_TIMEOUT.
 # Usage: scripts/bench-tenants.sh [heavy organisation's payments (1,000,000)] [seconds (10)]
 #   BENCH_BIN  binaries built elsewhere, used as they are
-#   HEAVY_SEARCHES  the heavy organisation's connections searching (12; its searches past
-#                   database.searches_per_organisation are answered 429 at once)
+#   HEAVY_SEARCHES  the heavy organisation's connections searching (12; past
+#                   database.searches_per_organisation its searches wait in its line, four
+#                   per running one, and past that are answered 429 at once)
 #   HEAVY_SIZE      the hits its searches ask for (10,000; 0 leaves the aggregations alone)
 #   QUIET_SEARCHES  the quiet organisation's connections searching (2)
 #   QUIET_PACE_MS   how long each quiet connection waits before each request (0: none, so

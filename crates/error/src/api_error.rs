@@ -263,7 +263,7 @@ impl From<coffer_store::StoreError> for ApiError {
         match e {
             coffer_store::StoreError::SearchesBusy(n) => ApiError::too_many_requests(
                 format!(
-                    "{n} searches of this organisation are running; send the next when one has finished"
+                    "{n} searches of this organisation are running and more are waiting; send the next when one has finished"
                 ),
                 1,
             ),

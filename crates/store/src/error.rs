@@ -40,7 +40,7 @@ pub enum StoreError {
     /// No connection for a group of writes (the pool's error, as text, for each of them).
     #[error("no database connection available: {0}")]
     Unavailable(String),
-    /// The tenant runs as many searches as it may (searches.rs).
+    /// The tenant runs as many searches as it may, and as many wait (search_lines.rs).
     #[error("{0} searches of this tenant are running")]
     SearchesBusy(usize),
     /// A search ran past its budget.

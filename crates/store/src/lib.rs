@@ -14,6 +14,7 @@ mod lookups;
 mod migrate;
 mod pools;
 pub mod resealing;
+mod search_lines;
 mod searches;
 pub mod slots;
 mod sqlite;

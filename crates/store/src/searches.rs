@@ -1,5 +1,6 @@
 //! Searches run apart from the rest of a service's work: on a pool of their own, a few at a
-//! time per tenant, within a time budget. A search may ask for 10,000 hits with many
+//! time per tenant (the rest waiting in the tenant's own line, search_lines.rs), within a
+//! time budget that counts the wait. A search may ask for 10,000 hits with many
 //! aggregations (SPEC.md allows it), and ten of those on the service's pool would hold
 //! every connection for as long as they take, while other tenants' reads and the service's
 //! own workers waited for one (docs/configuration.md, "Searches").
@@ -10,16 +11,18 @@ use diesel::connection::SimpleConnection;
 use diesel::result::Error as DieselError;
 
 use crate::pools::Pools;
-use crate::slots::Slots;
+use crate::search_lines::Lines;
 use crate::{Db, StoreError};
 
 #[derive(Debug, Clone)]
 pub struct SearchOptions {
     /// Connections of the searches' pool, beside the service's own.
     pub connections: u32,
-    /// Searches one tenant may have running at once; one more is refused (429).
+    /// Searches one tenant may have running at once; more wait for a turn, four per
+    /// running one, and one more than those is refused (429).
     pub per_tenant: usize,
-    /// How long one search may take; past it, it is stopped (503).
+    /// How long one search may take, its wait for a turn included; past it, it is
+    /// stopped (503).
     pub budget: Duration,
 }
 
@@ -37,7 +40,7 @@ impl Default for SearchOptions {
 #[derive(Clone)]
 pub(crate) struct Searches {
     pool: Pools,
-    running: Slots<String>,
+    lines: Lines,
     budget: Duration,
 }
 
@@ -45,7 +48,7 @@ impl Searches {
     pub(crate) fn new(pool: Pools, options: &SearchOptions) -> Self {
         Self {
             pool,
-            running: Slots::new(options.per_tenant),
+            lines: Lines::new(options.per_tenant),
             budget: options.budget,
         }
     }
@@ -66,17 +69,18 @@ impl Searches {
         E: From<StoreError> + From<DieselError> + Send + 'static,
     {
         let searches = self.clone();
-        let slot = searches
-            .running
-            .take(&tenant.to_owned())
-            .ok_or(StoreError::SearchesBusy(searches.running.bound()))?;
+        let deadline = Instant::now() + searches.budget;
+        let turn = searches.lines.take(tenant, deadline.into()).await?;
         tokio::task::spawn_blocking(move || {
-            let _slot = slot;
-            let deadline = Instant::now() + searches.budget;
+            let _turn = turn;
             let mut conn = searches.pool.get()?;
             let mut db = conn.db();
-            // PostgreSQL reads 0 as no timeout at all: a budget under a millisecond is one.
-            let budget_ms = searches.budget.as_millis().max(1);
+            // What the wait left of the budget. PostgreSQL reads 0 as no timeout at all:
+            // under a millisecond is one.
+            let budget_ms = deadline
+                .saturating_duration_since(Instant::now())
+                .as_millis()
+                .max(1);
             db.snapshot(|db| {
                 // One search, one of the database's cores: with parallel workers a scan
                 // took three on a two-core server, and another tenant's requests waited

@@ -215,8 +215,9 @@ impl Store {
     /// Runs the search `f` for `tenant` (whatever names whose bound it counts against) on
     /// the searches' pool, on one read-only snapshot. `f` gets the instant its budget ends
     /// and checks it between its steps; on PostgreSQL a statement running past the budget
-    /// is stopped by the server too. A tenant already running its bound of searches is
-    /// refused at once ([`StoreError::SearchesBusy`]); one past its budget ends with
+    /// is stopped by the server too. A tenant already running its bound of searches waits
+    /// for a turn within the budget, and is refused at once ([`StoreError::SearchesBusy`])
+    /// when its line is full too; one past its budget, waiting or running, ends with
     /// [`StoreError::SearchTimedOut`].
     pub async fn search<T, E, F>(&self, tenant: &str, f: F) -> Result<T, E>
     where

@@ -21,8 +21,9 @@ struct Line {
     running: Arc<Semaphore>,
 }
 
-/// Every tenant's line. One is kept per tenant that has searched, for the life of the
-/// process: two semaphores each, which a count of organisations bounds.
+/// Every tenant's line, kept while it has a search running or waiting: the tenant's key
+/// is whatever names its bound (a partner's organisations joined), so lines are dropped
+/// once empty rather than kept for every key ever seen.
 #[derive(Clone)]
 pub(crate) struct Lines {
     running: usize,
@@ -33,8 +34,16 @@ pub(crate) struct Lines {
 /// permits are given back when it is dropped, also when a waiting search's caller goes
 /// away, so nothing is left counted.
 pub(crate) struct Turn {
-    _admitted: OwnedSemaphorePermit,
-    _running: OwnedSemaphorePermit,
+    permits: Option<(OwnedSemaphorePermit, OwnedSemaphorePermit)>,
+    tenant: String,
+    lines: Lines,
+}
+
+impl Drop for Turn {
+    fn drop(&mut self) {
+        self.permits = None;
+        self.lines.tidy(&self.tenant);
+    }
 }
 
 impl Lines {
@@ -46,10 +55,19 @@ impl Lines {
         }
     }
 
-    /// `tenant`'s turn, waited for until `deadline`: refused at once
-    /// ([`StoreError::SearchesBusy`]) when its line is full, and
-    /// [`StoreError::SearchTimedOut`] when the deadline comes first.
+    /// `tenant`'s turn, waited for until `deadline`: refused
+    /// ([`StoreError::SearchesBusy`]) at once when its line is full, and when the deadline
+    /// comes first: the search never ran, its own organisation's did, so the answer is
+    /// to send it again later (429), not to narrow it (503).
     pub(crate) async fn take(&self, tenant: &str, deadline: Instant) -> Result<Turn, StoreError> {
+        let turn = self.wait(tenant, deadline).await;
+        if turn.is_err() {
+            self.tidy(tenant);
+        }
+        turn
+    }
+
+    async fn wait(&self, tenant: &str, deadline: Instant) -> Result<Turn, StoreError> {
         let (admitted, running) = {
             let mut lines = self.lines.lock().unwrap_or_else(PoisonError::into_inner);
             let line = lines.entry(tenant.to_owned()).or_insert_with(|| Line {
@@ -63,12 +81,24 @@ impl Lines {
             .map_err(|_| StoreError::SearchesBusy(self.running))?;
         let running = tokio::time::timeout_at(deadline, running.acquire_owned())
             .await
-            .map_err(|_| StoreError::SearchTimedOut)?
+            .map_err(|_| StoreError::SearchesBusy(self.running))?
             .map_err(|_| StoreError::Cancelled)?;
         Ok(Turn {
-            _admitted: admitted,
-            _running: running,
+            permits: Some((admitted, running)),
+            tenant: tenant.to_owned(),
+            lines: self.clone(),
         })
+    }
+
+    /// Drops `tenant`'s line if nothing holds or waits on it: the map's own handle is then
+    /// the only one (a search about to wait clones it under the same lock).
+    fn tidy(&self, tenant: &str) {
+        let mut lines = self.lines.lock().unwrap_or_else(PoisonError::into_inner);
+        if lines.get(tenant).is_some_and(|line| {
+            Arc::strong_count(&line.admitted) == 1 && Arc::strong_count(&line.running) == 1
+        }) {
+            lines.remove(tenant);
+        }
     }
 }
 
@@ -86,10 +116,10 @@ mod tests {
         let first = lines.take("a", soon()).await.unwrap();
         // Another tenant has a line of its own.
         let other = lines.take("b", soon()).await.unwrap();
-        // The next of "a" waits: past its deadline it is stopped, and its place freed.
+        // The next of "a" waits: past its deadline it is refused, and its place freed.
         assert!(matches!(
             lines.take("a", soon()).await,
-            Err(StoreError::SearchTimedOut)
+            Err(StoreError::SearchesBusy(1))
         ));
         // Four may wait beside the one running; the sixth is refused at once.
         let far = Instant::now() + Duration::from_secs(60);
@@ -111,5 +141,7 @@ mod tests {
         }
         drop(other);
         assert!(lines.take("a", soon()).await.is_ok());
+        // Empty lines are not kept.
+        assert!(lines.lines.lock().unwrap().is_empty());
     }
 }

@@ -74,6 +74,9 @@ impl Searches {
         tokio::task::spawn_blocking(move || {
             let _turn = turn;
             let mut conn = searches.pool.get()?;
+            if Instant::now() >= deadline {
+                return Err(StoreError::SearchTimedOut.into());
+            }
             let mut db = conn.db();
             // What the wait left of the budget. PostgreSQL reads 0 as no timeout at all:
             // under a millisecond is one.

@@ -30,20 +30,28 @@ pub(crate) struct Lines {
     lines: Arc<Mutex<HashMap<String, Line>>>,
 }
 
-/// A search's turn to run; dropping it lets the next in its tenant's line run. Both
-/// permits are given back when it is dropped, also when a waiting search's caller goes
-/// away, so nothing is left counted.
-pub(crate) struct Turn {
-    permits: Option<(OwnedSemaphorePermit, OwnedSemaphorePermit)>,
+/// A search's place in its tenant's line, running or waiting. Places are only taken under
+/// the map's lock, so a line whose places are all free has nobody about to join it and
+/// can be dropped; each place looks whether its line is empty once it is given back, also
+/// when its search's caller went away while it waited.
+struct Place {
+    admitted: Option<OwnedSemaphorePermit>,
     tenant: String,
     lines: Lines,
 }
 
-impl Drop for Turn {
+impl Drop for Place {
     fn drop(&mut self) {
-        self.permits = None;
+        self.admitted = None;
         self.lines.tidy(&self.tenant);
     }
+}
+
+/// A search's turn to run; dropping it lets the next in its tenant's line run, then gives
+/// its place back (fields drop in this order).
+pub(crate) struct Turn {
+    _running: OwnedSemaphorePermit,
+    _place: Place,
 }
 
 impl Lines {
@@ -55,48 +63,49 @@ impl Lines {
         }
     }
 
+    /// Places in one line: those running and those waiting.
+    fn places(&self) -> usize {
+        self.running * (1 + WAITING_PER_RUNNING)
+    }
+
     /// `tenant`'s turn, waited for until `deadline`: refused
     /// ([`StoreError::SearchesBusy`]) at once when its line is full, and when the deadline
     /// comes first: the search never ran, its own organisation's did, so the answer is
     /// to send it again later (429), not to narrow it (503).
     pub(crate) async fn take(&self, tenant: &str, deadline: Instant) -> Result<Turn, StoreError> {
-        let turn = self.wait(tenant, deadline).await;
-        if turn.is_err() {
-            self.tidy(tenant);
-        }
-        turn
-    }
-
-    async fn wait(&self, tenant: &str, deadline: Instant) -> Result<Turn, StoreError> {
-        let (admitted, running) = {
+        let (place, running) = {
             let mut lines = self.lines.lock().unwrap_or_else(PoisonError::into_inner);
             let line = lines.entry(tenant.to_owned()).or_insert_with(|| Line {
-                admitted: Arc::new(Semaphore::new(self.running * (1 + WAITING_PER_RUNNING))),
+                admitted: Arc::new(Semaphore::new(self.places())),
                 running: Arc::new(Semaphore::new(self.running)),
             });
-            (Arc::clone(&line.admitted), Arc::clone(&line.running))
+            let admitted = Arc::clone(&line.admitted)
+                .try_acquire_owned()
+                .map_err(|_| StoreError::SearchesBusy(self.running))?;
+            let place = Place {
+                admitted: Some(admitted),
+                tenant: tenant.to_owned(),
+                lines: self.clone(),
+            };
+            (place, Arc::clone(&line.running))
         };
-        let admitted = admitted
-            .try_acquire_owned()
-            .map_err(|_| StoreError::SearchesBusy(self.running))?;
         let running = tokio::time::timeout_at(deadline, running.acquire_owned())
             .await
             .map_err(|_| StoreError::SearchesBusy(self.running))?
             .map_err(|_| StoreError::Cancelled)?;
         Ok(Turn {
-            permits: Some((admitted, running)),
-            tenant: tenant.to_owned(),
-            lines: self.clone(),
+            _running: running,
+            _place: place,
         })
     }
 
-    /// Drops `tenant`'s line if nothing holds or waits on it: the map's own handle is then
-    /// the only one (a search about to wait clones it under the same lock).
+    /// Drops `tenant`'s line if every place in it is free.
     fn tidy(&self, tenant: &str) {
         let mut lines = self.lines.lock().unwrap_or_else(PoisonError::into_inner);
-        if lines.get(tenant).is_some_and(|line| {
-            Arc::strong_count(&line.admitted) == 1 && Arc::strong_count(&line.running) == 1
-        }) {
+        if lines
+            .get(tenant)
+            .is_some_and(|line| line.admitted.available_permits() == self.places())
+        {
             lines.remove(tenant);
         }
     }
@@ -143,5 +152,25 @@ mod tests {
         assert!(lines.take("a", soon()).await.is_ok());
         // Empty lines are not kept.
         assert!(lines.lines.lock().unwrap().is_empty());
+    }
+
+    #[tokio::test]
+    async fn a_waiter_whose_caller_went_away_leaves_no_line_behind() {
+        let lines = Lines::new(1);
+        let far = Instant::now() + Duration::from_secs(60);
+        let first = lines.take("a", far).await.unwrap();
+        let waiter = {
+            let lines = lines.clone();
+            tokio::spawn(async move { lines.take("a", far).await.map(drop) })
+        };
+        tokio::time::sleep(Duration::from_millis(20)).await;
+        // The running search ends and the waiter's caller goes away at once, before or
+        // after its turn was handed over: either way its place is given back.
+        drop(first);
+        waiter.abort();
+        let _ = waiter.await;
+        assert!(lines.lines.lock().unwrap().is_empty());
+        // And the line still admits its full count afterwards.
+        let _turn = lines.take("a", far).await.unwrap();
     }
 }

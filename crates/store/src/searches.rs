@@ -21,7 +21,8 @@ pub struct SearchOptions {
     /// Searches one tenant may have running at once; more wait for a turn, four per
     /// running one, and one more than those is refused (429).
     pub per_tenant: usize,
-    /// How long one search may take, its wait for a turn included; past it, it is
+    /// How long one search may take, its wait for a turn included. One that waited it
+    /// all without a turn is refused (429); one that held a turn and ran past it is
     /// stopped (503).
     pub budget: Duration,
 }

@@ -217,7 +217,9 @@ impl Store {
     /// and checks it between its steps; on PostgreSQL a statement running past the budget
     /// is stopped by the server too. A tenant already running its bound of searches waits
     /// for a turn within the budget, and is refused at once ([`StoreError::SearchesBusy`])
-    /// when its line is full too; one past its budget, waiting or running, ends with
+    /// when its line is full too. One that waited its whole budget without a turn never
+    /// ran, and is refused the same way ([`StoreError::SearchesBusy`]); one whose budget
+    /// ends once it holds a turn (waiting for a connection or running) ends with
     /// [`StoreError::SearchTimedOut`].
     pub async fn search<T, E, F>(&self, tenant: &str, f: F) -> Result<T, E>
     where

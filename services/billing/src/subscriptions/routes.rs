@@ -133,7 +133,7 @@ pub(crate) async fn suspend(
 #[utoipa::path(post, path = "/search/subscriptions", operation_id = "searchSubscriptions", tag = "Subscriptions",
     request_body(content = coffer_search::SearchRequest, example = json!({"query": {"$term": {"status": "active"}}, "size": 10})),
     responses((status = 200, description = "The matching objects, a page of them, and the aggregations", body = coffer_search::Found),
-        (status = 429, description = "The organisation runs as many searches as it may at once; see Retry-After")))]
+        (status = 429, description = "The organisation runs as many searches as it may at once and as many wait for a turn, or this one waited its whole time budget for a turn; see Retry-After")))]
 pub(crate) async fn search(
     state: web::Data<BillingState>,
     caller: Caller,

@@ -23,7 +23,7 @@ pub(crate) fn routes(t: &mut RouteTable) {
 #[utoipa::path(post, path = "/search/payments", operation_id = "searchPayments", tag = "Payments",
     request_body(content = coffer_search::SearchRequest, example = json!({"query": {"$match": {"status": "succeeded"}}, "size": 10, "sort": [{"field": "created", "direction": "desc"}]})),
     responses((status = 200, description = "The matching objects, a page of them, and the aggregations", body = coffer_search::Found),
-        (status = 429, description = "The organisation runs as many searches as it may at once; see Retry-After")))]
+        (status = 429, description = "The organisation runs as many searches as it may at once and as many wait for a turn, or this one waited its whole time budget for a turn; see Retry-After")))]
 pub(crate) async fn search(
     state: web::Data<PaymentsState>,
     caller: Caller,

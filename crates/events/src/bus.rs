@@ -60,6 +60,15 @@ pub trait Bus: Send + Sync + 'static {
     /// Publishes in order; resolves once the bus has durably taken every message.
     fn publish<'a>(&'a self, messages: &'a [Message]) -> BoxFuture<'a, Result<(), BusError>>;
 
+    /// [`Bus::publish`] on the calling thread, for a caller on a blocking thread (the
+    /// relay, which on SQLite holds the outbox's write lock meanwhile): `None` when this
+    /// bus only publishes asynchronously. A bus in the same process answers here, so the
+    /// hand-over needs no other thread of the runtime, some of which may be waiting for
+    /// that lock. A bus that wraps another must pass this on, or the wait comes back.
+    fn publish_here(&self, _messages: &[Message]) -> Option<Result<(), BusError>> {
+        None
+    }
+
     fn subscribe<'a>(
         &'a self,
         group: &'a str,

@@ -50,6 +50,32 @@ const RETENTION_MS: i64 = 7 * 24 * 3600 * 1000;
 /// Publishes between two purges of expired messages.
 const PURGE_EVERY: u64 = 1000;
 
+/// Appends `messages` to the log in one write transaction, which queues with the bus's
+/// other writers (coffer_store's write_tx) instead of meeting them in SQLite's busy
+/// handler.
+fn append(db: &mut Db<'_>, messages: &[Message], now: i64) -> QueryResult<usize> {
+    let rows: Vec<_> = messages
+        .iter()
+        .map(|msg| {
+            (
+                m::topic.eq(msg.topic.clone()),
+                m::message_key.eq(msg.key.clone()),
+                m::payload.eq(String::from_utf8_lossy(&msg.payload).into_owned()),
+                m::headers.eq(headers_json(&msg.headers)),
+                m::created_ms.eq(now),
+            )
+        })
+        .collect();
+    db.write_tx(
+        |db| db_run!(db: { diesel::insert_into(m::bus_messages).values(&rows).execute(db) }),
+    )
+}
+
+/// Drops the messages written before `before`.
+fn purge(db: &mut Db<'_>, before: i64) -> QueryResult<usize> {
+    db.write_tx(|db| db_run!(db: { diesel::delete(m::bus_messages.filter(m::created_ms.lt(before))).execute(db) }))
+}
+
 impl LocalBus {
     /// `store` must be migrated with [`MIGRATIONS`].
     pub fn new(store: Store, clock: Arc<dyn Clock>) -> Self {
@@ -58,6 +84,17 @@ impl LocalBus {
             clock,
             published: watch::channel(0).0,
         }
+    }
+
+    /// Wakes the waiting consumers after a publish; whether it is one after which expired
+    /// messages are purged.
+    fn announced(&self) -> bool {
+        let mut count = 0;
+        self.published.send_modify(|n| {
+            *n = n.wrapping_add(1);
+            count = *n;
+        });
+        count % PURGE_EVERY == 0
     }
 
     /// Dead letters of `group`, oldest first: (topic, key, reason).
@@ -88,36 +125,15 @@ impl Bus for LocalBus {
     fn publish<'a>(&'a self, messages: &'a [Message]) -> BoxFuture<'a, Result<(), BusError>> {
         Box::pin(async move {
             let now = self.clock.unix_ms();
-            let rows: Vec<_> = messages
-                .iter()
-                .map(|msg| {
-                    (
-                        m::topic.eq(msg.topic.clone()),
-                        m::message_key.eq(msg.key.clone()),
-                        m::payload.eq(String::from_utf8_lossy(&msg.payload).into_owned()),
-                        m::headers.eq(headers_json(&msg.headers)),
-                        m::created_ms.eq(now),
-                    )
-                })
-                .collect();
+            let batch = messages.to_vec();
             self.store
-                // Write transactions queue with the bus's other writers (coffer_store's
-                // write_tx) instead of meeting them in SQLite's busy handler.
-                .query(move |db| db.write_tx(|db| db_run!(db: { diesel::insert_into(m::bus_messages).values(&rows).execute(db) })))
+                .query(move |db| append(db, &batch, now))
                 .await
                 .map_err(unavailable)?;
-            let mut count = 0;
-            self.published.send_modify(|n| {
-                *n = n.wrapping_add(1);
-                count = *n;
-            });
-            if count % PURGE_EVERY == 0 {
-                let before = now - RETENTION_MS;
+            if self.announced() {
                 let purged = self
                     .store
-                    .query(move |db| {
-                        db.write_tx(|db| db_run!(db: { diesel::delete(m::bus_messages.filter(m::created_ms.lt(before))).execute(db) }))
-                    })
+                    .query(move |db| purge(db, now - RETENTION_MS))
                     .await;
                 if let Err(e) = purged {
                     tracing::warn!(error = %e, "could not purge expired bus messages");
@@ -125,6 +141,25 @@ impl Bus for LocalBus {
             }
             Ok(())
         })
+    }
+
+    fn publish_here(&self, messages: &[Message]) -> Option<Result<(), BusError>> {
+        let now = self.clock.unix_ms();
+        let appended = self
+            .store
+            .run_here(|db| append(db, messages, now).map_err(StoreError::from));
+        if let Err(e) = appended {
+            return Some(Err(unavailable(e)));
+        }
+        if self.announced() {
+            let purged = self
+                .store
+                .run_here(|db| purge(db, now - RETENTION_MS).map_err(StoreError::from));
+            if let Err(e) = purged {
+                tracing::warn!(error = %e, "could not purge expired bus messages");
+            }
+        }
+        Some(Ok(()))
     }
 
     fn subscribe<'a>(

@@ -117,8 +117,12 @@ impl Relay {
                         return Ok(());
                     }
                     let messages: Vec<Message> = rows.iter().map(to_message).collect();
-                    runtime
-                        .block_on(bus.publish(&messages))
+                    // A bus in this process takes the batch on this thread: on SQLite
+                    // this runs inside the transaction that claims the rows, and waiting
+                    // here for another blocking thread, with the outbox's write lock
+                    // held, could wait forever on threads queued behind that lock.
+                    bus.publish_here(&messages)
+                        .unwrap_or_else(|| runtime.block_on(bus.publish(&messages)))
                         .map_err(RelayError::from)
                 };
                 match db {

@@ -163,6 +163,48 @@ async fn on_postgresql_the_relay_publishes_with_no_transaction_open() {
     assert_eq!(r.run_once().await.unwrap(), 0);
 }
 
+/// On SQLite the relay hands its batch to the in-process bus inside the transaction that
+/// claims it. With every blocking thread of the runtime taken (here the only one, which the
+/// relay's own work holds) the hand-over must still go through: waiting for another thread
+/// while holding the outbox's write lock is how `coffer dev` stopped writing when its
+/// blocking threads were bounded.
+#[test]
+fn on_sqlite_the_relay_hands_over_without_another_blocking_thread() {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .max_blocking_threads(1)
+        .enable_all()
+        .build()
+        .unwrap();
+    let (published, delivered) = runtime.block_on(async {
+        let w = world(coffer_testkit::Backend::Sqlite).await;
+        let outbox = outbox();
+        commit(&w.store, vec![event(&outbox, Uuid::new_v4(), 1)]).await;
+        let mut sub = w
+            .bus
+            .subscribe("raw", &[PROBED.topic("coffer")])
+            .await
+            .unwrap();
+        let bus: Arc<dyn Bus> = w.bus.clone();
+        let r = relay(&w.store, bus, &outbox);
+        let wait = std::time::Duration::from_secs(10);
+        let published = tokio::time::timeout(wait, r.run_once()).await;
+        let delivered = match published {
+            Ok(Ok(1)) => tokio::time::timeout(wait, sub.next()).await.is_ok(),
+            _ => false,
+        };
+        (published.map(Result::ok), delivered)
+    });
+    // A relay stuck on its thread would keep the runtime from ever shutting down.
+    runtime.shutdown_timeout(std::time::Duration::from_secs(1));
+    assert_eq!(
+        published,
+        Ok(Some(1)),
+        "the relay published its one event in time"
+    );
+    assert!(delivered, "and a consumer of the bus got it");
+}
+
 /// On PostgreSQL a relay vacuums the outbox itself once it has deleted enough rows, so its
 /// reads do not walk the entries of deleted rows until autovacuum comes by.
 #[tokio::test]

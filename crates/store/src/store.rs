@@ -149,13 +149,24 @@ impl Store {
         E: From<StoreError> + Send + 'static,
     {
         let store = self.clone();
-        tokio::task::spawn_blocking(move || {
-            let _queue = crate::write_tx::working_on(store.writers.clone());
-            let mut conn = store.get()?;
-            f(&mut conn.db())
-        })
-        .await
-        .map_err(|_| StoreError::Cancelled)?
+        tokio::task::spawn_blocking(move || store.run_here(f))
+            .await
+            .map_err(|_| StoreError::Cancelled)?
+    }
+
+    /// [`Store::run`] on the calling thread, which must be one that may block (never an
+    /// async worker's): for work that a blocking thread inside another store's `run`
+    /// waits for while it holds its own database's write lock. Such work must not need a
+    /// second blocking thread of the same runtime, since the threads it would wait for may
+    /// be the ones queued behind that lock (the relay's hand-over to the in-process bus).
+    pub fn run_here<T, E, F>(&self, f: F) -> Result<T, E>
+    where
+        F: FnOnce(&mut Db<'_>) -> Result<T, E>,
+        E: From<StoreError>,
+    {
+        let _queue = crate::write_tx::working_on(self.writers.clone());
+        let mut conn = self.get()?;
+        f(&mut conn.db())
     }
 
     /// Runs `effect` in a write transaction, which it may share with writes made at the same
